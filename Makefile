@@ -1,0 +1,32 @@
+# Marbles — every command installs what it needs first (see README.md).
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build test tsan demo figures bench clean
+
+all: build
+
+# libgraphviz-dev (with pkg-config) from Debian when the C API is missing.
+deps:
+	@pkg-config --exists libgvc 2>/dev/null || { \
+	  echo "Installing libgraphviz-dev (Graphviz C API)…"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq pkg-config libgraphviz-dev; }
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# The test suite under the thread sanitizer, in its own build folder.
+tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
+
+demo: deps
+	$(SWIFT) run marbles --help
+
+clean:
+	rm -rf .build .build-*

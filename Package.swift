@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Marbles",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Signals", targets: ["Signals"]),
+        .executable(name: "marbles", targets: ["marbles"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "Signals"),
+        .executableTarget(
+            name: "marbles",
+            dependencies: [
+                "Signals",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,62 @@
+/// The span during which a resource is in use: a stream's life, an object's life.
+///
+/// A `Lifetime` ends once; what was added to it is disposed then. A stream's start handler
+/// gets the stream's lifetime, which ends when the stream terminates or is disposed.
+public final class Lifetime: @unchecked Sendable {
+    /// Ends its lifetime when it is deinitialised (an object's lifetime: keep the token as
+    /// a stored property).
+    public final class Token: @unchecked Sendable {
+        fileprivate let disposables = CompositeDisposable()
+        public init() {}
+        deinit { disposables.dispose() }
+        /// Ends the lifetime now.
+        public func end() { disposables.dispose() }
+    }
+
+    fileprivate let disposables: CompositeDisposable
+
+    /// A lifetime that ends when `disposables` is disposed.
+    public init(_ disposables: CompositeDisposable) { self.disposables = disposables }
+
+    /// A lifetime bound to a token.
+    public convenience init(_ token: Token) { self.init(token.disposables) }
+
+    /// A new lifetime and the token that ends it.
+    public static func make() -> (lifetime: Lifetime, token: Token) {
+        let token = Token()
+        return (Lifetime(token), token)
+    }
+
+    /// A lifetime that has already ended.
+    public static let empty: Lifetime = {
+        let disposables = CompositeDisposable()
+        disposables.dispose()
+        return Lifetime(disposables)
+    }()
+
+    /// Whether the lifetime has ended.
+    public var hasEnded: Bool { disposables.isDisposed }
+
+    /// Runs `action` when the lifetime ends (at once if it has).
+    @discardableResult
+    public func observeEnded(_ action: @escaping () -> Void) -> Disposable? {
+        let disposable = AnyDisposable(action)
+        disposables.add(disposable)
+        return disposable
+    }
+
+    /// A signal that completes when the lifetime ends.
+    public var ended: Signal<Never, Never> {
+        let (signal, input) = Signal<Never, Never>.pipe()
+        observeEnded { input.sendCompleted() }
+        return signal
+    }
+
+    /// Disposes `disposable` when the lifetime ends.
+    @discardableResult
+    public static func += (lifetime: Lifetime, disposable: Disposable?) -> Disposable? {
+        guard let disposable else { return nil }
+        lifetime.disposables.add(disposable)
+        return disposable
+    }
+}

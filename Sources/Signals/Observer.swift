@@ -1,0 +1,64 @@
+import Synchronization
+
+/// Receives the events of a stream. Sending into an observer calls its action.
+///
+/// An `Observer` is also the input end of a `Signal.pipe()` and what a `SignalProducer`'s
+/// start handler sends into.
+public final class Observer<Value, Error: Swift.Error>: @unchecked Sendable {
+    @usableFromInline let action: (Event<Value, Error>) -> Void
+
+    /// An observer that calls `action` with each event.
+    public init(_ action: @escaping (Event<Value, Error>) -> Void) {
+        self.action = action
+    }
+
+    /// An observer with a callback per kind of event.
+    public convenience init(
+        value: ((Value) -> Void)? = nil,
+        failed: ((Error) -> Void)? = nil,
+        completed: (() -> Void)? = nil,
+        interrupted: (() -> Void)? = nil
+    ) {
+        self.init { event in
+            switch event {
+            case let .value(v): value?(v)
+            case let .failed(e): failed?(e)
+            case .completed: completed?()
+            case .interrupted: interrupted?()
+            }
+        }
+    }
+
+    @inlinable @inline(__always)
+    public func send(_ event: Event<Value, Error>) { action(event) }
+
+    @inlinable @inline(__always)
+    public func send(value: Value) { action(.value(value)) }
+
+    public func send(error: Error) { action(.failed(error)) }
+
+    public func sendCompleted() { action(.completed) }
+
+    public func sendInterrupted() { action(.interrupted) }
+}
+
+extension Observer where Value == Void {
+    /// Sends `()`.
+    public func send() { action(.value(())) }
+}
+
+/// An observer's place in a signal: checked before each delivery so that nothing reaches an
+/// observer once its observation has been disposed.
+@usableFromInline
+final class Observation<Value, Error: Swift.Error>: @unchecked Sendable {
+    @usableFromInline let observer: Observer<Value, Error>
+    @usableFromInline let disposed = Atomic<Bool>(false)
+
+    @usableFromInline
+    init(_ observer: Observer<Value, Error>) { self.observer = observer }
+
+    @inlinable @inline(__always)
+    func deliver(_ event: Event<Value, Error>) {
+        if !disposed.load(ordering: .acquiring) { observer.action(event) }
+    }
+}

@@ -1,0 +1,36 @@
+/// The plumbing every operator is built from.
+extension Node {
+    /// The node of an operator applied at a call site to the given upstream nodes.
+    public static func `operator`(
+        _ name: String, parameters: String = "", _ upstream: (Node, EdgeRole)...,
+        file: StaticString, line: UInt
+    ) -> Node {
+        make(.operator, name, parameters: parameters, upstream: upstream.map { Edge(node: $0.0, role: $0.1) },
+             file: file, line: line)
+    }
+}
+
+extension Signal {
+    /// A signal of `node` fed by this one: `body` gets each upstream event and the new
+    /// signal's input. The new signal stops observing this one when it terminates, or when
+    /// its last observer leaves.
+    @inlinable
+    public func derive<U, F>(
+        _ node: Node,
+        _ body: @escaping (Event<Value, Error>, Signals.Observer<U, F>) -> Void
+    ) -> Signal<U, F> {
+        Signal<U, F>(node: node, serialized: false, detachWhenUnobserved: true) { observer, lifetime in
+            lifetime += self.observeInternally { event in body(event, observer) }
+        }
+    }
+
+    /// A signal of `node` built by `generator` with several inputs: its sends are serialised,
+    /// because its inputs may deliver on different threads.
+    @inlinable
+    public static func combining(
+        _ node: Node,
+        _ generator: (Signals.Observer<Value, Error>, Lifetime) -> Void
+    ) -> Signal {
+        Signal(node: node, serialized: true, detachWhenUnobserved: true, generator)
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+import Synchronization
+
+/// How an upstream feeds a node: plain data, an inner stream, a trigger, a sampler...
+public struct EdgeRole: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The values of the upstream become (or decide) the node's values.
+    public static let data = EdgeRole(rawValue: "data")
+    /// An inner stream of a higher-order operator (`flatMap`, `flatten`).
+    public static let inner = EdgeRole(rawValue: "inner")
+    /// A stream whose events end or start the node (`take(until:)`, `then`).
+    public static let trigger = EdgeRole(rawValue: "trigger")
+    /// A stream that says when to sample (`sample(on:)`, `sample(with:)`).
+    public static let sampler = EdgeRole(rawValue: "sampler")
+    /// A stream the node reads the latest value of (`withLatest(from:)`).
+    public static let latest = EdgeRole(rawValue: "latest")
+    /// A stream used after a failure or timeout (`flatMapError`, `timeout(with:)`).
+    public static let fallback = EdgeRole(rawValue: "fallback")
+
+    public var description: String { rawValue }
+}
+
+/// Whether a node creates events, transforms them, or consumes them.
+public enum NodeKind: String, Sendable {
+    case source, `operator`, sink
+}
+
+/// One operator, source or sink of a pipeline: a place in the code that makes a stream.
+///
+/// Nodes are interned: the same operator applied at the same call site to the same upstream
+/// nodes is one node, however many times the code runs; each run is a *subscription* of it.
+/// That keeps a pipeline diagram the shape of the code, not the shape of its history.
+public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible {
+    /// An upstream node and how it feeds this one.
+    public struct Edge: Sendable {
+        public let node: Node
+        public let role: EdgeRole
+    }
+
+    /// Unique within the process, in creation order. Trace files renumber nodes.
+    public let id: UInt64
+    public let kind: NodeKind
+    /// The operator's name, ReactiveSwift's spelling: `map`, `flatMap`, `observe(on:)`...
+    public let name: String
+    /// The operator's parameters, formatted once at creation: `0.5s`, `latest`, `on: main`.
+    public let parameters: String
+    /// The call site, `#fileID`.
+    public let file: String
+    /// The call site, `#line`.
+    public let line: UInt
+    public let upstream: [Edge]
+    private let labelStorage = Protected<String?>(nil)
+
+    /// A user's name for the node (`.named("searchText")`), used to find it in traces.
+    public var label: String? {
+        get { labelStorage.current }
+        set { labelStorage.modify { $0 = newValue } }
+    }
+
+    private init(id: UInt64, kind: NodeKind, name: String, parameters: String, file: String, line: UInt, upstream: [Edge]) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.parameters = parameters
+        self.file = file
+        self.line = line
+        self.upstream = upstream
+    }
+
+    private struct Key: Hashable {
+        let kind: NodeKind
+        let name: String
+        let file: String
+        let line: UInt
+        let upstream: [UInt64]
+        let roles: [String]
+    }
+
+    private static let registry = Protected<(next: UInt64, nodes: [Key: Node])>((1, [:]))
+
+    /// The node for this operator at this call site over these upstream nodes.
+    public static func make(
+        _ kind: NodeKind,
+        _ name: String,
+        parameters: String = "",
+        upstream: [Edge] = [],
+        file: StaticString,
+        line: UInt
+    ) -> Node {
+        make(kind, name, parameters: parameters, upstream: upstream, file: "\(file)", line: line)
+    }
+
+    /// As `make(_:_:parameters:upstream:file:line:)`, with the file as a `String`.
+    public static func make(
+        _ kind: NodeKind,
+        _ name: String,
+        parameters: String = "",
+        upstream: [Edge] = [],
+        file: String,
+        line: UInt
+    ) -> Node {
+        let key = Key(kind: kind, name: name, file: file, line: line,
+                      upstream: upstream.map(\.node.id), roles: upstream.map(\.role.rawValue))
+        return registry.modify { state in
+            if let node = state.nodes[key] { return node }
+            let node = Node(id: state.next, kind: kind, name: name, parameters: parameters,
+                            file: file, line: line, upstream: upstream)
+            state.next += 1
+            state.nodes[key] = node
+            return node
+        }
+    }
+
+    public static func == (lhs: Node, rhs: Node) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+    public var description: String {
+        let params = parameters.isEmpty ? "" : "(\(parameters))"
+        let label = self.label.map { " \"\($0)\"" } ?? ""
+        return "\(name)\(params)\(label) @\(file):\(line)"
+    }
+}
+
+/// Receives what instrumented streams report. The recorder of the trace log implements it;
+/// tests implement it to see what is reported.
+///
+/// Calls arrive on whatever thread the stream runs on, possibly concurrently: an
+/// implementation must be thread-safe. They are made only while the probe is attached.
+public protocol Probe: AnyObject, Sendable {
+    /// A new subscription (a running instance) of `node` began. `parent` is the subscription
+    /// of the higher-order operator that started it, or 0.
+    func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64)
+    /// An event of `node`'s `subscription` is about to reach its observers. `value` is the
+    /// value of a value event and the error of a failure. `causes` are the sequence numbers
+    /// of the events that caused it, first the one being delivered when it was sent.
+    /// Returns the event's sequence number (non-zero).
+    func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes: Causes) -> UInt64
+    /// The subscription ended: disposed, or terminated and released.
+    func didDispose(_ node: Node, subscription: UInt64)
+    /// An action was enqueued onto `scheduler` by `node` (a thread hop). Returns a hop id.
+    func hopEnqueued(_ node: Node?, subscription: UInt64, scheduler: String) -> UInt64
+    /// The hop's action started running, on the current thread.
+    func hopStarted(_ hop: UInt64)
+    /// A user's mark in the timeline.
+    func mark(_ label: String)
+}
+
+/// The sequence numbers of the events that caused an event. Usually one; empty for a
+/// source's own events; several for operators that combine the latest of many inputs.
+public struct Causes: Sendable, Equatable {
+    public var primary: UInt64
+    public var others: [UInt64]
+
+    public init(primary: UInt64 = 0, others: [UInt64] = []) {
+        self.primary = primary
+        self.others = others
+    }
+
+    /// All causes, primary first, zeros left out.
+    public var all: [UInt64] {
+        (primary == 0 ? [] : [primary]) + others.filter { $0 != 0 && $0 != primary }
+    }
+}
+
+/// Where the probe is attached, and the per-thread context that carries causality.
+public enum Instrumentation {
+    /// Holds the probe; boxes are kept alive for the process so a racing reader never sees
+    /// a freed one (there is one box per attachment; they are tiny).
+    private final class Box {
+        let probe: Probe
+        init(_ probe: Probe) { self.probe = probe }
+    }
+
+    private static let slot = Atomic<UInt>(0)
+    private static let kept = Protected<[Box]>([])
+
+    /// The attached probe, or nil. With none attached this is one load and one branch.
+    @inline(__always)
+    public static var probe: Probe? {
+        let raw = slot.load(ordering: .acquiring)
+        if raw == 0 { return nil }
+        return Unmanaged<Box>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!).takeUnretainedValue().probe
+    }
+
+    /// Attaches `probe`, replacing any other; returns the one replaced.
+    @discardableResult
+    public static func attach(_ probe: Probe) -> Probe? {
+        let box = Box(probe)
+        kept.modify { $0.append(box) }
+        let raw = UInt(bitPattern: Unmanaged.passUnretained(box).toOpaque())
+        let old = slot.exchange(raw, ordering: .acquiringAndReleasing)
+        if old == 0 { return nil }
+        return Unmanaged<Box>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().probe
+    }
+
+    /// Detaches `probe` if it is the attached one.
+    public static func detach(_ probe: Probe) {
+        kept.modify { _ in
+            let raw = slot.load(ordering: .acquiring)
+            guard raw != 0 else { return }
+            let box = Unmanaged<Box>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!).takeUnretainedValue()
+            if box.probe === probe {
+                slot.store(0, ordering: .releasing)
+            }
+        }
+    }
+
+    private static let nextSubscription = Atomic<UInt64>(1)
+
+    /// A new process-unique subscription id.
+    @inline(__always)
+    static func newSubscription() -> UInt64 {
+        nextSubscription.add(1, ordering: .relaxed).oldValue
+    }
+
+    /// A mark in the timeline (`Recorder.mark` calls this): "keystroke burst".
+    public static func mark(_ label: String) {
+        probe?.mark(label)
+    }
+}
+
+/// Per-thread state the probe needs: the event being delivered (the cause of whatever is sent
+/// meanwhile), the subscription running (the parent of inner streams started meanwhile), and
+/// the scheduler whose action is running (the logical thread).
+public final class ProbeContext {
+    /// The sequence number of the event being delivered on this thread, or 0.
+    public var cause: UInt64 = 0
+    /// Further causes an operator adds (the latest values `combineLatest` combines).
+    public var otherCauses: [UInt64] = []
+    /// The subscription that is starting inner streams, or 0.
+    public var parentSubscription: UInt64 = 0
+    /// The name of the scheduler running the current action, or nil outside any.
+    public var schedulerName: String?
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<ProbeContext>.fromOpaque(pointer).release() }
+        }
+        return key
+    }()
+
+    /// This thread's context.
+    public static var current: ProbeContext {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<ProbeContext>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let context = ProbeContext()
+        pthread_setspecific(key, Unmanaged.passRetained(context).toOpaque())
+        return context
+    }
+
+    /// What is carried from where an action is scheduled to where it runs.
+    public struct Captured: Sendable {
+        public let cause: UInt64
+        public let parentSubscription: UInt64
+    }
+
+    /// Captures the cause and parent, to restore them when a scheduled action runs.
+    public func capture() -> Captured {
+        Captured(cause: cause, parentSubscription: parentSubscription)
+    }
+
+    /// Runs `body` with a captured cause (and a scheduler name) in place, then restores.
+    public func with<R>(_ captured: Captured, scheduler: String? = nil, _ body: () throws -> R) rethrows -> R {
+        let saved = (cause, parentSubscription, schedulerName)
+        cause = captured.cause
+        parentSubscription = captured.parentSubscription
+        if let scheduler { schedulerName = scheduler }
+        defer { (cause, parentSubscription, schedulerName) = saved }
+        return try body()
+    }
+
+    /// Runs `body` as the given subscription (so inner streams started in it get it as parent).
+    public func asParent<R>(_ subscription: UInt64, _ body: () throws -> R) rethrows -> R {
+        let saved = parentSubscription
+        parentSubscription = subscription
+        defer { parentSubscription = saved }
+        return try body()
+    }
+
+    /// Runs `body` with extra causes for whatever it sends.
+    public func withOtherCauses<R>(_ causes: [UInt64], _ body: () throws -> R) rethrows -> R {
+        let saved = otherCauses
+        otherCauses = causes
+        defer { otherCauses = saved }
+        return try body()
+    }
+}

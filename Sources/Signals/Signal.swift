@@ -1,0 +1,242 @@
+/// A hot stream: events happen whether or not anyone observes, and each observer sees the
+/// events sent after it started observing.
+///
+/// A `Signal` is made by `Signal.pipe()` (you send into its input), by `Signal.init` (a
+/// generator sends), by operators on other signals, or by starting a `SignalProducer`.
+/// Every signal is a running instance — a *subscription* — of an instrumented `Node`.
+public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
+    public typealias Observer = Signals.Observer<Value, Error>
+
+    @usableFromInline let core: SignalCore<Value, Error>
+
+    /// The node this signal is an instance of.
+    public var node: Node { core.node }
+    /// This instance's subscription id (process-unique).
+    public var subscription: UInt64 { core.subscription }
+
+    @usableFromInline
+    init(core: SignalCore<Value, Error>) { self.core = core }
+
+    /// A signal whose events `generator` sends through the given observer. The lifetime ends
+    /// when the signal terminates; add resources to it to release them then.
+    public convenience init(
+        file: StaticString = #fileID, line: UInt = #line,
+        _ generator: (Observer, Lifetime) -> Void
+    ) {
+        self.init(node: Node.make(.source, "Signal", file: file, line: line), serialized: true, generator)
+    }
+
+    /// A signal of `node`. `serialized` makes concurrent senders take turns; operators with
+    /// one upstream pass false, because their upstream already delivers one event at a time.
+    @usableFromInline
+    convenience init(node: Node, serialized: Bool, detachWhenUnobserved: Bool = false,
+                     _ generator: (Observer, Lifetime) -> Void) {
+        let core = SignalCore<Value, Error>(node: node, serialized: serialized,
+                                            detachWhenUnobserved: detachWhenUnobserved)
+        self.init(core: core)
+        generator(Observer(core.send), Lifetime(core.resources))
+    }
+
+    /// A signal you send into: `input` sends to every observer of `output`.
+    ///
+    /// - Parameters:
+    ///   - label: a name for the source node, to find it in traces and replays.
+    ///   - disposable: disposed when the signal terminates.
+    public static func pipe(
+        named label: String? = nil,
+        disposable: Disposable? = nil,
+        file: StaticString = #fileID, line: UInt = #line
+    ) -> (output: Signal, input: Observer) {
+        let node = Node.make(.source, "pipe", file: file, line: line)
+        if let label { node.label = label }
+        var input: Observer!
+        let signal = Signal(node: node, serialized: true) { observer, lifetime in
+            input = observer
+            lifetime += disposable
+        }
+        return (signal, input)
+    }
+
+    /// Names this signal's node (shown in figures, used to find sources in a replay).
+    @discardableResult
+    public func named(_ label: String) -> Signal {
+        node.label = label
+        return self
+    }
+
+    // MARK: Observing
+
+    /// Observes every event; returns a disposable that stops the observation, or nil when
+    /// the signal had already terminated (the observer then receives `interrupted` at once).
+    @discardableResult
+    public func observe(_ observer: Observer, file: StaticString = #fileID, line: UInt = #line) -> Disposable? {
+        registerSink("observe", file: file, line: line)
+        return core.add(observer)
+    }
+
+    /// Observes every event with a closure.
+    @discardableResult
+    public func observe(file: StaticString = #fileID, line: UInt = #line,
+                        _ action: @escaping (Event<Value, Error>) -> Void) -> Disposable? {
+        registerSink("observe", file: file, line: line)
+        return core.add(Observer(action))
+    }
+
+    /// Observes values only.
+    @discardableResult
+    public func observeValues(file: StaticString = #fileID, line: UInt = #line,
+                              _ action: @escaping (Value) -> Void) -> Disposable? {
+        registerSink("observeValues", file: file, line: line)
+        return core.add(Observer(value: action))
+    }
+
+    /// Observes successful completion only.
+    @discardableResult
+    public func observeCompleted(file: StaticString = #fileID, line: UInt = #line,
+                                 _ action: @escaping () -> Void) -> Disposable? {
+        registerSink("observeCompleted", file: file, line: line)
+        return core.add(Observer(completed: action))
+    }
+
+    /// Observes failure only.
+    @discardableResult
+    public func observeFailed(file: StaticString = #fileID, line: UInt = #line,
+                              _ action: @escaping (Error) -> Void) -> Disposable? {
+        registerSink("observeFailed", file: file, line: line)
+        return core.add(Observer(failed: action))
+    }
+
+    /// Observes interruption only.
+    @discardableResult
+    public func observeInterrupted(file: StaticString = #fileID, line: UInt = #line,
+                                   _ action: @escaping () -> Void) -> Disposable? {
+        registerSink("observeInterrupted", file: file, line: line)
+        return core.add(Observer(interrupted: action))
+    }
+
+    /// Observes values and failure as a `Result`.
+    @discardableResult
+    public func observeResult(file: StaticString = #fileID, line: UInt = #line,
+                              _ action: @escaping (Result<Value, Error>) -> Void) -> Disposable? {
+        registerSink("observeResult", file: file, line: line)
+        return core.add(Observer(value: { action(.success($0)) }, failed: { action(.failure($0)) }))
+    }
+
+    /// An operator's own observation of its upstream: no sink node.
+    @usableFromInline
+    @discardableResult
+    func observeInternally(_ action: @escaping (Event<Value, Error>) -> Void) -> Disposable? {
+        core.add(Observer(action))
+    }
+
+    /// Reports a sink node to the probe, when one is attached.
+    func registerSink(_ name: String, file: StaticString, line: UInt) {
+        guard let probe = Instrumentation.probe else { return }
+        let sink = Node.make(.sink, name, upstream: [.init(node: node, role: .data)], file: file, line: line)
+        probe.didSubscribe(sink, subscription: Instrumentation.newSubscription(), parent: subscription)
+    }
+}
+
+/// The state and delivery of one signal instance.
+@usableFromInline
+final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {
+    @usableFromInline let node: Node
+    @usableFromInline let subscription: UInt64
+    /// Taken for the whole delivery of an event when several threads may send; recursive so
+    /// that an observer sending back into its own signal gets a nested, defined delivery.
+    @usableFromInline let sendLock: Lock?
+    @usableFromInline let stateLock = Lock()
+    @usableFromInline var observations: ContiguousArray<Observation<Value, Error>> = []
+    @usableFromInline var terminated = false
+    /// Disposed when the signal terminates: the lifetime's resources.
+    @usableFromInline let resources = CompositeDisposable()
+    let detachWhenUnobserved: Bool
+
+    init(node: Node, serialized: Bool, detachWhenUnobserved: Bool) {
+        self.node = node
+        self.subscription = Instrumentation.newSubscription()
+        self.sendLock = serialized ? Lock(recursive: true) : nil
+        self.detachWhenUnobserved = detachWhenUnobserved
+        if let probe = Instrumentation.probe {
+            probe.didSubscribe(node, subscription: subscription, parent: ProbeContext.current.parentSubscription)
+        }
+    }
+
+    @inlinable
+    func send(_ event: Event<Value, Error>) {
+        sendLock?.lock()
+        stateLock.lock()
+        if terminated {
+            stateLock.unlock()
+            sendLock?.unlock()
+            return
+        }
+        let snapshot = observations
+        let terminal = event.isTerminating
+        if terminal {
+            terminated = true
+            observations = []
+        }
+        stateLock.unlock()
+        if let probe = Instrumentation.probe {
+            deliverInstrumented(event, to: snapshot, probe: probe)
+        } else {
+            for observation in snapshot { observation.deliver(event) }
+        }
+        sendLock?.unlock()
+        if terminal { release() }
+    }
+
+    @usableFromInline
+    func deliverInstrumented(_ event: Event<Value, Error>, to snapshot: ContiguousArray<Observation<Value, Error>>, probe: Probe) {
+        let context = ProbeContext.current
+        let payload: Any?
+        switch event {
+        case let .value(value): payload = value
+        case let .failed(error): payload = error
+        case .completed, .interrupted: payload = nil
+        }
+        let sequence = probe.willSend(node, subscription: subscription, kind: event.kind, value: payload,
+                                      causes: Causes(primary: context.cause, others: context.otherCauses))
+        let saved = (context.cause, context.otherCauses)
+        context.cause = sequence
+        context.otherCauses = []
+        for observation in snapshot { observation.deliver(event) }
+        (context.cause, context.otherCauses) = saved
+    }
+
+    @usableFromInline
+    func release() {
+        resources.dispose()
+        Instrumentation.probe?.didDispose(node, subscription: subscription)
+    }
+
+    func add(_ observer: Observer<Value, Error>) -> Disposable? {
+        let observation = Observation(observer)
+        let accepted: Bool = stateLock.withLock {
+            if terminated { return false }
+            observations.append(observation)
+            return true
+        }
+        guard accepted else {
+            observer.sendInterrupted()
+            return nil
+        }
+        return AnyDisposable { [weak self] in
+            observation.disposed.store(true, ordering: .releasing)
+            self?.remove(observation)
+        }
+    }
+
+    private func remove(_ observation: Observation<Value, Error>) {
+        let detach: Bool = stateLock.withLock {
+            observations.removeAll { $0 === observation }
+            if detachWhenUnobserved && observations.isEmpty && !terminated {
+                terminated = true
+                return true
+            }
+            return false
+        }
+        if detach { release() }
+    }
+}

@@ -1,0 +1,251 @@
+/// A cold stream: a recipe that does its work anew each time it is started, giving each
+/// start its own `Signal` (its own subscription).
+public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {
+    /// One started instance: its signal, how to interrupt it, and how to begin its work.
+    /// The work begins only after the consumer has attached to `signal`.
+    @usableFromInline
+    struct Instance {
+        @usableFromInline let signal: Signal<Value, Error>
+        @usableFromInline let interrupter: Disposable
+        @usableFromInline let begin: () -> Void
+
+        @usableFromInline
+        init(signal: Signal<Value, Error>, interrupter: Disposable, begin: @escaping () -> Void) {
+            self.signal = signal
+            self.interrupter = interrupter
+            self.begin = begin
+        }
+    }
+
+    /// The node this producer's signals are instances of.
+    public let node: Node
+    @usableFromInline let instantiate: () -> Instance
+
+    @usableFromInline
+    init(node: Node, instantiate: @escaping () -> Instance) {
+        self.node = node
+        self.instantiate = instantiate
+    }
+
+    /// A producer whose start handler runs on each start, sending through the observer.
+    /// The lifetime ends when that start terminates or is interrupted.
+    public init(
+        file: StaticString = #fileID, line: UInt = #line,
+        _ startHandler: @escaping (Signals.Observer<Value, Error>, Lifetime) -> Void
+    ) {
+        self.init(node: Node.make(.source, "SignalProducer", file: file, line: line), startHandler)
+    }
+
+    /// A producer of `node` running `startHandler` on each start.
+    public init(node: Node, _ startHandler: @escaping (Signals.Observer<Value, Error>, Lifetime) -> Void) {
+        self.init(node: node) {
+            let core = SignalCore<Value, Error>(node: node, serialized: true, detachWhenUnobserved: false)
+            let input = Signals.Observer<Value, Error>(core.send)
+            let lifetime = Lifetime(core.resources)
+            let interrupter = AnyDisposable { input.sendInterrupted() }
+            return Instance(signal: Signal(core: core), interrupter: interrupter) {
+                startHandler(input, lifetime)
+            }
+        }
+    }
+
+    /// Sends one value, then completes.
+    public init(value: Value, file: StaticString = #fileID, line: UInt = #line) {
+        let node = Node.make(.source, "SignalProducer(value:)", parameters: "\(value)", file: file, line: line)
+        self.init(node: node) { observer, _ in
+            observer.send(value: value)
+            observer.sendCompleted()
+        }
+    }
+
+    /// Sends the values in order, then completes.
+    public init<S: Sequence>(_ values: S, file: StaticString = #fileID, line: UInt = #line) where S.Element == Value {
+        let node = Node.make(.source, "SignalProducer(values:)", file: file, line: line)
+        self.init(node: node) { observer, lifetime in
+            for value in values {
+                if lifetime.hasEnded { return }
+                observer.send(value: value)
+            }
+            observer.sendCompleted()
+        }
+    }
+
+    /// Sends the values in order, then completes.
+    public init(values first: Value, _ rest: Value..., file: StaticString = #fileID, line: UInt = #line) {
+        self.init([first] + rest, file: file, line: line)
+    }
+
+    /// Fails at once.
+    public init(error: Error, file: StaticString = #fileID, line: UInt = #line) {
+        let node = Node.make(.source, "SignalProducer(error:)", parameters: "\(error)", file: file, line: line)
+        self.init(node: node) { observer, _ in observer.send(error: error) }
+    }
+
+    /// Sends the success value and completes, or fails.
+    public init(result: Result<Value, Error>, file: StaticString = #fileID, line: UInt = #line) {
+        let node = Node.make(.source, "SignalProducer(result:)", file: file, line: line)
+        self.init(node: node) { observer, _ in
+            switch result {
+            case let .success(value):
+                observer.send(value: value)
+                observer.sendCompleted()
+            case let .failure(error):
+                observer.send(error: error)
+            }
+        }
+    }
+
+    /// Calls `action` on each start and sends its result (a deferred value).
+    public init(file: StaticString = #fileID, line: UInt = #line, _ action: @escaping () -> Result<Value, Error>) {
+        let node = Node.make(.source, "SignalProducer(action)", file: file, line: line)
+        self.init(node: node) { observer, _ in
+            switch action() {
+            case let .success(value):
+                observer.send(value: value)
+                observer.sendCompleted()
+            case let .failure(error):
+                observer.send(error: error)
+            }
+        }
+    }
+
+    /// Forwards the events of an existing (hot) signal; each start observes it anew.
+    public init(_ signal: Signal<Value, Error>, file: StaticString = #fileID, line: UInt = #line) {
+        let node = Node.make(.operator, "SignalProducer(signal)", upstream: [.init(node: signal.node, role: .data)],
+                             file: file, line: line)
+        self.init(node: node) { observer, lifetime in
+            lifetime += signal.observeInternally(observer.send)
+        }
+    }
+
+    /// Completes at once.
+    public static var empty: SignalProducer {
+        SignalProducer(node: Node.make(.source, "empty", file: "Signals/SignalProducer.swift", line: 0)) { observer, _ in
+            observer.sendCompleted()
+        }
+    }
+
+    /// Never sends anything.
+    public static var never: SignalProducer {
+        SignalProducer(node: Node.make(.source, "never", file: "Signals/SignalProducer.swift", line: 0)) { _, _ in }
+    }
+
+    /// Names this producer's node (shown in figures, used to find sources in a replay).
+    public func named(_ label: String) -> SignalProducer {
+        node.label = label
+        return self
+    }
+
+    // MARK: Starting
+
+    /// Starts the producer; `setup` attaches to the new signal before any work begins.
+    /// The disposable interrupts this start.
+    @discardableResult
+    public func startWithSignal<R>(_ setup: (Signal<Value, Error>, Disposable) -> R) -> R {
+        let instance = instantiate()
+        let result = setup(instance.signal, instance.interrupter)
+        instance.begin()
+        return result
+    }
+
+    /// Starts with an observer; returns the disposable that interrupts this start.
+    @discardableResult
+    public func start(_ observer: Signals.Observer<Value, Error> = .init(),
+                      file: StaticString = #fileID, line: UInt = #line) -> Disposable {
+        startWithSignal { signal, interrupter in
+            signal.registerSink("start", file: file, line: line)
+            signal.observeInternally(observer.send)
+            return interrupter
+        }
+    }
+
+    /// Starts with a closure for every event.
+    @discardableResult
+    public func start(file: StaticString = #fileID, line: UInt = #line,
+                      _ action: @escaping (Event<Value, Error>) -> Void) -> Disposable {
+        start(Signals.Observer(action), file: file, line: line)
+    }
+
+    /// Starts, observing values.
+    @discardableResult
+    public func startWithValues(file: StaticString = #fileID, line: UInt = #line,
+                                _ action: @escaping (Value) -> Void) -> Disposable {
+        startWithSignal { signal, interrupter in
+            signal.registerSink("startWithValues", file: file, line: line)
+            signal.observeInternally { if case let .value(v) = $0 { action(v) } }
+            return interrupter
+        }
+    }
+
+    /// Starts, observing completion.
+    @discardableResult
+    public func startWithCompleted(file: StaticString = #fileID, line: UInt = #line,
+                                   _ action: @escaping () -> Void) -> Disposable {
+        start(Signals.Observer(completed: action), file: file, line: line)
+    }
+
+    /// Starts, observing failure.
+    @discardableResult
+    public func startWithFailed(file: StaticString = #fileID, line: UInt = #line,
+                                _ action: @escaping (Error) -> Void) -> Disposable {
+        start(Signals.Observer(failed: action), file: file, line: line)
+    }
+
+    /// Starts, observing interruption.
+    @discardableResult
+    public func startWithInterrupted(file: StaticString = #fileID, line: UInt = #line,
+                                     _ action: @escaping () -> Void) -> Disposable {
+        start(Signals.Observer(interrupted: action), file: file, line: line)
+    }
+
+    /// Starts, observing values and failure as `Result`s.
+    @discardableResult
+    public func startWithResult(file: StaticString = #fileID, line: UInt = #line,
+                                _ action: @escaping (Result<Value, Error>) -> Void) -> Disposable {
+        start(Signals.Observer(value: { action(.success($0)) }, failed: { action(.failure($0)) }),
+              file: file, line: line)
+    }
+
+    // MARK: Lifting signal operators
+
+    /// Applies a signal operator to each started signal. `node` is the operator's node.
+    /// When the resulting signal terminates first (`take(1)`), the upstream start is
+    /// interrupted so it releases its work.
+    @inlinable
+    public func lift<U, F>(_ node: Node, _ transform: @escaping (Signal<Value, Error>) -> Signal<U, F>) -> SignalProducer<U, F> {
+        let upstream = self
+        return SignalProducer<U, F>(node: node) {
+            let instance = upstream.instantiate()
+            let signal = transform(instance.signal)
+            let interrupter = instance.interrupter
+            signal.core.resources.add(interrupter)
+            return .init(signal: signal, interrupter: interrupter, begin: instance.begin)
+        }
+    }
+
+    /// Applies a two-input signal operator to each start of both producers. This producer
+    /// begins first unless `otherFirst` (a trigger that must be in place before values flow).
+    @inlinable
+    public func lift<V, G, U, F>(
+        _ node: Node, _ other: SignalProducer<V, G>, otherFirst: Bool = false,
+        _ transform: @escaping (Signal<Value, Error>, Signal<V, G>) -> Signal<U, F>
+    ) -> SignalProducer<U, F> {
+        let upstream = self
+        return SignalProducer<U, F>(node: node) {
+            let first = upstream.instantiate()
+            let second = other.instantiate()
+            let signal = transform(first.signal, second.signal)
+            let interrupter = CompositeDisposable([first.interrupter, second.interrupter])
+            signal.core.resources.add(interrupter)
+            return .init(signal: signal, interrupter: interrupter) {
+                if otherFirst {
+                    second.begin()
+                    first.begin()
+                } else {
+                    first.begin()
+                    second.begin()
+                }
+            }
+        }
+    }
+}

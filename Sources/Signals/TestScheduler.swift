@@ -1,0 +1,219 @@
+import Dispatch
+import Foundation
+
+/// A scheduler in virtual time: nothing runs until the test advances the clock.
+///
+/// Time is integer nanoseconds from 0. Actions due at the same instant run in the order
+/// they were scheduled; an action scheduled while others run, for a time already reached,
+/// runs in the same advance. Dates convert to the nearest nanosecond.
+public final class TestScheduler: DateScheduler, @unchecked Sendable {
+    private final class Item {
+        let due: Int64
+        let order: UInt64
+        let lane: String
+        let action: () -> Void
+        var cancelled = false
+
+        init(due: Int64, order: UInt64, lane: String, action: @escaping () -> Void) {
+            self.due = due
+            self.order = order
+            self.lane = lane
+            self.action = action
+        }
+
+        func precedes(_ other: Item) -> Bool {
+            due != other.due ? due < other.due : order < other.order
+        }
+    }
+
+    /// A view of a test scheduler under another name: the same clock and queue, but its
+    /// actions run as that name (a replay keeps each recorded thread this way).
+    public final class Lane: DateScheduler, @unchecked Sendable {
+        public let name: String
+        /// The scheduler whose clock this lane shares.
+        public private(set) weak var scheduler: TestScheduler?
+
+        init(scheduler: TestScheduler, name: String) {
+            self.scheduler = scheduler
+            self.name = name
+        }
+
+        // Once its scheduler is gone a lane's time stands still and its actions never run:
+        // defined behaviour for a scheduler used after its owner released it.
+        public var currentDate: Date { scheduler?.currentDate ?? Date(timeIntervalSinceReferenceDate: 0) }
+
+        @discardableResult
+        public func schedule(_ action: @escaping () -> Void) -> Disposable? {
+            guard let scheduler else { return nil }
+            return scheduler.enqueue(at: scheduler.now, lane: name, action)
+        }
+
+        @discardableResult
+        public func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? {
+            scheduler?.enqueue(at: TestScheduler.nanoseconds(date), lane: name, action)
+        }
+
+        @discardableResult
+        public func schedule(after date: Date, interval: DispatchTimeInterval, leeway: DispatchTimeInterval,
+                             action: @escaping () -> Void) -> Disposable? {
+            scheduler?.repeating(from: TestScheduler.nanoseconds(date), every: interval.nanoseconds, lane: name, action)
+        }
+    }
+
+    public let name: String
+    private let lock = Lock(recursive: true)
+    private var heap: [Item] = []
+    private var nextOrder: UInt64 = 0
+    private var clock: Int64
+
+    /// A scheduler whose clock starts at `start` nanoseconds.
+    public init(name: String = "test", start: Int64 = 0) {
+        self.name = name
+        self.clock = start
+    }
+
+    /// The virtual time, in nanoseconds.
+    public var now: Int64 { lock.withLock { clock } }
+
+    /// The virtual time as a date (seconds from the reference date).
+    public var currentDate: Date { Date(timeIntervalSinceReferenceDate: Double(now) / 1e9) }
+
+    /// Whether any action is waiting.
+    public var isEmpty: Bool { lock.withLock { heap.allSatisfy(\.cancelled) } }
+
+    /// A view of this scheduler whose actions run under `name`.
+    public func lane(_ name: String) -> Lane { Lane(scheduler: self, name: name) }
+
+    static func nanoseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSinceReferenceDate * 1e9).rounded())
+    }
+
+    @discardableResult
+    public func schedule(_ action: @escaping () -> Void) -> Disposable? {
+        enqueue(at: now, lane: name, action)
+    }
+
+    @discardableResult
+    public func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? {
+        enqueue(at: Self.nanoseconds(date), lane: name, action)
+    }
+
+    @discardableResult
+    public func schedule(after date: Date, interval: DispatchTimeInterval, leeway: DispatchTimeInterval,
+                         action: @escaping () -> Void) -> Disposable? {
+        repeating(from: Self.nanoseconds(date), every: interval.nanoseconds, lane: name, action)
+    }
+
+    /// Runs `action` at virtual time `nanoseconds` (at once, in this advance, if passed).
+    @discardableResult
+    public func schedule(atNanoseconds nanoseconds: Int64, action: @escaping () -> Void) -> Disposable? {
+        enqueue(at: nanoseconds, lane: name, action)
+    }
+
+    fileprivate func enqueue(at due: Int64, lane: String, _ action: @escaping () -> Void) -> Disposable {
+        let item: Item = lock.withLock {
+            nextOrder += 1
+            let item = Item(due: max(due, clock), order: nextOrder, lane: lane,
+                            action: instrumented(action, on: lane))
+            push(item)
+            return item
+        }
+        return AnyDisposable { [weak self] in
+            self?.lock.withLock { item.cancelled = true }
+        }
+    }
+
+    fileprivate func repeating(from start: Int64, every interval: Int64, lane: String,
+                               _ action: @escaping () -> Void) -> Disposable {
+        let serial = SerialDisposable()
+        let step = max(interval, 1)
+        func arm(_ due: Int64) {
+            serial.inner = enqueue(at: due, lane: lane) {
+                action()
+                arm(due + step)
+            }
+        }
+        arm(start)
+        return serial
+    }
+
+    /// Runs the actions due now.
+    public func advance() { advance(toNanoseconds: now) }
+
+    /// Moves the clock forward by `interval` seconds, running what falls due.
+    public func advance(by interval: TimeInterval) {
+        advance(toNanoseconds: now + Int64((interval * 1e9).rounded()))
+    }
+
+    /// Moves the clock forward by `interval`, running what falls due.
+    public func advance(by interval: DispatchTimeInterval) {
+        advance(toNanoseconds: now + interval.nanoseconds)
+    }
+
+    /// Moves the clock to `date`, running what falls due.
+    public func advance(to date: Date) { advance(toNanoseconds: Self.nanoseconds(date)) }
+
+    /// Moves the clock to `target` nanoseconds (never backwards), running each due action
+    /// at its own time, in order.
+    public func advance(toNanoseconds target: Int64) {
+        while let item = popDue(upTo: target) {
+            item.action()
+        }
+        lock.withLock { clock = max(clock, target) }
+    }
+
+    /// Runs every action, moving the clock as far as needed. Stops after `limit` actions,
+    /// so a repeating timer cannot make it run forever; returns how many ran.
+    @discardableResult
+    public func run(limit: Int = 10_000_000) -> Int {
+        var count = 0
+        while count < limit, let item = popDue(upTo: Int64.max) {
+            item.action()
+            count += 1
+        }
+        return count
+    }
+
+    private func popDue(upTo target: Int64) -> Item? {
+        lock.withLock {
+            while let top = heap.first {
+                if top.cancelled {
+                    pop()
+                    continue
+                }
+                guard top.due <= target else { return nil }
+                pop()
+                clock = max(clock, top.due)
+                return top
+            }
+            return nil
+        }
+    }
+
+    // A binary min-heap on (due, order).
+    private func push(_ item: Item) {
+        heap.append(item)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].precedes(heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func pop() {
+        heap.swapAt(0, heap.count - 1)
+        heap.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < heap.count && heap[left].precedes(heap[smallest]) { smallest = left }
+            if right < heap.count && heap[right].precedes(heap[smallest]) { smallest = right }
+            if smallest == parent { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+import Signals
+
+@main
+struct Marbles: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "marbles",
+        abstract: "Record, replay and draw reactive event streams.",
+        subcommands: []
+    )
+}
