@@ -249,3 +249,25 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {
         }
     }
 }
+
+extension SignalProducer where Error == Never {
+    /// Sends one value, then completes (a producer that cannot fail).
+    public init(value: Value, file: StaticString = #fileID, line: UInt = #line) {
+        let node = Node.make(.source, "SignalProducer(value:)", parameters: "\(value)", file: file, line: line)
+        self.init(node: node) { observer, _ in
+            observer.send(value: value)
+            observer.sendCompleted()
+        }
+    }
+
+    /// Sends the values in order, then completes (a producer that cannot fail).
+    public init<S: Sequence>(_ values: S, file: StaticString = #fileID, line: UInt = #line) where S.Element == Value {
+        self.init(node: Node.make(.source, "SignalProducer(values:)", file: file, line: line)) { observer, lifetime in
+            for value in values {
+                if lifetime.hasEnded { return }
+                observer.send(value: value)
+            }
+            observer.sendCompleted()
+        }
+    }
+}

@@ -8,6 +8,7 @@ extension Signal {
     }
 
     /// Replaces each value with a constant.
+    @_disfavoredOverload
     public func map<U>(value: U, file: StaticString = #fileID, line: UInt = #line) -> Signal<U, Error> {
         map({ _ in value }, node: .operator("map", parameters: "value: \(value)", (node, .data), file: file, line: line))
     }
@@ -101,6 +102,7 @@ extension SignalProducer {
     }
 
     /// Replaces each value with a constant.
+    @_disfavoredOverload
     public func map<U>(value: U, file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<U, Error> {
         let node = Node.operator("map", parameters: "value: \(value)", (self.node, .data), file: file, line: line)
         return lift(node) { $0.map({ _ in value }, node: node) }

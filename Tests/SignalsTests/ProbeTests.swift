@@ -1,0 +1,82 @@
+import Signals
+import XCTest
+
+final class ProbeTests: XCTestCase {
+    func testEventsAreReportedWithTheirCauses() {
+        let probe = TestProbe()
+        probe.attached {
+            let (signal, input) = Signal<Int, Never>.pipe(named: "numbers")
+            signal.map { $0 * 2 }.filter { $0 > 2 }.observeValues { _ in }
+            input.send(value: 1)
+            input.send(value: 2)
+        }
+        let summary = probe.sent.map { "\($0.node) \($0.value ?? "-") <- \($0.causes)" }
+        XCTAssertEqual(summary, [
+            "pipe 1 <- []", "map 2 <- [1]",
+            "pipe 2 <- []", "map 4 <- [3]", "filter 4 <- [4]",
+        ])
+    }
+
+    func testNodesCarryCallSiteUpstreamAndLabel() {
+        let (signal, _) = Signal<Int, Never>.pipe(named: "text")
+        let mapped = signal.map { $0 }
+        XCTAssertEqual(mapped.node.name, "map")
+        XCTAssertEqual(mapped.node.file, "SignalsTests/ProbeTests.swift")
+        XCTAssertEqual(mapped.node.upstream.map(\.node), [signal.node])
+        XCTAssertEqual(signal.node.label, "text")
+    }
+
+    func testTheSameCallSiteIsOneNodeWithManySubscriptions() {
+        let probe = TestProbe()
+        func search(_ text: String) -> SignalProducer<String, Never> { SignalProducer(value: text).map { $0 } }
+        probe.attached {
+            search("a").start()
+            search("b").start()
+        }
+        let maps = probe.subscriptions.filter { $0.node.name == "map" }
+        XCTAssertEqual(maps.count, 2)
+        XCTAssertTrue(maps[0].node === maps[1].node)
+        XCTAssertNotEqual(maps[0].subscription, maps[1].subscription)
+    }
+
+    func testSinksAreReportedAsNodes() {
+        let probe = TestProbe()
+        probe.attached {
+            SignalProducer(value: 1).startWithValues { _ in }
+        }
+        XCTAssertTrue(probe.subscriptions.contains { $0.node.kind == .sink && $0.node.name == "startWithValues" })
+    }
+
+    func testScheduledActionsCarryTheirCause() {
+        let probe = TestProbe()
+        let scheduler = TestScheduler()
+        probe.attached {
+            let (signal, input) = Signal<Int, Never>.pipe()
+            let (later, laterInput) = Signal<Int, Never>.pipe()
+            signal.observeValues { value in scheduler.schedule(after: 0.001) { laterInput.send(value: value) } }
+            later.observeValues { _ in }
+            input.send(value: 7)
+            scheduler.run()
+        }
+        XCTAssertEqual(probe.sent.map(\.causes), [[], [1]])
+    }
+
+    func testNoProbeMeansNoReports() {
+        let probe = TestProbe()
+        let (signal, input) = Signal<Int, Never>.pipe()
+        signal.observeValues { _ in }
+        input.send(value: 1)
+        XCTAssertTrue(probe.sent.isEmpty)
+        XCTAssertNil(Instrumentation.probe)
+    }
+
+    func testDisposalIsReported() {
+        let probe = TestProbe()
+        probe.attached {
+            let disposable = SignalProducer<Int, Never>.never.start()
+            disposable.dispose()
+        }
+        XCTAssertTrue(probe.disposed.contains { $0.node.name == "never" })
+        XCTAssertEqual(probe.sent.last?.kind, .interrupted)
+    }
+}
