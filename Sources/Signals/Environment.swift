@@ -1,0 +1,130 @@
+import Foundation
+
+/// Where the outside world enters a pipeline: the boundaries of nondeterminism.
+///
+/// A pipeline written against an `Environment` takes its inputs (text typed, buttons
+/// tapped), its schedulers and its asynchronous calls (a network request) from it. Run live,
+/// they are real pipes, queues and services; replayed, the same code gets virtual-time
+/// stand-ins that re-emit what a trace recorded. Pure operator work in between is re-run,
+/// not re-read.
+public protocol Environment: AnyObject, Sendable {
+    /// A stream of values from outside, found in traces by its label.
+    func input<Value: Codable>(_ label: String, of type: Value.Type, file: StaticString, line: UInt) -> Signal<Value, Never>
+
+    /// A scheduler by name (`main`, `background`): the thread its actions show on.
+    func scheduler(_ name: String) -> DateScheduler
+
+    /// An asynchronous call across the boundary, found in traces by its label. Each start is
+    /// one call; live, `perform` does the work; replayed, the recorded result comes back after
+    /// the recorded latency and `perform` is not called.
+    func call<Value: Codable, Failure: Swift.Error & Codable>(
+        _ label: String, file: StaticString, line: UInt,
+        _ perform: @escaping () -> SignalProducer<Value, Failure>
+    ) -> SignalProducer<Value, Failure>
+}
+
+extension Environment {
+    /// A stream of values from outside, found in traces by its label.
+    public func input<Value: Codable>(_ label: String, of type: Value.Type = Value.self,
+                                      file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Never> {
+        input(label, of: type, file: file, line: line)
+    }
+
+    /// An asynchronous call across the boundary, found in traces by its label.
+    public func call<Value: Codable, Failure: Swift.Error & Codable>(
+        _ label: String, file: StaticString = #fileID, line: UInt = #line,
+        _ perform: @escaping () -> SignalProducer<Value, Failure>
+    ) -> SignalProducer<Value, Failure> {
+        call(label, file: file, line: line, perform)
+    }
+}
+
+extension Node {
+    /// The node of an environment input: a source named `input`, labelled.
+    public static func input(_ label: String, file: StaticString, line: UInt) -> Node {
+        let node = make(.source, "input", parameters: label, file: file, line: line)
+        node.label = label
+        return node
+    }
+
+    /// The node of an environment call: a source named `call`, labelled; each call is one
+    /// subscription of it.
+    public static func call(_ label: String, file: StaticString, line: UInt) -> Node {
+        let node = make(.source, "call", parameters: label, file: file, line: line)
+        node.label = label
+        return node
+    }
+}
+
+/// The real world: inputs are pipes a script sends into, schedulers are dispatch queues
+/// (`main` is the main queue), calls run the real (or simulated) service.
+public final class LiveEnvironment: Environment, @unchecked Sendable {
+    private let lock = Lock()
+    private var inputs: [String: AnyObject] = [:]
+    private var schedulers: [String: QueueScheduler] = [:]
+
+    public init() {}
+
+    public func input<Value: Codable>(_ label: String, of type: Value.Type, file: StaticString, line: UInt) -> Signal<Value, Never> {
+        lock.withLock {
+            if let existing = inputs[label] as? Pipe<Value> { return existing.signal }
+            var observer: Signals.Observer<Value, Never>!
+            let signal = Signal<Value, Never>(node: .input(label, file: file, line: line), serialized: true) { input, _ in
+                observer = input
+            }
+            inputs[label] = Pipe(signal: signal, observer: observer)
+            return signal
+        }
+    }
+
+    /// Sends a value into the input `label` (what a user typing or tapping does). Returns
+    /// false when no input of that label and type exists.
+    @discardableResult
+    public func send<Value: Codable>(_ value: Value, to label: String) -> Bool {
+        guard let pipe = lock.withLock({ inputs[label] as? Pipe<Value> }) else { return false }
+        pipe.observer.send(value: value)
+        return true
+    }
+
+    /// Completes every input (the user leaves the screen).
+    public func completeInputs() {
+        let pipes = lock.withLock { inputs.keys.sorted().compactMap { inputs[$0] as? Completable } }
+        pipes.forEach { $0.complete() }
+    }
+
+    public func scheduler(_ name: String) -> DateScheduler {
+        if name == "main" { return QueueScheduler.main }
+        return lock.withLock {
+            if let existing = schedulers[name] { return existing }
+            let scheduler = QueueScheduler(qos: .utility, name: name)
+            schedulers[name] = scheduler
+            return scheduler
+        }
+    }
+
+    public func call<Value: Codable, Failure: Swift.Error & Codable>(
+        _ label: String, file: StaticString, line: UInt,
+        _ perform: @escaping () -> SignalProducer<Value, Failure>
+    ) -> SignalProducer<Value, Failure> {
+        SignalProducer(node: .call(label, file: file, line: line)) { observer, lifetime in
+            perform().startWithSignal { signal, interrupter in
+                signal.observeInternally(observer.send)
+                lifetime += interrupter
+            }
+        }
+    }
+
+    private final class Pipe<Value>: Completable {
+        let signal: Signal<Value, Never>
+        let observer: Signals.Observer<Value, Never>
+        init(signal: Signal<Value, Never>, observer: Signals.Observer<Value, Never>) {
+            self.signal = signal
+            self.observer = observer
+        }
+        func complete() { observer.sendCompleted() }
+    }
+}
+
+private protocol Completable: AnyObject {
+    func complete()
+}
