@@ -18,12 +18,12 @@ build: deps
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-swift-testing
 
 # The test suite under the thread sanitizer, in its own build folder.
 tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --disable-swift-testing --sanitize=thread --scratch-path .build-tsan
 
 demo: deps
 	$(SWIFT) run marbles --help
