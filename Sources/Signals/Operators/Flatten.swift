@@ -1,0 +1,434 @@
+// flatten, flatMap (RAC2: flattenMap): a stream of streams joined into one by a strategy.
+
+/// How a higher-order stream joins its inner streams (ReactiveSwift's `FlattenStrategy`).
+public struct FlattenStrategy: Equatable, Sendable, CustomStringConvertible {
+    enum Kind: Equatable, Sendable {
+        case concurrent(limit: UInt)
+        case latest
+        case race
+        case throttle
+    }
+
+    let kind: Kind
+
+    /// All inner streams run at once; the result completes when the outer stream and every
+    /// inner stream have completed.
+    public static let merge = FlattenStrategy(kind: .concurrent(limit: .max))
+
+    /// One inner stream at a time, in the order they arrive; later ones wait their turn.
+    public static let concat = FlattenStrategy(kind: .concurrent(limit: 1))
+
+    /// A new inner stream interrupts (disposes) the one before it. The result completes when
+    /// the outer stream and the current inner stream have completed.
+    public static let latest = FlattenStrategy(kind: .latest)
+
+    /// The first inner stream to send anything wins; the others are disposed, and inner
+    /// streams arriving after the win are ignored.
+    public static let race = FlattenStrategy(kind: .race)
+
+    /// While an inner stream is running, new ones are ignored (RxJS's `exhaust`).
+    public static let throttle = FlattenStrategy(kind: .throttle)
+
+    /// At most `limit` inner streams at a time; the rest wait in arrival order.
+    /// `.merge` is an unlimited `concurrent`, `.concat` is `concurrent(limit: 1)`.
+    public static func concurrent(limit: UInt) -> FlattenStrategy {
+        precondition(limit > 0, "FlattenStrategy.concurrent needs a limit of at least 1")
+        return FlattenStrategy(kind: .concurrent(limit: limit))
+    }
+
+    /// The name recorded as the node's parameters: `merge`, `concat`, `latest`, ...
+    public var description: String {
+        switch kind {
+        case .concurrent(limit: .max): return "merge"
+        case .concurrent(limit: 1): return "concat"
+        case let .concurrent(limit): return "concurrent(limit: \(limit))"
+        case .latest: return "latest"
+        case .race: return "race"
+        case .throttle: return "throttle"
+        }
+    }
+}
+
+/// A value that can be started as a `SignalProducer`: the inner streams `flatten` accepts.
+public protocol SignalProducerConvertible {
+    associatedtype Value
+    associatedtype Error: Swift.Error
+    /// The producer to start.
+    var producer: SignalProducer<Value, Error> { get }
+}
+
+extension SignalProducer: SignalProducerConvertible {
+    public var producer: SignalProducer<Value, Error> { self }
+}
+
+extension Signal: SignalProducerConvertible {
+    /// A producer whose starts observe this (hot) signal.
+    public var producer: SignalProducer<Value, Error> { SignalProducer(self) }
+}
+
+/// The state of one flatten instance: which inner streams run, which wait, whether the
+/// outer stream has completed. Every decision and every forwarded event happens under one
+/// recursive lock, so an inner stream that is replaced or loses a race cannot slip a value
+/// through after the decision, and an inner stream that sends synchronously while it is
+/// being started re-enters safely.
+final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sendable {
+    private let kind: FlattenStrategy.Kind
+    private let output: Observer<Value, Error>
+    private let parent: UInt64
+    private let start: (Inner, Observer<Value, Error>) -> Disposable
+    private let lock = Lock(recursive: true)
+    private var active: [(id: UInt64, disposable: SerialDisposable)] = []
+    private var waiting: [Inner] = []
+    private var nextID: UInt64 = 0
+    private var outerCompleted = false
+    private var winner: UInt64?
+    private var terminated = false
+
+    init(_ kind: FlattenStrategy.Kind, output: Observer<Value, Error>, parent: UInt64,
+         start: @escaping (Inner, Observer<Value, Error>) -> Disposable) {
+        self.kind = kind
+        self.output = output
+        self.parent = parent
+        self.start = start
+    }
+
+    /// An event of the outer stream.
+    func outer(_ event: Event<Inner, Error>) {
+        lock.withLock {
+            guard !terminated else { return }
+            switch event {
+            case let .value(inner):
+                switch kind {
+                case let .concurrent(limit):
+                    if active.count < Int(clamping: limit) { begin(inner) } else { waiting.append(inner) }
+                case .latest:
+                    disposeActive()
+                    begin(inner)
+                case .race:
+                    if winner == nil { begin(inner) }
+                case .throttle:
+                    if active.isEmpty { begin(inner) }
+                }
+            case let .failed(error):
+                finish(.failed(error))
+            case .interrupted:
+                finish(.interrupted)
+            case .completed:
+                outerCompleted = true
+                completeIfDone()
+            }
+        }
+    }
+
+    /// Disposes every inner stream; the result's lifetime calls this when it ends.
+    func dispose() {
+        lock.withLock {
+            terminated = true
+            waiting = []
+            disposeActive()
+        }
+    }
+
+    private func begin(_ inner: Inner) {
+        nextID += 1
+        let id = nextID
+        let holder = SerialDisposable()
+        active.append((id, holder))
+        let observer = Observer<Value, Error> { [self] event in self.inner(event, from: id) }
+        let disposable = ProbeContext.current.asParent(parent) { start(inner, observer) }
+        // Set after the start returns: a synchronous inner may already have finished, and
+        // then the holder is disposed and disposes this at once.
+        holder.inner = disposable
+    }
+
+    private func inner(_ event: Event<Value, Error>, from id: UInt64) {
+        lock.withLock {
+            guard !terminated, active.contains(where: { $0.id == id }) else { return }
+            if case .race = kind, winner == nil {
+                winner = id
+                let losers = active.filter { $0.id != id }
+                active.removeAll { $0.id != id }
+                losers.forEach { $0.disposable.dispose() }
+            }
+            switch event {
+            case let .value(value):
+                output.send(value: value)
+            case let .failed(error):
+                finish(.failed(error))
+            case .interrupted:
+                finish(.interrupted)
+            case .completed:
+                let finished = active.filter { $0.id == id }
+                active.removeAll { $0.id == id }
+                finished.forEach { $0.disposable.dispose() }
+                if !waiting.isEmpty, case let .concurrent(limit) = kind, active.count < Int(clamping: limit) {
+                    begin(waiting.removeFirst())
+                }
+                completeIfDone()
+            }
+        }
+    }
+
+    private func completeIfDone() {
+        if outerCompleted && active.isEmpty && waiting.isEmpty { finish(.completed) }
+    }
+
+    private func finish(_ event: Event<Value, Error>) {
+        terminated = true
+        output.send(event)
+    }
+
+    private func disposeActive() {
+        let running = active
+        active = []
+        running.forEach { $0.disposable.dispose() }
+    }
+}
+
+extension SignalProducerConvertible {
+    /// Starts this inner stream sending into `observer`, its errors converted; the returned
+    /// disposable first stops the observation, then interrupts the start, so the interruption
+    /// it causes never reaches the flatten.
+    func startInner<F>(_ observer: Observer<Value, F>, _ convert: @escaping (Error) -> F) -> Disposable {
+        producer.startWithSignal { signal, interrupter in
+            let observation = signal.observeInternally { observer.send($0.mapError(convert)) }
+            return CompositeDisposable([interrupter] + (observation.map { [$0] } ?? []))
+        }
+    }
+}
+
+/// The error conversion of a stream that cannot fail.
+func neverFails<F>(_ error: Never) -> F {}
+
+extension Signal {
+    /// The flatten every public variant uses: each outer value becomes an inner stream by
+    /// `transform`, started with this signal's subscription as its parent.
+    func flatMapCore<Inner, U, F>(
+        _ strategy: FlattenStrategy, node: Node,
+        transform: @escaping (Value) -> Inner,
+        outerError: @escaping (Error) -> F,
+        start: @escaping (Inner, Signals.Observer<U, F>) -> Disposable
+    ) -> Signal<U, F> {
+        var input: Signals.Observer<U, F>?
+        var lifetime: Lifetime?
+        let result = Signal<U, F>.combining(node) { input = $0; lifetime = $1 }
+        guard let input, let lifetime else { return result }
+        let coordinator = FlattenCoordinator<Inner, U, F>(strategy.kind, output: input,
+                                                          parent: result.subscription, start: start)
+        lifetime += AnyDisposable { coordinator.dispose() }
+        lifetime += observeInternally { event in
+            coordinator.outer(event.map(transform).mapError(outerError))
+        }
+        return result
+    }
+}
+
+// MARK: Signal
+
+extension Signal where Value: SignalProducerConvertible, Value.Error == Error {
+    /// Joins the inner streams by `strategy`. A failure of the outer or any inner stream
+    /// fails the result and disposes everything.
+    public func flatten(_ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line)
+        -> Signal<Value.Value, Error> {
+        let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return flatMapCore(strategy, node: node, transform: { $0 }, outerError: { $0 },
+                       start: { $0.startInner($1, { $0 }) })
+    }
+}
+
+extension Signal where Value: SignalProducerConvertible, Value.Error == Never {
+    /// Joins inner streams that cannot fail by `strategy`; only the outer stream can fail.
+    @_disfavoredOverload
+    public func flatten(_ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line)
+        -> Signal<Value.Value, Error> {
+        let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return flatMapCore(strategy, node: node, transform: { $0 }, outerError: { $0 },
+                       start: { $0.startInner($1, neverFails) })
+    }
+}
+
+extension Signal where Value: SignalProducerConvertible, Error == Never {
+    /// Joins the inner streams by `strategy`; the outer stream cannot fail, the inner
+    /// streams can, and the first inner failure fails the result.
+    @_disfavoredOverload
+    public func flatten(_ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line)
+        -> Signal<Value.Value, Value.Error> {
+        let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return flatMapCore(strategy, node: node, transform: { $0 }, outerError: neverFails,
+                       start: { $0.startInner($1, { $0 }) })
+    }
+}
+
+extension Signal {
+    /// Maps each value to an inner stream and joins them by `strategy`: `.merge` runs all
+    /// at once, `.concat` one after another, `.latest` switches to the newest, `.race` keeps
+    /// the first to send, `.throttle` ignores new ones while one runs.
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> Inner
+    ) -> Signal<Inner.Value, Error> where Inner.Error == Error {
+        let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
+                       start: { $0.startInner($1, { $0 }) })
+    }
+
+    /// `flatMap` with inner streams that cannot fail.
+    @_disfavoredOverload
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> Inner
+    ) -> Signal<Inner.Value, Error> where Inner.Error == Never {
+        let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
+                       start: { $0.startInner($1, neverFails) })
+    }
+
+    /// ReactiveCocoa 2's `flattenMap:`: `flatMap(.merge, transform)`, recorded under the
+    /// tutorial's name.
+    public func flattenMap<Inner: SignalProducerConvertible>(
+        file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> Inner
+    ) -> Signal<Inner.Value, Error> where Inner.Error == Error {
+        let node = Node.operator("flattenMap", parameters: "merge", (self.node, .data), file: file, line: line)
+        return flatMapCore(.merge, node: node, transform: transform, outerError: { $0 },
+                       start: { $0.startInner($1, { $0 }) })
+    }
+}
+
+extension Signal where Error == Never {
+    /// `flatMap` from a stream that cannot fail into inner streams that can: the first inner
+    /// failure fails the result.
+    @_disfavoredOverload
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> Inner
+    ) -> Signal<Inner.Value, Inner.Error> {
+        let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return flatMapCore(strategy, node: node, transform: transform, outerError: neverFails,
+                       start: { $0.startInner($1, { $0 }) })
+    }
+
+    /// ReactiveCocoa 2's `flattenMap:` from a stream that cannot fail into inner streams that can.
+    @_disfavoredOverload
+    public func flattenMap<Inner: SignalProducerConvertible>(
+        file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> Inner
+    ) -> Signal<Inner.Value, Inner.Error> {
+        let node = Node.operator("flattenMap", parameters: "merge", (self.node, .data), file: file, line: line)
+        return flatMapCore(.merge, node: node, transform: transform, outerError: neverFails,
+                       start: { $0.startInner($1, { $0 }) })
+    }
+}
+
+// MARK: SignalProducer
+
+extension SignalProducer where Value: SignalProducerConvertible, Value.Error == Error {
+    /// Joins the inner streams by `strategy`. A failure of the outer or any inner stream
+    /// fails the result and disposes everything.
+    public func flatten(_ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer<Value.Value, Error> {
+        let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return lift(node) {
+            $0.flatMapCore(strategy, node: node, transform: { $0 }, outerError: { $0 },
+                       start: { $0.startInner($1, { $0 }) })
+        }
+    }
+}
+
+extension SignalProducer where Value: SignalProducerConvertible, Value.Error == Never {
+    /// Joins inner streams that cannot fail by `strategy`; only the outer stream can fail.
+    @_disfavoredOverload
+    public func flatten(_ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer<Value.Value, Error> {
+        let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return lift(node) {
+            $0.flatMapCore(strategy, node: node, transform: { $0 }, outerError: { $0 },
+                       start: { $0.startInner($1, neverFails) })
+        }
+    }
+}
+
+extension SignalProducer where Value: SignalProducerConvertible, Error == Never {
+    /// Joins the inner streams by `strategy`; the outer stream cannot fail, the inner
+    /// streams can, and the first inner failure fails the result.
+    @_disfavoredOverload
+    public func flatten(_ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer<Value.Value, Value.Error> {
+        let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return lift(node) {
+            $0.flatMapCore(strategy, node: node, transform: { $0 }, outerError: neverFails,
+                       start: { $0.startInner($1, { $0 }) })
+        }
+    }
+}
+
+extension SignalProducer {
+    /// Maps each value to an inner stream and joins them by `strategy`: `.merge` runs all
+    /// at once, `.concat` one after another, `.latest` switches to the newest, `.race` keeps
+    /// the first to send, `.throttle` ignores new ones while one runs.
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> Inner
+    ) -> SignalProducer<Inner.Value, Error> where Inner.Error == Error {
+        let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return lift(node) {
+            $0.flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
+                       start: { $0.startInner($1, { $0 }) })
+        }
+    }
+
+    /// `flatMap` with inner streams that cannot fail.
+    @_disfavoredOverload
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> Inner
+    ) -> SignalProducer<Inner.Value, Error> where Inner.Error == Never {
+        let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return lift(node) {
+            $0.flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
+                       start: { $0.startInner($1, neverFails) })
+        }
+    }
+
+    /// ReactiveCocoa 2's `flattenMap:`: `flatMap(.merge, transform)`, recorded under the
+    /// tutorial's name.
+    public func flattenMap<Inner: SignalProducerConvertible>(
+        file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> Inner
+    ) -> SignalProducer<Inner.Value, Error> where Inner.Error == Error {
+        let node = Node.operator("flattenMap", parameters: "merge", (self.node, .data), file: file, line: line)
+        return lift(node) {
+            $0.flatMapCore(.merge, node: node, transform: transform, outerError: { $0 },
+                       start: { $0.startInner($1, { $0 }) })
+        }
+    }
+}
+
+extension SignalProducer where Error == Never {
+    /// `flatMap` from a stream that cannot fail into inner streams that can: the first inner
+    /// failure fails the result.
+    @_disfavoredOverload
+    public func flatMap<Inner: SignalProducerConvertible>(
+        _ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> Inner
+    ) -> SignalProducer<Inner.Value, Inner.Error> {
+        let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return lift(node) {
+            $0.flatMapCore(strategy, node: node, transform: transform, outerError: neverFails,
+                       start: { $0.startInner($1, { $0 }) })
+        }
+    }
+
+    /// ReactiveCocoa 2's `flattenMap:` from a stream that cannot fail into inner streams that can.
+    @_disfavoredOverload
+    public func flattenMap<Inner: SignalProducerConvertible>(
+        file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> Inner
+    ) -> SignalProducer<Inner.Value, Inner.Error> {
+        let node = Node.operator("flattenMap", parameters: "merge", (self.node, .data), file: file, line: line)
+        return lift(node) {
+            $0.flatMapCore(.merge, node: node, transform: transform, outerError: neverFails,
+                       start: { $0.startInner($1, { $0 }) })
+        }
+    }
+}
