@@ -1,0 +1,112 @@
+import Foundation
+
+// debounce, and ReactiveCocoa 2's `throttle:` (which is a debounce) as throttle(quietPeriod:on:).
+
+extension Signal {
+    /// Sends a value only once `interval` seconds have passed without a newer value: each
+    /// value restarts the wait, and only the last of a burst gets through, on `scheduler`.
+    ///
+    /// Compare `throttle(_:on:)`, which lets a value through every `interval` however busy
+    /// the input is; `debounce` lets nothing through until the input pauses.
+    /// ReactiveCocoa 2's `throttle:` is this operator, spelt `throttle(quietPeriod:on:)`.
+    ///
+    /// Failure and interruption are forwarded at once and drop a pending value.
+    ///
+    /// - Parameters:
+    ///   - interval: the quiet period, in seconds.
+    ///   - scheduler: where values are sent and the time is read.
+    ///   - discardWhenCompleted: when true (the default) completion drops a pending value and
+    ///     is sent at once; when false the pending value is sent at the end of its quiet
+    ///     period, followed by completion.
+    public func debounce(_ interval: TimeInterval, on scheduler: DateScheduler,
+                         discardWhenCompleted: Bool = true,
+                         file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
+        debounce(interval, on: scheduler, discardWhenCompleted: discardWhenCompleted,
+                 node: .operator("debounce",
+                                 parameters: debounceParameters(interval, scheduler, discardWhenCompleted),
+                                 (node, .data), file: file, line: line))
+    }
+
+    /// ReactiveCocoa 2's `throttle:`: sends a value only after `quietPeriod` seconds without
+    /// a newer one. Despite the name this is `debounce(_:on:)`, *not* ReactiveSwift's
+    /// `throttle(_:on:)` (which sends the latest value every interval even while values keep
+    /// coming). The `quietPeriod:` label keeps the two apart; the TwitterInstant tutorial's
+    /// `throttle:0.5` is `throttle(quietPeriod: 0.5, on: scheduler)`.
+    public func throttle(quietPeriod: TimeInterval, on scheduler: DateScheduler,
+                         file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
+        debounce(quietPeriod, on: scheduler, discardWhenCompleted: true,
+                 node: .operator("throttle(quietPeriod:)",
+                                 parameters: "\(formatInterval(quietPeriod)), on: \(scheduler.name)",
+                                 (node, .data), file: file, line: line))
+    }
+
+    func debounce(_ interval: TimeInterval, on scheduler: DateScheduler,
+                  discardWhenCompleted: Bool, node: Node) -> Signal<Value, Error> {
+        Signal.scheduled(node) { observer, lifetime, _ in
+            let machine = Machine(DebounceState<Value>(interval: interval,
+                                                       discardWhenCompleted: discardWhenCompleted))
+            let timer = SerialDisposable()
+            lifetime += timer
+            lifetime += self.observeInternally { event in
+                switch event {
+                case let .value(value):
+                    machine.step({ $0.receive(value, now: scheduler.currentDate) }) { request in
+                        guard let request else { return }
+                        timer.inner = scheduler.schedule(after: request.date) {
+                            machine.step({ $0.fire(request.token) }) { fire in
+                                switch fire {
+                                case .none: break
+                                case let .send(value):
+                                    observer.send(value: value)
+                                case let .sendThenComplete(value):
+                                    observer.send(value: value)
+                                    observer.sendCompleted()
+                                }
+                            }
+                        }
+                    }
+                case .completed:
+                    machine.step({ $0.complete() }) { completion in
+                        guard completion == .completeNow else { return }
+                        timer.dispose()
+                        observer.sendCompleted()
+                    }
+                case .failed, .interrupted:
+                    machine.step({ $0.terminate() }) { forward in
+                        guard forward else { return }
+                        timer.dispose()
+                        observer.send(event)
+                    }
+                }
+            }
+        }
+    }
+}
+
+func debounceParameters(_ interval: TimeInterval, _ scheduler: Scheduler, _ discardWhenCompleted: Bool) -> String {
+    let base = "\(formatInterval(interval)), on: \(scheduler.name)"
+    return discardWhenCompleted ? base : base + ", discardWhenCompleted: false"
+}
+
+extension SignalProducer {
+    /// Sends a value only once `interval` seconds have passed without a newer value.
+    /// See `Signal.debounce(_:on:discardWhenCompleted:)`; contrast `throttle(_:on:)`.
+    public func debounce(_ interval: TimeInterval, on scheduler: DateScheduler,
+                         discardWhenCompleted: Bool = true,
+                         file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
+        let node = Node.operator("debounce", parameters: debounceParameters(interval, scheduler, discardWhenCompleted),
+                                 (self.node, .data), file: file, line: line)
+        return lift(node) { $0.debounce(interval, on: scheduler, discardWhenCompleted: discardWhenCompleted, node: node) }
+    }
+
+    /// ReactiveCocoa 2's `throttle:`, which is a debounce: a value passes only after
+    /// `quietPeriod` seconds without a newer one. Not ReactiveSwift's `throttle(_:on:)`.
+    /// See `Signal.throttle(quietPeriod:on:)`.
+    public func throttle(quietPeriod: TimeInterval, on scheduler: DateScheduler,
+                         file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
+        let node = Node.operator("throttle(quietPeriod:)",
+                                 parameters: "\(formatInterval(quietPeriod)), on: \(scheduler.name)",
+                                 (self.node, .data), file: file, line: line)
+        return lift(node) { $0.debounce(quietPeriod, on: scheduler, discardWhenCompleted: true, node: node) }
+    }
+}

@@ -1,0 +1,33 @@
+extension Signal {
+    /// Forwards every event on `scheduler` (ReactiveCocoa 2: `deliverOn:`), in order when the
+    /// scheduler is serial. Each event is a thread hop the probe sees: `hopEnqueued` when it
+    /// is enqueued, `hopStarted` when it runs on the target, and the event sent there has the
+    /// upstream event as its cause.
+    public func observe(on scheduler: Scheduler,
+                        file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
+        observe(on: scheduler, node: .operator("observe(on:)", parameters: scheduler.name,
+                                               (node, .data), file: file, line: line))
+    }
+
+    func observe(on scheduler: Scheduler, node: Node) -> Signal<Value, Error> {
+        Signal.scheduled(node) { observer, lifetime, subscription in
+            lifetime += self.observeInternally { event in
+                // Not kept for cancellation: a hop that runs after the signal ended finds it
+                // terminated and sends nothing, and per-event bookkeeping would cost every event.
+                scheduleHop(on: scheduler, node: node, subscription: subscription) {
+                    observer.send(event)
+                }
+            }
+        }
+    }
+}
+
+extension SignalProducer {
+    /// Forwards every event of each start on `scheduler` (ReactiveCocoa 2: `deliverOn:`).
+    /// See `Signal.observe(on:)`; to move the *work* of starting, use `start(on:)`.
+    public func observe(on scheduler: Scheduler,
+                        file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
+        let node = Node.operator("observe(on:)", parameters: scheduler.name, (self.node, .data), file: file, line: line)
+        return lift(node) { $0.observe(on: scheduler, node: node) }
+    }
+}
