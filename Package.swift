@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Signals", targets: ["Signals"]),
+        .library(name: "TraceLog", targets: ["TraceLog"]),
         .executable(name: "marbles", targets: ["marbles"]),
     ],
     dependencies: [
@@ -13,14 +14,17 @@ let package = Package(
     ],
     targets: [
         .target(name: "Signals"),
+        .target(name: "TraceLog", dependencies: ["Signals"]),
         .executableTarget(
             name: "marbles",
             dependencies: [
                 "Signals",
+                "TraceLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
+        .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Signals"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,0 +1,175 @@
+/// Builds one JSON object as bytes, keys in the order they are added: the trace log's
+/// hand-written formatter. Foundation's `JSONEncoder` orders keys differently from run to run
+/// and is about forty times slower per record, so every record is written through this.
+public struct JSONLine {
+    /// The bytes written so far.
+    public internal(set) var bytes: [UInt8] = []
+    private var needsComma = false
+
+    /// An empty line with `capacity` bytes reserved.
+    public init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Opens the object.
+    public mutating func begin() {
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    /// Closes the object and ends the line.
+    public mutating func end() {
+        bytes.append(UInt8(ascii: "}"))
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    private mutating func key(_ name: StaticString) {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Adds `"name":"value"`, escaped.
+    public mutating func field(_ name: StaticString, _ value: String) {
+        key(name)
+        Self.appendString(value, to: &bytes)
+    }
+
+    /// Adds `"name":"value"` when `value` is not nil.
+    public mutating func field(_ name: StaticString, ifPresent value: String?) {
+        if let value { field(name, value) }
+    }
+
+    /// Adds `"name":value`.
+    public mutating func field(_ name: StaticString, _ value: Int64) {
+        key(name)
+        Self.appendInteger(value, to: &bytes)
+    }
+
+    /// Adds `"name":value`.
+    public mutating func field(_ name: StaticString, _ value: UInt64) {
+        key(name)
+        Self.appendInteger(value, to: &bytes)
+    }
+
+    /// Adds `"name":value`.
+    public mutating func field(_ name: StaticString, _ value: Int) {
+        field(name, Int64(value))
+    }
+
+    /// Adds `"name":true|false`.
+    public mutating func field(_ name: StaticString, _ value: Bool) {
+        key(name)
+        Self.appendLiteral(value ? "true" : "false", to: &bytes)
+    }
+
+    /// Adds `"name":[a,b,...]`.
+    public mutating func field(_ name: StaticString, _ values: [UInt64]) {
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            Self.appendInteger(value, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// Adds `"name":` followed by JSON text that is already valid (a payload).
+    public mutating func field(_ name: StaticString, rawJSON: [UInt8]) {
+        key(name)
+        bytes.append(contentsOf: rawJSON)
+    }
+
+    /// Adds `"name":[{...},{...}]` where each element is built by `element`.
+    public mutating func field<S: Sequence>(_ name: StaticString, objects: S, _ element: (inout JSONLine, S.Element) -> Void) {
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        var first = true
+        for item in objects {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            var inner = JSONLine(capacity: 0)
+            swap(&inner.bytes, &bytes)
+            inner.bytes.append(UInt8(ascii: "{"))
+            inner.needsComma = false
+            element(&inner, item)
+            inner.bytes.append(UInt8(ascii: "}"))
+            swap(&inner.bytes, &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    // MARK: Primitives
+
+    static func appendLiteral(_ literal: StaticString, to bytes: inout [UInt8]) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends `string` as a JSON string: quotes, backslashes and control characters escaped,
+    /// everything else as UTF-8 (a Swift string is always valid Unicode). U+2028 and U+2029
+    /// are escaped too, so a line stays one line for tools that treat them as breaks.
+    public static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            var index = 0
+            let count = utf8.count
+            while index < count {
+                let byte = utf8[index]
+                switch byte {
+                case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+                case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+                case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+                case 0x00..<0x20, 0x7F:
+                    bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                              hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                case 0xE2 where index + 2 < count && utf8[index + 1] == 0x80 && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9):
+                    bytes.append(contentsOf: Array("\\u202".utf8))
+                    bytes.append(utf8[index + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9"))
+                    index += 2
+                default: bytes.append(byte)
+                }
+                index += 1
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends a decimal integer.
+    public static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            appendInteger(value.magnitude, to: &bytes)
+        } else {
+            appendInteger(UInt64(value), to: &bytes)
+        }
+    }
+
+    /// Appends a decimal integer.
+    public static func appendInteger(_ value: UInt64, to bytes: inout [UInt8]) {
+        if value < 10 {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(value))
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while rest > 0 {
+                buffer[19 - count] = UInt8(ascii: "0") &+ UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            }
+            bytes.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+}

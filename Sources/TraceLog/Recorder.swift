@@ -1,0 +1,543 @@
+import Foundation
+import Signals
+
+/// Records what instrumented streams report into a trace: attach it, run the pipeline,
+/// stop it.
+///
+/// ```swift
+/// try Recorder.record(to: url) { runPipeline() }
+/// ```
+///
+/// The recorder renumbers nodes, subscriptions and threads to trace-local ids in the order it
+/// first meets them, and writes a node's record (after its upstream nodes') the first time
+/// the node is referenced, so two recordings of the same virtual-time run in one process are
+/// byte-identical.
+///
+/// **Concurrency and memory.** Values are formatted on the calling thread, outside any lock;
+/// then one short critical section assigns the sequence number, renumbers ids and appends the
+/// formatted line to the buffer. One lock keeps sequence order and file order the same, so a
+/// reader can rely on every id being defined before it is used. When the buffer holds
+/// `bufferCapacity` bytes the thread that filled it writes it out before going on: under an
+/// event flood the recorder *blocks* producers rather than drop records or grow, so memory
+/// stays bounded by the buffer. Records are dropped (and counted in the summary) only when
+/// the file cannot be written.
+///
+/// **Crash safety.** The buffer is written in whole lines, so a process that dies leaves a
+/// file readable up to the last whole record (the reader warns about a cut-off last line).
+public final class Recorder: Probe, @unchecked Sendable {
+    /// Where the recorder's times come from.
+    public enum Clock {
+        /// Real time: monotonic nanoseconds from the start of the recording. The header
+        /// carries the wall clock at the origin, the process and the host.
+        case real
+        /// Virtual time: the scheduler's `now`. The header carries no wall clock, host or
+        /// process, so the file is deterministic.
+        case virtual(TestScheduler)
+    }
+
+    /// Where the records go.
+    private enum Sink {
+        case file(Int32)
+        case memory
+    }
+
+    /// The longest display string kept for a value, in characters.
+    public static let maxTextLength = 120
+    /// The largest JSON payload kept for a value, in bytes; larger ones are omitted (counted).
+    public static let maxJSONLength = 64 << 10
+
+    /// Bytes buffered before they are written out.
+    public let bufferCapacity: Int
+    /// The path written, or nil for an in-memory recording.
+    public let url: URL?
+
+    private let clock: Clock
+    private let sink: Sink
+    private let origin: Int64
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    // Everything below is guarded by `mutex`.
+    private var buffer: [UInt8] = []
+    private var bufferedRecords: UInt64 = 0
+    private var memory: [UInt8] = []
+    private var started = false
+    private var stopped = false
+    private var sequence: UInt64 = 0
+    private var nodeIDs: [UInt64: UInt64] = [:]
+    private var nodesWritten: [(id: UInt64, node: Node, label: String?)] = []
+    private var subscriptionIDs: [UInt64: UInt64] = [:]
+    private var threadIDs: [ThreadKey: UInt64] = [:]
+    private var lastThread: (key: ThreadKey, id: UInt64)?
+    private var pendingHops: [UInt64: HopRecord] = [:]
+    private var hopCount: UInt64 = 0
+    private var nextHop: UInt64 = 0
+    private var markCount: UInt64 = 0
+    private var dropped: UInt64 = 0
+    private var highWater = 0
+    private var writeError: String?
+
+    /// A recorder writing to `url` (created or truncated now). Call `start()` to attach it.
+    public init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw TraceError(file: url.path, line: 0, column: 0,
+                             message: "cannot create the trace: \(String(cString: strerror(errno)))")
+        }
+        self.url = url
+        self.sink = .file(fd)
+        self.clock = clock
+        self.bufferCapacity = max(bufferCapacity, 4096)
+        self.origin = Self.monotonic()
+        pthread_mutex_init(mutex, nil)
+    }
+
+    /// A recorder keeping the trace in memory (unbounded: for tests and in-process tools).
+    public init(clock: Clock, bufferCapacity: Int = 256 << 10) {
+        self.url = nil
+        self.sink = .memory
+        self.clock = clock
+        self.bufferCapacity = max(bufferCapacity, 4096)
+        self.origin = Self.monotonic()
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        if case let .file(fd) = sink { close(fd) }
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Records everything `body` makes happen into a new trace at `url`.
+    @discardableResult
+    public static func record<R>(to url: URL, clock: Clock = .real, _ body: () throws -> R) throws -> R {
+        let recorder = try Recorder(to: url, clock: clock)
+        recorder.start()
+        let result: R
+        do {
+            result = try body()
+        } catch {
+            _ = try? recorder.stop()
+            throw error
+        }
+        try recorder.stop()
+        return result
+    }
+
+    /// Records everything `body` makes happen in virtual time on `scheduler` and returns the
+    /// trace's bytes.
+    public static func record(virtual scheduler: TestScheduler, _ body: () throws -> Void) rethrows -> [UInt8] {
+        let recorder = Recorder(clock: .virtual(scheduler))
+        recorder.start()
+        defer { _ = try? recorder.stop() }
+        try body()
+        _ = try? recorder.stop()
+        return recorder.bytes
+    }
+
+    /// A user's mark in the timeline of the recording attached now.
+    public static func mark(_ label: String) {
+        Instrumentation.mark(label)
+    }
+
+    /// Writes the header and attaches the recorder to the probe (replacing any other).
+    public func start() {
+        lock()
+        if !started {
+            started = true
+            append(.header(makeHeader()))
+        }
+        unlock()
+        Instrumentation.attach(self)
+    }
+
+    /// Detaches the recorder, writes the closing summary and flushes. Later calls do nothing.
+    /// Throws when the file could not be written (records were dropped).
+    @discardableResult
+    public func stop() throws -> SummaryRecord {
+        Instrumentation.detach(self)
+        lock()
+        defer { unlock() }
+        let summary = summaryRecord()
+        guard started, !stopped else { return summary }
+        stopped = true
+        for hop in pendingHops.keys.sorted() {
+            if let record = pendingHops[hop] { append(.hop(record)) }
+        }
+        hopCount += UInt64(pendingHops.count)
+        pendingHops = [:]
+        for written in nodesWritten {
+            let label = written.node.label
+            if label != written.label, let label {
+                append(.label(LabelRecord(node: written.id, label: label)))
+            }
+        }
+        append(.summary(summaryRecord()))
+        flush()
+        if case let .file(fd) = sink { fsync(fd) }
+        if let writeError, let url {
+            throw TraceError(file: url.path, line: 0, column: 0,
+                             message: "could not write the trace (\(writeError)); \(dropped) records were dropped")
+        }
+        return summaryRecord()
+    }
+
+    /// Writes buffered records out now.
+    public func synchronize() {
+        lock()
+        flush()
+        unlock()
+    }
+
+    /// The trace written so far, for an in-memory recorder (whole after `stop()`).
+    public var bytes: [UInt8] {
+        lock()
+        defer { unlock() }
+        return memory + buffer
+    }
+
+    /// The largest number of bytes the buffer held: bounded by `bufferCapacity` plus one record.
+    public var bufferHighWater: Int {
+        lock()
+        defer { unlock() }
+        return highWater
+    }
+
+    // MARK: Probe
+
+    public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64) {
+        let context = ProbeContext.current
+        lock()
+        defer { unlock() }
+        guard !stopped else { return }
+        let time = now()
+        let thread = threadID(context)
+        let nodeID = self.nodeID(node)
+        let parentID = parent == 0 ? 0 : (subscriptionIDs[parent] ?? 0)
+        let id = UInt64(subscriptionIDs.count + 1)
+        subscriptionIDs[subscription] = id
+        append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: parentID, time: time, thread: thread)))
+    }
+
+    public func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes: Causes) -> UInt64 {
+        let context = ProbeContext.current
+        let formatted = value.map(Self.format)
+        lock()
+        defer { unlock() }
+        sequence += 1
+        guard !stopped else { return sequence }
+        let time = now()
+        let thread = threadID(context)
+        let subscriptionID = self.subscriptionID(subscription, node: node, time: time, thread: thread)
+        let nodeID = self.nodeID(node)
+        var causeList = causes.all
+        causeList.removeAll { $0 >= sequence }
+        append(.event(EventRecord(sequence: sequence, time: time, node: nodeID, subscription: subscriptionID, kind: kind,
+                                  thread: thread, causes: causeList, text: formatted?.text,
+                                  truncated: formatted?.truncated ?? false, json: formatted?.json,
+                                  omittedJSONBytes: formatted?.omitted ?? 0)))
+        return sequence
+    }
+
+    public func didDispose(_ node: Node, subscription: UInt64) {
+        let context = ProbeContext.current
+        lock()
+        defer { unlock() }
+        guard !stopped else { return }
+        let time = now()
+        let thread = threadID(context)
+        let id = subscriptionID(subscription, node: node, time: time, thread: thread)
+        append(.dispose(DisposeRecord(subscription: id, time: time, thread: thread)))
+    }
+
+    public func hopEnqueued(_ node: Node?, subscription: UInt64, scheduler: String) -> UInt64 {
+        let context = ProbeContext.current
+        lock()
+        defer { unlock() }
+        nextHop += 1
+        let id = nextHop
+        guard !stopped else { return id }
+        let time = now()
+        let thread = threadID(context)
+        let nodeID = node.map(self.nodeID) ?? 0
+        let subscriptionID = node.map { self.subscriptionID(subscription, node: $0, time: time, thread: thread) } ?? 0
+        pendingHops[id] = HopRecord(id: id, node: nodeID, subscription: subscriptionID, scheduler: scheduler,
+                                    enqueued: time, from: thread)
+        return id
+    }
+
+    public func hopStarted(_ hop: UInt64) {
+        let context = ProbeContext.current
+        lock()
+        defer { unlock() }
+        guard !stopped, var record = pendingHops.removeValue(forKey: hop) else { return }
+        record.started = now()
+        record.to = threadID(context)
+        hopCount += 1
+        append(.hop(record))
+    }
+
+    public func mark(_ label: String) {
+        let context = ProbeContext.current
+        lock()
+        defer { unlock() }
+        guard !stopped else { return }
+        markCount += 1
+        append(.mark(MarkRecord(time: now(), thread: threadID(context), label: label)))
+    }
+
+    // MARK: Internals (called with the lock held)
+
+    @inline(__always) private func lock() { pthread_mutex_lock(mutex) }
+    @inline(__always) private func unlock() { pthread_mutex_unlock(mutex) }
+
+    private func append(_ record: TraceRecord) {
+        var line = JSONLine(capacity: 0)
+        swap(&line.bytes, &buffer)
+        record.write(to: &line)
+        swap(&line.bytes, &buffer)
+        bufferedRecords += 1
+        highWater = max(highWater, buffer.count)
+        if buffer.count >= bufferCapacity { flush() }
+    }
+
+    private func flush() {
+        guard !buffer.isEmpty else { return }
+        switch sink {
+        case .memory:
+            memory.append(contentsOf: buffer)
+        case let .file(fd):
+            if writeError == nil {
+                let failure: String? = buffer.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count {
+                        let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                        if written < 0 {
+                            if errno == EINTR { continue }
+                            return String(cString: strerror(errno))
+                        }
+                        offset += written
+                    }
+                    return nil
+                }
+                if let failure { writeError = failure }
+            }
+            if writeError != nil { dropped += bufferedRecords }
+        }
+        buffer.removeAll(keepingCapacity: true)
+        bufferedRecords = 0
+    }
+
+    private func now() -> Int64 {
+        switch clock {
+        case .real: return Self.monotonic() - origin
+        case let .virtual(scheduler): return scheduler.now
+        }
+    }
+
+    private static func monotonic() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
+
+    private var isVirtual: Bool {
+        if case .virtual = clock { return true }
+        return false
+    }
+
+    private func makeHeader() -> TraceHeader {
+        guard !isVirtual else { return TraceHeader(clock: .virtual) }
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        let wall = Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+        let elapsed = Self.monotonic() - origin
+        return TraceHeader(clock: .real, wallClock: Self.iso8601(nanoseconds: wall - elapsed),
+                           wallClockNanoseconds: wall - elapsed, pid: Int64(getpid()),
+                           process: ProcessInfo.processInfo.processName, host: Self.hostName())
+    }
+
+    private static func hostName() -> String {
+        var raw = [CChar](repeating: 0, count: 256)
+        guard gethostname(&raw, raw.count - 1) == 0 else { return "unknown" }
+        return String(cString: raw)
+    }
+
+    /// `2026-11-21T22:36:04.123456789Z`.
+    static func iso8601(nanoseconds: Int64) -> String {
+        var seconds = time_t(nanoseconds / 1_000_000_000)
+        let fraction = nanoseconds % 1_000_000_000
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(Int(parts.tm_year) + 1900, 4))-\(pad(Int(parts.tm_mon) + 1, 2))-\(pad(Int(parts.tm_mday), 2))T"
+            + "\(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2))."
+            + "\(pad(Int(fraction), 9))Z"
+    }
+
+    private func nodeID(_ node: Node) -> UInt64 {
+        if let id = nodeIDs[node.id] { return id }
+        var upstream: [NodeRecord.Edge] = []
+        for edge in node.upstream {
+            upstream.append(.init(node: nodeID(edge.node), role: edge.role.rawValue))
+        }
+        let id = UInt64(nodeIDs.count + 1)
+        nodeIDs[node.id] = id
+        let label = node.label
+        nodesWritten.append((id, node, label))
+        append(.node(NodeRecord(id: id, kind: node.kind.rawValue, name: node.name, parameters: node.parameters,
+                                file: node.file, line: UInt64(node.line), label: label, upstream: upstream)))
+        return id
+    }
+
+    /// The trace id of a subscription, writing a late subscription record for one that began
+    /// before the recording.
+    private func subscriptionID(_ subscription: UInt64, node: Node, time: Int64, thread: UInt64) -> UInt64 {
+        if let id = subscriptionIDs[subscription] { return id }
+        let nodeID = self.nodeID(node)
+        let id = UInt64(subscriptionIDs.count + 1)
+        subscriptionIDs[subscription] = id
+        append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: 0, time: time, thread: thread, late: true)))
+        return id
+    }
+
+    private func threadID(_ context: ProbeContext) -> UInt64 {
+        let info = ThreadInfo.current
+        let key: ThreadKey
+        if isVirtual {
+            key = ThreadKey(os: 0, name: context.schedulerName ?? info.name, scheduler: nil)
+        } else {
+            key = ThreadKey(os: info.tid, name: info.name, scheduler: context.schedulerName)
+        }
+        if let last = lastThread, last.key == key { return last.id }
+        let id: UInt64
+        if let known = threadIDs[key] {
+            id = known
+        } else {
+            id = UInt64(threadIDs.count + 1)
+            threadIDs[key] = id
+            append(.thread(ThreadRecord(id: id, name: key.name, scheduler: key.scheduler,
+                                        os: isVirtual ? nil : key.os)))
+        }
+        lastThread = (key, id)
+        return id
+    }
+
+    private func summaryRecord() -> SummaryRecord {
+        SummaryRecord(events: sequence, nodes: UInt64(nodeIDs.count), subscriptions: UInt64(subscriptionIDs.count),
+                      threads: UInt64(threadIDs.count), hops: hopCount, marks: markCount, dropped: dropped,
+                      duration: started ? now() : 0)
+    }
+
+    // MARK: Values
+
+    struct FormattedValue {
+        var text: String
+        var truncated: Bool
+        var json: String?
+        var omitted: Int64
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// The display string and, for an `Encodable` value, its JSON (fast paths for the
+    /// common scalar types; nested payloads through `JSONEncoder` with sorted keys).
+    static func format(_ value: Any) -> FormattedValue {
+        var json: String?
+        let text: String
+        switch value {
+        case let string as String:
+            text = string
+            var bytes: [UInt8] = []
+            JSONLine.appendString(string, to: &bytes)
+            json = String(decoding: bytes, as: UTF8.self)
+        case let integer as Int:
+            text = String(integer)
+            json = text
+        case let double as Double:
+            text = String(double)
+            json = double.isFinite ? text : nil
+        case let bool as Bool:
+            text = bool ? "true" : "false"
+            json = text
+        case let encodable as Encodable:
+            text = String(describing: value)
+            if let data = try? encoder.encode(encodable) {
+                json = String(decoding: data, as: UTF8.self)
+            }
+        default:
+            text = String(describing: value)
+        }
+        var omitted: Int64 = 0
+        if let payload = json, payload.utf8.count > maxJSONLength {
+            omitted = Int64(payload.utf8.count)
+            json = nil
+        }
+        if text.count > maxTextLength {
+            return FormattedValue(text: String(text.prefix(maxTextLength)) + "…", truncated: true, json: json, omitted: omitted)
+        }
+        return FormattedValue(text: text, truncated: false, json: json, omitted: omitted)
+    }
+}
+
+/// A thread as the trace names it.
+private struct ThreadKey: Hashable {
+    let os: UInt64
+    let name: String
+    let scheduler: String?
+}
+
+/// The OS thread id and name of the current thread, looked up once per thread.
+private final class ThreadInfo {
+    let tid: UInt64
+    let name: String
+
+    // Swift cannot call `gettid` or `pthread_getname_np` from Glibc (GNU extensions), so the
+    // id and name come from `/proc/thread-self/stat`: "TID (NAME) ...", read once per thread.
+    private init() {
+        var tid: UInt64 = 0
+        var osName = ""
+        let fd = open("/proc/thread-self/stat", O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            var raw = [UInt8](repeating: 0, count: 256)
+            let count = read(fd, &raw, raw.count)
+            close(fd)
+            if count > 0 {
+                let text = String(decoding: raw[0..<count], as: UTF8.self)
+                if let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"), open < close {
+                    tid = UInt64(text[..<open].trimmingCharacters(in: .whitespaces)) ?? 0
+                    osName = String(text[text.index(after: open)..<close])
+                }
+            }
+        }
+        self.tid = tid
+        if Thread.isMainThread {
+            name = "main"
+        } else {
+            name = osName.isEmpty ? "thread-\(tid)" : osName
+        }
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<ThreadInfo>.fromOpaque(pointer).release() }
+        }
+        return key
+    }()
+
+    static var current: ThreadInfo {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<ThreadInfo>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let info = ThreadInfo()
+        pthread_setspecific(key, Unmanaged.passRetained(info).toOpaque())
+        return info
+    }
+}

@@ -1,0 +1,274 @@
+import Signals
+
+/// The format's name and the version this library writes and reads (`traces/FORMAT.md`).
+public enum TraceFormat {
+    /// The `format` of every header.
+    public static let name = "marbles-trace"
+    /// Readers refuse a newer major version; they read any minor version of theirs,
+    /// skipping record kinds they do not know.
+    public static let major = 1
+    /// Minor versions add record kinds or optional fields only.
+    public static let minor = 0
+}
+
+/// Whether a trace's times come from a real clock or from virtual time.
+public enum TraceClock: String, Sendable {
+    /// Recorded in real time: monotonic nanoseconds from the trace's origin.
+    case real
+    /// Produced in virtual time: a `TestScheduler`'s nanoseconds. Deterministic.
+    case virtual
+}
+
+/// The first line of every trace.
+public struct TraceHeader: Equatable, Sendable {
+    public var major: Int = TraceFormat.major
+    public var minor: Int = TraceFormat.minor
+    public var clock: TraceClock
+    /// Wall clock at the origin, ISO 8601 UTC with nanoseconds (real time only).
+    public var wallClock: String?
+    /// Wall clock at the origin in nanoseconds since 1970 (real time only).
+    public var wallClockNanoseconds: Int64?
+    /// The recording process's id (real time only).
+    public var pid: Int64?
+    /// The recording process's name (real time only).
+    public var process: String?
+    /// The host's name (real time only).
+    public var host: String?
+
+    public init(clock: TraceClock, wallClock: String? = nil, wallClockNanoseconds: Int64? = nil,
+                pid: Int64? = nil, process: String? = nil, host: String? = nil) {
+        self.clock = clock
+        self.wallClock = wallClock
+        self.wallClockNanoseconds = wallClockNanoseconds
+        self.pid = pid
+        self.process = process
+        self.host = host
+    }
+}
+
+/// A node: an operator, source or sink at a call site, with its upstream nodes.
+public struct NodeRecord: Equatable, Sendable {
+    /// An upstream node and how it feeds this one (`data`, `inner`, `trigger`, ...).
+    public struct Edge: Equatable, Sendable {
+        public var node: UInt64
+        public var role: String
+        public init(node: UInt64, role: String) {
+            self.node = node
+            self.role = role
+        }
+    }
+
+    /// Trace-local id, 1, 2, ... in order of first appearance.
+    public var id: UInt64
+    /// `source`, `operator` or `sink`.
+    public var kind: String
+    public var name: String
+    public var parameters: String
+    public var file: String
+    public var line: UInt64
+    public var label: String?
+    public var upstream: [Edge]
+
+    public init(id: UInt64, kind: String, name: String, parameters: String = "", file: String, line: UInt64,
+                label: String? = nil, upstream: [Edge] = []) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.parameters = parameters
+        self.file = file
+        self.line = line
+        self.label = label
+        self.upstream = upstream
+    }
+
+    /// The label if there is one, else the name: what figures and tables show.
+    public var displayName: String { label ?? name }
+}
+
+/// A subscription (a running instance) of a node began.
+public struct SubscriptionRecord: Equatable, Sendable {
+    public var id: UInt64
+    public var node: UInt64
+    /// The higher-order subscription that started it, the observed subscription for a sink,
+    /// or 0.
+    public var parent: UInt64
+    public var time: Int64
+    public var thread: UInt64
+    /// True when the recorder first saw it after it began (it started before recording).
+    public var late: Bool
+
+    public init(id: UInt64, node: UInt64, parent: UInt64, time: Int64, thread: UInt64, late: Bool = false) {
+        self.id = id
+        self.node = node
+        self.parent = parent
+        self.time = time
+        self.thread = thread
+        self.late = late
+    }
+}
+
+/// A subscription ended: disposed, or terminated and released.
+public struct DisposeRecord: Equatable, Sendable {
+    public var subscription: UInt64
+    public var time: Int64
+    public var thread: UInt64
+
+    public init(subscription: UInt64, time: Int64, thread: UInt64) {
+        self.subscription = subscription
+        self.time = time
+        self.thread = thread
+    }
+}
+
+/// A thread of the trace: a real thread (with the scheduler running on it, in real time) or
+/// a logical one (a scheduler's or lane's name, in virtual time).
+public struct ThreadRecord: Equatable, Sendable {
+    public var id: UInt64
+    public var name: String
+    public var scheduler: String?
+    /// The OS thread id (real time only).
+    public var os: UInt64?
+
+    public init(id: UInt64, name: String, scheduler: String? = nil, os: UInt64? = nil) {
+        self.id = id
+        self.name = name
+        self.scheduler = scheduler
+        self.os = os
+    }
+
+    /// The scheduler's name when one runs, else the thread's name.
+    public var displayName: String {
+        guard let scheduler, scheduler != name else { return name }
+        return "\(scheduler) (\(name))"
+    }
+}
+
+/// One event a subscription sent.
+public struct EventRecord: Equatable, Sendable {
+    /// One global order, 1, 2, ...
+    public var sequence: UInt64
+    public var time: Int64
+    public var node: UInt64
+    public var subscription: UInt64
+    public var kind: EventKind
+    public var thread: UInt64
+    /// Sequence numbers of the causing events, the primary one first.
+    public var causes: [UInt64]
+    /// A short display string of the value or error (value and failed events).
+    public var text: String?
+    /// Whether `text` was cut short.
+    public var truncated: Bool
+    /// The value as JSON text, when it is `Encodable` (what a replay re-injects).
+    public var json: String?
+    /// The size of a JSON payload that was too large to keep, else 0.
+    public var omittedJSONBytes: Int64
+
+    public init(sequence: UInt64, time: Int64, node: UInt64, subscription: UInt64, kind: EventKind, thread: UInt64,
+                causes: [UInt64] = [], text: String? = nil, truncated: Bool = false, json: String? = nil,
+                omittedJSONBytes: Int64 = 0) {
+        self.sequence = sequence
+        self.time = time
+        self.node = node
+        self.subscription = subscription
+        self.kind = kind
+        self.thread = thread
+        self.causes = causes
+        self.text = text
+        self.truncated = truncated
+        self.json = json
+        self.omittedJSONBytes = omittedJSONBytes
+    }
+}
+
+/// A thread hop: an action enqueued on a scheduler, and when and where it ran.
+public struct HopRecord: Equatable, Sendable {
+    public var id: UInt64
+    /// The node that hopped, or 0.
+    public var node: UInt64
+    public var subscription: UInt64
+    public var scheduler: String
+    public var enqueued: Int64
+    public var from: UInt64
+    /// When the action started; nil when it never ran (cancelled, or recording stopped).
+    public var started: Int64?
+    public var to: UInt64?
+
+    public init(id: UInt64, node: UInt64, subscription: UInt64, scheduler: String, enqueued: Int64, from: UInt64,
+                started: Int64? = nil, to: UInt64? = nil) {
+        self.id = id
+        self.node = node
+        self.subscription = subscription
+        self.scheduler = scheduler
+        self.enqueued = enqueued
+        self.from = from
+        self.started = started
+        self.to = to
+    }
+
+    /// Time from enqueue to start, when it ran.
+    public var queueWait: Int64? { started.map { $0 - enqueued } }
+}
+
+/// A user's mark in the timeline.
+public struct MarkRecord: Equatable, Sendable {
+    public var time: Int64
+    public var thread: UInt64
+    public var label: String
+
+    public init(time: Int64, thread: UInt64, label: String) {
+        self.time = time
+        self.thread = thread
+        self.label = label
+    }
+}
+
+/// A node's label, set after its node record was written.
+public struct LabelRecord: Equatable, Sendable {
+    public var node: UInt64
+    public var label: String
+
+    public init(node: UInt64, label: String) {
+        self.node = node
+        self.label = label
+    }
+}
+
+/// The closing line: counts, dropped records and duration.
+public struct SummaryRecord: Equatable, Sendable {
+    public var events: UInt64
+    public var nodes: UInt64
+    public var subscriptions: UInt64
+    public var threads: UInt64
+    public var hops: UInt64
+    public var marks: UInt64
+    /// Records lost because the file could not be written.
+    public var dropped: UInt64
+    /// Time of the end of the recording.
+    public var duration: Int64
+
+    public init(events: UInt64 = 0, nodes: UInt64 = 0, subscriptions: UInt64 = 0, threads: UInt64 = 0,
+                hops: UInt64 = 0, marks: UInt64 = 0, dropped: UInt64 = 0, duration: Int64 = 0) {
+        self.events = events
+        self.nodes = nodes
+        self.subscriptions = subscriptions
+        self.threads = threads
+        self.hops = hops
+        self.marks = marks
+        self.dropped = dropped
+        self.duration = duration
+    }
+}
+
+/// One line of a trace.
+public enum TraceRecord: Equatable, Sendable {
+    case header(TraceHeader)
+    case node(NodeRecord)
+    case subscribe(SubscriptionRecord)
+    case dispose(DisposeRecord)
+    case thread(ThreadRecord)
+    case event(EventRecord)
+    case hop(HopRecord)
+    case mark(MarkRecord)
+    case label(LabelRecord)
+    case summary(SummaryRecord)
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Signals
+
+/// A whole trace in memory: nodes, subscriptions, threads, events, hops and marks, with
+/// lookups by id. Built on `TraceReader`; use the reader directly for traces too large for
+/// memory.
+public struct Trace: Sendable {
+    /// An inner-stream edge derived from subscriptions' parents: `inner`'s subscriptions were
+    /// started by subscriptions of `outer` (a `flatMap`, `flatten`, ...).
+    public struct InnerEdge: Equatable, Hashable, Sendable {
+        public var inner: UInt64
+        public var outer: UInt64
+    }
+
+    public var header: TraceHeader
+    /// Nodes in id order.
+    public private(set) var nodes: [NodeRecord] = []
+    public private(set) var subscriptions: [SubscriptionRecord] = []
+    public private(set) var disposals: [DisposeRecord] = []
+    public private(set) var threads: [ThreadRecord] = []
+    /// Events in sequence order.
+    public private(set) var events: [EventRecord] = []
+    public private(set) var hops: [HopRecord] = []
+    public private(set) var marks: [MarkRecord] = []
+    public private(set) var summary: SummaryRecord?
+    /// What the reader skipped.
+    public private(set) var warnings: [TraceWarning] = []
+
+    private var nodeIndex: [UInt64: Int] = [:]
+    private var subscriptionIndex: [UInt64: Int] = [:]
+    private var threadIndex: [UInt64: Int] = [:]
+    private var eventIndex: [UInt64: Int] = [:]
+    private var eventsByNode: [UInt64: [Int]] = [:]
+
+    /// An empty trace.
+    public init(header: TraceHeader) {
+        self.header = header
+    }
+
+    /// Loads the trace at `url`.
+    public init(contentsOf url: URL) throws {
+        try self.init(reader: TraceReader(url: url))
+    }
+
+    /// Loads a trace held in memory (a `Recorder`'s `bytes`).
+    public init(bytes: [UInt8], name: String = "<memory>") throws {
+        try self.init(reader: TraceReader(bytes: bytes, name: name))
+    }
+
+    /// Reads every remaining record of `reader`, checking that each id a record uses was
+    /// defined by an earlier record.
+    public init(reader: TraceReader) throws {
+        self.init(header: reader.header)
+        while let record = try reader.next() {
+            if let problem = add(record) {
+                throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
+            }
+        }
+        warnings = reader.warnings
+    }
+
+    /// Adds a record; returns what is wrong with it instead when it refers to an undefined id
+    /// or redefines one.
+    @discardableResult
+    public mutating func add(_ record: TraceRecord) -> String? {
+        switch record {
+        case .header:
+            return "expected one header, found a second"
+        case let .node(node):
+            guard nodeIndex[node.id] == nil else { return "expected a new node id, found node \(node.id) again" }
+            for edge in node.upstream where nodeIndex[edge.node] == nil {
+                return "expected upstream node \(edge.node) to be defined before node \(node.id)"
+            }
+            nodeIndex[node.id] = nodes.count
+            nodes.append(node)
+        case let .subscribe(subscription):
+            guard subscriptionIndex[subscription.id] == nil else {
+                return "expected a new subscription id, found subscription \(subscription.id) again"
+            }
+            if let problem = require(node: subscription.node) ?? require(thread: subscription.thread) { return problem }
+            if subscription.parent != 0, subscriptionIndex[subscription.parent] == nil {
+                return "expected parent subscription \(subscription.parent) to be defined before it is used"
+            }
+            subscriptionIndex[subscription.id] = subscriptions.count
+            subscriptions.append(subscription)
+        case let .dispose(dispose):
+            if let problem = require(subscription: dispose.subscription) ?? require(thread: dispose.thread) { return problem }
+            disposals.append(dispose)
+        case let .thread(thread):
+            guard threadIndex[thread.id] == nil else { return "expected a new thread id, found thread \(thread.id) again" }
+            threadIndex[thread.id] = threads.count
+            threads.append(thread)
+        case let .event(event):
+            if let problem = require(node: event.node) ?? require(subscription: event.subscription)
+                ?? require(thread: event.thread) {
+                return problem
+            }
+            guard eventIndex[event.sequence] == nil else {
+                return "expected a new sequence number, found \(event.sequence) again"
+            }
+            eventIndex[event.sequence] = events.count
+            eventsByNode[event.node, default: []].append(events.count)
+            events.append(event)
+        case let .hop(hop):
+            if let problem = require(thread: hop.from) ?? hop.to.flatMap(require(thread:)) { return problem }
+            hops.append(hop)
+        case let .mark(mark):
+            if let problem = require(thread: mark.thread) { return problem }
+            marks.append(mark)
+        case let .label(label):
+            guard let index = nodeIndex[label.node] else { return "expected node \(label.node) to be defined before its label" }
+            nodes[index].label = label.label
+        case let .summary(summary):
+            self.summary = summary
+        }
+        return nil
+    }
+
+    private func require(node id: UInt64) -> String? {
+        nodeIndex[id] == nil ? "expected node \(id) to be defined before it is used" : nil
+    }
+
+    private func require(subscription id: UInt64) -> String? {
+        subscriptionIndex[id] == nil ? "expected subscription \(id) to be defined before it is used" : nil
+    }
+
+    private func require(thread id: UInt64) -> String? {
+        threadIndex[id] == nil ? "expected thread \(id) to be defined before it is used" : nil
+    }
+
+    // MARK: Lookups
+
+    public func node(_ id: UInt64) -> NodeRecord? { nodeIndex[id].map { nodes[$0] } }
+    public func subscription(_ id: UInt64) -> SubscriptionRecord? { subscriptionIndex[id].map { subscriptions[$0] } }
+    public func thread(_ id: UInt64) -> ThreadRecord? { threadIndex[id].map { threads[$0] } }
+    public func event(sequence: UInt64) -> EventRecord? { eventIndex[sequence].map { events[$0] } }
+
+    /// The events of every subscription of a node, in sequence order.
+    public func events(of node: UInt64) -> [EventRecord] {
+        (eventsByNode[node] ?? []).map { events[$0] }
+    }
+
+    /// The first node whose label (or, failing that, name) is `name`.
+    public func node(named name: String) -> NodeRecord? {
+        nodes.first { $0.label == name } ?? nodes.first { $0.name == name }
+    }
+
+    /// The nodes no other node reads from, but sinks read: the ends of the pipelines.
+    public var sinks: [NodeRecord] { nodes.filter { $0.kind == "sink" } }
+
+    /// The nodes with no upstream: sources.
+    public var sources: [NodeRecord] { nodes.filter { $0.upstream.isEmpty } }
+
+    /// Inner-stream edges, derived from subscriptions' parents (the recorder does not write
+    /// them): for each subscription started by a higher-order subscription, the edge from its
+    /// node to the parent's node — leaving out nodes that only feed another node started by
+    /// the same parent, so an inner chain `source → map` yields one edge, from `map`.
+    /// Sorted by (inner, outer).
+    public var innerEdges: [InnerEdge] {
+        var childrenByParent: [UInt64: Set<UInt64>] = [:]
+        for subscription in subscriptions where subscription.parent != 0 {
+            guard let node = node(subscription.node), node.kind != "sink" else { continue }
+            childrenByParent[subscription.parent, default: []].insert(subscription.node)
+        }
+        var edges = Set<InnerEdge>()
+        for (parent, children) in childrenByParent {
+            guard let outer = self.subscription(parent)?.node else { continue }
+            let fed = Set(children.flatMap { node($0)?.upstream.map(\.node) ?? [] })
+            for child in children where !fed.contains(child) && child != outer {
+                edges.insert(InnerEdge(inner: child, outer: outer))
+            }
+        }
+        return edges.sorted { ($0.inner, $0.outer) < ($1.inner, $1.outer) }
+    }
+}

@@ -1,0 +1,446 @@
+import Foundation
+import Signals
+
+/// A problem in a trace file: where it is and what was expected there.
+public struct TraceError: Error, Equatable, CustomStringConvertible {
+    /// The file's path (or the name given to in-memory bytes).
+    public var file: String
+    /// 1-based line; 0 when the problem is not in a line (the file cannot be opened).
+    public var line: Int
+    /// 1-based column in characters; 0 when the problem is the whole line.
+    public var column: Int
+    public var message: String
+
+    public init(file: String, line: Int, column: Int, message: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
+    public var description: String {
+        if line == 0 { return "\(file): error: \(message)" }
+        if column == 0 { return "\(file):\(line): error: \(message)" }
+        return "\(file):\(line):\(column): error: \(message)"
+    }
+}
+
+/// Something a reader skipped and went on: a record kind it does not know, a cut-off last line.
+public struct TraceWarning: Equatable, CustomStringConvertible, Sendable {
+    public var file: String
+    public var line: Int
+    public var message: String
+
+    public var description: String { "\(file):\(line): warning: \(message)" }
+}
+
+/// Reads a trace one record at a time, in constant memory: the header when opened, then
+/// `next()` until nil.
+///
+/// A last line cut off mid-record (a process that died while writing) ends the trace with a
+/// warning. A malformed line anywhere else is an error naming file, line and column.
+public final class TraceReader {
+    /// The file's path, or the name given to in-memory bytes.
+    public let name: String
+    /// The trace's header, read when the reader was made.
+    public private(set) var header: TraceHeader
+    /// What was skipped so far (at most `maxWarnings`; then one more says how many followed).
+    public private(set) var warnings: [TraceWarning] = []
+    /// The number of the last line read.
+    public private(set) var lineNumber = 0
+    /// Bytes consumed so far.
+    public private(set) var bytesRead: Int64 = 0
+
+    /// Lines longer than this are an error: a reader must not need unbounded memory.
+    public let maxLineLength: Int
+    static let maxWarnings = 100
+
+    private var source: Source
+    private var buffer: [UInt8]
+    private var start = 0
+    private var end = 0
+    private var atEOF = false
+    private var unknownKinds: [String: Int] = [:]
+    private var suppressedWarnings = 0
+
+    private enum Source {
+        case file(UnsafeMutablePointer<FILE>)
+        case bytes([UInt8], Int)
+    }
+
+    /// Opens the trace at `url` and reads its header.
+    public convenience init(url: URL, maxLineLength: Int = 64 << 20) throws {
+        guard let file = fopen(url.path, "rb") else {
+            throw TraceError(file: url.path, line: 0, column: 0,
+                             message: "cannot open the trace: \(String(cString: strerror(errno)))")
+        }
+        try self.init(source: .file(file), name: url.path, maxLineLength: maxLineLength)
+    }
+
+    /// Reads a trace held in memory; `name` stands for the file in messages.
+    public convenience init(bytes: [UInt8], name: String = "<memory>", maxLineLength: Int = 64 << 20) throws {
+        try self.init(source: .bytes(bytes, 0), name: name, maxLineLength: maxLineLength)
+    }
+
+    private init(source: Source, name: String, maxLineLength: Int) throws {
+        self.source = source
+        self.name = name
+        self.maxLineLength = maxLineLength
+        self.buffer = [UInt8](repeating: 0, count: 1 << 20)
+        self.header = TraceHeader(clock: .virtual)
+        guard let first = try nextLine() else {
+            throw TraceError(file: name, line: 1, column: 1, message: "expected a header line, found an empty file")
+        }
+        guard case let .header(header) = try decode(first) else {
+            throw TraceError(file: name, line: lineNumber, column: 1,
+                             message: "expected the header record (\"type\":\"header\") on the first line")
+        }
+        self.header = header
+    }
+
+    deinit {
+        if case let .file(file) = source { fclose(file) }
+    }
+
+    /// The next record after the header, or nil at the end of the trace.
+    public func next() throws -> TraceRecord? {
+        while let line = try nextLine() {
+            if let record = try decode(line) {
+                if case .header = record {
+                    throw TraceError(file: name, line: lineNumber, column: 1, message: "expected one header, found a second")
+                }
+                return record
+            }
+        }
+        return nil
+    }
+
+    /// Calls `body` with each remaining record.
+    public func forEach(_ body: (TraceRecord) throws -> Void) throws {
+        while let record = try next() { try body(record) }
+    }
+
+    // MARK: Lines
+
+    private struct Line {
+        var range: Range<Int>
+        var complete: Bool
+    }
+
+    private func fill() {
+        if start > 0 {
+            buffer.withUnsafeMutableBytes { raw in
+                let base = raw.baseAddress!
+                memmove(base, base + start, end - start)
+            }
+            end -= start
+            start = 0
+        }
+        if end == buffer.count {
+            buffer.append(contentsOf: [UInt8](repeating: 0, count: min(buffer.count, maxLineLength + 1)))
+        }
+        let room = buffer.count - end
+        var got = 0
+        switch source {
+        case let .file(file):
+            got = buffer.withUnsafeMutableBytes { raw in fread(raw.baseAddress! + end, 1, room, file) }
+        case let .bytes(bytes, offset):
+            got = min(room, bytes.count - offset)
+            buffer.withUnsafeMutableBytes { raw in
+                bytes.withUnsafeBytes { source in
+                    if got > 0 { (raw.baseAddress! + end).copyMemory(from: source.baseAddress! + offset, byteCount: got) }
+                }
+            }
+            source = .bytes(bytes, offset + got)
+        }
+        if got == 0 { atEOF = true }
+        end += got
+    }
+
+    /// The next line's bytes; handles blank lines by returning them (decode skips them).
+    private func nextLine() throws -> Line? {
+        var scanned = start
+        while true {
+            if let newline = buffer[scanned..<end].firstIndex(of: UInt8(ascii: "\n")) {
+                lineNumber += 1
+                let line = Line(range: start..<newline, complete: true)
+                bytesRead += Int64(newline + 1 - start)
+                start = newline + 1
+                guard line.range.count <= maxLineLength else { throw lineTooLong() }
+                return line
+            }
+            scanned = end
+            if end - start > maxLineLength {
+                lineNumber += 1
+                throw lineTooLong()
+            }
+            if atEOF {
+                guard end > start else { return nil }
+                lineNumber += 1
+                let line = Line(range: start..<end, complete: false)
+                bytesRead += Int64(end - start)
+                start = end
+                return line
+            }
+            let offset = scanned - start
+            fill()
+            scanned = start + offset
+        }
+    }
+
+    private func lineTooLong() -> TraceError {
+        TraceError(file: name, line: lineNumber, column: 0,
+                   message: "expected a line of at most \(maxLineLength) bytes; this one is longer")
+    }
+
+    private func warn(_ message: String) {
+        if warnings.count < Self.maxWarnings {
+            warnings.append(TraceWarning(file: name, line: lineNumber, message: message))
+        } else {
+            suppressedWarnings += 1
+        }
+    }
+
+    // MARK: Records
+
+    private func decode(_ line: Line) throws -> TraceRecord? {
+        let text = buffer[line.range]
+        if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+            if line.complete { return nil }
+            return nil
+        }
+        do {
+            return try buffer.withUnsafeBufferPointer { whole in
+                let bytes = UnsafeBufferPointer(rebasing: whole[line.range])
+                let fields = try JSONParser.parseObjectLine(bytes)
+                return try record(Fields(fields, bytes: bytes))
+            }
+        } catch let error as JSONSyntaxError {
+            if !line.complete {
+                warn("the last line is cut off (no newline at the end, \(line.range.count) bytes); ignored")
+                return nil
+            }
+            throw TraceError(file: name, line: lineNumber, column: column(of: error.offset, in: line.range),
+                             message: "expected \(error.expected)")
+        } catch let error as FieldError {
+            if !line.complete {
+                warn("the last line is cut off (no newline at the end, \(line.range.count) bytes); ignored")
+                return nil
+            }
+            throw TraceError(file: name, line: lineNumber, column: column(of: error.offset, in: line.range),
+                             message: "expected \(error.expected)")
+        }
+    }
+
+    /// The 1-based column, in characters (Unicode scalars), of a byte offset in a line.
+    private func column(of offset: Int, in range: Range<Int>) -> Int {
+        var column = 1
+        for byte in buffer[range.lowerBound..<min(range.lowerBound + offset, range.upperBound)] where byte & 0xC0 != 0x80 {
+            column += 1
+        }
+        return column
+    }
+
+    private func record(_ fields: Fields) throws -> TraceRecord? {
+        let type = try fields.string("type")
+        switch type {
+        case "header":
+            let format = try fields.string("format")
+            guard format == TraceFormat.name else {
+                throw fields.error("format \"\(TraceFormat.name)\", found \"\(format)\"", at: "format")
+            }
+            let version = try fields.string("version")
+            let parts = version.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 2, let major = Int(parts[0]), let minor = Int(parts[1]) else {
+                throw fields.error("a version \"MAJOR.MINOR\", found \"\(version)\"", at: "version")
+            }
+            guard major <= TraceFormat.major else {
+                throw fields.error("format version \(TraceFormat.major).x or older; this trace is version \(version), "
+                                   + "written by a newer Marbles: update Marbles to read it", at: "version")
+            }
+            let unit = try fields.string("unit")
+            guard unit == "ns" else { throw fields.error("unit \"ns\", found \"\(unit)\"", at: "unit") }
+            let clockName = try fields.string("clock")
+            guard let clock = TraceClock(rawValue: clockName) else {
+                throw fields.error("clock \"real\" or \"virtual\", found \"\(clockName)\"", at: "clock")
+            }
+            var header = TraceHeader(clock: clock, wallClock: try fields.optionalString("wallClock"),
+                                     wallClockNanoseconds: try fields.optionalInteger("wallClockNs"),
+                                     pid: try fields.optionalInteger("pid"), process: try fields.optionalString("process"),
+                                     host: try fields.optionalString("host"))
+            header.major = major
+            header.minor = minor
+            return .header(header)
+        case "node":
+            var upstream: [NodeRecord.Edge] = []
+            for (index, element) in try fields.array("upstream").enumerated() {
+                guard case .object = element, case let .integer(node)? = element["node"], node > 0,
+                      case let .string(role)? = element["role"] else {
+                    throw fields.error("upstream element \(index) to be {\"node\":ID,\"role\":\"...\"}", at: "upstream")
+                }
+                upstream.append(.init(node: UInt64(node), role: role))
+            }
+            return .node(NodeRecord(id: try fields.id("id"), kind: try fields.string("kind"), name: try fields.string("name"),
+                                    parameters: try fields.string("parameters"), file: try fields.string("file"),
+                                    line: try fields.unsigned("line"), label: try fields.optionalString("label"),
+                                    upstream: upstream))
+        case "subscribe":
+            return .subscribe(SubscriptionRecord(id: try fields.id("id"), node: try fields.id("node"),
+                                                 parent: try fields.unsigned("parent"), time: try fields.integer("time"),
+                                                 thread: try fields.id("thread"), late: try fields.optionalBool("late") ?? false))
+        case "dispose":
+            return .dispose(DisposeRecord(subscription: try fields.id("sub"), time: try fields.integer("time"),
+                                          thread: try fields.id("thread")))
+        case "thread":
+            let os = try fields.optionalInteger("os")
+            return .thread(ThreadRecord(id: try fields.id("id"), name: try fields.string("name"),
+                                        scheduler: try fields.optionalString("scheduler"), os: os.map { UInt64(max(0, $0)) }))
+        case "event":
+            let kindName = try fields.string("kind")
+            guard let kind = EventKind(rawValue: kindName) else {
+                throw fields.error("kind value, failed, completed or interrupted, found \"\(kindName)\"", at: "kind")
+            }
+            var causes: [UInt64] = []
+            for element in try fields.array("causes") {
+                guard case let .integer(cause) = element, cause > 0 else {
+                    throw fields.error("causes to be positive sequence numbers", at: "causes")
+                }
+                causes.append(UInt64(cause))
+            }
+            return .event(EventRecord(sequence: try fields.id("seq"), time: try fields.integer("time"),
+                                      node: try fields.id("node"), subscription: try fields.id("sub"), kind: kind,
+                                      thread: try fields.id("thread"), causes: causes, text: try fields.optionalString("text"),
+                                      truncated: try fields.optionalBool("truncated") ?? false, json: fields.raw("json"),
+                                      omittedJSONBytes: try fields.optionalInteger("jsonOmitted") ?? 0))
+        case "hop":
+            let started = try fields.optionalInteger("started")
+            let to = try fields.optionalInteger("to")
+            return .hop(HopRecord(id: try fields.id("id"), node: try fields.unsigned("node"), subscription: try fields.unsigned("sub"),
+                                  scheduler: try fields.string("scheduler"), enqueued: try fields.integer("enqueued"),
+                                  from: try fields.id("from"), started: started, to: to.map { UInt64(max(0, $0)) }))
+        case "mark":
+            return .mark(MarkRecord(time: try fields.integer("time"), thread: try fields.id("thread"),
+                                    label: try fields.string("label")))
+        case "label":
+            return .label(LabelRecord(node: try fields.id("node"), label: try fields.string("label")))
+        case "summary":
+            return .summary(SummaryRecord(events: try fields.unsigned("events"), nodes: try fields.unsigned("nodes"),
+                                          subscriptions: try fields.unsigned("subscriptions"),
+                                          threads: try fields.unsigned("threads"), hops: try fields.unsigned("hops"),
+                                          marks: try fields.unsigned("marks"), dropped: try fields.unsigned("dropped"),
+                                          duration: try fields.integer("duration")))
+        default:
+            unknownKinds[type, default: 0] += 1
+            if unknownKinds[type] == 1 {
+                warn("skipped a record of unknown type \"\(type)\" (written by a newer Marbles?); "
+                     + "further records of this type are skipped silently")
+            }
+            return nil
+        }
+    }
+
+    /// How many records of each unknown type were skipped, by type name.
+    public var skippedRecords: [(type: String, count: Int)] {
+        unknownKinds.keys.sorted().map { ($0, unknownKinds[$0] ?? 0) }
+    }
+
+    /// How many warnings were left out of `warnings` after the first `maxWarnings`.
+    public var suppressedWarningCount: Int { suppressedWarnings }
+}
+
+/// A field is missing or of the wrong type, at a byte offset of its line.
+struct FieldError: Error {
+    let offset: Int
+    let expected: String
+}
+
+/// The top-level fields of one record line, with typed access that names what is wrong.
+struct Fields {
+    let fields: [(key: String, field: JSONField)]
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    init(_ fields: [(key: String, field: JSONField)], bytes: UnsafeBufferPointer<UInt8>) {
+        self.fields = fields
+        self.bytes = bytes
+    }
+
+    private func field(_ key: String) -> JSONField? {
+        fields.first { $0.key == key }?.field
+    }
+
+    func error(_ expected: String, at key: String) -> FieldError {
+        FieldError(offset: field(key)?.offset ?? 0, expected: expected)
+    }
+
+    private func required(_ key: String, _ what: String) throws -> JSONField {
+        guard let field = field(key) else {
+            throw FieldError(offset: 0, expected: "a field \"\(key)\" (\(what)) in this record")
+        }
+        return field
+    }
+
+    func string(_ key: String) throws -> String {
+        let field = try required(key, "a string")
+        guard case let .string(value) = field.value else { throw FieldError(offset: field.offset, expected: "a string for \"\(key)\"") }
+        return value
+    }
+
+    func optionalString(_ key: String) throws -> String? {
+        guard let field = field(key) else { return nil }
+        switch field.value {
+        case .null: return nil
+        case let .string(value): return value
+        default: throw FieldError(offset: field.offset, expected: "a string or null for \"\(key)\"")
+        }
+    }
+
+    func integer(_ key: String) throws -> Int64 {
+        let field = try required(key, "an integer")
+        guard case let .integer(value) = field.value else { throw FieldError(offset: field.offset, expected: "an integer for \"\(key)\"") }
+        return value
+    }
+
+    func optionalInteger(_ key: String) throws -> Int64? {
+        guard let field = field(key) else { return nil }
+        switch field.value {
+        case .null: return nil
+        case let .integer(value): return value
+        default: throw FieldError(offset: field.offset, expected: "an integer or null for \"\(key)\"")
+        }
+    }
+
+    func optionalBool(_ key: String) throws -> Bool? {
+        guard let field = field(key) else { return nil }
+        guard case let .bool(value) = field.value else { throw FieldError(offset: field.offset, expected: "true or false for \"\(key)\"") }
+        return value
+    }
+
+    func unsigned(_ key: String) throws -> UInt64 {
+        let field = try required(key, "an integer")
+        guard case let .integer(value) = field.value, value >= 0 else {
+            throw FieldError(offset: field.offset, expected: "a non-negative integer for \"\(key)\"")
+        }
+        return UInt64(value)
+    }
+
+    /// A positive id (ids start at 1).
+    func id(_ key: String) throws -> UInt64 {
+        let field = try required(key, "an id")
+        guard case let .integer(value) = field.value, value > 0 else {
+            throw FieldError(offset: field.offset, expected: "a positive integer id for \"\(key)\"")
+        }
+        return UInt64(value)
+    }
+
+    func array(_ key: String) throws -> [JSONValue] {
+        let field = try required(key, "an array")
+        guard case let .array(value) = field.value else { throw FieldError(offset: field.offset, expected: "an array for \"\(key)\"") }
+        return value
+    }
+
+    /// The field's JSON text as written.
+    func raw(_ key: String) -> String? {
+        guard let field = field(key) else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[field.range]), as: UTF8.self)
+    }
+}

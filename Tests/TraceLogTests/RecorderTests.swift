@@ -1,0 +1,152 @@
+import Signals
+import TraceLog
+import XCTest
+
+final class RecorderTests: XCTestCase {
+    /// A pipeline on virtual time: a pipe, a map and a filter, three values and completion.
+    private func recordPipeline() -> [UInt8] {
+        let scheduler = TestScheduler()
+        return Recorder.record(virtual: scheduler) {
+            let (signal, input) = Signal<Int, Never>.pipe(named: "numbers")
+            signal.map { $0 * 10 }.filter { $0 > 10 }.observeValues { _ in }
+            for value in 1...3 {
+                scheduler.schedule(atNanoseconds: Int64(value) * 1_000_000) { input.send(value: value) }
+            }
+            scheduler.schedule(atNanoseconds: 5_000_000) { input.sendCompleted() }
+            scheduler.run()
+        }
+    }
+
+    func testVirtualRecordingsOfTheSameRunAreByteIdentical() {
+        let first = recordPipeline()
+        let second = recordPipeline()
+        XCTAssertFalse(first.isEmpty)
+        XCTAssertEqual(first, second)
+    }
+
+    func testRecordedTraceReadsBackWithNodesEventsAndCauses() throws {
+        let trace = try Trace(bytes: recordPipeline())
+        XCTAssertEqual(trace.header.clock, .virtual)
+        XCTAssertNil(trace.header.host)
+        XCTAssertEqual(trace.nodes.map(\.name), ["pipe", "map", "filter", "observeValues"])
+        XCTAssertEqual(trace.nodes.first?.label, "numbers")
+        XCTAssertEqual(trace.nodes[1].upstream, [NodeRecord.Edge(node: 1, role: "data")])
+        let pipe = trace.events(of: 1)
+        XCTAssertEqual(pipe.map(\.json), ["1", "2", "3", nil])
+        XCTAssertEqual(pipe.map(\.time), [1_000_000, 2_000_000, 3_000_000, 5_000_000])
+        let filtered = trace.events(of: 3)
+        XCTAssertEqual(filtered.compactMap(\.text), ["20", "30"])
+        XCTAssertEqual(filtered.last?.kind, .completed)
+        // The filter's 20 was caused by the map's 20, itself caused by the pipe's 2.
+        let twenty = try XCTUnwrap(filtered.first)
+        let mapTwenty = try XCTUnwrap(trace.event(sequence: twenty.causes[0]))
+        XCTAssertEqual(mapTwenty.text, "20")
+        XCTAssertEqual(trace.event(sequence: mapTwenty.causes[0])?.text, "2")
+        XCTAssertEqual(trace.threads.map(\.name), ["main", "test"])
+        XCTAssertEqual(trace.summary?.events, UInt64(trace.events.count))
+        XCTAssertEqual(trace.summary?.dropped, 0)
+        XCTAssertEqual(trace.summary?.duration, 5_000_000)
+    }
+
+    func testRealTimeRecordingToAFileHasAWallClockHeaderAndMonotonicTimes() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("marbles-real-\(getpid()).trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Recorder.record(to: url) {
+            let (signal, input) = Signal<String, Never>.pipe(named: "text")
+            signal.map { $0.uppercased() }.observeValues { _ in }
+            Recorder.mark("typing")
+            input.send(value: "a\"b\\c\nd é")
+            input.send(value: "second")
+        }
+        let trace = try Trace(contentsOf: url)
+        XCTAssertEqual(trace.header.clock, .real)
+        XCTAssertNotNil(trace.header.wallClock)
+        XCTAssertEqual(trace.header.pid, Int64(getpid()))
+        XCTAssertNotNil(trace.header.host)
+        XCTAssertEqual(trace.marks.map(\.label), ["typing"])
+        XCTAssertEqual(trace.events(of: 1).first?.text, "a\"b\\c\nd é")
+        XCTAssertEqual(trace.events(of: 1).first?.json, #""a\"b\\c\nd é""#)
+        XCTAssertEqual(trace.events(of: 2).map(\.text), ["A\"B\\C\nD É", "SECOND"])
+        let times = trace.events.map(\.time)
+        XCTAssertEqual(times, times.sorted())
+        XCTAssertGreaterThanOrEqual(times.first ?? -1, 0)
+        let thread = try XCTUnwrap(trace.threads.first)
+        XCTAssertEqual(thread.name, "main")
+        XCTAssertNotNil(thread.os)
+    }
+
+    func testLongValuesAreTruncatedWithAMarkerAndEncodableValuesKeepJSON() throws {
+        struct Point: Encodable, CustomStringConvertible {
+            var y: Int
+            var x: Int
+            var description: String { "(\(x), \(y))" }
+        }
+        let scheduler = TestScheduler()
+        let long = String(repeating: "x", count: 500)
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (points, pointInput) = Signal<Point, Never>.pipe()
+            let (texts, textInput) = Signal<String, Never>.pipe()
+            points.observeValues { _ in }
+            texts.observeValues { _ in }
+            pointInput.send(value: Point(y: 2, x: 1))
+            textInput.send(value: long)
+        }
+        let trace = try Trace(bytes: bytes)
+        XCTAssertEqual(trace.events[0].json, #"{"x":1,"y":2}"#)
+        XCTAssertEqual(trace.events[0].text, "(1, 2)")
+        XCTAssertFalse(trace.events[0].truncated)
+        XCTAssertTrue(trace.events[1].truncated)
+        XCTAssertEqual(trace.events[1].text, String(repeating: "x", count: Recorder.maxTextLength) + "…")
+        XCTAssertEqual(trace.events[1].json?.count, 502)
+    }
+
+    func testNodesAreWrittenOnceUpstreamFirstAndLabelsSetLaterAreRecorded() throws {
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (signal, input) = Signal<Int, Never>.pipe()
+            let mapped = signal.map { $0 + 1 }
+            mapped.named("plusOne")
+            mapped.observeValues { _ in }
+            input.send(value: 1)
+            input.send(value: 2)
+        }
+        let trace = try Trace(bytes: bytes)
+        XCTAssertEqual(trace.nodes.map(\.id), [1, 2, 3])
+        XCTAssertEqual(trace.node(2)?.label, "plusOne")
+        XCTAssertEqual(trace.node(named: "plusOne")?.name, "map")
+        let text = String(decoding: bytes, as: UTF8.self)
+        XCTAssertTrue(text.contains(#"{"type":"label","node":2,"label":"plusOne"}"#))
+    }
+
+    func testSubscriptionsStartedBeforeRecordingAreMarkedLate() throws {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        signal.observeValues { _ in }
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) { input.send(value: 1) }
+        let trace = try Trace(bytes: bytes)
+        XCTAssertEqual(trace.subscriptions.map(\.late), [true])
+        XCTAssertEqual(trace.events.map(\.text), ["1"])
+    }
+
+    func testAnEventFloodKeepsTheBufferBoundedAndLosesNothing() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("marbles-flood-\(getpid()).trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let recorder = try Recorder(to: url, clock: .real, bufferCapacity: 8192)
+        recorder.start()
+        let (signal, input) = Signal<Int, Never>.pipe()
+        signal.map { $0 }.observeValues { _ in }
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for value in 0..<5_000 { input.send(value: worker * 10_000 + value) }
+        }
+        let summary = try recorder.stop()
+        XCTAssertEqual(summary.events, 40_000)
+        XCTAssertEqual(summary.dropped, 0)
+        XCTAssertLessThan(recorder.bufferHighWater, 8192 + 1024)
+        let reader = try TraceReader(url: url)
+        var sequences: [UInt64] = []
+        while let record = try reader.next() {
+            if case let .event(event) = record { sequences.append(event.sequence) }
+        }
+        XCTAssertEqual(sequences, Array(1...40_000))
+    }
+}

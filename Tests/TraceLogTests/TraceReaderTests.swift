@@ -1,0 +1,190 @@
+import Foundation
+import Signals
+import TraceLog
+import XCTest
+
+final class TraceReaderTests: XCTestCase {
+    private let header = #"{"type":"header","format":"marbles-trace","version":"1.0","unit":"ns","clock":"virtual"}"#
+    private let thread = #"{"type":"thread","id":1,"name":"main"}"#
+    private let node = #"{"type":"node","id":1,"kind":"source","name":"pipe","parameters":"","file":"A.swift","line":3,"upstream":[]}"#
+    private let subscribe = #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#
+
+    private func event(_ seq: Int) -> String {
+        #"{"type":"event","seq":\#(seq),"time":\#(seq * 10),"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"v","json":"v"}"#
+    }
+
+    private func bytes(_ lines: [String], trailingNewline: Bool = true) -> [UInt8] {
+        Array((lines.joined(separator: "\n") + (trailingNewline ? "\n" : "")).utf8)
+    }
+
+    private func expectError(_ bytes: [UInt8], line: Int, column: Int? = nil, containing text: String,
+                             file: StaticString = #filePath, fileLine: UInt = #line) {
+        do {
+            _ = try Trace(bytes: bytes, name: "t.trace")
+            XCTFail("expected an error", file: file, line: fileLine)
+        } catch let error as TraceError {
+            XCTAssertEqual(error.file, "t.trace", file: file, line: fileLine)
+            XCTAssertEqual(error.line, line, "\(error)", file: file, line: fileLine)
+            if let column { XCTAssertEqual(error.column, column, "\(error)", file: file, line: fileLine) }
+            XCTAssertTrue(error.message.contains(text), "\(error)", file: file, line: fileLine)
+        } catch {
+            XCTFail("unexpected \(error)", file: file, line: fileLine)
+        }
+    }
+
+    func testReadsAWellFormedTrace() throws {
+        let trace = try Trace(bytes: bytes([header, thread, node, subscribe, event(1), event(2)]))
+        XCTAssertEqual(trace.events.map(\.sequence), [1, 2])
+        XCTAssertEqual(trace.events.map(\.json), [#""v""#, #""v""#])
+        XCTAssertTrue(trace.warnings.isEmpty)
+    }
+
+    func testACutOffLastLineIsAWarning() throws {
+        let full = bytes([header, thread, node, subscribe, event(1), event(2)])
+        let cut = Array(full.dropLast(12))
+        let trace = try Trace(bytes: cut, name: "t.trace")
+        XCTAssertEqual(trace.events.map(\.sequence), [1])
+        XCTAssertEqual(trace.warnings.count, 1)
+        XCTAssertEqual(trace.warnings.first?.line, 6)
+        XCTAssertTrue(trace.warnings.first?.message.contains("cut off") ?? false)
+    }
+
+    func testAWholeLastLineWithoutNewlineIsRead() throws {
+        let trace = try Trace(bytes: bytes([header, thread, node, subscribe, event(1)], trailingNewline: false))
+        XCTAssertEqual(trace.events.count, 1)
+        XCTAssertTrue(trace.warnings.isEmpty)
+    }
+
+    func testAMalformedLineNamesLineColumnAndWhatWasExpected() {
+        let broken = #"{"type":"event","seq":2,"time":x}"#
+        expectError(bytes([header, thread, node, subscribe, broken, event(3)]), line: 5, column: 32, containing: "expected a value")
+    }
+
+    func testAFieldOfTheWrongTypeIsAnError() {
+        let broken = #"{"type":"event","seq":"two","time":1,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#
+        expectError(bytes([header, thread, node, subscribe, broken]), line: 5, column: 23, containing: "positive integer id for \"seq\"")
+    }
+
+    func testAnUndefinedIdIsAnError() {
+        expectError(bytes([header, thread, subscribe]), line: 3, containing: "node 1 to be defined")
+    }
+
+    func testAnEmptyFileIsAnError() {
+        expectError([], line: 1, column: 1, containing: "empty file")
+    }
+
+    func testABinaryFileIsAnError() {
+        let binary: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF, 0x10]
+        expectError(binary, line: 1, column: 1, containing: "'{' to open a record")
+    }
+
+    func testInvalidUTF8InAStringIsAnError() {
+        var data = bytes([header, thread])
+        data += Array(#"{"type":"mark","time":0,"thread":1,"label":"a"#.utf8) + [0xC3, 0x28] + Array("\"}\n".utf8)
+        expectError(data, line: 3, containing: "valid UTF-8")
+    }
+
+    func testAFirstLineThatIsNotAHeaderIsAnError() {
+        expectError(bytes([thread, header]), line: 1, containing: "header record")
+    }
+
+    func testANewerMajorVersionIsRefused() {
+        let newer = header.replacingOccurrences(of: #""version":"1.0""#, with: #""version":"2.0""#)
+        expectError(bytes([newer]), line: 1, containing: "newer Marbles")
+    }
+
+    func testANewerMinorVersionWithUnknownRecordsIsReadWithAWarning() throws {
+        let newer = header.replacingOccurrences(of: #""version":"1.0""#, with: #""version":"1.7""#)
+        let unknown = #"{"type":"gpu","id":1,"busy":true}"#
+        let trace = try Trace(bytes: bytes([newer, thread, unknown, unknown, node, subscribe, event(1)]), name: "t.trace")
+        XCTAssertEqual(trace.header.minor, 7)
+        XCTAssertEqual(trace.events.count, 1)
+        XCTAssertEqual(trace.warnings.count, 1)
+        XCTAssertEqual(trace.warnings.first?.line, 3)
+        XCTAssertTrue(trace.warnings.first?.message.contains("\"gpu\"") ?? false)
+    }
+
+    func testAHugeLineIsAnErrorNotUnboundedMemory() {
+        let huge = #"{"type":"mark","time":0,"thread":1,"label":""# + String(repeating: "x", count: 5000) + #""}"#
+        do {
+            let reader = try TraceReader(bytes: bytes([header, thread, huge]), name: "t.trace", maxLineLength: 1024)
+            while try reader.next() != nil {}
+            XCTFail("expected an error")
+        } catch let error as TraceError {
+            XCTAssertEqual(error.line, 3)
+            XCTAssertTrue(error.message.contains("at most 1024 bytes"), "\(error)")
+        } catch {
+            XCTFail("unexpected \(error)")
+        }
+    }
+
+    func testAMissingFileIsAnError() {
+        XCTAssertThrowsError(try TraceReader(url: URL(fileURLWithPath: "/nonexistent/x.trace"))) { error in
+            XCTAssertTrue("\(error)".contains("/nonexistent/x.trace: error: cannot open the trace"), "\(error)")
+        }
+    }
+
+    func testEscapesRoundTripThroughWriterAndReader() throws {
+        let hostile = "quote\" backslash\\ newline\n tab\t nul\u{0} bell\u{7} del\u{7F} sep\u{2028} emoji 🎉 accents é"
+        let record = TraceRecord.mark(MarkRecord(time: 1, thread: 1, label: hostile))
+        let line = record.jsonLine
+        XCTAssertEqual(line.filter { $0 == UInt8(ascii: "\n") }.count, 1)
+        XCTAssertEqual(line.last, UInt8(ascii: "\n"))
+        let reader = try TraceReader(bytes: Array(header.utf8) + [0x0A] + Array(thread.utf8) + [0x0A] + line)
+        XCTAssertEqual(try reader.next(), .thread(ThreadRecord(id: 1, name: "main")))
+        XCTAssertEqual(try reader.next(), record)
+        XCTAssertNil(try reader.next())
+    }
+
+    func testEveryRecordKindRoundTrips() throws {
+        let records: [TraceRecord] = [
+            .thread(ThreadRecord(id: 1, name: "worker", scheduler: "background", os: 4242)),
+            .node(NodeRecord(id: 1, kind: "source", name: "pipe", file: "A.swift", line: 1, label: "in")),
+            .node(NodeRecord(id: 2, kind: "operator", name: "flatMap", parameters: "latest", file: "A.swift", line: 2,
+                             upstream: [.init(node: 1, role: "data")])),
+            .subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: 0, thread: 1)),
+            .subscribe(SubscriptionRecord(id: 2, node: 2, parent: 1, time: 5, thread: 1, late: true)),
+            .event(EventRecord(sequence: 1, time: 7, node: 1, subscription: 1, kind: .value, thread: 1, causes: [],
+                               text: "x…", truncated: true, json: #"{"a":[1,2.5,null,true]}"#)),
+            .event(EventRecord(sequence: 2, time: 8, node: 2, subscription: 2, kind: .failed, thread: 1, causes: [1],
+                               text: "boom", omittedJSONBytes: 70000)),
+            .hop(HopRecord(id: 1, node: 2, subscription: 2, scheduler: "main", enqueued: 8, from: 1, started: 20, to: 1)),
+            .hop(HopRecord(id: 2, node: 0, subscription: 0, scheduler: "main", enqueued: 9, from: 1)),
+            .mark(MarkRecord(time: 9, thread: 1, label: "burst")),
+            .dispose(DisposeRecord(subscription: 2, time: 30, thread: 1)),
+            .label(LabelRecord(node: 2, label: "results")),
+            .summary(SummaryRecord(events: 2, nodes: 2, subscriptions: 2, threads: 1, hops: 2, marks: 1, dropped: 3, duration: 30)),
+        ]
+        let realHeader = TraceHeader(clock: .real, wallClock: "2026-01-01T00:00:00.000000000Z",
+                                     wallClockNanoseconds: 1_767_225_600_000_000_000, pid: 12, process: "p", host: "h")
+        var data = TraceRecord.header(realHeader).jsonLine
+        for record in records { data += record.jsonLine }
+        let reader = try TraceReader(bytes: data)
+        XCTAssertEqual(reader.header, realHeader)
+        var read: [TraceRecord] = []
+        while let record = try reader.next() { read.append(record) }
+        XCTAssertEqual(read, records)
+        let trace = try Trace(bytes: data)
+        XCTAssertEqual(trace.node(2)?.label, "results")
+        XCTAssertEqual(trace.hops.first?.queueWait, 12)
+    }
+
+    func testReadsAcrossChunkBoundaries() throws {
+        var lines = [header, thread, node, subscribe]
+        for seq in 1...30_000 { lines.append(event(seq)) }
+        let data = bytes(lines)
+        XCTAssertGreaterThan(data.count, 2 << 20)
+        let reader = try TraceReader(bytes: data)
+        var count = 0
+        var last: UInt64 = 0
+        while let record = try reader.next() {
+            if case let .event(event) = record {
+                count += 1
+                XCTAssertEqual(event.sequence, last + 1)
+                last = event.sequence
+            }
+        }
+        XCTAssertEqual(count, 30_000)
+        XCTAssertEqual(reader.bytesRead, Int64(data.count))
+    }
+}
