@@ -217,10 +217,23 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {
         return SignalProducer<U, F>(node: node) {
             let instance = upstream.instantiate()
             let signal = transform(instance.signal)
-            let interrupter = instance.interrupter
-            signal.core.resources.add(interrupter)
-            return .init(signal: signal, interrupter: interrupter, begin: instance.begin)
+            signal.core.resources.add(instance.interrupter)
+            return .init(signal: signal, interrupter: Self.interrupting(signal, after: instance.interrupter),
+                         begin: instance.begin)
         }
+    }
+
+    /// The interrupter of a lifted start: the upstream's first, so the interruption flows
+    /// down the chain as usual, then the lifted signal itself, which an operator that has
+    /// stopped observing its upstream (a timeout switched to its fallback) would otherwise
+    /// never hear about (a composite disposes in reverse order of addition). Weak, so an
+    /// abandoned start's interrupter keeps nothing alive.
+    @usableFromInline
+    static func interrupting<U, F>(_ signal: Signal<U, F>, after upstream: Disposable) -> Disposable {
+        CompositeDisposable([
+            AnyDisposable { [weak core = signal.core] in core?.send(.interrupted) },
+            upstream,
+        ])
     }
 
     /// Applies a two-input signal operator to each start of both producers. This producer
@@ -235,9 +248,9 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {
             let first = upstream.instantiate()
             let second = other.instantiate()
             let signal = transform(first.signal, second.signal)
-            let interrupter = CompositeDisposable([first.interrupter, second.interrupter])
-            signal.core.resources.add(interrupter)
-            return .init(signal: signal, interrupter: interrupter) {
+            let upstreams = CompositeDisposable([first.interrupter, second.interrupter])
+            signal.core.resources.add(upstreams)
+            return .init(signal: signal, interrupter: Self.interrupting(signal, after: upstreams)) {
                 if otherFirst {
                     second.begin()
                     first.begin()

@@ -1,0 +1,165 @@
+import Foundation
+import Signals
+import XCTest
+
+final class DelayTests: XCTestCase {
+    func testValuesAndCompletionAreShifted() {
+        expectMarbles("--a-b-|") { $0.hot("a-b-|").delay(0.002, on: $0) }
+    }
+
+    func testSameInstantValuesKeepTheirOrder() {
+        expectMarbles("--(ab)|") { $0.hot("(ab)|").delay(0.002, on: $0) }
+    }
+
+    func testFailureOvertakesDelayedValues() {
+        expectMarbles("-#") { $0.hot("a#").delay(0.002, on: $0) }
+    }
+
+    func testInterruptionOvertakesDelayedValues() {
+        expectMarbles("-!") { $0.hot("a!").delay(0.002, on: $0) }
+    }
+
+    func testCompletionWhileValuesAreOnTheirWayWaitsForThem() {
+        expectMarbles("--ab|") { $0.hot("ab|").delay(0.002, on: $0) }
+    }
+
+    func testInterruptingAProducerCancelsWhatIsOnItsWay() {
+        let scheduler = TestScheduler()
+        let collector = Collector<String, TestError>(scheduler)
+        let disposable = scheduler.cold("ab--|").delay(0.002, on: scheduler).start(collector.observer)
+        scheduler.advance(by: 0.002)
+        disposable.dispose()
+        scheduler.run()
+        XCTAssertEqual(collector.marbles, "--(a!)")
+    }
+}
+
+final class TimeoutTests: XCTestCase {
+    func testAStreamThatEndsInTimeIsUntouched() {
+        expectMarbles("a-|") { $0.hot("a-|").timeout(after: 0.004, raising: TestError(), on: $0) }
+    }
+
+    func testAStreamTooSlowFails() {
+        expectMarbles("a---#") { $0.hot("a------|").timeout(after: 0.004, raising: TestError(), on: $0) }
+    }
+
+    func testCompletingAtTheDeadlineWinsWhenItWasScheduledFirst() {
+        expectMarbles("a---|") { $0.hot("a---|").timeout(after: 0.004, raising: TestError(), on: $0) }
+    }
+
+    func testAStreamTooSlowSwitchesToTheFallback() {
+        expectMarbles("a---x-y|") { scheduler in
+            scheduler.hot("a-----b-|").timeout(after: 0.004, switchingTo: scheduler.cold("x-y|"), on: scheduler)
+        }
+    }
+
+    func testProducerTimesOutEachStart() {
+        expectMarbles("a--#") { $0.cold("a----|").timeout(after: 0.003, raising: TestError(), on: $0) }
+        expectMarbles("a--x|") { scheduler in
+            scheduler.cold("a----|").timeout(after: 0.003, switchingTo: scheduler.cold("x|"), on: scheduler)
+        }
+    }
+
+    func testTheFallbackIsAChildSubscriptionWithAFallbackEdge() {
+        let probe = TestProbe()
+        let scheduler = TestScheduler()
+        var node: Node?
+        probe.attached {
+            let fallback = SignalProducer<Int, Never>(value: 9).named("fallback")
+            let (signal, _) = Signal<Int, Never>.pipe()
+            let timed = signal.timeout(after: 0.001, switchingTo: fallback, on: scheduler)
+            node = timed.node
+            timed.observeValues { _ in }
+            scheduler.run()
+            let fallbackStart = probe.subscriptions.first { $0.node === fallback.node }
+            XCTAssertEqual(fallbackStart?.parent, timed.subscription)
+        }
+        XCTAssertEqual(node?.upstream.map(\.role), [.data, .fallback])
+        XCTAssertEqual(probe.sent.filter { $0.node == "timeout" }.map(\.value), ["9", nil])
+    }
+
+    func testInterruptingTheFallbackInterruptsTheOutput() {
+        let scheduler = TestScheduler()
+        let collector = Collector<String, TestError>(scheduler)
+        let disposable = scheduler.cold("a-----|")
+            .timeout(after: 0.002, switchingTo: scheduler.cold("x---|"), on: scheduler)
+            .start(collector.observer)
+        scheduler.advance(by: 0.003)
+        disposable.dispose()
+        scheduler.run()
+        XCTAssertEqual(collector.marbles, "a-x!")
+    }
+}
+
+final class TimerTests: XCTestCase {
+    func testTicksEveryIntervalUntilInterrupted() {
+        let scheduler = TestScheduler()
+        let collector = Collector<Date, Never>(scheduler)
+        let disposable = SignalProducer.timer(interval: .milliseconds(2), on: scheduler).start(collector.observer)
+        scheduler.advance(by: 0.007)
+        disposable.dispose()
+        scheduler.run()
+        XCTAssertEqual(collector.marbles, "--2-2-2!")
+        XCTAssertEqual(collector.values.map { $0.timeIntervalSinceReferenceDate }, [0.002, 0.004, 0.006])
+        XCTAssertTrue(scheduler.isEmpty)
+    }
+
+    func testEachStartHasItsOwnTimer() {
+        let scheduler = TestScheduler()
+        let timer = SignalProducer.timer(interval: .milliseconds(3), on: scheduler)
+        var first: [Int64] = [], second: [Int64] = []
+        let a = timer.startWithValues { _ in first.append(scheduler.now / 1_000_000) }
+        scheduler.advance(by: 0.001)
+        let b = timer.startWithValues { _ in second.append(scheduler.now / 1_000_000) }
+        scheduler.advance(by: 0.006)
+        a.dispose()
+        b.dispose()
+        XCTAssertEqual(first, [3, 6])
+        XCTAssertEqual(second, [4, 7])
+    }
+
+    func testATimerDisposedFromInsideItsOwnActionStops() {
+        let scheduler = TestScheduler()
+        var ticks = 0
+        var disposable: Disposable?
+        disposable = SignalProducer.timer(interval: .milliseconds(1), on: scheduler).startWithValues { _ in
+            ticks += 1
+            if ticks == 2 { disposable?.dispose() }
+        }
+        scheduler.advance(by: 0.010)
+        XCTAssertEqual(ticks, 2)
+        XCTAssertTrue(scheduler.isEmpty)
+    }
+
+    func testATimerOnAQueueSchedulerCanDisposeItselfFromItsOwnAction() {
+        let scheduler = QueueScheduler(name: "timer")
+        let stopped = DispatchSemaphore(value: 0)
+        let ticks = Protected(0)
+        let holder = Protected<Disposable?>(nil)
+        let disposable = SignalProducer.timer(interval: .milliseconds(1), on: scheduler).start { event in
+            switch event {
+            case .value:
+                if ticks.modify({ $0 += 1; return $0 }) == 3 { holder.current?.dispose() }
+            case .interrupted:
+                stopped.signal()
+            default:
+                break
+            }
+        }
+        holder.modify { $0 = disposable }
+        stopped.wait()
+        // Any tick already queued when the timer was disposed finds it stopped.
+        scheduler.queue.sync {}
+        XCTAssertEqual(ticks.current, 3)
+    }
+}
+
+/// A value shared between threads in a test.
+final class Protected<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    var current: Value { lock.withLock { value } }
+    @discardableResult
+    func modify<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
+}
