@@ -11,8 +11,9 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {
         let due: Int64
         let order: UInt64
         let lane: String
-        let action: () -> Void
-        var cancelled = false
+        /// Nil once cancelled: a cancelled action releases what it captured at once rather
+        /// than when the clock reaches it.
+        var action: (() -> Void)?
 
         init(due: Int64, order: UInt64, lane: String, action: @escaping () -> Void) {
             self.due = due
@@ -79,7 +80,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {
     public var currentDate: Date { Date(timeIntervalSinceReferenceDate: Double(now) / 1e9) }
 
     /// Whether any action is waiting.
-    public var isEmpty: Bool { lock.withLock { heap.allSatisfy(\.cancelled) } }
+    public var isEmpty: Bool { lock.withLock { heap.allSatisfy { $0.action == nil } } }
 
     /// A view of this scheduler whose actions run under `name`.
     public func lane(_ name: String) -> Lane { Lane(scheduler: self, name: name) }
@@ -119,7 +120,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {
             return item
         }
         return AnyDisposable { [weak self] in
-            self?.lock.withLock { item.cancelled = true }
+            self?.lock.withLock { item.action = nil }
         }
     }
 
@@ -156,8 +157,8 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {
     /// Moves the clock to `target` nanoseconds (never backwards), running each due action
     /// at its own time, in order.
     public func advance(toNanoseconds target: Int64) {
-        while let item = popDue(upTo: target) {
-            item.action()
+        while let action = popDue(upTo: target) {
+            action()
         }
         lock.withLock { clock = max(clock, target) }
     }
@@ -167,24 +168,25 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {
     @discardableResult
     public func run(limit: Int = 10_000_000) -> Int {
         var count = 0
-        while count < limit, let item = popDue(upTo: Int64.max) {
-            item.action()
+        while count < limit, let action = popDue(upTo: Int64.max) {
+            action()
             count += 1
         }
         return count
     }
 
-    private func popDue(upTo target: Int64) -> Item? {
+    /// The next action due by `target`, taken under the lock (a cancellation may race it).
+    private func popDue(upTo target: Int64) -> (() -> Void)? {
         lock.withLock {
             while let top = heap.first {
-                if top.cancelled {
+                guard let action = top.action else {
                     pop()
                     continue
                 }
                 guard top.due <= target else { return nil }
                 pop()
                 clock = max(clock, top.due)
-                return top
+                return action
             }
             return nil
         }
