@@ -53,12 +53,30 @@ extension Observer where Value == Void {
 final class Observation<Value, Error: Swift.Error>: @unchecked Sendable {
     @usableFromInline let observer: Observer<Value, Error>
     @usableFromInline let disposed = Atomic<Bool>(false)
+    /// Held for each delivery of a gated observation, so disposal can wait one out.
+    /// Recursive: an observer may dispose itself, or be re-entered, from inside a delivery.
+    @usableFromInline let gate: Lock?
 
     @usableFromInline
-    init(_ observer: Observer<Value, Error>) { self.observer = observer }
+    init(_ observer: Observer<Value, Error>, gated: Bool = false) {
+        self.observer = observer
+        self.gate = gated ? Lock(recursive: true) : nil
+    }
 
     @inlinable @inline(__always)
     func deliver(_ event: Event<Value, Error>) {
+        guard let gate else {
+            if !disposed.load(ordering: .acquiring) { observer.action(event) }
+            return
+        }
+        gate.lock()
         if !disposed.load(ordering: .acquiring) { observer.action(event) }
+        gate.unlock()
+    }
+
+    /// Returns once no delivery is in flight on another thread (call after setting `disposed`).
+    func waitForDelivery() {
+        gate?.lock()
+        gate?.unlock()
     }
 }

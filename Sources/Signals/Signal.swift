@@ -71,7 +71,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
     @discardableResult
     public func observe(_ observer: Observer, file: StaticString = #fileID, line: UInt = #line) -> Disposable? {
         registerSink("observe", file: file, line: line)
-        return core.add(observer)
+        return core.add(observer, gated: true)
     }
 
     /// Observes every event with a closure.
@@ -79,7 +79,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
     public func observe(file: StaticString = #fileID, line: UInt = #line,
                         _ action: @escaping (Event<Value, Error>) -> Void) -> Disposable? {
         registerSink("observe", file: file, line: line)
-        return core.add(Observer(action))
+        return core.add(Observer(action), gated: true)
     }
 
     /// Observes values only.
@@ -87,7 +87,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
     public func observeValues(file: StaticString = #fileID, line: UInt = #line,
                               _ action: @escaping (Value) -> Void) -> Disposable? {
         registerSink("observeValues", file: file, line: line)
-        return core.add(Observer(value: action))
+        return core.add(Observer(value: action), gated: true)
     }
 
     /// Observes successful completion only.
@@ -95,7 +95,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
     public func observeCompleted(file: StaticString = #fileID, line: UInt = #line,
                                  _ action: @escaping () -> Void) -> Disposable? {
         registerSink("observeCompleted", file: file, line: line)
-        return core.add(Observer(completed: action))
+        return core.add(Observer(completed: action), gated: true)
     }
 
     /// Observes failure only.
@@ -103,7 +103,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
     public func observeFailed(file: StaticString = #fileID, line: UInt = #line,
                               _ action: @escaping (Error) -> Void) -> Disposable? {
         registerSink("observeFailed", file: file, line: line)
-        return core.add(Observer(failed: action))
+        return core.add(Observer(failed: action), gated: true)
     }
 
     /// Observes interruption only.
@@ -111,7 +111,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
     public func observeInterrupted(file: StaticString = #fileID, line: UInt = #line,
                                    _ action: @escaping () -> Void) -> Disposable? {
         registerSink("observeInterrupted", file: file, line: line)
-        return core.add(Observer(interrupted: action))
+        return core.add(Observer(interrupted: action), gated: true)
     }
 
     /// Observes values and failure as a `Result`.
@@ -119,7 +119,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
     public func observeResult(file: StaticString = #fileID, line: UInt = #line,
                               _ action: @escaping (Result<Value, Error>) -> Void) -> Disposable? {
         registerSink("observeResult", file: file, line: line)
-        return core.add(Observer(value: { action(.success($0)) }, failed: { action(.failure($0)) }))
+        return core.add(Observer(value: { action(.success($0)) }, failed: { action(.failure($0)) }), gated: true)
     }
 
     /// An operator's own observation of its upstream: no sink node.
@@ -211,8 +211,13 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {
         Instrumentation.probe?.didDispose(node, subscription: subscription)
     }
 
-    func add(_ observer: Observer<Value, Error>) -> Disposable? {
-        let observation = Observation(observer)
+    /// Adds an observer. A `gated` observation (a user's, made by `observe`) is disposed only
+    /// once a delivery to it in flight on another thread has finished, so that nothing reaches
+    /// it after `dispose()` returns. Operators' own observations are not gated: what reaches
+    /// them late finds their signal terminated, and waiting there could deadlock an operator
+    /// whose scheduled action disposes its upstream while that upstream delivers into it.
+    func add(_ observer: Observer<Value, Error>, gated: Bool = false) -> Disposable? {
+        let observation = Observation(observer, gated: gated)
         let accepted: Bool = stateLock.withLock {
             if terminated { return false }
             observations.append(observation)
@@ -225,6 +230,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {
         return AnyDisposable { [weak self] in
             observation.disposed.store(true, ordering: .releasing)
             self?.remove(observation)
+            observation.waitForDelivery()
         }
     }
 
