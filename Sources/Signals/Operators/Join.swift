@@ -1,0 +1,86 @@
+// The plumbing of multi-input operators (merge, combineLatest, zip, sample, withLatest):
+// type-erased inputs, a state object that decides under one lock, and the producer lift
+// over any number of producers.
+
+/// One input of a multi-input operator with its type erased: each value arrives as a thunk
+/// that stores the typed value where the operator's typed combine step reads it. The state
+/// runs the thunk under its lock, so the typed storage needs no lock of its own.
+struct JoinInput<Error: Swift.Error> {
+    let observe: (@escaping (Event<() -> Void, Error>) -> Void) -> Disposable?
+}
+
+extension Signal {
+    /// This signal as an input of a multi-input operator; `store` keeps each value.
+    func joinInput(_ store: @escaping (Value) -> Void) -> JoinInput<Error> {
+        JoinInput { handler in
+            self.observeInternally { event in handler(event.map { value in { store(value) } }) }
+        }
+    }
+}
+
+/// The state of one multi-input operator instance: it receives every input's events,
+/// numbered by input, and sends into the result.
+protocol JoinState: AnyObject {
+    associatedtype Error: Swift.Error
+    func receive(_ event: Event<() -> Void, Error>, at index: Int)
+}
+
+extension Signal {
+    /// A signal of `node` fed by `inputs` through the state `makeState` builds around the
+    /// signal's input. Its sends are serialised (`combining`); it stops observing the inputs
+    /// when it terminates or loses its last observer.
+    static func joined<State: JoinState>(
+        _ node: Node, _ inputs: [JoinInput<Error>],
+        _ makeState: (Signals.Observer<Value, Error>) -> State
+    ) -> Signal where State.Error == Error {
+        var input: Signals.Observer<Value, Error>?
+        var lifetime: Lifetime?
+        let result = combining(node) { input = $0; lifetime = $1 }
+        guard let input, let lifetime else { return result }
+        let state = makeState(input)
+        for (index, joinInput) in inputs.enumerated() {
+            lifetime += joinInput.observe { state.receive($0, at: index) }
+        }
+        return result
+    }
+}
+
+/// Collects the instances of the producers a multi-input producer starts, so that their
+/// signals can be wired before any of them begins its work.
+final class InstanceCollector {
+    private(set) var interrupters: [Disposable] = []
+    private(set) var begins: [() -> Void] = []
+
+    /// A new instance of `producer`: its signal, to wire; its work begins later, in order.
+    func signal<V, G>(_ producer: SignalProducer<V, G>) -> Signal<V, G> {
+        let instance = producer.instantiate()
+        interrupters.append(instance.interrupter)
+        begins.append(instance.begin)
+        return instance.signal
+    }
+}
+
+extension SignalProducer {
+    /// A producer of `node` that, on each start, instantiates the producers `build` asks the
+    /// collector for, wires their signals into one, then begins them in the order asked.
+    /// Interrupting it interrupts them all; when the result terminates they are interrupted.
+    static func joining(_ node: Node, _ build: @escaping (InstanceCollector) -> Signal<Value, Error>) -> SignalProducer {
+        SignalProducer(node: node) {
+            let collector = InstanceCollector()
+            let signal = build(collector)
+            let interrupter = CompositeDisposable(collector.interrupters)
+            signal.core.resources.add(interrupter)
+            let begins = collector.begins
+            return .init(signal: signal, interrupter: interrupter) { begins.forEach { $0() } }
+        }
+    }
+}
+
+extension Node {
+    /// The node of a multi-input operator over `upstream`, all feeding it as data.
+    static func joining(_ name: String, parameters: String = "", _ upstream: [Node],
+                        file: StaticString, line: UInt) -> Node {
+        make(.operator, name, parameters: parameters, upstream: upstream.map { Edge(node: $0, role: .data) },
+             file: file, line: line)
+    }
+}

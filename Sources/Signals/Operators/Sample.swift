@@ -1,0 +1,201 @@
+// sample(with:), sample(on:) (RAC2: sample:) and withLatest(from:): one stream's latest value,
+// read when another stream sends.
+
+/// The state of one sample instance: the source's latest value (and, for the probe, its
+/// sequence number), read each time the sampler sends.
+final class SampleState<Value, Sample, Output, Error: Swift.Error>: @unchecked Sendable {
+    private let lock = Lock(recursive: true)
+    private let output: Observer<Output, Error>
+    private let combine: (Value, Sample) -> Output
+    private var latest: Value?
+    private var latestCause: UInt64 = 0
+    private var sourceCompleted = false
+    private var samplerCompleted = false
+    private var terminated = false
+
+    init(output: Observer<Output, Error>, combine: @escaping (Value, Sample) -> Output) {
+        self.output = output
+        self.combine = combine
+    }
+
+    func source(_ event: Event<Value, Error>) {
+        lock.withLock {
+            guard !terminated else { return }
+            switch event {
+            case let .value(value):
+                latest = value
+                if Instrumentation.probe != nil { latestCause = ProbeContext.current.cause }
+            case let .failed(error):
+                terminate(.failed(error))
+            case .interrupted:
+                terminate(.interrupted)
+            case .completed:
+                sourceCompleted = true
+                if samplerCompleted { terminate(.completed) }
+            }
+        }
+    }
+
+    func sampler(_ event: Event<Sample, Never>) {
+        lock.withLock {
+            guard !terminated else { return }
+            switch event {
+            case let .value(sample):
+                guard let latest else { return }
+                let value = combine(latest, sample)
+                if Instrumentation.probe != nil {
+                    // The sampler's event is the primary cause; the sampled value is another.
+                    ProbeContext.current.withOtherCauses([latestCause]) { output.send(value: value) }
+                } else {
+                    output.send(value: value)
+                }
+            case .interrupted:
+                terminate(.interrupted)
+            case .completed:
+                samplerCompleted = true
+                if sourceCompleted { terminate(.completed) }
+            }
+        }
+    }
+
+    private func terminate(_ event: Event<Output, Error>) {
+        terminated = true
+        output.send(event)
+    }
+}
+
+/// The state of one withLatest instance: the samplee's latest value, read with each value
+/// of the source. The source alone decides when the result ends.
+final class WithLatestState<Value, Latest, Error: Swift.Error>: @unchecked Sendable {
+    private let lock = Lock(recursive: true)
+    private let output: Observer<(Value, Latest), Error>
+    private var latest: Latest?
+    private var latestCause: UInt64 = 0
+    private var terminated = false
+
+    init(output: Observer<(Value, Latest), Error>) { self.output = output }
+
+    func source(_ event: Event<Value, Error>) {
+        lock.withLock {
+            guard !terminated else { return }
+            switch event {
+            case let .value(value):
+                guard let latest else { return }
+                if Instrumentation.probe != nil {
+                    ProbeContext.current.withOtherCauses([latestCause]) { output.send(value: (value, latest)) }
+                } else {
+                    output.send(value: (value, latest))
+                }
+            case let .failed(error):
+                terminated = true
+                output.send(error: error)
+            case .completed:
+                terminated = true
+                output.sendCompleted()
+            case .interrupted:
+                terminated = true
+                output.sendInterrupted()
+            }
+        }
+    }
+
+    func samplee(_ event: Event<Latest, Never>) {
+        guard case let .value(value) = event else { return }
+        lock.withLock {
+            latest = value
+            if Instrumentation.probe != nil { latestCause = ProbeContext.current.cause }
+        }
+    }
+}
+
+// MARK: Signal
+
+extension Signal {
+    func sample<T, U>(with sampler: Signal<T, Never>, node: Node, combine: @escaping (Value, T) -> U) -> Signal<U, Error> {
+        Signal<U, Error>.combining(node) { output, lifetime in
+            let state = SampleState(output: output, combine: combine)
+            lifetime += self.observeInternally(state.source)
+            lifetime += sampler.observeInternally(state.sampler)
+        }
+    }
+
+    func withLatest<U>(from samplee: Signal<U, Never>, node: Node) -> Signal<(Value, U), Error> {
+        Signal<(Value, U), Error>.combining(node) { output, lifetime in
+            let state = WithLatestState<Value, U, Error>(output: output)
+            lifetime += samplee.observeInternally(state.samplee)
+            lifetime += self.observeInternally(state.source)
+        }
+    }
+
+    /// Each time `sampler` sends, this signal's latest value with the sampler's value. Nothing
+    /// is sent for a sampler value before this signal's first value; a value may be sampled
+    /// many times. Completes when both have completed; fails when this signal fails; is
+    /// interrupted when either is.
+    public func sample<T>(with sampler: Signal<T, Never>, file: StaticString = #fileID, line: UInt = #line)
+        -> Signal<(Value, T), Error> {
+        let node = Node.operator("sample(with:)", (self.node, .data), (sampler.node, .sampler), file: file, line: line)
+        return sample(with: sampler, node: node, combine: { ($0, $1) })
+    }
+
+    /// Each time `sampler` sends, this signal's latest value (ReactiveCocoa 2: `sample:`).
+    /// Completes when both have completed; fails when this signal fails.
+    public func sample(on sampler: Signal<(), Never>, file: StaticString = #fileID, line: UInt = #line)
+        -> Signal<Value, Error> {
+        let node = Node.operator("sample(on:)", (self.node, .data), (sampler.node, .sampler), file: file, line: line)
+        return sample(with: sampler, node: node, combine: { value, _ in value })
+    }
+
+    /// Each value of this signal with the latest value of `samplee`; values before the
+    /// samplee's first are dropped. Ends when this signal ends; the samplee's end is ignored.
+    public func withLatest<U>(from samplee: Signal<U, Never>, file: StaticString = #fileID, line: UInt = #line)
+        -> Signal<(Value, U), Error> {
+        withLatest(from: samplee, node: .operator("withLatest(from:)", (node, .data), (samplee.node, .latest),
+                                                   file: file, line: line))
+    }
+
+    /// Starts `samplee` and gives each value of this signal with the samplee's latest value.
+    /// The samplee's start is interrupted when the result ends.
+    public func withLatest<U>(from samplee: SignalProducer<U, Never>, file: StaticString = #fileID, line: UInt = #line)
+        -> Signal<(Value, U), Error> {
+        let node = Node.operator("withLatest(from:)", (node, .data), (samplee.node, .latest), file: file, line: line)
+        return samplee.startWithSignal { signal, interrupter in
+            let result = withLatest(from: signal, node: node)
+            result.core.resources.add(interrupter)
+            return result
+        }
+    }
+}
+
+// MARK: SignalProducer
+
+extension SignalProducer {
+    /// Each time `sampler` sends, this producer's latest value with the sampler's value.
+    /// Completes when both have completed; fails when this producer fails.
+    public func sample<T>(with sampler: SignalProducer<T, Never>, file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer<(Value, T), Error> {
+        let node = Node.operator("sample(with:)", (self.node, .data), (sampler.node, .sampler), file: file, line: line)
+        return lift(node, sampler) { $0.sample(with: $1, node: node, combine: { ($0, $1) }) }
+    }
+
+    /// Each time `sampler` sends, this producer's latest value (ReactiveCocoa 2: `sample:`).
+    public func sample(on sampler: SignalProducer<(), Never>, file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer<Value, Error> {
+        let node = Node.operator("sample(on:)", (self.node, .data), (sampler.node, .sampler), file: file, line: line)
+        return lift(node, sampler) { $0.sample(with: $1, node: node, combine: { value, _ in value }) }
+    }
+
+    /// Each value of this producer with the latest value of `samplee`, which is started
+    /// first so that a value it has at once is there for this producer's first value.
+    public func withLatest<U>(from samplee: SignalProducer<U, Never>, file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer<(Value, U), Error> {
+        let node = Node.operator("withLatest(from:)", (self.node, .data), (samplee.node, .latest), file: file, line: line)
+        return lift(node, samplee, otherFirst: true) { $0.withLatest(from: $1, node: node) }
+    }
+
+    /// Each value of this producer with the latest value of the (hot) `samplee`.
+    public func withLatest<U>(from samplee: Signal<U, Never>, file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer<(Value, U), Error> {
+        let node = Node.operator("withLatest(from:)", (self.node, .data), (samplee.node, .latest), file: file, line: line)
+        return lift(node) { $0.withLatest(from: samplee, node: node) }
+    }
+}

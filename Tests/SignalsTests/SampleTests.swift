@@ -1,0 +1,77 @@
+import Signals
+import XCTest
+
+final class SampleTests: XCTestCase {
+    func testSampleOnSendsTheLatestValueEachTimeTheSamplerSends() {
+        expectMarbles("--a-b-b---c|") { scheduler in
+            scheduler.hot("-a-b---c--|").sample(on: scheduler.hotTrigger("--x-x-x---x|"))
+        }
+    }
+
+    func testSamplerValuesBeforeTheFirstValueSendNothing() {
+        expectMarbles("----a--|") { scheduler in
+            scheduler.hot("---a--|").sample(on: scheduler.hotTrigger("-x--x--|"))
+        }
+    }
+
+    func testSampleFailsWhenTheSourceFails() {
+        expectMarbles("--a-#") { scheduler in
+            scheduler.hot("-a--#").sample(on: scheduler.hotTrigger("--x----x|"))
+        }
+    }
+
+    func testSampleWithPairsTheSampledValueWithTheSamplersValue() {
+        let collector = collect { scheduler in
+            scheduler.hot("-a--b-|").sample(with: scheduler.hotValues("--1-2--|")).map { $0 + $1 }
+        }
+        XCTAssertEqual(collector.values, ["a1", "b2"])
+        XCTAssertEqual(collector.marbles, "--a-b--|")
+    }
+
+    func testSampleNodeMarksTheSampler() {
+        let (source, _) = Signal<Int, Never>.pipe()
+        let (sampler, _) = Signal<(), Never>.pipe()
+        let sampled = source.sample(on: sampler)
+        XCTAssertEqual(sampled.node.name, "sample(on:)")
+        XCTAssertEqual(sampled.node.upstream.map(\.node), [source.node, sampler.node])
+        XCTAssertEqual(sampled.node.upstream.map(\.role), [.data, .sampler])
+    }
+
+    func testWithLatestPairsEachValueWithTheLatestOfTheOther() {
+        let collector = collect { scheduler in
+            scheduler.hot("-a--b--c-|").withLatest(from: scheduler.hotValues("--1---2|")).map { $0 + $1 }
+        }
+        XCTAssertEqual(collector.values, ["b1", "c2"])
+        XCTAssertEqual(collector.marbles, "----b--c-|")
+    }
+
+    func testWithLatestEndsWithTheSourceOnly() {
+        expectMarbles("--a--b#") { scheduler in
+            scheduler.hot("--a--b#").withLatest(from: scheduler.hotValues("-1|")).map { $0 + $1 }
+        }
+    }
+
+    func testWithLatestStartsTheSampleeProducerFirst() {
+        var values: [String] = []
+        SignalProducer<Int, Never>([1, 2]).withLatest(from: SignalProducer<String, Never>(value: "x"))
+            .startWithValues { values.append("\($0.0)\($0.1)") }
+        XCTAssertEqual(values, ["1x", "2x"])
+    }
+
+    func testWithLatestNodeMarksTheLatestInputAndTheOtherCause() {
+        let probe = TestProbe()
+        probe.attached {
+            let (source, sourceInput) = Signal<Int, Never>.pipe()
+            let (samplee, sampleeInput) = Signal<String, Never>.pipe()
+            let result = source.withLatest(from: samplee)
+            result.observeValues { _ in }
+            XCTAssertEqual(result.node.upstream.map(\.role), [.data, .latest])
+            sampleeInput.send(value: "x")
+            sourceInput.send(value: 1)
+            let sampleeSent = probe.sent.filter { $0.subscription == samplee.subscription }.map(\.sequence)
+            let sourceSent = probe.sent.filter { $0.subscription == source.subscription }.map(\.sequence)
+            let causes = probe.sent.filter { $0.subscription == result.subscription }.map(\.causes)
+            XCTAssertEqual(causes, [[sourceSent[0], sampleeSent[0]]])
+        }
+    }
+}
