@@ -1,0 +1,44 @@
+// Plumbing for operators that start producers of their own while they run (`then`,
+// `flatMapError`, `retry`): those starts are recorded as children of the operator's
+// subscription, so a trace shows which run of the operator started them.
+
+extension Signal {
+    /// A serialised signal of `node` whose generator also gets the new signal's subscription
+    /// id, to start inner producers as its children.
+    @usableFromInline
+    static func parenting(_ node: Node, _ generator: (Signals.Observer<Value, Error>, Lifetime, UInt64) -> Void) -> Signal {
+        let core = SignalCore<Value, Error>(node: node, serialized: true, detachWhenUnobserved: true)
+        generator(Signals.Observer(core.send), Lifetime(core.resources), core.subscription)
+        return Signal(core: core)
+    }
+}
+
+extension SignalProducer {
+    /// Starts this producer as a child of subscription `parent`, passing every event to
+    /// `action`. The start's interrupter goes into `slot` before the work begins, so an
+    /// action that starts again synchronously (a retry) replaces it in the right order.
+    @usableFromInline
+    func startAsChild(of parent: UInt64, in slot: SerialDisposable,
+                      _ action: @escaping (Event<Value, Error>) -> Void) {
+        ProbeContext.current.asParent(parent) {
+            startWithSignal { signal, interrupter in
+                slot.inner = interrupter
+                signal.observeInternally(action)
+            }
+        }
+    }
+
+    /// A producer of `node` whose start handler also gets the started signal's subscription id.
+    @usableFromInline
+    init(parenting node: Node, _ startHandler: @escaping (Signals.Observer<Value, Error>, Lifetime, UInt64) -> Void) {
+        self.init(node: node) {
+            let core = SignalCore<Value, Error>(node: node, serialized: true, detachWhenUnobserved: false)
+            let input = Signals.Observer<Value, Error>(core.send)
+            let lifetime = Lifetime(core.resources)
+            let interrupter = AnyDisposable { input.sendInterrupted() }
+            return Instance(signal: Signal(core: core), interrupter: interrupter) {
+                startHandler(input, lifetime, core.subscription)
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+// logEvents: print what passes through, for debugging.
+
+/// The kinds of occurrence `logEvents` can report.
+public enum LoggingEvent: String, CaseIterable, Sendable {
+    case starting, started, value, failed, completed, interrupted, terminated, disposed
+
+    /// Everything a `Signal` can report (a signal has no start).
+    public static let allSignalEvents: Set<LoggingEvent> = [.value, .failed, .completed, .interrupted, .terminated, .disposed]
+    /// Everything a `SignalProducer` can report.
+    public static let allProducerEvents: Set<LoggingEvent> = Set(allCases)
+}
+
+/// Receives what `logEvents` reports: the identifier, the occurrence (`value 3`,
+/// `completed`...), and the call site of `logEvents`.
+public typealias EventLogger = (_ identifier: String, _ event: String, _ file: String, _ line: UInt) -> Void
+
+/// Prints `[identifier] event file:line` to standard output.
+public func defaultEventLog(identifier: String, event: String, file: String, line: UInt) {
+    print("[\(identifier)] \(event) \(file):\(line)")
+}
+
+extension Signal {
+    /// Reports the chosen occurrences to `logger` (printing them by default).
+    public func logEvents(identifier: String = "", events: Set<LoggingEvent> = LoggingEvent.allSignalEvents,
+                          logger: @escaping EventLogger = defaultEventLog,
+                          file: StaticString = #fileID, line: UInt = #line) -> Signal {
+        let node = Node.operator("logEvents", parameters: identifier.isEmpty ? "" : "identifier: \(identifier)",
+                                 (self.node, .data), file: file, line: line)
+        return on(SideEffects(logging: events, identifier: identifier, logger: logger, file: "\(file)", line: line),
+                  node: node)
+    }
+
+    /// ReactiveCocoa 2's `logError`: reports failures only.
+    public func logError(file: StaticString = #fileID, line: UInt = #line) -> Signal {
+        let node = Node.operator("logError", (self.node, .data), file: file, line: line)
+        return on(SideEffects(logging: [.failed], identifier: "", logger: defaultEventLog, file: "\(file)", line: line),
+                  node: node)
+    }
+}
+
+extension SignalProducer {
+    /// Reports the chosen occurrences, including each start, to `logger` (printing them by
+    /// default).
+    public func logEvents(identifier: String = "", events: Set<LoggingEvent> = LoggingEvent.allProducerEvents,
+                          logger: @escaping EventLogger = defaultEventLog,
+                          file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
+        let node = Node.operator("logEvents", parameters: identifier.isEmpty ? "" : "identifier: \(identifier)",
+                                 (self.node, .data), file: file, line: line)
+        return on(SideEffects(logging: events, identifier: identifier, logger: logger, file: "\(file)", line: line),
+                  node: node)
+    }
+
+    /// ReactiveCocoa 2's `logError`: reports failures only.
+    public func logError(file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
+        let node = Node.operator("logError", (self.node, .data), file: file, line: line)
+        return on(SideEffects(logging: [.failed], identifier: "", logger: defaultEventLog, file: "\(file)", line: line),
+                  node: node)
+    }
+}
+
+extension SideEffects {
+    /// Side effects that report the chosen occurrences to a logger.
+    init(logging events: Set<LoggingEvent>, identifier: String, logger: @escaping EventLogger, file: String, line: UInt) {
+        func report(_ kind: LoggingEvent) -> (() -> Void)? {
+            guard events.contains(kind) else { return nil }
+            return { logger(identifier, kind.rawValue, file, line) }
+        }
+        self.init(
+            starting: report(.starting), started: report(.started),
+            failed: events.contains(.failed) ? { error in logger(identifier, "failed \(error)", file, line) } : nil,
+            completed: report(.completed), interrupted: report(.interrupted),
+            terminated: report(.terminated), disposed: report(.disposed),
+            value: events.contains(.value) ? { value in logger(identifier, "value \(value)", file, line) } : nil
+        )
+    }
+}

@@ -1,0 +1,318 @@
+// Property, MutableProperty, binding (`<~`): values over time, as in ReactiveSwift.
+
+/// A value that changes over time, whose changes can be observed.
+///
+/// `producer` sends the current value and then every change; `signal` sends only the changes
+/// made after it is observed. This is what ReactiveCocoa 2's `RACObserve(object, key)`
+/// becomes: keep the observed state in a `MutableProperty` and use its `producer`.
+public protocol PropertyProtocol: AnyObject, BindingSource {
+    /// The current value.
+    var value: Value { get }
+    /// The current value, then every change, until the property is released.
+    var producer: SignalProducer<Value, Never> { get }
+    /// The changes made from now on, until the property is released.
+    var signal: Signal<Value, Never> { get }
+}
+
+/// A property whose value you set: `property.value = x` sends `x` to every observer.
+///
+/// The property is a source node of the pipeline (`named(_:)` labels it). It completes its
+/// `signal` and `producer` observers when it is released; its `lifetime` ends then too.
+public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvider, @unchecked Sendable {
+    /// The property's source node.
+    public let node: Node
+    private let box: PropertyBox<Value>
+    private let token = Lifetime.Token()
+    private let producerNode: Node
+
+    /// Ends when the property is released.
+    public let lifetime: Lifetime
+
+    /// A property holding `initial`.
+    public init(_ initial: Value, file: StaticString = #fileID, line: UInt = #line) {
+        node = Node.make(.source, "MutableProperty", file: file, line: line)
+        producerNode = Node.make(.operator, "producer", upstream: [.init(node: node, role: .data)], file: file, line: line)
+        box = PropertyBox(initial, node: node)
+        lifetime = Lifetime(token)
+    }
+
+    deinit { box.end() }
+
+    /// Names the property's node (shown in figures, used to find it in a replay).
+    @discardableResult
+    public func named(_ label: String) -> MutableProperty {
+        node.label = label
+        return self
+    }
+
+    /// The current value; setting it sends the new value to every observer.
+    public var value: Value {
+        get { box.value }
+        set { box.modify { $0 = newValue } }
+    }
+
+    /// Changes the value in place, then sends the result; returns what `action` returns.
+    /// Changes are serialised: observers see them in the order they were made.
+    @discardableResult
+    public func modify<Result>(_ action: (inout Value) throws -> Result) rethrows -> Result {
+        try box.modify(action)
+    }
+
+    /// Sets a new value and returns the old one.
+    @discardableResult
+    public func swap(_ newValue: Value) -> Value {
+        box.modify { value in
+            defer { value = newValue }
+            return value
+        }
+    }
+
+    public var signal: Signal<Value, Never> { box.signal }
+
+    public var producer: SignalProducer<Value, Never> {
+        let box = self.box
+        return SignalProducer(node: producerNode) { observer, lifetime in
+            box.startObserving(observer, lifetime: lifetime)
+        }
+    }
+
+    /// Setting the property from a binding (`property <~ signal`); the binding ends when
+    /// either side ends.
+    public var bindingTarget: BindingTarget<Value> {
+        BindingTarget(lifetime: lifetime, file: node.file, line: node.line) { [weak self] in self?.value = $0 }
+    }
+}
+
+/// The state of a `MutableProperty`, shared with its producers (which may outlive it).
+private final class PropertyBox<Value>: @unchecked Sendable {
+    private let storage: Protected<(value: Value, ended: Bool)>
+    /// Held while a change is sent and while a start reads the value and attaches, so a
+    /// start never misses or repeats a change. Recursive: an observer may set the property.
+    private let updateLock = Lock(recursive: true)
+    let signal: Signal<Value, Never>
+    private let input: Signals.Observer<Value, Never>
+
+    init(_ initial: Value, node: Node) {
+        storage = Protected((initial, false))
+        let core = SignalCore<Value, Never>(node: node, serialized: true, detachWhenUnobserved: false)
+        signal = Signal(core: core)
+        input = Signals.Observer(core.send)
+    }
+
+    var value: Value { storage.current.value }
+
+    func modify<Result>(_ action: (inout Value) throws -> Result) rethrows -> Result {
+        updateLock.lock()
+        defer { updateLock.unlock() }
+        let (result, newValue) = try storage.modify { state -> (Result, Value) in
+            let result = try action(&state.value)
+            return (result, state.value)
+        }
+        input.send(value: newValue)
+        return result
+    }
+
+    func startObserving(_ observer: Signals.Observer<Value, Never>, lifetime: Lifetime) {
+        updateLock.lock()
+        defer { updateLock.unlock() }
+        let state = storage.current
+        observer.send(value: state.value)
+        if state.ended {
+            observer.sendCompleted()
+        } else {
+            lifetime += signal.observeInternally(observer.send)
+        }
+    }
+
+    func end() {
+        updateLock.lock()
+        defer { updateLock.unlock() }
+        storage.modify { $0.ended = true }
+        input.sendCompleted()
+    }
+}
+
+/// A read-only property: a constant, a view of another property, or the latest value of a
+/// stream.
+public final class Property<Value>: PropertyProtocol, @unchecked Sendable {
+    private let getter: () -> Value
+    private let makeProducer: () -> SignalProducer<Value, Never>
+    private let makeSignal: () -> Signal<Value, Never>
+    /// What this property reads from, kept alive as long as it is.
+    private let retained: [AnyObject]
+    private let disposable: Disposable?
+
+    private init(getter: @escaping () -> Value, producer: @escaping () -> SignalProducer<Value, Never>,
+                 signal: @escaping () -> Signal<Value, Never>, retaining retained: [AnyObject],
+                 disposable: Disposable? = nil) {
+        self.getter = getter
+        self.makeProducer = producer
+        self.makeSignal = signal
+        self.retained = retained
+        self.disposable = disposable
+    }
+
+    deinit { disposable?.dispose() }
+
+    /// A property that always holds `value`: its producer sends it and completes, its signal
+    /// has already completed.
+    public convenience init(value: Value, file: StaticString = #fileID, line: UInt = #line) {
+        let node = Node.make(.source, "Property(value:)", parameters: "\(value)", file: file, line: line)
+        self.init(getter: { value },
+                  producer: { SignalProducer(node: node) { observer, _ in
+                      observer.send(value: value)
+                      observer.sendCompleted()
+                  } },
+                  signal: { Signal(node: node, serialized: false) { observer, _ in observer.sendCompleted() } },
+                  retaining: [])
+    }
+
+    /// A read-only view of `property` (which it keeps alive).
+    public convenience init<P: PropertyProtocol>(_ property: P) where P.Value == Value {
+        self.init(getter: { property.value }, producer: { property.producer }, signal: { property.signal },
+                  retaining: [property])
+    }
+
+    /// A property holding `initial` until `values` sends, then its latest value. `values`
+    /// is started at once and interrupted when the property is released.
+    public convenience init(initial: Value, then values: SignalProducer<Value, Never>,
+                            file: StaticString = #fileID, line: UInt = #line) {
+        let backing = MutableProperty(initial, file: file, line: line)
+        let disposable = values.startWithSignal { signal, interrupter -> Disposable in
+            signal.observeInternally { [weak backing] event in
+                if case let .value(value) = event { backing?.value = value }
+            }
+            return interrupter
+        }
+        self.init(getter: { backing.value }, producer: { backing.producer }, signal: { backing.signal },
+                  retaining: [backing], disposable: disposable)
+    }
+
+    /// A property holding `initial` until `values` sends, then its latest value.
+    public convenience init(initial: Value, then values: Signal<Value, Never>,
+                            file: StaticString = #fileID, line: UInt = #line) {
+        self.init(initial: initial, then: SignalProducer(values, file: file, line: line), file: file, line: line)
+    }
+
+    public var value: Value { getter() }
+    public var producer: SignalProducer<Value, Never> { makeProducer() }
+    public var signal: Signal<Value, Never> { makeSignal() }
+
+    fileprivate static func derived(getter: @escaping () -> Value, producer: @escaping () -> SignalProducer<Value, Never>,
+                                    signal: @escaping () -> Signal<Value, Never>, retaining: AnyObject) -> Property {
+        Property(getter: getter, producer: producer, signal: signal, retaining: [retaining])
+    }
+}
+
+extension PropertyProtocol {
+    /// A read-only property whose value is `transform` of this one's.
+    public func map<U>(file: StaticString = #fileID, line: UInt = #line,
+                       _ transform: @escaping (Value) -> U) -> Property<U> {
+        Property<U>.derived(getter: { transform(self.value) },
+                            producer: { self.producer.map(file: file, line: line, transform) },
+                            signal: { self.signal.map(file: file, line: line, transform) },
+                            retaining: self)
+    }
+}
+
+// MARK: - Binding
+
+/// Something a binding can read from: a `Signal` or `SignalProducer` that cannot fail, or a
+/// property.
+public protocol BindingSource {
+    associatedtype Value
+    /// The values to bind.
+    var producer: SignalProducer<Value, Never> { get }
+}
+
+extension SignalProducer: BindingSource where Error == Never {
+    /// The producer itself.
+    public var producer: SignalProducer<Value, Never> { self }
+}
+
+extension Signal: BindingSource where Error == Never {
+    /// A producer that observes this signal.
+    public var producer: SignalProducer<Value, Never> { SignalProducer(self) }
+}
+
+/// Something a binding can write to.
+public protocol BindingTargetProvider {
+    associatedtype Value
+    /// The target that receives the bound values.
+    var bindingTarget: BindingTarget<Value> { get }
+}
+
+/// Where bound values go: an action, and the lifetime after which the binding ends.
+///
+/// ReactiveCocoa 2's `RAC(object, key) = signal` is
+/// `BindingTarget(object: object, keyPath: \.key, lifetime: lifetime) <~ signal`.
+public struct BindingTarget<Value>: BindingTargetProvider {
+    /// When it ends, every binding into this target ends.
+    public let lifetime: Lifetime
+    /// Receives each bound value.
+    public let action: (Value) -> Void
+    /// Where the target was made: the call site of the binding's sink node.
+    let file: String
+    let line: UInt
+
+    /// A target that runs `action` with each value, on `scheduler` when one is given.
+    public init(on scheduler: Scheduler? = nil, lifetime: Lifetime,
+                file: StaticString = #fileID, line: UInt = #line, action: @escaping (Value) -> Void) {
+        self.init(on: scheduler, lifetime: lifetime, file: "\(file)", line: line, action: action)
+    }
+
+    init(on scheduler: Scheduler? = nil, lifetime: Lifetime, file: String, line: UInt, action: @escaping (Value) -> Void) {
+        self.lifetime = lifetime
+        self.file = file
+        self.line = line
+        if let scheduler {
+            self.action = { value in scheduler.schedule { action(value) } }
+        } else {
+            self.action = action
+        }
+    }
+
+    /// A target that sets `object[keyPath: keyPath]`. The object is held weakly: once it is
+    /// gone, values are dropped.
+    public init<Object: AnyObject>(on scheduler: Scheduler? = nil, object: Object,
+                                   keyPath: ReferenceWritableKeyPath<Object, Value>, lifetime: Lifetime,
+                                   file: StaticString = #fileID, line: UInt = #line) {
+        self.init(on: scheduler, lifetime: lifetime, file: "\(file)", line: line) { [weak object] value in
+            object?[keyPath: keyPath] = value
+        }
+    }
+
+    public var bindingTarget: BindingTarget<Value> { self }
+}
+
+precedencegroup BindingPrecedence {
+    associativity: right
+    higherThan: AssignmentPrecedence
+}
+
+/// Binds a source to a target: each value of the source is given to the target, until the
+/// source ends or the target's lifetime ends.
+infix operator <~ : BindingPrecedence
+
+/// Binds `source` to `target`; returns the disposable that ends the binding, or nil when the
+/// target's lifetime has already ended. The binding is a sink node named `<~` at the
+/// target's call site.
+@discardableResult
+public func <~ <Target: BindingTargetProvider, Source: BindingSource>(target: Target, source: Source) -> Disposable?
+where Source.Value == Target.Value {
+    let target = target.bindingTarget
+    guard !target.lifetime.hasEnded else { return nil }
+    let binding = source.producer.startWithSignal { signal, interrupter -> Disposable in
+        if let probe = Instrumentation.probe {
+            let sink = Node.make(.sink, "<~", upstream: [.init(node: signal.node, role: .data)],
+                                 file: target.file, line: target.line)
+            probe.didSubscribe(sink, subscription: Instrumentation.newSubscription(), parent: signal.subscription)
+        }
+        signal.observeInternally { event in
+            if case let .value(value) = event { target.action(value) }
+        }
+        return interrupter
+    }
+    target.lifetime += binding
+    return binding
+}
