@@ -1,0 +1,52 @@
+import Signals
+import XCTest
+
+final class CollectTests: XCTestCase {
+    func testCollectSendsAllValuesAsOneArrayOnCompletion() {
+        let scheduler = TestScheduler()
+        let collector = Collector<[String], TestError>(scheduler)
+        scheduler.hot("-a-b-c|").collect().observe(collector.observer)
+        scheduler.run()
+        XCTAssertEqual(collector.values, [["a", "b", "c"]])
+        XCTAssertEqual(collector.events.map(\.time), [6 * MarbleLine.frame, 6 * MarbleLine.frame])
+        XCTAssertEqual(collector.events.last?.event.isTerminating, true)
+    }
+
+    func testCollectOfNoValuesSendsAnEmptyArray() {
+        var values: [[Int]] = []
+        SignalProducer<Int, Never>.empty.collect().startWithValues { values.append($0) }
+        XCTAssertEqual(values, [[]])
+    }
+
+    func testCollectCountSendsFullArraysThenTheRest() {
+        let scheduler = TestScheduler()
+        let collector = Collector<[String], TestError>(scheduler)
+        scheduler.cold("-a-b-c|").collect(count: 2).start(collector.observer)
+        scheduler.run()
+        XCTAssertEqual(collector.values, [["a", "b"], ["c"]])
+        XCTAssertEqual(collector.events.map(\.time), [3, 6, 6].map { $0 * MarbleLine.frame })
+    }
+
+    func testCollectCountSendsNoEmptyRestAfterFullArrays() {
+        var values: [[Int]] = []
+        SignalProducer([1, 2, 3, 4]).collect(count: 2).startWithValues { values.append($0) }
+        XCTAssertEqual(values, [[1, 2], [3, 4]])
+    }
+
+    func testCollectCountOfNoValuesSendsAnEmptyArray() {
+        var values: [[Int]] = []
+        SignalProducer<Int, Never>.empty.collect(count: 3).startWithValues { values.append($0) }
+        XCTAssertEqual(values, [[]])
+    }
+
+    func testCollectDropsItsValuesOnFailureAndInterruption() {
+        expectMarbles("---#") { scheduler in scheduler.hot("-a-#").collect() }
+        expectMarbles("---!") { scheduler in scheduler.hot("-a-!").collect(count: 5) }
+    }
+
+    func testCollectCountNodeCarriesTheCount() {
+        let (signal, _) = Signal<Int, Never>.pipe()
+        XCTAssertEqual(signal.collect(count: 4).node.parameters, "count: 4")
+        XCTAssertEqual(signal.collect().node.name, "collect")
+    }
+}
