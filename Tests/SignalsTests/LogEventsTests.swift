@@ -1,0 +1,33 @@
+import Signals
+import XCTest
+
+final class LogEventsTests: XCTestCase {
+    func testProducerEventsAreLoggedWithIdentifierAndCallSite() {
+        var lines: [String] = []
+        SignalProducer([1, 2])
+            .logEvents(identifier: "numbers") { identifier, event, file, line in
+                lines.append("[\(identifier)] \(event) \(file) \(line > 0)")
+            }
+            .start()
+        XCTAssertEqual(lines, [
+            "[numbers] starting SignalsTests/LogEventsTests.swift true",
+            "[numbers] value 1 SignalsTests/LogEventsTests.swift true",
+            "[numbers] value 2 SignalsTests/LogEventsTests.swift true",
+            "[numbers] completed SignalsTests/LogEventsTests.swift true",
+            "[numbers] terminated SignalsTests/LogEventsTests.swift true",
+            "[numbers] disposed SignalsTests/LogEventsTests.swift true",
+            "[numbers] started SignalsTests/LogEventsTests.swift true",
+        ])
+    }
+
+    func testOnlyTheChosenEventsAreLogged() {
+        var events: [String] = []
+        let (signal, input) = Signal<Int, TestError>.pipe()
+        let logged = signal.logEvents(events: [.failed]) { _, event, _, _ in events.append(event) }
+        logged.observe { _ in }
+        input.send(value: 1)
+        input.send(error: TestError(message: "boom"))
+        XCTAssertEqual(events, ["failed boom"])
+        XCTAssertEqual(logged.node.name, "logEvents")
+    }
+}

@@ -1,0 +1,60 @@
+import Signals
+import XCTest
+
+final class ThenTests: XCTestCase {
+    func testReplacementStartsWhenTheProducerCompletesAndItsValuesAreIgnored() {
+        expectMarbles("----x-y|") { s in s.cold("-a-b|").then(s.cold("x-y|")) }
+    }
+
+    func testHotSignalThenStartsTheReplacementAtCompletion() {
+        expectMarbles("----x|") { s in s.hot("-a-|").then(s.cold("-x|")) }
+    }
+
+    func testFailureSkipsTheReplacement() {
+        var started = false
+        expectMarbles("--#") { s in
+            s.cold("-a#").then(SignalProducer<String, TestError> { _, _ in started = true })
+        }
+        XCTAssertFalse(started)
+    }
+
+    func testReplacementFailurePassesThrough() {
+        expectMarbles("--x#") { s in s.cold("-a|").then(s.cold("x#")) }
+    }
+
+    func testDisposingInterruptsTheRunningReplacement() {
+        let scheduler = TestScheduler()
+        let collector = Collector<String, TestError>(scheduler)
+        var replacementEnded = false
+        let replacement = SignalProducer<String, TestError> { observer, lifetime in
+            observer.send(value: "x")
+            lifetime.observeEnded { replacementEnded = true }
+        }
+        let disposable = scheduler.cold("-a|").then(replacement).start(collector.observer)
+        scheduler.schedule(atNanoseconds: 4 * MarbleLine.frame) { disposable.dispose() }
+        scheduler.run()
+        XCTAssertEqual(collector.marbles, "--x-!")
+        XCTAssertTrue(replacementEnded)
+    }
+
+    func testNodeHasTheUpstreamAsTriggerAndTheReplacementAsData() {
+        let access = SignalProducer<Int, TestError>.empty
+        let text = SignalProducer<String, TestError>(value: "magic")
+        let pipeline = access.then(text)
+        XCTAssertEqual(pipeline.node.name, "then")
+        XCTAssertEqual(pipeline.node.upstream.map(\.role), [.trigger, .data])
+        XCTAssertEqual(pipeline.node.upstream.map(\.node), [access.node, text.node])
+    }
+
+    func testTheReplacementStartIsAChildOfTheThenSubscription() {
+        let probe = TestProbe()
+        probe.attached {
+            let replacement = SignalProducer<String, Never>(value: "x").named("replacement")
+            SignalProducer<Int, Never>(value: 1).then(replacement).start()
+        }
+        let then = probe.subscriptions.first { $0.node.name == "then" }
+        let replacement = probe.subscriptions.first { $0.node.label == "replacement" }
+        XCTAssertNotNil(then)
+        XCTAssertEqual(replacement?.parent, then?.subscription)
+    }
+}
