@@ -55,7 +55,7 @@ final class FlatMapErrorTests: XCTestCase {
         input.send(value: 1)
         input.send(error: TestError())
         XCTAssertEqual(events, ["VALUE 1", "VALUE -1", "COMPLETED"])
-        XCTAssertEqual(caught.node.name, "catch")
+        XCTAssertEqual(caught.node.name, "flatMapError")
     }
 
     func testDisposingInterruptsTheFallback() {

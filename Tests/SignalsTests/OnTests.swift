@@ -53,7 +53,8 @@ final class OnTests: XCTestCase {
         SignalProducer([1]).doCompleted { completed = true }.start()
         XCTAssertEqual(log, ["next 1", "error bad"])
         XCTAssertTrue(completed)
-        XCTAssertEqual(observed.node.name, "doError")
-        XCTAssertEqual(observed.node.upstream.first?.node.name, "doNext")
+        XCTAssertEqual(observed.node.name, "on")
+        XCTAssertEqual(observed.node.parameters, "failed:")
+        XCTAssertEqual(observed.node.upstream.first?.node.parameters, "value:")
     }
 }

@@ -36,7 +36,7 @@ final class PrefixTests: XCTestCase {
         var values: [Int] = []
         producer.startWithValues { values.append($0) }
         XCTAssertEqual(values, [1, 2])
-        XCTAssertEqual(producer.node.name, "startWith")
-        XCTAssertEqual(producer.node.parameters, "1")
+        XCTAssertEqual(producer.node.name, "prefix")
+        XCTAssertEqual(producer.node.parameters, "value: 1")
     }
 }

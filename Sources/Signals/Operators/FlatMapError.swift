@@ -9,10 +9,10 @@ extension Signal {
         flatMapError(transform, node: .operator("flatMapError", (node, .data), file: file, line: line))
     }
 
-    /// ReactiveCocoa 2's name for `flatMapError(_:)`.
+    /// ReactiveCocoa 2's name for `flatMapError(_:)`, and recorded as it.
     public func `catch`<F>(file: StaticString = #fileID, line: UInt = #line,
                            _ transform: @escaping (Error) -> SignalProducer<Value, F>) -> Signal<Value, F> {
-        flatMapError(transform, node: .operator("catch", (node, .data), file: file, line: line))
+        flatMapError(transform, node: .operator("flatMapError", (node, .data), file: file, line: line))
     }
 
     /// On failure, forwards the events of `fallback` instead (ReactiveCocoa 2: `catchTo:`;
@@ -50,10 +50,10 @@ extension SignalProducer {
         return liftContinuing(node) { $0.flatMapError(transform, node: node) }
     }
 
-    /// ReactiveCocoa 2's name for `flatMapError(_:)`.
+    /// ReactiveCocoa 2's name for `flatMapError(_:)`, and recorded as it.
     public func `catch`<F>(file: StaticString = #fileID, line: UInt = #line,
                            _ transform: @escaping (Error) -> SignalProducer<Value, F>) -> SignalProducer<Value, F> {
-        let node = Node.operator("catch", (self.node, .data), file: file, line: line)
+        let node = Node.operator("flatMapError", (self.node, .data), file: file, line: line)
         return liftContinuing(node) { $0.flatMapError(transform, node: node) }
     }
 

@@ -32,7 +32,7 @@ extension Signal {
 
     /// ReactiveCocoa 2's `logError`: reports failures only.
     public func logError(file: StaticString = #fileID, line: UInt = #line) -> Signal {
-        let node = Node.operator("logError", (self.node, .data), file: file, line: line)
+        let node = Node.operator("logEvents", parameters: "events: failed", (self.node, .data), file: file, line: line)
         return on(SideEffects(logging: [.failed], identifier: "", logger: defaultEventLog, file: "\(file)", line: line),
                   node: node)
     }
@@ -52,7 +52,7 @@ extension SignalProducer {
 
     /// ReactiveCocoa 2's `logError`: reports failures only.
     public func logError(file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
-        let node = Node.operator("logError", (self.node, .data), file: file, line: line)
+        let node = Node.operator("logEvents", parameters: "events: failed", (self.node, .data), file: file, line: line)
         return on(SideEffects(logging: [.failed], identifier: "", logger: defaultEventLog, file: "\(file)", line: line),
                   node: node)
     }

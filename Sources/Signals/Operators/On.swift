@@ -25,19 +25,19 @@ extension Signal {
         return on(effects, node: .operator("on", parameters: effects.names, (node, .data), file: file, line: line))
     }
 
-    /// ReactiveCocoa 2's `doNext:`: `on(value:)`.
+    /// ReactiveCocoa 2's `doNext:`: `on(value:)`, and recorded as it.
     public func doNext(file: StaticString = #fileID, line: UInt = #line, _ action: @escaping (Value) -> Void) -> Signal {
-        on(SideEffects(value: action), node: .operator("doNext", (node, .data), file: file, line: line))
+        on(SideEffects(value: action), node: .operator("on", parameters: "value:", (node, .data), file: file, line: line))
     }
 
-    /// ReactiveCocoa 2's `doCompleted:`: `on(completed:)`.
+    /// ReactiveCocoa 2's `doCompleted:`: `on(completed:)`, and recorded as it.
     public func doCompleted(file: StaticString = #fileID, line: UInt = #line, _ action: @escaping () -> Void) -> Signal {
-        on(SideEffects(completed: action), node: .operator("doCompleted", (node, .data), file: file, line: line))
+        on(SideEffects(completed: action), node: .operator("on", parameters: "completed:", (node, .data), file: file, line: line))
     }
 
-    /// ReactiveCocoa 2's `doError:`: `on(failed:)`.
+    /// ReactiveCocoa 2's `doError:`: `on(failed:)`, and recorded as it.
     public func doError(file: StaticString = #fileID, line: UInt = #line, _ action: @escaping (Error) -> Void) -> Signal {
-        on(SideEffects(failed: action), node: .operator("doError", (node, .data), file: file, line: line))
+        on(SideEffects(failed: action), node: .operator("on", parameters: "failed:", (node, .data), file: file, line: line))
     }
 
     @usableFromInline
@@ -118,19 +118,19 @@ extension SignalProducer {
         return on(effects, node: .operator("on", parameters: effects.names, (self.node, .data), file: file, line: line))
     }
 
-    /// ReactiveCocoa 2's `doNext:`: `on(value:)`.
+    /// ReactiveCocoa 2's `doNext:`: `on(value:)`, and recorded as it.
     public func doNext(file: StaticString = #fileID, line: UInt = #line, _ action: @escaping (Value) -> Void) -> SignalProducer {
-        on(SideEffects(value: action), node: .operator("doNext", (self.node, .data), file: file, line: line))
+        on(SideEffects(value: action), node: .operator("on", parameters: "value:", (self.node, .data), file: file, line: line))
     }
 
-    /// ReactiveCocoa 2's `doCompleted:`: `on(completed:)`.
+    /// ReactiveCocoa 2's `doCompleted:`: `on(completed:)`, and recorded as it.
     public func doCompleted(file: StaticString = #fileID, line: UInt = #line, _ action: @escaping () -> Void) -> SignalProducer {
-        on(SideEffects(completed: action), node: .operator("doCompleted", (self.node, .data), file: file, line: line))
+        on(SideEffects(completed: action), node: .operator("on", parameters: "completed:", (self.node, .data), file: file, line: line))
     }
 
-    /// ReactiveCocoa 2's `doError:`: `on(failed:)`.
+    /// ReactiveCocoa 2's `doError:`: `on(failed:)`, and recorded as it.
     public func doError(file: StaticString = #fileID, line: UInt = #line, _ action: @escaping (Error) -> Void) -> SignalProducer {
-        on(SideEffects(failed: action), node: .operator("doError", (self.node, .data), file: file, line: line))
+        on(SideEffects(failed: action), node: .operator("on", parameters: "failed:", (self.node, .data), file: file, line: line))
     }
 
     @usableFromInline

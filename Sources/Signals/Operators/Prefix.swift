@@ -9,9 +9,9 @@ extension SignalProducer {
         prefix(value, node: .operator("prefix", parameters: "value: \(value)", (self.node, .data), file: file, line: line))
     }
 
-    /// ReactiveCocoa 2's name for `prefix(value:)`.
+    /// ReactiveCocoa 2's name for `prefix(value:)`, and recorded as it.
     public func startWith(_ value: Value, file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
-        prefix(value, node: .operator("startWith", parameters: "\(value)", (self.node, .data), file: file, line: line))
+        prefix(value, node: .operator("prefix", parameters: "value: \(value)", (self.node, .data), file: file, line: line))
     }
 
     private func prefix(_ value: Value, node: Node) -> SignalProducer {
