@@ -47,20 +47,20 @@ extension SignalProducer {
     public func flatMapError<F>(file: StaticString = #fileID, line: UInt = #line,
                                 _ transform: @escaping (Error) -> SignalProducer<Value, F>) -> SignalProducer<Value, F> {
         let node = Node.operator("flatMapError", (self.node, .data), file: file, line: line)
-        return liftContinuing(node) { $0.flatMapError(transform, node: node) }
+        return lift(node) { $0.flatMapError(transform, node: node) }
     }
 
     /// ReactiveCocoa 2's name for `flatMapError(_:)`, and recorded as it.
     public func `catch`<F>(file: StaticString = #fileID, line: UInt = #line,
                            _ transform: @escaping (Error) -> SignalProducer<Value, F>) -> SignalProducer<Value, F> {
         let node = Node.operator("flatMapError", (self.node, .data), file: file, line: line)
-        return liftContinuing(node) { $0.flatMapError(transform, node: node) }
+        return lift(node) { $0.flatMapError(transform, node: node) }
     }
 
     /// On failure, forwards the events of `fallback` instead (ReactiveCocoa 2: `catchTo:`).
     public func catchTo<F>(_ fallback: SignalProducer<Value, F>,
                            file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, F> {
         let node = Node.operator("catchTo", (self.node, .data), (fallback.node, .fallback), file: file, line: line)
-        return liftContinuing(node) { $0.flatMapError({ _ in fallback }, node: node) }
+        return lift(node) { $0.flatMapError({ _ in fallback }, node: node) }
     }
 }

@@ -42,25 +42,3 @@ extension SignalProducer {
         }
     }
 }
-
-extension SignalProducer {
-    /// As `lift(_:_:)`, for operators whose signal goes on after its upstream has ended
-    /// (`then`, `flatMapError`). `lift` interrupts a start by interrupting its upstream,
-    /// which reaches nothing once the upstream has terminated; this also interrupts the
-    /// operator's own signal, and with it whatever the operator started.
-    @usableFromInline
-    func liftContinuing<U, F>(_ node: Node, _ transform: @escaping (Signal<Value, Error>) -> Signal<U, F>) -> SignalProducer<U, F> {
-        let upstream = self
-        return SignalProducer<U, F>(node: node) {
-            let instance = upstream.instantiate()
-            let signal = transform(instance.signal)
-            let upstreamInterrupter = instance.interrupter
-            signal.core.resources.add(upstreamInterrupter)
-            let interrupter = AnyDisposable { [weak core = signal.core] in
-                upstreamInterrupter.dispose()
-                core?.send(.interrupted)
-            }
-            return .init(signal: signal, interrupter: interrupter, begin: instance.begin)
-        }
-    }
-}

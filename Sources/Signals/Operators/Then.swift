@@ -36,6 +36,6 @@ extension SignalProducer {
     public func then<U>(_ replacement: SignalProducer<U, Error>,
                         file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<U, Error> {
         let node = Node.operator("then", (self.node, .trigger), (replacement.node, .data), file: file, line: line)
-        return liftContinuing(node) { $0.then(replacement, node: node) }
+        return lift(node) { $0.then(replacement, node: node) }
     }
 }
