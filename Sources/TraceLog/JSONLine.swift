@@ -102,6 +102,42 @@ public struct JSONLine {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// Adds `"name":{...}` built by `body`.
+    public mutating func field(_ name: StaticString, object body: (inout JSONLine) -> Void) {
+        key(name)
+        var inner = JSONLine(capacity: 0)
+        swap(&inner.bytes, &bytes)
+        inner.bytes.append(UInt8(ascii: "{"))
+        inner.needsComma = false
+        body(&inner)
+        inner.bytes.append(UInt8(ascii: "}"))
+        swap(&inner.bytes, &bytes)
+    }
+
+    /// Adds `"name":` followed by a decimal with three fraction digits, `units / 1000`
+    /// (nanoseconds as microseconds): exact, never a binary floating-point rendering.
+    public mutating func field(_ name: StaticString, thousandths units: Int64) {
+        key(name)
+        Self.appendThousandths(units, to: &bytes)
+    }
+
+    /// Appends `units / 1000` as a decimal with three fraction digits: `1234.567`.
+    public static func appendThousandths(_ units: Int64, to bytes: inout [UInt8]) {
+        if units < 0 { bytes.append(UInt8(ascii: "-")) }
+        let magnitude = units.magnitude
+        appendInteger(magnitude / 1000, to: &bytes)
+        let fraction = magnitude % 1000
+        bytes.append(UInt8(ascii: "."))
+        bytes.append(UInt8(ascii: "0") &+ UInt8(fraction / 100))
+        bytes.append(UInt8(ascii: "0") &+ UInt8(fraction / 10 % 10))
+        bytes.append(UInt8(ascii: "0") &+ UInt8(fraction % 10))
+    }
+
+    /// Ends the object without a newline (for objects nested in a larger document).
+    public mutating func close() {
+        bytes.append(UInt8(ascii: "}"))
+    }
+
     // MARK: Primitives
 
     static func appendLiteral(_ literal: StaticString, to bytes: inout [UInt8]) {

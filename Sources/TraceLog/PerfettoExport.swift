@@ -1,0 +1,244 @@
+import Foundation
+import Signals
+
+/// Exports a trace as Chrome trace-event JSON, which Perfetto's UI (ui.perfetto.dev) and
+/// chrome://tracing open. Streaming: one pass over the reader, bounded memory.
+///
+/// - one process; one track per trace thread (`thread_name` metadata, sorted by id);
+/// - each event is a zero-length complete slice (`ph:"X"`) on its thread, named by node and
+///   value, with the node's name as its category and seq, causes and value as arguments;
+/// - causality that crosses threads is a flow arrow (`ph:"s"` at the cause, `ph:"f"` with
+///   `bp:"e"` at the effect);
+/// - each subscription is an async slice (`ph:"b"`/`"e"`) from subscribe to dispose;
+/// - each hop's queue wait is a slice on the thread it hopped to, from enqueue to start;
+/// - marks are global instants (`ph:"i"`, `s:"g"`).
+///
+/// Timestamps are microseconds written with exactly three decimals (the trace's integer
+/// nanoseconds), so the output is deterministic.
+public enum PerfettoExport {
+    /// What an export wrote.
+    public struct Summary: Equatable, Sendable {
+        public var traceEvents = 0
+        public var flows = 0
+    }
+
+    /// Exports the trace `reader` reads into a new file at `url`.
+    @discardableResult
+    public static func export(_ reader: TraceReader, to url: URL) throws -> Summary {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: url.path) else {
+            throw TraceError(file: url.path, line: 0, column: 0, message: "cannot create the output file")
+        }
+        defer { try? handle.close() }
+        return try export(reader) { bytes in try handle.write(contentsOf: bytes) }
+    }
+
+    private struct Cause {
+        var sequence: UInt64 = 0
+        var time: Int64 = 0
+        var thread: UInt64 = 0
+    }
+
+    /// Exports the trace `reader` reads, handing the output to `write` in chunks.
+    @discardableResult
+    public static func export(_ reader: TraceReader, window: Int = 1 << 18,
+                              write: ([UInt8]) throws -> Void) throws -> Summary {
+        var summary = Summary()
+        var out: [UInt8] = []
+        out.reserveCapacity(1 << 20)
+        var first = true
+        func emit(_ build: (inout JSONLine) -> Void) throws {
+            var line = JSONLine(capacity: 0)
+            swap(&line.bytes, &out)
+            if !first { JSONLine.appendLiteral(",\n", to: &line.bytes) }
+            first = false
+            line.begin()
+            build(&line)
+            line.close()
+            swap(&line.bytes, &out)
+            summary.traceEvents += 1
+            if out.count >= 1 << 20 {
+                try write(out)
+                out.removeAll(keepingCapacity: true)
+            }
+        }
+
+        let header = reader.header
+        var preamble = JSONLine()
+        preamble.begin()
+        preamble.field("displayTimeUnit", "ns")
+        preamble.field("otherData") { data in
+            data.field("format", "\(TraceFormat.name) \(header.major).\(header.minor)")
+            data.field("clock", header.clock.rawValue)
+            data.field("wallClock", ifPresent: header.wallClock)
+            data.field("host", ifPresent: header.host)
+        }
+        out += preamble.bytes
+        JSONLine.appendLiteral(",\"traceEvents\":[\n", to: &out)
+        let processName = header.process.map { "\($0) (pid \(header.pid ?? 0))" } ?? "Marbles \(header.clock.rawValue)-time trace"
+        try emit { event in
+            event.field("name", "process_name")
+            event.field("ph", "M")
+            event.field("pid", 1)
+            event.field("tid", 0)
+            event.field("args") { $0.field("name", processName) }
+        }
+
+        var nodes: [UInt64: NodeRecord] = [:]
+        var live: [UInt64: (name: String, category: String, thread: UInt64)] = [:]
+        var ring = [Cause](repeating: Cause(), count: max(window, 16))
+        var lastTime: Int64 = 0
+
+        func display(_ node: NodeRecord?) -> String {
+            guard let node else { return "?" }
+            return node.label.map { "\(node.name) \"\($0)\"" } ?? node.name
+        }
+
+        while let record = try reader.next() {
+            switch record {
+            case let .thread(thread):
+                try emit { event in
+                    event.field("name", "thread_name")
+                    event.field("ph", "M")
+                    event.field("pid", 1)
+                    event.field("tid", thread.id)
+                    event.field("args") { $0.field("name", thread.displayName) }
+                }
+                try emit { event in
+                    event.field("name", "thread_sort_index")
+                    event.field("ph", "M")
+                    event.field("pid", 1)
+                    event.field("tid", thread.id)
+                    event.field("args") { $0.field("sort_index", thread.id) }
+                }
+            case let .node(node):
+                nodes[node.id] = node
+            case let .label(label):
+                nodes[label.node]?.label = label.label
+            case let .subscribe(subscription):
+                lastTime = max(lastTime, subscription.time)
+                let name = "\(display(nodes[subscription.node])) #\(subscription.id)"
+                let category = nodes[subscription.node]?.name ?? "?"
+                live[subscription.id] = (name, category, subscription.thread)
+                try emit { event in
+                    event.field("name", name)
+                    event.field("cat", category)
+                    event.field("ph", "b")
+                    event.field("id", subscription.id)
+                    event.field("ts", thousandths: subscription.time)
+                    event.field("pid", 1)
+                    event.field("tid", subscription.thread)
+                    event.field("args") { args in
+                        args.field("node", subscription.node)
+                        args.field("parent", subscription.parent)
+                    }
+                }
+            case let .dispose(dispose):
+                lastTime = max(lastTime, dispose.time)
+                guard let open = live.removeValue(forKey: dispose.subscription) else { break }
+                try emit { event in
+                    event.field("name", open.name)
+                    event.field("cat", open.category)
+                    event.field("ph", "e")
+                    event.field("id", dispose.subscription)
+                    event.field("ts", thousandths: dispose.time)
+                    event.field("pid", 1)
+                    event.field("tid", dispose.thread)
+                }
+            case let .event(record):
+                lastTime = max(lastTime, record.time)
+                let node = nodes[record.node]
+                ring[Int(record.sequence % UInt64(ring.count))] = Cause(sequence: record.sequence, time: record.time,
+                                                                       thread: record.thread)
+                try emit { event in
+                    event.field("name", "\(display(node)) \(record.text ?? record.kind.rawValue)")
+                    event.field("cat", node?.name ?? "?")
+                    event.field("ph", "X")
+                    event.field("ts", thousandths: record.time)
+                    event.field("dur", thousandths: 0)
+                    event.field("pid", 1)
+                    event.field("tid", record.thread)
+                    event.field("args") { args in
+                        args.field("seq", record.sequence)
+                        args.field("kind", record.kind.rawValue)
+                        args.field("sub", record.subscription)
+                        args.field("causes", record.causes)
+                        args.field("value", ifPresent: record.text)
+                    }
+                }
+                for causeSequence in record.causes {
+                    let cause = ring[Int(causeSequence % UInt64(ring.count))]
+                    guard cause.sequence == causeSequence, cause.thread != record.thread else { continue }
+                    summary.flows += 1
+                    let id = summary.flows
+                    try emit { event in
+                        event.field("name", "cause")
+                        event.field("cat", "causality")
+                        event.field("ph", "s")
+                        event.field("id", id)
+                        event.field("ts", thousandths: cause.time)
+                        event.field("pid", 1)
+                        event.field("tid", cause.thread)
+                    }
+                    try emit { event in
+                        event.field("name", "cause")
+                        event.field("cat", "causality")
+                        event.field("ph", "f")
+                        event.field("bp", "e")
+                        event.field("id", id)
+                        event.field("ts", thousandths: record.time)
+                        event.field("pid", 1)
+                        event.field("tid", record.thread)
+                    }
+                }
+            case let .hop(hop):
+                lastTime = max(lastTime, hop.started ?? hop.enqueued)
+                try emit { event in
+                    event.field("name", hop.started == nil ? "never ran on \(hop.scheduler)" : "queue wait: \(hop.scheduler)")
+                    event.field("cat", "hop")
+                    event.field("ph", "X")
+                    event.field("ts", thousandths: hop.enqueued)
+                    event.field("dur", thousandths: hop.queueWait ?? 0)
+                    event.field("pid", 1)
+                    event.field("tid", hop.to ?? hop.from)
+                    event.field("args") { args in
+                        args.field("node", hop.node)
+                        args.field("from", hop.from)
+                        args.field("scheduler", hop.scheduler)
+                    }
+                }
+            case let .mark(mark):
+                lastTime = max(lastTime, mark.time)
+                try emit { event in
+                    event.field("name", mark.label)
+                    event.field("cat", "mark")
+                    event.field("ph", "i")
+                    event.field("s", "g")
+                    event.field("ts", thousandths: mark.time)
+                    event.field("pid", 1)
+                    event.field("tid", mark.thread)
+                }
+            case let .summary(closing):
+                lastTime = max(lastTime, closing.duration)
+            case .header:
+                break
+            }
+        }
+        // Subscriptions still running when the trace ends close at its end.
+        for id in live.keys.sorted() {
+            guard let open = live[id] else { continue }
+            try emit { event in
+                event.field("name", open.name)
+                event.field("cat", open.category)
+                event.field("ph", "e")
+                event.field("id", id)
+                event.field("ts", thousandths: lastTime)
+                event.field("pid", 1)
+                event.field("tid", open.thread)
+            }
+        }
+        JSONLine.appendLiteral("\n]}\n", to: &out)
+        try write(out)
+        return summary
+    }
+}

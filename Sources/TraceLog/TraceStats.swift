@@ -1,0 +1,381 @@
+import Signals
+
+/// Timing analysis of a trace, computed in one streaming pass (`marbles stats`).
+///
+/// - **Stage latency** of a node: for each of its events, the time since its primary cause.
+/// - **Queue wait** of a hop: the time from enqueue to start, per node and scheduler.
+/// - **Dropped values** of an operator: values of its `data` upstream nodes, sent after it
+///   first subscribed, that caused none of its events (what `filter`, `throttle`, `debounce`
+///   and `skipRepeats` swallow). Reported only for operators whose every event is caused by
+///   an upstream value; an operator that emits several values per input counts at least 0.
+/// - **End-to-end latency** from each source to each sink: for each value reaching a sink,
+///   the time since the source event at the root of its primary causes.
+///
+/// Memory is bounded: causes are looked up in a window of the last `window` events (older
+/// ones are counted as unresolved), and percentiles come from `LatencyDistribution`.
+public struct TraceStats: Sendable {
+    /// One node's line of the table.
+    public struct NodeStats: Sendable {
+        public var node: NodeRecord
+        public var values = 0
+        public var failed = 0
+        public var completed = 0
+        public var interrupted = 0
+        public var stageLatency: LatencySummary?
+        /// Nil when the operator's events are not all caused by upstream values.
+        public var dropped: Int?
+    }
+
+    /// The queue wait of one node's hops onto one scheduler.
+    public struct HopStats: Sendable {
+        public var node: NodeRecord?
+        public var scheduler: String
+        public var wait: LatencySummary?
+        /// Hops enqueued that never started.
+        public var neverRan: Int
+    }
+
+    /// Latency from a source to a sink along causality.
+    public struct PathStats: Sendable {
+        public var source: NodeRecord
+        public var sink: NodeRecord
+        public var latency: LatencySummary
+    }
+
+    public var name: String
+    public var header: TraceHeader
+    public var events = 0
+    public var duration: Int64 = 0
+    public var nodes: [NodeStats] = []
+    public var hops: [HopStats] = []
+    public var paths: [PathStats] = []
+    /// The node with the highest p95 stage latency (then max, then lowest id); nil when every
+    /// stage took no time.
+    public var slowestStage: NodeRecord?
+    /// Causes older than the window, or missing from the trace.
+    public var unresolvedCauses = 0
+    public var warnings: [TraceWarning] = []
+
+    /// Computes the statistics of the trace `reader` is reading, in one pass.
+    public static func compute(_ reader: TraceReader, window: Int = 1 << 18) throws -> TraceStats {
+        var builder = Builder(window: max(window, 16))
+        while let record = try reader.next() {
+            builder.add(record)
+        }
+        var stats = builder.finish(name: reader.name, header: reader.header)
+        stats.warnings = reader.warnings
+        return stats
+    }
+
+    private struct Slot {
+        var sequence: UInt64 = 0
+        var time: Int64 = 0
+        var node: UInt64 = 0
+        var cause: UInt64 = 0
+    }
+
+    private struct NodeState {
+        var record: NodeRecord
+        var stats: NodeStats
+        var latency = LatencyDistribution()
+        var subscribed = false
+        var inputs = 0
+        var passed = 0
+        var otherCaused = false
+        var dataUpstream: [UInt64] = []
+        var dataDownstream: [UInt64] = []
+        var feedsSinks: [UInt64] = []
+    }
+
+    private struct Builder {
+        var ring: [Slot]
+        var nodes: [UInt64: NodeState] = [:]
+        var order: [UInt64] = []
+        var hopWaits: [HopKey: (wait: LatencyDistribution, neverRan: Int)] = [:]
+        var paths: [PathKey: LatencyDistribution] = [:]
+        var subscriptionNodes: [UInt64: UInt64] = [:]
+        var events = 0
+        var lastTime: Int64 = 0
+        var duration: Int64?
+        var unresolved = 0
+
+        struct HopKey: Hashable, Comparable {
+            var node: UInt64
+            var scheduler: String
+            static func < (a: HopKey, b: HopKey) -> Bool { (a.node, a.scheduler) < (b.node, b.scheduler) }
+        }
+
+        struct PathKey: Hashable, Comparable {
+            var source: UInt64
+            var sink: UInt64
+            static func < (a: PathKey, b: PathKey) -> Bool { (a.source, a.sink) < (b.source, b.sink) }
+        }
+
+        init(window: Int) {
+            ring = Array(repeating: Slot(), count: window)
+        }
+
+        func slot(_ sequence: UInt64) -> Slot? {
+            let slot = ring[Int(sequence % UInt64(ring.count))]
+            return slot.sequence == sequence ? slot : nil
+        }
+
+        mutating func add(_ record: TraceRecord) {
+            switch record {
+            case let .node(node):
+                var state = NodeState(record: node, stats: NodeStats(node: node))
+                state.dataUpstream = node.upstream.filter { $0.role == "data" }.map(\.node)
+                for upstream in state.dataUpstream {
+                    nodes[upstream]?.dataDownstream.append(node.id)
+                    if node.kind == "sink" { nodes[upstream]?.feedsSinks.append(node.id) }
+                }
+                nodes[node.id] = state
+                order.append(node.id)
+            case let .label(label):
+                nodes[label.node]?.record.label = label.label
+            case let .subscribe(subscription):
+                nodes[subscription.node]?.subscribed = true
+                lastTime = max(lastTime, subscription.time)
+            case let .event(event):
+                addEvent(event)
+            case let .hop(hop):
+                let key = HopKey(node: hop.node, scheduler: hop.scheduler)
+                var entry = hopWaits[key] ?? (LatencyDistribution(), 0)
+                if let wait = hop.queueWait { entry.wait.add(wait) } else { entry.neverRan += 1 }
+                hopWaits[key] = entry
+                lastTime = max(lastTime, hop.started ?? hop.enqueued)
+            case let .dispose(dispose):
+                lastTime = max(lastTime, dispose.time)
+            case let .mark(mark):
+                lastTime = max(lastTime, mark.time)
+            case let .summary(summary):
+                duration = summary.duration
+            case .header, .thread:
+                break
+            }
+        }
+
+        mutating func addEvent(_ event: EventRecord) {
+            events += 1
+            lastTime = max(lastTime, event.time)
+            let primary = event.causes.first ?? 0
+            ring[Int(event.sequence % UInt64(ring.count))] = Slot(sequence: event.sequence, time: event.time,
+                                                                  node: event.node, cause: primary)
+            guard var state = nodes[event.node] else { return }
+            switch event.kind {
+            case .value: state.stats.values += 1
+            case .failed: state.stats.failed += 1
+            case .completed: state.stats.completed += 1
+            case .interrupted: state.stats.interrupted += 1
+            }
+            let isValue = event.kind == .value
+            if primary != 0 {
+                if let cause = slot(primary) {
+                    state.latency.add(event.time - cause.time)
+                    if state.dataUpstream.contains(cause.node) {
+                        if isValue { state.passed += 1 }
+                    } else if isValue {
+                        state.otherCaused = true
+                    }
+                } else {
+                    unresolved += 1
+                    if isValue { state.otherCaused = true }
+                }
+            } else if isValue {
+                state.otherCaused = true
+            }
+            nodes[event.node] = state
+            guard event.kind == .value else { return }
+            for downstream in state.dataDownstream where nodes[downstream]?.subscribed == true {
+                nodes[downstream]?.inputs += 1
+            }
+            if !state.feedsSinks.isEmpty, let root = root(of: event) {
+                for sink in state.feedsSinks {
+                    paths[PathKey(source: root.node, sink: sink), default: LatencyDistribution()].add(event.time - root.time)
+                }
+            }
+        }
+
+        /// The source event at the root of an event's primary causes, if it is in the window.
+        func root(of event: EventRecord) -> Slot? {
+            var current = Slot(sequence: event.sequence, time: event.time, node: event.node, cause: event.causes.first ?? 0)
+            var steps = 0
+            while current.cause != 0 {
+                guard let cause = slot(current.cause), steps < ring.count else { return nil }
+                current = cause
+                steps += 1
+            }
+            guard let node = nodes[current.node], node.record.upstream.isEmpty || node.record.kind == "source" else {
+                return nil
+            }
+            return current
+        }
+
+        func finish(name: String, header: TraceHeader) -> TraceStats {
+            var stats = TraceStats(name: name, header: header)
+            stats.events = events
+            stats.duration = duration ?? lastTime
+            stats.unresolvedCauses = unresolved
+            for id in order {
+                guard let state = nodes[id] else { continue }
+                var line = state.stats
+                line.node = state.record
+                line.stageLatency = state.latency.summary
+                if state.record.kind == "operator", !state.dataUpstream.isEmpty, !state.otherCaused {
+                    line.dropped = max(0, state.inputs - state.passed)
+                }
+                stats.nodes.append(line)
+            }
+            for key in hopWaits.keys.sorted() {
+                guard let entry = hopWaits[key] else { continue }
+                stats.hops.append(HopStats(node: nodes[key.node]?.record, scheduler: key.scheduler,
+                                           wait: entry.wait.summary, neverRan: entry.neverRan))
+            }
+            for key in paths.keys.sorted() {
+                guard let source = nodes[key.source]?.record, let sink = nodes[key.sink]?.record,
+                      let latency = paths[key]?.summary else { continue }
+                stats.paths.append(PathStats(source: source, sink: sink, latency: latency))
+            }
+            let candidates = stats.nodes.compactMap { line in line.stageLatency.map { (line.node, $0) } }
+            if let slowest = candidates.max(by: { a, b in
+                (a.1.p95, a.1.max, b.0.id) < (b.1.p95, b.1.max, a.0.id)
+            }), slowest.1.max > 0 {
+                stats.slowestStage = slowest.0
+            }
+            return stats
+        }
+    }
+
+    // MARK: Output
+
+    private static func nodeName(_ node: NodeRecord) -> String {
+        let label = node.label.map { " \"\($0)\"" } ?? ""
+        let parameters = node.parameters.isEmpty ? "" : node.name.hasSuffix(")") ? " \(node.parameters)" : "(\(node.parameters))"
+        return "#\(node.id) \(node.name)\(parameters)\(label)"
+    }
+
+    /// The report as a text table.
+    public var text: String {
+        var out = "\(name): \(header.clock.rawValue) time, \(events) events, \(formatDuration(duration))\n\n"
+        var rows = [["node", "at", "values", "failed", "done", "intr", "p50", "p95", "p99", "max", "dropped"]]
+        for line in nodes where line.node.kind != "sink" {
+            let latency = line.stageLatency
+            rows.append([
+                Self.nodeName(line.node), "\(line.node.file):\(line.node.line)", "\(line.values)", "\(line.failed)",
+                "\(line.completed)", "\(line.interrupted)",
+                latency.map { formatDuration($0.p50) } ?? "-", latency.map { formatDuration($0.p95) } ?? "-",
+                latency.map { formatDuration($0.p99) } ?? "-", latency.map { formatDuration($0.max) } ?? "-",
+                line.dropped.map(String.init) ?? "-",
+            ])
+        }
+        out += Self.table(rows, rightAligned: 2...)
+        if !hops.isEmpty {
+            out += "\nqueue wait per hop\n"
+            var hopRows = [["node", "scheduler", "hops", "p50", "p95", "p99", "max", "never ran"]]
+            for hop in hops {
+                hopRows.append([
+                    hop.node.map(Self.nodeName) ?? "-", hop.scheduler, "\(hop.wait?.count ?? 0)",
+                    hop.wait.map { formatDuration($0.p50) } ?? "-", hop.wait.map { formatDuration($0.p95) } ?? "-",
+                    hop.wait.map { formatDuration($0.p99) } ?? "-", hop.wait.map { formatDuration($0.max) } ?? "-",
+                    "\(hop.neverRan)",
+                ])
+            }
+            out += Self.table(hopRows, rightAligned: 2...)
+        }
+        if !paths.isEmpty {
+            out += "\nend-to-end latency, source to sink\n"
+            var pathRows = [["source", "sink", "values", "p50", "p95", "p99", "max"]]
+            for path in paths {
+                pathRows.append([
+                    Self.nodeName(path.source), Self.nodeName(path.sink), "\(path.latency.count)",
+                    formatDuration(path.latency.p50), formatDuration(path.latency.p95),
+                    formatDuration(path.latency.p99), formatDuration(path.latency.max),
+                ])
+            }
+            out += Self.table(pathRows, rightAligned: 2...)
+        }
+        out += "\n"
+        if let slowest = slowestStage, let latency = nodes.first(where: { $0.node.id == slowest.id })?.stageLatency {
+            out += "slowest stage: \(Self.nodeName(slowest)) at \(slowest.file):\(slowest.line), "
+                + "p95 \(formatDuration(latency.p95)), max \(formatDuration(latency.max))\n"
+        } else {
+            out += "slowest stage: none (every stage took no time)\n"
+        }
+        if unresolvedCauses > 0 {
+            out += "note: \(unresolvedCauses) causes were outside the analysis window and are left out\n"
+        }
+        return out
+    }
+
+    private static func table(_ rows: [[String]], rightAligned: PartialRangeFrom<Int>) -> String {
+        guard let first = rows.first else { return "" }
+        var widths = [Int](repeating: 0, count: first.count)
+        for row in rows {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+        }
+        var out = ""
+        for row in rows {
+            var cells: [String] = []
+            for (index, cell) in row.enumerated() {
+                let pad = String(repeating: " ", count: widths[index] - cell.count)
+                cells.append(rightAligned.contains(index) ? pad + cell : cell + pad)
+            }
+            var line = cells.joined(separator: "  ")
+            while line.last == " " { line.removeLast() }
+            out += line + "\n"
+        }
+        return out
+    }
+
+    private static func latencyObject(_ line: inout JSONLine, _ latency: LatencySummary) {
+        line.field("count", latency.count)
+        line.field("p50", latency.p50)
+        line.field("p95", latency.p95)
+        line.field("p99", latency.p99)
+        line.field("max", latency.max)
+    }
+
+    private static func nodeFields(_ line: inout JSONLine, _ node: NodeRecord) {
+        line.field("id", node.id)
+        line.field("name", node.name)
+        line.field("parameters", node.parameters)
+        line.field("label", ifPresent: node.label)
+        line.field("file", node.file)
+        line.field("line", node.line)
+    }
+
+    /// The report as one JSON document (times in integer nanoseconds), keys in fixed order.
+    public var json: String {
+        var line = JSONLine()
+        line.begin()
+        line.field("trace", name)
+        line.field("clock", header.clock.rawValue)
+        line.field("events", events)
+        line.field("duration", duration)
+        line.field("nodes", objects: nodes) { object, node in
+            Self.nodeFields(&object, node.node)
+            object.field("kind", node.node.kind)
+            object.field("values", node.values)
+            object.field("failed", node.failed)
+            object.field("completed", node.completed)
+            object.field("interrupted", node.interrupted)
+            if let latency = node.stageLatency { object.field("stageLatency") { Self.latencyObject(&$0, latency) } }
+            if let dropped = node.dropped { object.field("dropped", dropped) }
+        }
+        line.field("hops", objects: hops) { object, hop in
+            object.field("node", hop.node?.id ?? 0)
+            object.field("scheduler", hop.scheduler)
+            if let wait = hop.wait { object.field("queueWait") { Self.latencyObject(&$0, wait) } }
+            object.field("neverRan", hop.neverRan)
+        }
+        line.field("paths", objects: paths) { object, path in
+            object.field("source", path.source.id)
+            object.field("sink", path.sink.id)
+            object.field("latency") { Self.latencyObject(&$0, path.latency) }
+        }
+        if let slowest = slowestStage { line.field("slowestStage", slowest.id) }
+        line.field("unresolvedCauses", unresolvedCauses)
+        line.end()
+        return String(decoding: line.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Signals
+import TraceLog
+import XCTest
+
+final class TraceStatsTests: XCTestCase {
+    /// pipe → filter(odd) → delay(10 ms) → observe(on: lane "ui") → observeValues; values
+    /// 1...4 at 1 ms steps, then completion at 6 ms.
+    private func recordDelayedPipeline() -> [UInt8] {
+        let scheduler = TestScheduler()
+        return Recorder.record(virtual: scheduler) {
+            let (signal, input) = Signal<Int, Never>.pipe(named: "input")
+            signal
+                .filter { $0 % 2 == 1 }
+                .delay(0.010, on: scheduler)
+                .observe(on: scheduler.lane("ui"))
+                .observeValues { _ in }
+            for value in 1...4 {
+                scheduler.schedule(atNanoseconds: Int64(value) * 1_000_000) { input.send(value: value) }
+            }
+            scheduler.schedule(atNanoseconds: 6_000_000) { input.sendCompleted() }
+            scheduler.run()
+        }
+    }
+
+    private func stats() throws -> TraceStats {
+        try TraceStats.compute(TraceReader(bytes: recordDelayedPipeline(), name: "delayed.trace"))
+    }
+
+    func testCountsEventsByKindPerNode() throws {
+        let stats = try stats()
+        let byName = Dictionary(stats.nodes.map { ($0.node.name, $0) }, uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(byName["pipe"]?.values, 4)
+        XCTAssertEqual(byName["pipe"]?.completed, 1)
+        XCTAssertEqual(byName["filter"]?.values, 2)
+        XCTAssertEqual(byName["delay"]?.values, 2)
+        XCTAssertEqual(byName["observe(on:)"]?.values, 2)
+    }
+
+    func testFilterDropsAreCounted() throws {
+        let stats = try stats()
+        XCTAssertEqual(stats.nodes.first { $0.node.name == "filter" }?.dropped, 2)
+        XCTAssertEqual(stats.nodes.first { $0.node.name == "delay" }?.dropped, 0)
+        XCTAssertNil(stats.nodes.first { $0.node.name == "pipe" }?.dropped)
+    }
+
+    func testStageLatencyEndToEndAndSlowestStage() throws {
+        let stats = try stats()
+        let delay = try XCTUnwrap(stats.nodes.first { $0.node.name == "delay" }?.stageLatency)
+        XCTAssertEqual(delay.p50, 10_000_000)
+        XCTAssertEqual(delay.max, 10_000_000)
+        XCTAssertEqual(stats.nodes.first { $0.node.name == "filter" }?.stageLatency?.max, 0)
+        XCTAssertEqual(stats.slowestStage?.name, "delay")
+        let path = try XCTUnwrap(stats.paths.first)
+        XCTAssertEqual(path.source.label, "input")
+        XCTAssertEqual(path.sink.name, "observeValues")
+        XCTAssertEqual(path.latency.count, 2)
+        XCTAssertEqual(path.latency.p99, 10_000_000)
+        XCTAssertEqual(stats.unresolvedCauses, 0)
+    }
+
+    func testHopQueueWaitIsReportedPerScheduler() throws {
+        let stats = try stats()
+        let hop = try XCTUnwrap(stats.hops.first)
+        XCTAssertEqual(hop.scheduler, "ui")
+        XCTAssertEqual(hop.node?.name, "observe(on:)")
+        XCTAssertEqual(hop.wait?.count, 3)
+        XCTAssertEqual(hop.wait?.max, 0)
+        XCTAssertEqual(hop.neverRan, 0)
+    }
+
+    func testTextAndJSONReportsAreDeterministic() throws {
+        let first = try stats()
+        let second = try stats()
+        XCTAssertEqual(first.text, second.text)
+        XCTAssertEqual(first.json, second.json)
+        XCTAssertTrue(first.text.contains("slowest stage: #3 delay(0.01s, on: test) at TraceLogTests/TraceStatsTests.swift:15, p95 10.000 ms"), first.text)
+        let json = try JSONSerialization.jsonObject(with: Data(first.json.utf8)) as? [String: Any]
+        XCTAssertEqual(json?["events"] as? Int, first.events)
+        XCTAssertEqual(json?["slowestStage"] as? Int, 3)
+    }
+
+    func testPercentilesAreExactForFewSamplesAndCloseForMany() {
+        var few = LatencyDistribution()
+        for value in 1...100 { few.add(Int64(value)) }
+        XCTAssertEqual(few.summary, LatencySummary(count: 100, p50: 50, p95: 95, p99: 99, max: 100))
+        var many = LatencyDistribution()
+        for value in 1...100_000 { many.add(Int64(value) * 1_000) }
+        let summary = many.summary!
+        XCTAssertEqual(summary.max, 100_000_000)
+        XCTAssertEqual(Double(summary.p50), 50_000_000, accuracy: 50_000_000 * 0.01)
+        XCTAssertEqual(Double(summary.p99), 99_000_000, accuracy: 99_000_000 * 0.01)
+        XCTAssertLessThanOrEqual(summary.p99, 99_000_000)
+    }
+
+    func testDurationsFormatWithIntegerArithmetic() {
+        XCTAssertEqual(formatDuration(0), "0 ns")
+        XCTAssertEqual(formatDuration(999), "999 ns")
+        XCTAssertEqual(formatDuration(12_500), "12.500 µs")
+        XCTAssertEqual(formatDuration(3_250_000), "3.250 ms")
+        XCTAssertEqual(formatDuration(1_000_000_007), "1.000 s")
+    }
+}
