@@ -205,10 +205,7 @@ public final class TraceReader {
 
     private func decode(_ line: Line) throws -> TraceRecord? {
         let text = buffer[line.range]
-        if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
-            if line.complete { return nil }
-            return nil
-        }
+        if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
         do {
             return try buffer.withUnsafeBufferPointer { whole in
                 let bytes = UnsafeBufferPointer(rebasing: whole[line.range])
@@ -216,14 +213,14 @@ public final class TraceReader {
                 return try record(Fields(fields, bytes: bytes))
             }
         } catch let error as JSONSyntaxError {
-            if !line.complete {
+            if !line.complete && lineNumber > 1 {
                 warn("the last line is cut off (no newline at the end, \(line.range.count) bytes); ignored")
                 return nil
             }
             throw TraceError(file: name, line: lineNumber, column: column(of: error.offset, in: line.range),
                              message: "expected \(error.expected)")
         } catch let error as FieldError {
-            if !line.complete {
+            if !line.complete && lineNumber > 1 {
                 warn("the last line is cut off (no newline at the end, \(line.range.count) bytes); ignored")
                 return nil
             }

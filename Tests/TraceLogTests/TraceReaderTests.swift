@@ -188,3 +188,17 @@ final class TraceReaderTests: XCTestCase {
         XCTAssertEqual(reader.bytesRead, Int64(data.count))
     }
 }
+
+extension TraceReaderTests {
+    func testABinaryFileWithoutNewlinesIsAnErrorNotACutOffLine() {
+        let binary: [UInt8] = [0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00]
+        do {
+            _ = try TraceReader(bytes: binary, name: "b.trace")
+            XCTFail("expected an error")
+        } catch let error as TraceError {
+            XCTAssertEqual(error.description, "b.trace:1:1: error: expected '{' to open a record")
+        } catch {
+            XCTFail("unexpected \(error)")
+        }
+    }
+}
