@@ -68,6 +68,10 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
 
     /// Observes every event; returns a disposable that stops the observation, or nil when
     /// the signal had already terminated (the observer then receives `interrupted` at once).
+    ///
+    /// Nothing reaches the observer once `dispose()` has returned: disposing from another
+    /// thread waits for a delivery in progress to finish (so do not dispose while holding a
+    /// lock the observer's own code takes). The same holds for every `observe...` method.
     @discardableResult
     public func observe(_ observer: Observer, file: StaticString = #fileID, line: UInt = #line) -> Disposable? {
         registerSink("observe", file: file, line: line)

@@ -134,8 +134,8 @@ final class TimerTests: XCTestCase {
     func testATimerOnAQueueSchedulerCanDisposeItselfFromItsOwnAction() {
         let scheduler = QueueScheduler(name: "timer")
         let stopped = DispatchSemaphore(value: 0)
-        let ticks = Protected(0)
-        let holder = Protected<Disposable?>(nil)
+        let ticks = SharedBox(0)
+        let holder = SharedBox<Disposable?>(nil)
         let disposable = SignalProducer.timer(interval: .milliseconds(1), on: scheduler).start { event in
             switch event {
             case .value:
@@ -155,7 +155,7 @@ final class TimerTests: XCTestCase {
 }
 
 /// A value shared between threads in a test.
-final class Protected<Value>: @unchecked Sendable {
+final class SharedBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
     init(_ value: Value) { self.value = value }

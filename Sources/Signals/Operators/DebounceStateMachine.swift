@@ -33,6 +33,7 @@ public struct DebounceState<Value> {
     private var completing = false
     private var ended = false
 
+    /// A debounce of `interval` seconds, with ReactiveSwift's `discardWhenCompleted`.
     public init(interval: TimeInterval, discardWhenCompleted: Bool = true) {
         self.interval = interval
         self.discardWhenCompleted = discardWhenCompleted

@@ -18,6 +18,7 @@ public struct DelayState {
     public let interval: TimeInterval
     private var ended = false
 
+    /// A delay of `interval` seconds.
     public init(interval: TimeInterval) {
         self.interval = interval
     }

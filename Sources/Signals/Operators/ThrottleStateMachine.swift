@@ -11,6 +11,7 @@ public struct ThrottleState<Value> {
     private var token: UInt64 = 0
     private var ended = false
 
+    /// A throttle sending at most one value per `interval` seconds.
     public init(interval: TimeInterval) {
         self.interval = interval
     }

@@ -11,8 +11,10 @@ public struct TimeoutState: Equatable {
         case finished
     }
 
+    /// Where the stream is now.
     public private(set) var phase: Phase = .running
 
+    /// A race not yet decided.
     public init() {}
 
     /// An upstream event arrived; returns whether to forward it. A terminal event ends the

@@ -4,8 +4,10 @@
 public struct TimerState: Equatable {
     /// Ticks sent so far.
     public private(set) var ticks: UInt64 = 0
+    /// Whether the timer was disposed.
     public private(set) var stopped = false
 
+    /// A running timer that has not ticked yet.
     public init() {}
 
     /// A tick arrived; returns whether to send it.
