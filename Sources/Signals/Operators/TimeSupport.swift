@@ -39,6 +39,7 @@ extension Signal {
 /// Enqueues `action` on `scheduler` as a thread hop of `node`'s `subscription`: the probe
 /// hears `hopEnqueued` now and `hopStarted` when the action begins on the target. With no
 /// probe attached this is a plain `schedule`.
+@discardableResult
 func scheduleHop(on scheduler: Scheduler, node: Node, subscription: UInt64,
                  _ action: @escaping () -> Void) -> Disposable? {
     guard let probe = Instrumentation.probe else { return scheduler.schedule(action) }
