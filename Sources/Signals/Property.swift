@@ -199,8 +199,8 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {
     public var signal: Signal<Value, Never> { makeSignal() }
 
     fileprivate static func derived(getter: @escaping () -> Value, producer: @escaping () -> SignalProducer<Value, Never>,
-                                    signal: @escaping () -> Signal<Value, Never>, retaining: AnyObject) -> Property {
-        Property(getter: getter, producer: producer, signal: signal, retaining: [retaining])
+                                    signal: @escaping () -> Signal<Value, Never>, retaining: [AnyObject]) -> Property {
+        Property(getter: getter, producer: producer, signal: signal, retaining: retaining)
     }
 }
 
@@ -211,7 +211,22 @@ extension PropertyProtocol {
         Property<U>.derived(getter: { transform(self.value) },
                             producer: { self.producer.map(file: file, line: line, transform) },
                             signal: { self.signal.map(file: file, line: line, transform) },
-                            retaining: self)
+                            retaining: [self])
+    }
+
+    /// A read-only property holding this property's value paired with `other`'s: its
+    /// producer sends the pair now and at every change of either.
+    ///
+    /// Each access to its `signal` starts a combination that runs until both properties
+    /// are released; observe the `producer` where that matters.
+    public func combineLatest<P: PropertyProtocol>(with other: P, file: StaticString = #fileID, line: UInt = #line)
+        -> Property<(Value, P.Value)> {
+        let combined = producer.combineLatest(with: other.producer, file: file, line: line)
+        return Property<(Value, P.Value)>.derived(
+            getter: { (self.value, other.value) },
+            producer: { combined },
+            signal: { combined.skip(first: 1, file: file, line: line).startWithSignal { signal, _ in signal } },
+            retaining: [self, other])
     }
 }
 

@@ -49,6 +49,21 @@ final class PropertyTests: XCTestCase {
         XCTAssertEqual(changes, [false, true])
     }
 
+    func testCombinedPropertiesFollowBothSources() {
+        let username = MutableProperty("us")
+        let password = MutableProperty("pass")
+        let both = username.map { $0.count > 3 }.combineLatest(with: password.map { $0.count > 3 })
+        var pairs: [String] = []
+        var changes: [String] = []
+        both.producer.startWithValues { pairs.append("\($0.0) \($0.1)") }
+        both.signal.observeValues { changes.append("\($0.0) \($0.1)") }
+        username.value = "user"
+        password.value = "pa"
+        XCTAssertEqual(pairs, ["false true", "true true", "true false"])
+        XCTAssertEqual(changes, ["true true", "true false"])
+        XCTAssertTrue(both.value == (true, false))
+    }
+
     func testPropertyFromInitialThenAStream() {
         let (signal, input) = Signal<Int, Never>.pipe()
         let property = Property(initial: 0, then: signal)
