@@ -15,6 +15,7 @@ let package = Package(
     targets: [
         .target(name: "Signals"),
         .target(name: "TraceLog", dependencies: ["Signals"]),
+        .target(name: "Tutorials", dependencies: ["Signals", "TraceLog"]),
         .executableTarget(
             name: "marbles",
             dependencies: [
@@ -25,6 +26,7 @@ let package = Package(
         ),
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Signals"]),
+        .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog"]),
     ],
     swiftLanguageModes: [.v5]
 )
