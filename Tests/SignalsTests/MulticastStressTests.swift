@@ -8,7 +8,7 @@ import XCTest
 final class MulticastStressTests: XCTestCase {
     func testConcurrentChangesToAPropertyAreSeenOnceEachInOrder() {
         let property = MutableProperty(0)
-        let seen = SharedBox<[Int]>([])
+        let seen = Box<[Int]>([])
         property.signal.observeValues { value in seen.modify { $0.append(value) } }
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<500 { property.modify { $0 += 1 } }
@@ -20,8 +20,8 @@ final class MulticastStressTests: XCTestCase {
     func testConsumersJoiningAReplayFromManyThreadsSeeNoGapsAndNoRepeats() {
         let (signal, input) = Signal<Int, Never>.pipe()
         let replayed = SignalProducer(signal).replayLazily(upTo: 3)
-        let runs = SharedBox<[[Int]]>([])
-        let completions = SharedBox(0)
+        let runs = Box<[[Int]]>([])
+        let completions = Box(0)
         replayed.start()
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
@@ -30,7 +30,7 @@ final class MulticastStressTests: XCTestCase {
         }
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<5 {
-                let received = SharedBox<[Int]>([])
+                let received = Box<[Int]>([])
                 replayed.start { event in
                     switch event {
                     case let .value(value): received.modify { $0.append(value) }
@@ -49,13 +49,13 @@ final class MulticastStressTests: XCTestCase {
             XCTAssertEqual(run, Array((run.first ?? 0)...3000), "a consumer missed or repeated a value")
         }
     }
-}
 
-/// A value shared between test threads.
-private final class SharedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func modify(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+    /// A value shared between test threads.
+    private final class Box<Value>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: Value
+        init(_ value: Value) { stored = value }
+        var value: Value { lock.withLock { stored } }
+        func modify(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+    }
 }
