@@ -149,3 +149,25 @@ final class TimeMisuseTests: XCTestCase {
         XCTAssertTrue(scheduler.isEmpty)
     }
 }
+
+final class TestSchedulerCancellationTests: XCTestCase {
+    private final class Token {}
+
+    func testACancelledActionReleasesWhatItCapturedAtOnce() {
+        let scheduler = TestScheduler()
+        weak var weakToken: Token?
+        var ran = false
+        let disposable: Disposable?
+        do {
+            let token = Token()
+            weakToken = token
+            disposable = scheduler.schedule(after: 1) { withExtendedLifetime(token) { ran = true } }
+        }
+        XCTAssertNotNil(weakToken)
+        disposable?.dispose()
+        XCTAssertNil(weakToken)
+        XCTAssertTrue(scheduler.isEmpty)
+        scheduler.run()
+        XCTAssertFalse(ran)
+    }
+}
