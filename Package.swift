@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Signals", targets: ["Signals"]),
         .library(name: "TraceLog", targets: ["TraceLog"]),
+        .library(name: "Diagrams", targets: ["Diagrams"]),
         .executable(name: "marbles", targets: ["marbles"]),
     ],
     dependencies: [
@@ -16,6 +17,17 @@ let package = Package(
         .target(name: "Signals"),
         .target(name: "TraceLog", dependencies: ["Signals"]),
         .target(name: "Tutorials", dependencies: ["Signals", "TraceLog"]),
+        .systemLibrary(
+            name: "CGraphviz",
+            pkgConfig: "libgvc",
+            providers: [.apt(["libgraphviz-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCairo",
+            pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev"])]
+        ),
+        .target(name: "Diagrams", dependencies: ["CGraphviz", "CCairo"]),
         .executableTarget(
             name: "marbles",
             dependencies: [
@@ -27,6 +39,7 @@ let package = Package(
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Signals"]),
         .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog"]),
+        .testTarget(name: "DiagramsTests", dependencies: ["Diagrams"]),
     ],
     swiftLanguageModes: [.v5]
 )

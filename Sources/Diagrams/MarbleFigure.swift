@@ -1,0 +1,124 @@
+/// A marble diagram as data, independent of any output: lanes (one per stream, in pipeline
+/// order), operator boxes between them, and the threads that delivered the marbles.
+///
+/// Made from a trace (`MarbleFigure(trace:options:)`) or by hand; drawn by `MarbleRenderer`
+/// as SVG, PNG or PDF, or as plain text by `MarbleText`. Times are nanoseconds on the
+/// trace's clock (virtual or real).
+public struct MarbleFigure: Sendable, Equatable {
+    /// One value event on a lane.
+    public struct Marble: Sendable, Equatable {
+        /// Identifies the marble for causal arrows (the event's sequence number in a trace).
+        public var id: UInt64
+        public var time: Int64
+        /// The short text drawn in the marble.
+        public var display: String
+        /// The whole value, shown on hover.
+        public var full: String
+        /// The index of the delivering thread in `MarbleFigure.threads`.
+        public var thread: Int
+
+        public init(id: UInt64, time: Int64, display: String, full: String? = nil, thread: Int = 0) {
+            self.id = id
+            self.time = time
+            self.display = display
+            self.full = full ?? display
+            self.thread = thread
+        }
+    }
+
+    /// How a lane ended, if it did.
+    public enum End: Sendable, Equatable {
+        /// `completed`: a vertical bar.
+        case completed(at: Int64)
+        /// `failed`: a red cross; the message is shown on hover.
+        case failed(at: Int64, message: String)
+        /// `interrupted` (cancelled before it ended by itself): a double bar.
+        case interrupted(at: Int64)
+        /// Disposed without a terminal event: the line stops at a short dashed tick.
+        case disposed(at: Int64)
+
+        public var time: Int64 {
+            switch self {
+            case let .completed(at), let .failed(at, _), let .interrupted(at), let .disposed(at): return at
+            }
+        }
+    }
+
+    /// One stream: a time line with its marbles.
+    public struct Lane: Sendable, Equatable {
+        /// The stream's name, left of the line: the node's label, or its operator.
+        public var title: String
+        /// Shown on hover over the title: the call site.
+        public var detail: String?
+        /// An inner stream of a higher-order operator: drawn shorter and indented.
+        public var isInner: Bool
+        /// When the lane was subscribed (its line starts here), or nil for the figure's start.
+        public var subscribed: Int64?
+        public var marbles: [Marble]
+        public var end: End?
+
+        public init(title: String, detail: String? = nil, isInner: Bool = false, subscribed: Int64? = nil,
+                    marbles: [Marble] = [], end: End? = nil) {
+            self.title = title
+            self.detail = detail
+            self.isInner = isInner
+            self.subscribed = subscribed
+            self.marbles = marbles
+            self.end = end
+        }
+    }
+
+    /// The operator between two lanes, drawn as a box across the figure.
+    public struct Operator: Sendable, Equatable {
+        public var name: String
+        public var parameters: String
+        /// Shown on hover: the call site.
+        public var detail: String?
+
+        public init(name: String, parameters: String = "", detail: String? = nil) {
+            self.name = name
+            self.parameters = parameters
+            self.detail = detail
+        }
+
+        /// `throttle(0.5s)`, `observe(on: main)`, or the bare name without parameters.
+        public var text: String { OperatorText.format(name: name, parameters: parameters) }
+    }
+
+    /// The figure top to bottom.
+    public enum Row: Sendable, Equatable {
+        case lane(Lane)
+        case `operator`(Operator)
+    }
+
+    /// An arrow from the marble that caused an event to the marble it caused.
+    public struct Cause: Sendable, Equatable {
+        public var from: UInt64
+        public var to: UInt64
+
+        public init(from: UInt64, to: UInt64) {
+            self.from = from
+            self.to = to
+        }
+    }
+
+    public var title: String?
+    public var rows: [Row]
+    /// Names of the delivering threads or schedulers, in legend order; a marble's `thread`
+    /// indexes this.
+    public var threads: [String]
+    /// Causal arrows to draw (empty unless asked for).
+    public var causes: [Cause]
+
+    public init(title: String? = nil, rows: [Row] = [], threads: [String] = [], causes: [Cause] = []) {
+        self.title = title
+        self.rows = rows
+        self.threads = threads
+        self.causes = causes
+    }
+
+    /// The lanes, top to bottom.
+    public var lanes: [Lane] {
+        rows.compactMap { if case let .lane(lane) = $0 { return lane } else { return nil } }
+    }
+}

@@ -1,0 +1,392 @@
+/// Lays a `MarbleFigure` out as a `Scene`: the ReactiveX documentation layout, a time line
+/// per stream with the operator in a box between a stream and the stream it produces, an
+/// axis with units at the bottom, and a legend of threads and symbols.
+struct MarbleLayout {
+    /// Colours for delivering threads, in legend order (Okabe–Ito, readable by colour-blind
+    /// readers), each with the text colour that reads on it.
+    static let palette: [(fill: String, text: String)] = [
+        ("#0072B2", "#ffffff"), ("#E69F00", "#000000"), ("#009E73", "#ffffff"), ("#CC79A7", "#000000"),
+        ("#56B4E9", "#000000"), ("#D55E00", "#ffffff"), ("#F0E442", "#000000"), ("#666666", "#ffffff"),
+    ]
+    static let mixed = (fill: "#bdbdbd", text: "#000000")
+
+    static let margin = 16.0
+    static let laneHeight = 50.0
+    static let innerLaneHeight = 38.0
+    static let operatorHeight = 42.0
+    static let radius = 13.0
+    static let innerRadius = 10.0
+    static let maxPill = 104.0
+    static let breakWidth = 28.0
+    static let labelFont = Scene.Font(size: 13, bold: true)
+    static let innerLabelFont = Scene.Font(size: 11, italic: true)
+    static let marbleFont = Scene.Font(size: 12)
+    static let smallFont = Scene.Font(size: 11)
+    static let ink = Scene.Paint(hex: "#222222")
+    static let grey = Scene.Paint(hex: "#777777")
+    static let red = Scene.Paint(hex: "#d62728")
+
+    /// Where each marble was drawn, for causal arrows.
+    private var positions: [UInt64: (x: Double, y: Double, r: Double)] = [:]
+    private var symbols: Set<String> = []
+
+    static func scene(for figure: MarbleFigure, maxWidth: Double) -> Scene {
+        var layout = MarbleLayout()
+        return layout.build(figure, maxWidth: maxWidth)
+    }
+
+    private mutating func build(_ figure: MarbleFigure, maxWidth: Double) -> Scene {
+        let titles = figure.lanes.map { ($0.title, $0.isInner) }
+        let labelWidth = min(220, max(80, titles.map { title, inner in
+            Scene.textWidth(TextSafety.truncated(TextSafety.singleLine(title), to: 26),
+                            font: inner ? Self.innerLabelFont : Self.labelFont) + (inner ? 16 : 0)
+        }.max() ?? 0)) + 12
+        let plotStart = Self.margin + labelWidth + 24
+        var times: [Int64] = []
+        for lane in figure.lanes {
+            times += lane.marbles.map(\.time)
+            if let subscribed = lane.subscribed { times.append(subscribed) }
+            if let end = lane.end { times.append(end.time) }
+        }
+        let scale = TimeScale(times: times, startX: plotStart, minWidth: 360,
+                              maxWidth: max(360, maxWidth - plotStart - 60), spacing: 36,
+                              breakWidth: Self.breakWidth)
+        let plotEnd = scale.endX + 28
+        let figureStart = times.min() ?? 0
+
+        var items: [Scene.Item] = []
+        var y = Self.margin
+        if let title = figure.title {
+            items.append(.text(TextSafety.singleLine(title), at: .init(x: Self.margin, y: y + 16),
+                               font: .init(size: 16, bold: true), anchor: .start, fill: Self.ink))
+            y += 32
+        }
+
+        var laneItems: [Scene.Item] = []
+        var laneIndex = 0
+        for row in figure.rows {
+            switch row {
+            case let .operator(op):
+                laneItems.append(operatorBox(op, y: y, from: plotStart - 14, to: plotEnd))
+                y += Self.operatorHeight
+            case let .lane(lane):
+                let height = lane.isInner ? Self.innerLaneHeight : Self.laneHeight
+                laneItems.append(self.lane(lane, index: laneIndex, centre: y + height / 2, scale: scale,
+                                           figureStart: figureStart, plotEnd: plotEnd, figure: figure))
+                laneIndex += 1
+                y += height
+            }
+        }
+        items += causalArrows(figure.causes)
+        items += laneItems
+        y += 6
+        items.append(axis(scale, y: y, plotEnd: plotEnd))
+        y += 44
+        let (legend, legendHeight) = self.legend(figure.threads, y: y)
+        items += legend
+        y += legendHeight
+        let width = max(plotEnd + Self.margin, legendWidth(figure.threads) + 2 * Self.margin)
+        return Scene(width: width.rounded(.up), height: (y + Self.margin).rounded(.up), items: items)
+    }
+
+    // MARK: Rows
+
+    private func operatorBox(_ op: MarbleFigure.Operator, y: Double, from: Double, to: Double) -> Scene.Item {
+        let text = TextSafety.truncated(TextSafety.singleLine(op.text), to: 80)
+        return .group(kind: "operator", title: op.detail.map(TextSafety.printable), data: ["name": op.name], items: [
+            .rect(origin: .init(x: from, y: y + 6), width: to - from, height: Self.operatorHeight - 12, corner: 4,
+                  fill: .init(hex: "#f3f6fa"), stroke: .init(paint: .init(hex: "#8497b0"), width: 1)),
+            .text(text, at: .init(x: (from + to) / 2, y: y + Self.operatorHeight / 2 + 5),
+                  font: .init(size: 13, bold: true), anchor: .middle, fill: Self.ink),
+        ])
+    }
+
+    private mutating func lane(_ lane: MarbleFigure.Lane, index: Int, centre y: Double, scale: TimeScale,
+                               figureStart: Int64, plotEnd: Double, figure: MarbleFigure) -> Scene.Item {
+        let radius = lane.isInner ? Self.innerRadius : Self.radius
+        let title = TextSafety.truncated(TextSafety.singleLine(lane.title), to: 26)
+        var items: [Scene.Item] = [
+            .text(title, at: .init(x: Self.margin + (lane.isInner ? 16 : 0), y: y + 4.5),
+                  font: lane.isInner ? Self.innerLabelFont : Self.labelFont, anchor: .start,
+                  fill: lane.isInner ? Self.grey : Self.ink),
+        ]
+        let startX = scale.x(lane.subscribed ?? figureStart) - (lane.subscribed == nil ? 16 : 0)
+        let endX = lane.end.map { scale.x($0.time) } ?? plotEnd
+        let lineStroke = Scene.Stroke(paint: lane.isInner ? Self.grey : Self.ink, width: lane.isInner ? 1.2 : 1.6)
+        items.append(.line(from: .init(x: startX, y: y), to: .init(x: endX, y: y), stroke: lineStroke))
+        if lane.end == nil {
+            items.append(.path([.init(x: plotEnd - 8, y: y - 4.5), .init(x: plotEnd, y: y), .init(x: plotEnd - 8, y: y + 4.5)],
+                               closed: true, fill: lineStroke.paint, stroke: nil))
+        }
+        for gap in scale.breaks where gap.x > startX && gap.x < endX {
+            items.append(breakMark(x: gap.x, y: y))
+        }
+        if let subscribed = lane.subscribed {
+            let x = scale.x(subscribed)
+            symbols.insert("subscribed")
+            items.append(.group(kind: "subscribed", title: "subscribed at \(TimeFormat.duration(subscribed))", data: [:], items: [
+                .path([.init(x: x - 5, y: y + 13), .init(x: x, y: y + 6), .init(x: x + 5, y: y + 13)],
+                      closed: false, fill: .none, stroke: .init(paint: Self.ink, width: 1.5)),
+            ]))
+        }
+        if let end = lane.end {
+            items.append(endMark(end, x: scale.x(end.time), y: y, half: radius + 2))
+        }
+        for group in groups(lane.marbles, scale: scale) {
+            items.append(marble(group, y: y, radius: radius, scale: scale, figure: figure))
+        }
+        var data = ["index": String(index)]
+        if lane.isInner { data["inner"] = "true" }
+        return .group(kind: "lane", title: lane.detail.map { TextSafety.printable("\(lane.title) \u{2014} \($0)") },
+                      data: data, items: items)
+    }
+
+    /// Marbles closer than a marble's width are drawn as one, so dense stretches stay
+    /// readable: a group shows its values when they are short, else its count.
+    private func groups(_ marbles: [MarbleFigure.Marble], scale: TimeScale) -> [[MarbleFigure.Marble]] {
+        let sorted = marbles.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        var result: [[MarbleFigure.Marble]] = []
+        var firstX = -Double.infinity
+        for marble in sorted {
+            let x = scale.x(marble.time)
+            if x - firstX < 2 * Self.radius, !result.isEmpty {
+                result[result.count - 1].append(marble)
+            } else {
+                result.append([marble])
+                firstX = x
+            }
+        }
+        return result
+    }
+
+    private mutating func marble(_ group: [MarbleFigure.Marble], y: Double, radius: Double, scale: TimeScale,
+                                 figure: MarbleFigure) -> Scene.Item {
+        let x = (scale.x(group[0].time) + scale.x(group[group.count - 1].time)) / 2
+        let threads = Set(group.map(\.thread))
+        let colours = threads.count == 1 ? Self.colour(group[0].thread) : Self.mixed
+        let joined = group.map { TextSafety.singleLine($0.display) }.joined(separator: ",")
+        let text: String
+        if group.count == 1 || joined.count <= 7 {
+            text = joined
+        } else {
+            text = "\u{00D7}\(group.count)"
+        }
+        let font = Self.marbleFont
+        let shown = fitted(text, font: font)
+        let width = max(2 * radius, Scene.textWidth(shown, font: font) + 12)
+        let shape: Scene.Item
+        let fill = Scene.Paint(hex: colours.fill)
+        let outline = Scene.Stroke(paint: .init(hex: "#333333"), width: 1)
+        if width <= 2 * radius + 0.5 {
+            shape = .circle(center: .init(x: x, y: y), radius: radius, fill: fill, stroke: outline)
+        } else {
+            shape = .rect(origin: .init(x: x - width / 2, y: y - radius), width: width, height: 2 * radius,
+                          corner: radius, fill: fill, stroke: outline)
+        }
+        for marble in group { positions[marble.id] = (x, y, radius) }
+        var data = ["time": String(group[0].time), "count": String(group.count)]
+        if threads.count == 1, figure.threads.indices.contains(group[0].thread) {
+            data["thread"] = TextSafety.singleLine(figure.threads[group[0].thread])
+        }
+        return .group(kind: "marble", title: hover(group, figure: figure), data: data, items: [
+            shape,
+            .text(shown, at: .init(x: x, y: y + 4.2), font: font, anchor: .middle, fill: .init(hex: colours.text)),
+        ])
+    }
+
+    private func hover(_ group: [MarbleFigure.Marble], figure: MarbleFigure) -> String {
+        func describe(_ marble: MarbleFigure.Marble) -> String {
+            let thread = figure.threads.indices.contains(marble.thread) ? " on \(figure.threads[marble.thread])" : ""
+            return "\(TextSafety.printable(marble.full)) (at \(TimeFormat.duration(marble.time))\(thread))"
+        }
+        if group.count == 1 { return describe(group[0]) }
+        let listed = group.prefix(20).map(describe)
+        let more = group.count > 20 ? ["\u{2026} and \(group.count - 20) more"] : []
+        return (["\(group.count) values:"] + listed + more).joined(separator: "\n")
+    }
+
+    private func fitted(_ text: String, font: Scene.Font) -> String {
+        var shown = text
+        while Scene.textWidth(shown, font: font) + 12 > Self.maxPill, shown.count > 2 {
+            shown = TextSafety.truncated(shown, to: shown.count - 1)
+        }
+        return shown
+    }
+
+    private mutating func endMark(_ end: MarbleFigure.End, x: Double, y: Double, half: Double) -> Scene.Item {
+        switch end {
+        case let .completed(at):
+            symbols.insert("completed")
+            return .group(kind: "completed", title: "completed at \(TimeFormat.duration(at))", data: [:], items: [
+                .line(from: .init(x: x, y: y - half), to: .init(x: x, y: y + half), stroke: .init(paint: Self.ink, width: 2.5)),
+            ])
+        case let .failed(at, message):
+            symbols.insert("failed")
+            let d = half * 0.6
+            let stroke = Scene.Stroke(paint: Self.red, width: 3)
+            return .group(kind: "failed", title: "failed at \(TimeFormat.duration(at)): \(TextSafety.printable(message))",
+                          data: [:], items: [
+                              .line(from: .init(x: x - d, y: y - d), to: .init(x: x + d, y: y + d), stroke: stroke),
+                              .line(from: .init(x: x - d, y: y + d), to: .init(x: x + d, y: y - d), stroke: stroke),
+                          ])
+        case let .interrupted(at):
+            symbols.insert("interrupted")
+            let stroke = Scene.Stroke(paint: Self.grey, width: 2)
+            return .group(kind: "interrupted", title: "interrupted at \(TimeFormat.duration(at))", data: [:], items: [
+                .line(from: .init(x: x - 2.5, y: y - half * 0.8), to: .init(x: x - 2.5, y: y + half * 0.8), stroke: stroke),
+                .line(from: .init(x: x + 2.5, y: y - half * 0.8), to: .init(x: x + 2.5, y: y + half * 0.8), stroke: stroke),
+            ])
+        case let .disposed(at):
+            symbols.insert("disposed")
+            return .group(kind: "disposed", title: "disposed at \(TimeFormat.duration(at))", data: [:], items: [
+                .line(from: .init(x: x, y: y - half * 0.8), to: .init(x: x, y: y + half * 0.8),
+                      stroke: .init(paint: Self.grey, width: 1.5, dash: [3, 2])),
+            ])
+        }
+    }
+
+    private mutating func breakMark(x: Double, y: Double) -> Scene.Item {
+        symbols.insert("gap")
+        let stroke = Scene.Stroke(paint: Self.grey, width: 1.2)
+        return .group(kind: "gap", title: nil, data: [:], items: [
+            .rect(origin: .init(x: x - 6, y: y - 3), width: 12, height: 6, corner: 0, fill: .init(hex: "#ffffff"), stroke: nil),
+            .line(from: .init(x: x - 7, y: y + 6), to: .init(x: x - 1, y: y - 6), stroke: stroke),
+            .line(from: .init(x: x + 1, y: y + 6), to: .init(x: x + 7, y: y - 6), stroke: stroke),
+        ])
+    }
+
+    // MARK: Arrows, axis, legend
+
+    private func causalArrows(_ causes: [MarbleFigure.Cause]) -> [Scene.Item] {
+        var items: [Scene.Item] = []
+        let paint = Scene.Paint(hex: "#8c6bb1", opacity: 0.7)
+        for cause in causes {
+            guard let from = positions[cause.from], let to = positions[cause.to], from.y != to.y else { continue }
+            let down = to.y > from.y
+            let start = Scene.Point(x: from.x, y: from.y + (down ? from.r : -from.r))
+            let end = Scene.Point(x: to.x, y: to.y + (down ? -to.r : to.r))
+            let length = max(1, ((end.x - start.x) * (end.x - start.x) + (end.y - start.y) * (end.y - start.y)).squareRoot())
+            let ux = (end.x - start.x) / length, uy = (end.y - start.y) / length
+            let base = Scene.Point(x: end.x - 7 * ux, y: end.y - 7 * uy)
+            items.append(.group(kind: "cause", title: nil, data: ["from": String(cause.from), "to": String(cause.to)], items: [
+                .line(from: start, to: base, stroke: .init(paint: paint, width: 1.1)),
+                .path([.init(x: base.x - 3.5 * uy, y: base.y + 3.5 * ux), end, .init(x: base.x + 3.5 * uy, y: base.y - 3.5 * ux)],
+                      closed: true, fill: paint, stroke: nil),
+            ]))
+        }
+        return items
+    }
+
+    private mutating func axis(_ scale: TimeScale, y: Double, plotEnd: Double) -> Scene.Item {
+        let (step, ticks) = scale.ticks(minimum: 70)
+        let unit = TimeFormat.Unit.fitting(step)
+        let stroke = Scene.Stroke(paint: Self.grey, width: 1)
+        var items: [Scene.Item] = [.line(from: .init(x: scale.startX - 16, y: y), to: .init(x: plotEnd, y: y), stroke: stroke)]
+        var lastLabel = -Double.infinity
+        for tick in ticks {
+            let x = scale.x(tick)
+            guard x - lastLabel >= 40 else { continue }
+            lastLabel = x
+            items.append(.line(from: .init(x: x, y: y), to: .init(x: x, y: y + 5), stroke: stroke))
+            items.append(.text(String(tick / unit.nanoseconds), at: .init(x: x, y: y + 17), font: Self.smallFont,
+                               anchor: .middle, fill: Self.grey))
+        }
+        for gap in scale.breaks {
+            items.append(breakMark(x: gap.x, y: y))
+            items.append(.text("\u{2026}\(TimeFormat.duration(gap.to - gap.from))", at: .init(x: gap.x, y: y - 6),
+                               font: .init(size: 9), anchor: .middle, fill: Self.grey))
+        }
+        items.append(.text("time (\(unit.name))", at: .init(x: plotEnd, y: y + 32), font: Self.smallFont,
+                           anchor: .end, fill: Self.grey))
+        return .group(kind: "axis", title: nil, data: ["unit": unit.name], items: items)
+    }
+
+    static func colour(_ thread: Int) -> (fill: String, text: String) {
+        palette[((thread % palette.count) + palette.count) % palette.count]
+    }
+
+    private static let symbolOrder = ["subscribed", "completed", "failed", "interrupted", "disposed", "gap"]
+    private static let symbolNames = [
+        "subscribed": "subscribed", "completed": "completed", "failed": "failed",
+        "interrupted": "interrupted", "disposed": "disposed", "gap": "idle time cut",
+    ]
+
+    private func legendEntries(_ threads: [String]) -> (threads: [(String, Double)], symbols: [String]) {
+        let entries = threads.map { name -> (String, Double) in
+            let text = TextSafety.truncated(TextSafety.singleLine(name), to: 30)
+            return (text, Scene.textWidth(text, font: Self.smallFont) + 34)
+        }
+        return (entries, Self.symbolOrder.filter { symbols.contains($0) })
+    }
+
+    private func legendWidth(_ threads: [String]) -> Double {
+        let (entries, symbols) = legendEntries(threads)
+        let threadWidth = entries.reduce(70) { $0 + $1.1 }
+        let symbolWidth = symbols.reduce(70) { $0 + Scene.textWidth(Self.symbolNames[$1] ?? $1, font: Self.smallFont) + 40 }
+        return min(Double(1600), max(threadWidth, symbolWidth))
+    }
+
+    private mutating func legend(_ threads: [String], y: Double) -> ([Scene.Item], Double) {
+        let (entries, symbols) = legendEntries(threads)
+        var items: [Scene.Item] = []
+        var height = 0.0
+        if !entries.isEmpty {
+            var x = Self.margin
+            var row: [Scene.Item] = [.text("threads", at: .init(x: x, y: y + 12), font: .init(size: 11, bold: true),
+                                           anchor: .start, fill: Self.ink)]
+            x += 62
+            for (index, entry) in entries.enumerated() {
+                let colours = Self.colour(index)
+                row.append(.group(kind: "thread", title: nil, data: ["name": entry.0], items: [
+                    .circle(center: .init(x: x + 7, y: y + 8), radius: 7, fill: .init(hex: colours.fill),
+                            stroke: .init(paint: .init(hex: "#333333"), width: 1)),
+                    .text(entry.0, at: .init(x: x + 19, y: y + 12), font: Self.smallFont, anchor: .start, fill: Self.ink),
+                ]))
+                x += entry.1
+            }
+            items.append(.group(kind: "legend", title: nil, data: [:], items: row))
+            height += 24
+        }
+        if !symbols.isEmpty {
+            var x = Self.margin + 62
+            let y = y + height
+            var row: [Scene.Item] = [.text("marks", at: .init(x: Self.margin, y: y + 12), font: .init(size: 11, bold: true),
+                                           anchor: .start, fill: Self.ink)]
+            for symbol in symbols {
+                let glyph: Scene.Item
+                switch symbol {
+                case "subscribed":
+                    glyph = .path([.init(x: x + 2, y: y + 13), .init(x: x + 7, y: y + 6), .init(x: x + 12, y: y + 13)],
+                                  closed: false, fill: .none, stroke: .init(paint: Self.ink, width: 1.5))
+                case "completed":
+                    glyph = .line(from: .init(x: x + 7, y: y + 1), to: .init(x: x + 7, y: y + 15), stroke: .init(paint: Self.ink, width: 2.5))
+                case "failed":
+                    glyph = .group(kind: "glyph", title: nil, data: [:], items: [
+                        .line(from: .init(x: x + 2, y: y + 3), to: .init(x: x + 12, y: y + 13), stroke: .init(paint: Self.red, width: 3)),
+                        .line(from: .init(x: x + 2, y: y + 13), to: .init(x: x + 12, y: y + 3), stroke: .init(paint: Self.red, width: 3)),
+                    ])
+                case "interrupted":
+                    glyph = .group(kind: "glyph", title: nil, data: [:], items: [
+                        .line(from: .init(x: x + 4.5, y: y + 2), to: .init(x: x + 4.5, y: y + 14), stroke: .init(paint: Self.grey, width: 2)),
+                        .line(from: .init(x: x + 9.5, y: y + 2), to: .init(x: x + 9.5, y: y + 14), stroke: .init(paint: Self.grey, width: 2)),
+                    ])
+                case "disposed":
+                    glyph = .line(from: .init(x: x + 7, y: y + 2), to: .init(x: x + 7, y: y + 14),
+                                  stroke: .init(paint: Self.grey, width: 1.5, dash: [3, 2]))
+                default:
+                    glyph = .group(kind: "glyph", title: nil, data: [:], items: [
+                        .line(from: .init(x: x, y: y + 14), to: .init(x: x + 6, y: y + 2), stroke: .init(paint: Self.grey, width: 1.2)),
+                        .line(from: .init(x: x + 8, y: y + 14), to: .init(x: x + 14, y: y + 2), stroke: .init(paint: Self.grey, width: 1.2)),
+                    ])
+                }
+                let name = Self.symbolNames[symbol] ?? symbol
+                row.append(glyph)
+                row.append(.text(name, at: .init(x: x + 19, y: y + 12), font: Self.smallFont, anchor: .start, fill: Self.ink))
+                x += Scene.textWidth(name, font: Self.smallFont) + 40
+            }
+            items.append(.group(kind: "key", title: nil, data: [:], items: row))
+            height += 24
+        }
+        return (items, height)
+    }
+}

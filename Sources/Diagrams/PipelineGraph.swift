@@ -1,0 +1,86 @@
+/// A pipeline as a graph: operators as nodes, the data flow as edges. Built from a trace
+/// (`PipelineGraph(trace:options:)`) or by hand, and laid out and drawn by Graphviz
+/// (`PipelineRenderer`).
+public struct PipelineGraph: Sendable, Equatable {
+    /// Whether a node creates, transforms or consumes events; sources and sinks are drawn
+    /// in their own shapes.
+    public enum Kind: String, Sendable {
+        case source, `operator`, sink
+    }
+
+    /// One operator, source or sink.
+    public struct Node: Sendable, Equatable {
+        /// Unique within the graph; used to connect edges.
+        public var id: String
+        public var kind: Kind
+        /// The operator's name: `filter`, `throttle`, `flatMap`.
+        public var name: String
+        /// The operator's parameters as recorded: `0.5s`, `latest`.
+        public var parameters: String
+        /// The user's name for the node, if any.
+        public var label: String?
+        /// `File.swift:12`, shown on hover.
+        public var callSite: String?
+        /// The scheduler or thread the node delivers on; nodes with the same group are drawn
+        /// in one box.
+        public var group: String?
+        /// The node's latency in nanoseconds, for heat colouring.
+        public var latency: Int64?
+        /// Extra lines under the name (event counts, a summary).
+        public var note: String?
+
+        public init(id: String, kind: Kind, name: String, parameters: String = "", label: String? = nil,
+                    callSite: String? = nil, group: String? = nil, latency: Int64? = nil, note: String? = nil) {
+            self.id = id
+            self.kind = kind
+            self.name = name
+            self.parameters = parameters
+            self.label = label
+            self.callSite = callSite
+            self.group = group
+            self.latency = latency
+            self.note = note
+        }
+    }
+
+    /// What an edge carries, which decides how it is drawn.
+    public enum EdgeStyle: String, Sendable {
+        /// Values flowing downstream: solid.
+        case data
+        /// A higher-order operator's inner stream: dashed.
+        case inner
+        /// A stream that starts, ends or samples the node (`then`, `take(until:)`): dotted.
+        case control
+        /// A failure skipping the remaining steps to where it is handled: dashed red.
+        case error
+    }
+
+    /// A connection from an upstream node to a downstream one.
+    public struct Edge: Sendable, Equatable {
+        public var from: String
+        public var to: String
+        public var style: EdgeStyle
+        /// The label on the arrow: event counts, the error.
+        public var label: String?
+
+        public init(from: String, to: String, style: EdgeStyle = .data, label: String? = nil) {
+            self.from = from
+            self.to = to
+            self.style = style
+            self.label = label
+        }
+    }
+
+    public var title: String?
+    public var nodes: [Node]
+    public var edges: [Edge]
+    /// Colour nodes by `latency` on a heat scale, with a legend.
+    public var heat: Bool
+
+    public init(title: String? = nil, nodes: [Node] = [], edges: [Edge] = [], heat: Bool = false) {
+        self.title = title
+        self.nodes = nodes
+        self.edges = edges
+        self.heat = heat
+    }
+}

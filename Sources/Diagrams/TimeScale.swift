@@ -1,0 +1,108 @@
+/// Maps trace times onto a horizontal extent: linear, except that long idle gaps are
+/// compressed to a fixed width and marked with a break.
+///
+/// A gap is compressed when it is both more than ten times the median gap between event
+/// times and more than a quarter of the whole span: then it is idle time that would squeeze
+/// every event into a corner, not part of the rhythm of the stream.
+struct TimeScale {
+    /// A stretch drawn linearly: times `start...end` at `x` onwards, `scale` pixels per ns.
+    struct Stretch {
+        var start: Int64
+        var end: Int64
+        var x: Double
+        var scale: Double
+    }
+
+    /// A compressed gap: where its break mark is drawn and the times it hides.
+    struct Break {
+        var x: Double
+        var from: Int64
+        var to: Int64
+    }
+
+    private(set) var stretches: [Stretch] = []
+    private(set) var breaks: [Break] = []
+    /// The x of the first time and of the last.
+    let startX: Double
+    private(set) var endX: Double
+
+    /// - Parameters:
+    ///   - times: every time the figure shows (events, subscriptions, ends); any order.
+    ///   - startX: where the first time is drawn.
+    ///   - minWidth, maxWidth: bounds on the width between the first and the last time.
+    ///   - spacing: the distance wanted between the two closest times, within the bounds.
+    ///   - breakWidth: the width a compressed gap takes.
+    init(times: [Int64], startX: Double, minWidth: Double, maxWidth: Double, spacing: Double, breakWidth: Double) {
+        self.startX = startX
+        let sorted = Array(Set(times)).sorted()
+        guard let first = sorted.first, let last = sorted.last, last > first else {
+            let time = sorted.first ?? 0
+            stretches = [Stretch(start: time, end: time, x: startX + minWidth / 2, scale: 0)]
+            endX = startX + minWidth
+            return
+        }
+        let gaps = zip(sorted.dropFirst(), sorted).map { $0 - $1 }
+        let median = gaps.sorted()[gaps.count / 2]
+        let span = last - first
+        let compress = gaps.map { gaps.count >= 3 && $0 > median * 10 && $0 > span / 4 }
+        let compressedTotal = zip(gaps, compress).reduce(Int64(0)) { $0 + ($1.1 ? $1.0 : 0) }
+        let linear = Double(span - compressedTotal)
+        let breakCount = Double(compress.filter { $0 }.count)
+        let available = max(minWidth, maxWidth - breakCount * breakWidth)
+        let smallest = zip(gaps, compress).filter { !$0.1 }.map(\.0).min() ?? span
+        var scale = min(spacing / Double(max(smallest, 1)), available / max(linear, 1))
+        scale = max(scale, (minWidth - breakCount * breakWidth) / max(linear, 1))
+
+        var x = startX
+        var stretchStart = first
+        for index in gaps.indices where compress[index] {
+            let time = sorted[index]
+            stretches.append(Stretch(start: stretchStart, end: time, x: x, scale: scale))
+            x += Double(time - stretchStart) * scale
+            breaks.append(Break(x: x + breakWidth / 2, from: time, to: sorted[index + 1]))
+            x += breakWidth
+            stretchStart = sorted[index + 1]
+        }
+        stretches.append(Stretch(start: stretchStart, end: last, x: x, scale: scale))
+        endX = x + Double(last - stretchStart) * scale
+    }
+
+    /// The x of `time`. Times inside a compressed gap go to its break; times before the first
+    /// or after the last extend the nearest stretch.
+    func x(_ time: Int64) -> Double {
+        guard let first = stretches.first, let last = stretches.last else { return startX }
+        if time <= first.end { return first.x + Double(time - first.start) * first.scale }
+        for (index, stretch) in stretches.enumerated().dropFirst() {
+            if time < stretch.start { return breaks[index - 1].x }
+            if time <= stretch.end {
+                return stretch.x + Double(time - stretch.start) * stretch.scale
+            }
+        }
+        return last.x + Double(time - last.start) * last.scale
+    }
+
+    /// A tick step of 1, 2 or 5 times a power of ten nanoseconds, at least `minimum` pixels
+    /// apart, and the ticks at its multiples within the stretches.
+    func ticks(minimum: Double) -> (step: Int64, times: [Int64]) {
+        let scale = stretches.map(\.scale).max() ?? 0
+        guard scale > 0 else { return (1, stretches.first.map { [$0.start] } ?? []) }
+        let raw = minimum / scale
+        var step: Int64 = 1
+        search: while step < Int64.max / 10 {
+            for factor: Int64 in [1, 2, 5] where Double(step * factor) >= raw {
+                step *= factor
+                break search
+            }
+            step *= 10
+        }
+        var times: [Int64] = []
+        for stretch in stretches {
+            var tick = stretch.start >= 0 ? (stretch.start + step - 1) / step * step : stretch.start / step * step
+            while tick <= stretch.end {
+                times.append(tick)
+                tick += step
+            }
+        }
+        return (step, times)
+    }
+}

@@ -1,0 +1,45 @@
+@testable import Diagrams
+import XCTest
+
+final class MarbleTextTests: XCTestCase {
+    func testLinesShowValuesTerminalsAndOperators() {
+        let text = MarbleText.render(MarbleRendererTests.sample())
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertEqual(lines[0], "filter")
+        let source = lines.first { $0.hasPrefix("text ") } ?? ""
+        let output = lines.first { $0.hasPrefix("filter ") } ?? ""
+        XCTAssertTrue(source.contains("m-"), source)
+        XCTAssertTrue(source.contains("|"), source)
+        XCTAssertTrue(output.contains("#"), output)
+        XCTAssertTrue(output.hasSuffix("on background"), output)
+        XCTAssertTrue(lines.contains { $0.contains("[ filter(count > 2) ]") })
+        XCTAssertTrue(lines.contains("  a = ma"), text)
+        XCTAssertTrue(lines.contains("  b = mag"), text)
+    }
+
+    func testValuesAtTheSameTimeAreGrouped() {
+        let figure = MarbleFigure(rows: [.lane(.init(title: "s", marbles: [
+            .init(id: 1, time: 0, display: "x"), .init(id: 2, time: 0, display: "y"), .init(id: 3, time: 5, display: "z"),
+        ], end: .completed(at: 5)))])
+        let line = MarbleText.render(figure).split(separator: "\n").first.map(String.init) ?? ""
+        XCTAssertEqual(line, "s  (xy)-(z|)")
+    }
+
+    func testTextIsDeterministicAndHostileTextStaysOnOneLine() {
+        let hostile = "a\nb\u{01}"
+        let figure = MarbleFigure(rows: [.lane(.init(title: hostile, marbles: [.init(id: 1, time: 0, display: hostile)]))],
+                                  threads: [hostile])
+        let first = MarbleText.render(figure)
+        XCTAssertEqual(first, MarbleText.render(figure))
+        XCTAssertEqual(first.split(separator: "\n").first.map(String.init), "a\u{23CE}b\u{2401}  -a--   on a\u{23CE}b\u{2401}")
+    }
+}
+
+final class OperatorTextTests: XCTestCase {
+    func testParametersGoInsideLabelledNames() {
+        XCTAssertEqual(OperatorText.format(name: "observe(on:)", parameters: "main"), "observe(on: main)")
+        XCTAssertEqual(OperatorText.format(name: "observe(on:)", parameters: "on: main"), "observe(on: main)")
+        XCTAssertEqual(OperatorText.format(name: "throttle", parameters: "0.5s"), "throttle(0.5s)")
+        XCTAssertEqual(OperatorText.format(name: "take(until:)", parameters: ""), "take(until:)")
+    }
+}
