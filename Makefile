@@ -6,12 +6,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
-# libgraphviz-dev (with pkg-config) from Debian when the C API is missing.
+# libgraphviz-dev and libcairo2-dev (with pkg-config) from Debian when a C API is missing.
 deps:
-	@pkg-config --exists libgvc 2>/dev/null || { \
-	  echo "Installing libgraphviz-dev (Graphviz C API)…"; \
+	@pkg-config --exists libgvc cairo 2>/dev/null || { \
+	  echo "Installing libgraphviz-dev and libcairo2-dev (Graphviz and cairo C APIs)…"; \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq pkg-config libgraphviz-dev; }
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq pkg-config libgraphviz-dev libcairo2-dev; }
 
 build: deps
 	$(SWIFT) build
