@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "Signals", targets: ["Signals"]),
         .library(name: "TraceLog", targets: ["TraceLog"]),
         .library(name: "Diagrams", targets: ["Diagrams"]),
+        .library(name: "Replay", targets: ["Replay"]),
+        .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
         .executable(name: "marbles", targets: ["marbles"]),
     ],
     dependencies: [
@@ -28,11 +30,14 @@ let package = Package(
             providers: [.apt(["libcairo2-dev"])]
         ),
         .target(name: "Diagrams", dependencies: ["CGraphviz", "CCairo"]),
+        .target(name: "Replay", dependencies: ["Signals", "TraceLog"]),
+        .target(name: "MarblesTesting", dependencies: ["Signals", "Replay"]),
         .executableTarget(
             name: "marbles",
             dependencies: [
                 "Signals",
                 "TraceLog",
+                "Replay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -40,6 +45,7 @@ let package = Package(
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Signals"]),
         .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog"]),
         .testTarget(name: "DiagramsTests", dependencies: ["Diagrams"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Signals", "MarblesTesting"]),
     ],
     swiftLanguageModes: [.v5]
 )

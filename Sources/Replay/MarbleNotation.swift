@@ -1,0 +1,345 @@
+/// Marble notation, the RxJS TestScheduler grammar in "run mode", parsed and printed.
+///
+/// Frame 0 is the first character. `-` is one frame; any other character is a value and takes
+/// one frame; `|` completes; `#` fails; `(ab|)` puts all its events at the frame of `(` while
+/// every character, parentheses included, still takes a frame; `^` marks frame 0 of a hot
+/// stream (earlier events get negative times); spaces are ignored, except that a time
+/// progression such as `10ms `, `1.5s ` or `2m `, at the start or after a space and followed by
+/// a space, advances the clock by that much. Subscription lines use `^` (subscribe) and `!`
+/// (unsubscribe).
+///
+/// Times are virtual nanoseconds, so a line can be parsed with any frame duration.
+public enum MarbleNotation {
+    /// What happens at a point of a marble line.
+    public enum Kind: Equatable, Sendable {
+        /// A value, named by its character (or, when printing, by any symbol).
+        case value(String)
+        /// `#`: the stream fails.
+        case error
+        /// `|`: the stream completes.
+        case complete
+    }
+
+    /// One event of a marble line at a virtual time.
+    public struct Event: Equatable, Sendable {
+        /// Nanoseconds from frame 0 (negative before a hot stream's `^`).
+        public var time: Int64
+        public var kind: Kind
+        /// The 1-based column of the event's character in the parsed text (0 when printed).
+        public var column: Int
+
+        public init(time: Int64, kind: Kind, column: Int = 0) {
+            self.time = time
+            self.kind = kind
+            self.column = column
+        }
+    }
+
+    /// A subscription line: when a subscriber subscribes and unsubscribes, if it does.
+    public struct Subscription: Equatable, Sendable {
+        /// Nanoseconds of the `^`, if there is one.
+        public var subscribe: Int64?
+        /// Nanoseconds of the `!`, if there is one.
+        public var unsubscribe: Int64?
+
+        public init(subscribe: Int64?, unsubscribe: Int64?) {
+            self.subscribe = subscribe
+            self.unsubscribe = unsubscribe
+        }
+    }
+
+    /// One millisecond in nanoseconds, the default frame (as in RxJS run mode).
+    public static let millisecond: Int64 = 1_000_000
+
+    /// A token of a marble line: the characters that matter, with columns and frame advances.
+    private enum Token {
+        case dash, open, close, caret, bang, complete, error
+        case value(Character)
+        case progression(Int64)
+    }
+
+    private static func tokens(_ text: String, line: Int) throws -> [(token: Token, column: Int)] {
+        let characters = Array(text)
+        var result: [(Token, Int)] = []
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            let column = index + 1
+            if character == " " || character == "\t" {
+                index += 1
+                continue
+            }
+            if character.isASCII, character.isNumber, index == 0 || characters[index - 1] == " " || characters[index - 1] == "\t",
+               let (duration, length) = progression(characters, from: index) {
+                result.append((.progression(duration), column))
+                index += length
+                continue
+            }
+            switch character {
+            case "-": result.append((.dash, column))
+            case "(": result.append((.open, column))
+            case ")": result.append((.close, column))
+            case "^": result.append((.caret, column))
+            case "!": result.append((.bang, column))
+            case "|": result.append((.complete, column))
+            case "#": result.append((.error, column))
+            default: result.append((.value(character), column))
+            }
+            index += 1
+        }
+        return result
+    }
+
+    /// Reads `10ms `, `1.5s `, `2m ` (the trailing space or end of line is required).
+    private static func progression(_ characters: [Character], from start: Int) -> (Int64, Int)? {
+        var index = start
+        var digits = ""
+        while index < characters.count, characters[index].isASCII, characters[index].isNumber || characters[index] == "." {
+            digits.append(characters[index])
+            index += 1
+        }
+        var unit = ""
+        while index < characters.count, characters[index] == "m" || characters[index] == "s" {
+            unit.append(characters[index])
+            index += 1
+        }
+        guard index == characters.count || characters[index] == " " || characters[index] == "\t" else { return nil }
+        guard let amount = Double(digits), digits.first != ".", digits.last != "." else { return nil }
+        let scale: Double
+        switch unit {
+        case "ms": scale = 1e6
+        case "s": scale = 1e9
+        case "m": scale = 60e9
+        default: return nil
+        }
+        return (Int64((amount * scale).rounded()), index - start)
+    }
+
+    /// Parses a stream's marble line into its events, in order.
+    ///
+    /// - Parameters:
+    ///   - text: the marble line.
+    ///   - frame: how long one frame lasts, in nanoseconds.
+    ///   - hot: whether `^` may mark the subscription point (cold lines may not have one).
+    ///   - line: the line number reported in errors.
+    ///   - columnOffset: added to columns in errors and events (where the text starts in its line).
+    public static func parse(_ text: String, frame: Int64 = millisecond, hot: Bool = false,
+                             line: Int = 1, columnOffset: Int = 0) throws -> [Event] {
+        var events: [Event] = []
+        var time: Int64 = 0
+        var groupStart: Int64?
+        var groupColumn = 0
+        var groupHasEvents = false
+        var subscription: Int64?
+        var terminal: Int?
+        func fail(_ column: Int, _ message: String) -> MarbleSyntaxError {
+            MarbleSyntaxError(line: line, column: column + columnOffset, message: message)
+        }
+        for (token, column) in try tokens(text, line: line) {
+            switch token {
+            case .dash:
+                time += frame
+            case let .progression(duration):
+                if groupStart != nil { throw fail(column, "expected ')' before a time progression") }
+                time += duration
+            case .open:
+                if groupStart != nil { throw fail(column, "expected ')' before '(' (groups do not nest)") }
+                groupStart = time
+                groupColumn = column
+                groupHasEvents = false
+                time += frame
+            case .close:
+                if groupStart == nil { throw fail(column, "expected '(' before ')'") }
+                if !groupHasEvents { throw fail(column, "expected an event inside '(' ... ')'") }
+                groupStart = nil
+                time += frame
+            case .caret:
+                if !hot { throw fail(column, "expected no '^': only hot streams have a subscription point") }
+                if subscription != nil { throw fail(column, "expected one '^' at most") }
+                if groupStart != nil { throw fail(column, "expected '^' outside a group") }
+                subscription = time
+                time += frame
+            case .bang:
+                throw fail(column, "expected a value, '-', '|' or '#' ('!' belongs in an unsubscribe line)")
+            case .complete, .error, .value:
+                if let terminal {
+                    throw fail(column, "expected nothing after the terminal event at column \(terminal + columnOffset)")
+                }
+                let kind: Kind
+                switch token {
+                case .complete: kind = .complete; terminal = column
+                case .error: kind = .error; terminal = column
+                case let .value(character): kind = .value(String(character))
+                default: continue
+                }
+                events.append(Event(time: groupStart ?? time, kind: kind, column: column + columnOffset))
+                groupHasEvents = true
+                time += frame
+            }
+        }
+        if groupStart != nil { throw fail(groupColumn, "expected ')' to close the group opened here") }
+        if let subscription {
+            for index in events.indices { events[index].time -= subscription }
+        }
+        return events
+    }
+
+    /// Parses a subscription line: `^` subscribes, `!` unsubscribes (`(^!)` does both at once).
+    public static func parseSubscription(_ text: String, frame: Int64 = millisecond,
+                                         line: Int = 1, columnOffset: Int = 0) throws -> Subscription {
+        var result = Subscription(subscribe: nil, unsubscribe: nil)
+        var time: Int64 = 0
+        var groupStart: Int64?
+        func fail(_ column: Int, _ message: String) -> MarbleSyntaxError {
+            MarbleSyntaxError(line: line, column: column + columnOffset, message: message)
+        }
+        for (token, column) in try tokens(text, line: line) {
+            switch token {
+            case .dash: time += frame
+            case let .progression(duration): time += duration
+            case .open:
+                if groupStart != nil { throw fail(column, "expected ')' before '(' (groups do not nest)") }
+                groupStart = time
+                time += frame
+            case .close:
+                if groupStart == nil { throw fail(column, "expected '(' before ')'") }
+                groupStart = nil
+                time += frame
+            case .caret:
+                if result.subscribe != nil { throw fail(column, "expected one '^' at most") }
+                if result.unsubscribe != nil { throw fail(column, "expected '^' before '!'") }
+                result.subscribe = groupStart ?? time
+                time += frame
+            case .bang:
+                if result.unsubscribe != nil { throw fail(column, "expected one '!' at most") }
+                result.unsubscribe = groupStart ?? time
+                time += frame
+            default:
+                throw fail(column, "expected '-', '^', '!', '(' or ')' in a subscription line")
+            }
+        }
+        return result
+    }
+
+    /// Prints events as a marble line, one frame per character: events in the same frame
+    /// become a group `(ab|)`. A group is as wide as its characters, so an event closer after
+    /// it than that width is printed at the first free position (as late as the grammar forces).
+    /// When any event is before time 0, or `hot` is set, the line starts at the earliest event
+    /// and `^` marks time 0.
+    ///
+    /// - Parameters:
+    ///   - events: the events, in time order (ties keep their order).
+    ///   - frame: the frame duration; times round down to their frame.
+    ///   - hot: whether to mark time 0 with `^`.
+    public static func print(_ events: [Event], frame: Int64 = millisecond, hot: Bool = false) -> String {
+        func frameOf(_ time: Int64) -> Int64 {
+            time >= 0 ? time / frame : -((-time + frame - 1) / frame)
+        }
+        var groups: [(frame: Int64, symbols: [String])] = []
+        for event in events {
+            let symbol: String
+            switch event.kind {
+            case let .value(name): symbol = name
+            case .error: symbol = "#"
+            case .complete: symbol = "|"
+            }
+            let at = frameOf(event.time)
+            if let last = groups.last, last.frame == at {
+                groups[groups.count - 1].symbols.append(symbol)
+            } else {
+                groups.append((at, [symbol]))
+            }
+        }
+        let caret = hot || groups.contains { $0.frame < 0 }
+        var out = ""
+        var cursor = min(0, groups.first?.frame ?? 0)
+        var caretPending = caret
+        for group in groups {
+            if caretPending && group.frame >= 0 {
+                out += String(repeating: "-", count: Int(max(0, 0 - cursor)))
+                out += "^"
+                cursor = 1
+                caretPending = false
+            }
+            if group.frame > cursor {
+                out += String(repeating: "-", count: Int(group.frame - cursor))
+                cursor = group.frame
+            }
+            if group.symbols.count == 1 {
+                out += group.symbols[0]
+                cursor += 1
+            } else {
+                out += "(" + group.symbols.joined() + ")"
+                cursor += Int64(group.symbols.count + 2)
+            }
+        }
+        if caretPending {
+            out += String(repeating: "-", count: Int(max(0, 0 - cursor))) + "^"
+        }
+        return out
+    }
+}
+
+/// A marble line that does not follow the grammar: where, and what was expected.
+public struct MarbleSyntaxError: Error, Equatable, CustomStringConvertible {
+    /// 1-based line number.
+    public let line: Int
+    /// 1-based column.
+    public let column: Int
+    /// What was expected there.
+    public let message: String
+
+    public init(line: Int, column: Int, message: String) {
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
+    public var description: String { "\(line):\(column): \(message)" }
+}
+
+/// One-character names for values in marble lines, with a legend for the rest.
+///
+/// A value whose display text is one printable character that means nothing else in the
+/// grammar keeps it; every other value gets the first free letter or digit. Names are given
+/// in the order values are first seen, so the same inputs always get the same names.
+public struct MarbleLegend: Sendable {
+    /// Each named value's display text and its symbol, in the order first seen.
+    public private(set) var entries: [(symbol: String, text: String)] = []
+    private var symbolByText: [String: String] = [:]
+
+    /// Names the given display texts (all texts a diagram will print, in order), never
+    /// giving a long value a symbol from `reserved` (characters that mean something else
+    /// in the same figure).
+    public init<S: Sequence>(_ texts: S, reserving reserved: Set<String> = []) where S.Element == String {
+        let all = Array(texts)
+        var used = reserved
+        for text in all where Self.isPlain(text) && symbolByText[text] == nil {
+            symbolByText[text] = text
+            used.insert(text)
+        }
+        let pool = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".map(String.init)
+        var next = pool.makeIterator()
+        for text in all where symbolByText[text] == nil {
+            var symbol = next.next()
+            while let candidate = symbol, used.contains(candidate) { symbol = next.next() }
+            // Past 62 distinct long values the pool is exhausted; fall back to '*' (shared).
+            let chosen = symbol ?? "*"
+            used.insert(chosen)
+            symbolByText[text] = chosen
+            entries.append((chosen, text))
+        }
+    }
+
+    /// The symbol for a display text (the text's own character when it is plain).
+    public func symbol(for text: String) -> String {
+        symbolByText[text] ?? "*"
+    }
+
+    /// Whether a display text can stand for itself in a marble line.
+    public static func isPlain(_ text: String) -> Bool {
+        guard text.count == 1, let character = text.first else { return false }
+        return !"-()|#^! \t".contains(character) && !character.isWhitespace && character.isASCII
+            && (character.isLetter || character.isNumber || character.isPunctuation || character.isSymbol)
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Signals
+
+/// What running a spec produced: every stream's events in virtual time, and every
+/// subscription to each input.
+public struct SpecResult {
+    /// The kind of a recorded event, as RxJS names it.
+    public enum Kind: String, Sendable {
+        case next, error, complete
+    }
+
+    /// One event of a stream.
+    public struct Event {
+        /// Virtual nanoseconds from frame 0.
+        public let time: Int64
+        public let kind: Kind
+        /// The value of `next`, the error value of `error`; nil for `complete`.
+        public let value: SpecValue?
+    }
+
+    /// One stream's events. Inputs come as written (a hot input's early events have negative
+    /// times, a cold input's times are from its subscription); derived streams as observed
+    /// by their subscription at frame 0.
+    public struct Stream {
+        public let name: String
+        public let isInput: Bool
+        public let isHot: Bool
+        /// The input's marble line as written (empty for derived streams).
+        public let marbles: String
+        /// The input's marbles, parsed (empty for derived streams).
+        public let marbleEvents: [MarbleNotation.Event]
+        public let events: [Event]
+    }
+
+    /// One subscription to an input.
+    public struct Subscription: Equatable {
+        /// Virtual nanoseconds from frame 0.
+        public let subscribe: Int64
+        /// When it ended (completion, error or unsubscription), nil if it was still active.
+        public let unsubscribe: Int64?
+
+        public init(subscribe: Int64, unsubscribe: Int64?) {
+            self.subscribe = subscribe
+            self.unsubscribe = unsubscribe
+        }
+    }
+
+    /// How long one frame lasts, in nanoseconds.
+    public let frame: Int64
+    /// Inputs, then derived streams, in the order the spec writes them.
+    public let streams: [Stream]
+    /// Per input, in spec order: its subscriptions in the order they began.
+    public let subscriptions: [(name: String, subscriptions: [Subscription])]
+
+    /// The stream with this name.
+    public func stream(_ name: String) -> Stream? { streams.first { $0.name == name } }
+}
+
+extension SpecDocument {
+    /// The most scheduled actions a run may take; a periodic timer over a stream that never
+    /// ends would otherwise run forever.
+    public static let actionLimit = 1_000_000
+
+    /// Runs the spec on a virtual-time scheduler with the real Signals operators: hot inputs
+    /// send at their times, cold inputs on each subscription, every derived stream is
+    /// subscribed at frame 0 (and unsubscribed where an `unsubscribe` line says).
+    ///
+    /// - Parameter scheduler: the virtual clock, at time 0; pass one to attach a recorder
+    ///   that uses it as its clock.
+    /// - Throws: `SpecError` for an expression that cannot be built, an error raised inside a
+    ///   lambda while the streams ran, or streams that do not settle.
+    public func run(on scheduler: TestScheduler = TestScheduler()) throws -> SpecResult {
+        let interpreter = SpecInterpreter(document: self, scheduler: scheduler)
+        defer { interpreter.streams = [:] }
+        let log = SubscriptionLog(scheduler: scheduler)
+        var hotInputs: [(Signal<SpecValue, SpecFailure>.Observer, Input)] = []
+        for input in inputs {
+            if input.hot {
+                let (signal, sink) = Signal<SpecValue, SpecFailure>.pipe(named: input.name)
+                hotInputs.append((sink, input))
+                interpreter.streams[input.name] = SpecStream(log.tracking(input.name, hot: signal, node: inputNode(input)))
+            } else {
+                let events = input.events.map { (time: $0.time, event: self.event($0, of: input.name)) }
+                interpreter.streams[input.name] = SpecStream(log.tracking(input.name, cold: events, node: inputNode(input)))
+            }
+        }
+        var outputs: [(Derived, SpecProducer)] = []
+        do {
+            for item in derived {
+                let value = try interpreter.evaluate(item.expression, scope: [:])
+                guard case let .stream(stream) = value else {
+                    throw SpecSyntaxError(location: item.expression.location,
+                                          message: "expected an expression that makes a stream, found \(value.typeName)")
+                }
+                let named = stream.producer.named(item.name)
+                interpreter.streams[item.name] = SpecStream(named)
+                outputs.append((item, named))
+            }
+        } catch let error as SpecSyntaxError {
+            throw self.error(error.location, error.message)
+        }
+
+        // Unsubscriptions are scheduled before any input event, so at the same frame they
+        // come first, as in RxJS's TestScheduler.
+        var disposables: [SerialDisposable] = []
+        for (item, _) in outputs {
+            let serial = SerialDisposable()
+            disposables.append(serial)
+            if let (time, _) = unsubscribe[item.name] {
+                scheduler.schedule(atNanoseconds: time) { serial.dispose() }
+            }
+        }
+        for (sink, input) in hotInputs {
+            for marble in input.events where marble.time >= 0 {
+                let event = self.event(marble, of: input.name)
+                scheduler.schedule(atNanoseconds: marble.time) { sink.send(event) }
+            }
+        }
+        var recorded: [[SpecResult.Event]] = Array(repeating: [], count: outputs.count)
+        var ended = Array(repeating: false, count: outputs.count)
+        for (index, (_, producer)) in outputs.enumerated() {
+            disposables[index].inner = producer.start { event in
+                switch event {
+                case let .value(value): recorded[index].append(.init(time: scheduler.now, kind: .next, value: value))
+                case let .failed(failure): recorded[index].append(.init(time: scheduler.now, kind: .error, value: failure.value))
+                case .completed: recorded[index].append(.init(time: scheduler.now, kind: .complete, value: nil))
+                case .interrupted: break
+                }
+                if event.isTerminating { ended[index] = true }
+            }
+        }
+        scheduler.run(limit: Self.actionLimit)
+        let settled = scheduler.isEmpty
+        for disposable in disposables { disposable.dispose() }
+        if let failure = interpreter.runtimeError {
+            throw self.error(failure.location, failure.message)
+        }
+        guard settled else {
+            let location = outputs.indices.first { !ended[$0] }.map { outputs[$0].0.location } ?? SpecLocation(line: 1, column: 1)
+            throw self.error(location, "expected the streams to settle, but timers were still running after \(Self.actionLimit) scheduled actions; add an 'unsubscribe' line for this stream")
+        }
+
+        var streams: [SpecResult.Stream] = inputs.map { input in
+            SpecResult.Stream(name: input.name, isInput: true, isHot: input.hot, marbles: input.marbles, marbleEvents: input.events,
+                              events: input.events.map { marble in
+                                  switch self.event(marble, of: input.name) {
+                                  case let .value(value): return .init(time: marble.time, kind: .next, value: value)
+                                  case let .failed(failure): return .init(time: marble.time, kind: .error, value: failure.value)
+                                  default: return .init(time: marble.time, kind: .complete, value: nil)
+                                  }
+                              })
+        }
+        for (index, (item, _)) in outputs.enumerated() {
+            streams.append(SpecResult.Stream(name: item.name, isInput: false, isHot: false, marbles: "",
+                                             marbleEvents: [], events: recorded[index]))
+        }
+        return SpecResult(frame: frame, streams: streams,
+                          subscriptions: inputs.map { ($0.name, log.subscriptions(of: $0.name)) })
+    }
+
+    /// An input's source node, at the input's line in the spec (so each input is its own node).
+    func inputNode(_ input: Input) -> Node {
+        Node.make(.source, input.hot ? "hot" : "cold", parameters: input.marbles, file: file, line: UInt(input.location.line))
+    }
+
+    /// The Signals event a marble stands for, with the input's values and error value.
+    func event(_ marble: MarbleNotation.Event, of input: String) -> Event<SpecValue, SpecFailure> {
+        switch marble.kind {
+        case let .value(character):
+            let value = values[input]?.first { $0.key == character }?.value ?? .string(character)
+            return .value(value)
+        case .error: return .failed(SpecFailure(errors[input] ?? .string("error")))
+        case .complete: return .completed
+        }
+    }
+}
+
+/// Makes input producers that note when each subscription begins and ends.
+final class SubscriptionLog {
+    private let scheduler: TestScheduler
+    private var log: [String: [(subscribe: Int64, unsubscribe: Int64?)]] = [:]
+    private let lock = NSLock()
+
+    init(scheduler: TestScheduler) { self.scheduler = scheduler }
+
+    func subscriptions(of name: String) -> [SpecResult.Subscription] {
+        lock.withLock { (log[name] ?? []).map { SpecResult.Subscription(subscribe: $0.subscribe, unsubscribe: $0.unsubscribe) } }
+    }
+
+    private func begin(_ name: String, _ lifetime: Lifetime) {
+        let scheduler = self.scheduler
+        let index: Int = lock.withLock {
+            log[name, default: []].append((scheduler.now, nil))
+            return log[name, default: []].count - 1
+        }
+        lifetime.observeEnded { [weak self] in
+            guard let self else { return }
+            self.lock.withLock { self.log[name]?[index].unsubscribe = scheduler.now }
+        }
+    }
+
+    /// Each subscription observes the running hot signal.
+    func tracking(_ name: String, hot signal: Signal<SpecValue, SpecFailure>, node: Node) -> SpecProducer {
+        SpecProducer(node: node) { observer, lifetime in
+            self.begin(name, lifetime)
+            lifetime += signal.observe(observer)
+        }
+        .named(name)
+    }
+
+    /// Each subscription sends the events at their times from its own start.
+    func tracking(_ name: String, cold events: [(time: Int64, event: Event<SpecValue, SpecFailure>)], node: Node) -> SpecProducer {
+        let scheduler = self.scheduler
+        return SpecProducer(node: node) { observer, lifetime in
+            self.begin(name, lifetime)
+            let start = scheduler.now
+            for (time, event) in events {
+                lifetime += scheduler.schedule(atNanoseconds: start + time) { observer.send(event) }
+            }
+        }
+        .named(name)
+    }
+}
