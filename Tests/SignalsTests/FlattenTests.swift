@@ -1,4 +1,5 @@
 import Signals
+import Synchronization
 import XCTest
 
 /// Counts the starts and the ends (completion, failure or disposal) of cold marble producers.
@@ -238,6 +239,58 @@ final class FlattenTests: XCTestCase {
             XCTAssertEqual(innerValues.map(\.causes), outerValues.map { [$0.sequence] },
                            "an inner started by an outer value is caused by it")
         }
+    }
+
+    // MARK: Threads
+
+    func testLatestSwitchingWhileInnersDeliverOnAnotherThreadKeepsOrderAndEnds() {
+        let rounds = 2_000
+        let inners = (0..<rounds).map { _ in Signal<Int, Never>.pipe() }
+        let (outer, outerInput) = Signal<Int, Never>.pipe()
+        let recorder = DeliveryRecorder<Int, Never>()
+        outer.flatMap(.latest) { inners[$0].output.producer }.observe(recorder.observer)
+        // The switching thread publishes the current inner; the other thread keeps sending
+        // into it, so switches keep meeting deliveries in flight.
+        let current = Atomic<Int>(-1)
+        let switched = Atomic<Bool>(false)
+        onThreads(2) { thread in
+            if thread == 0 {
+                for index in 0..<rounds {
+                    outerInput.send(value: index)
+                    current.store(index, ordering: .releasing)
+                }
+                switched.store(true, ordering: .releasing)
+            } else {
+                while !switched.load(ordering: .acquiring) {
+                    let index = current.load(ordering: .acquiring)
+                    if index >= 0 { inners[index].input.send(value: index) }
+                }
+            }
+        }
+        outerInput.sendCompleted()
+        inners.forEach { $0.input.sendCompleted() }
+        let values = recorder.events.compactMap(\.value)
+        XCTAssertFalse(recorder.didOverlap, "two deliveries overlapped")
+        XCTAssertEqual(values, values.sorted(), "a replaced inner's value arrived after a newer inner's")
+        XCTAssertEqual(recorder.events.last.map { "\($0)" }, "COMPLETED")
+        XCTAssertEqual(recorder.eventsAfterTerminal, 0)
+    }
+
+    func testMergeOfInnersOnManyThreadsIsSerialised() {
+        let threads = 4, perThread = 1_000
+        let inners = (0..<threads).map { _ in Signal<Int, Never>.pipe() }
+        let (outer, outerInput) = Signal<Int, Never>.pipe()
+        let recorder = DeliveryRecorder<Int, Never>()
+        outer.flatMap(.merge) { inners[$0].output.producer }.observe(recorder.observer)
+        (0..<threads).forEach { outerInput.send(value: $0) }
+        outerInput.sendCompleted()
+        onThreads(threads) { index in
+            for value in 0..<perThread { inners[index].input.send(value: value) }
+            inners[index].input.sendCompleted()
+        }
+        XCTAssertFalse(recorder.didOverlap, "two deliveries overlapped")
+        XCTAssertEqual(recorder.events.count, threads * perThread + 1)
+        XCTAssertEqual(recorder.events.last.map { "\($0)" }, "COMPLETED")
     }
 
     // MARK: Memory

@@ -5,50 +5,39 @@
 /// of its inputs and `combine`; this keeps which inputs completed and, for the probe, the
 /// sequence number of each input's latest value.
 final class CombineLatestState<Value, Error: Swift.Error>: JoinState, @unchecked Sendable {
-    private let lock = Lock(recursive: true)
-    private let output: Observer<Value, Error>
+    private let lock: OperatorLock<Value, Error>
     private let combine: () -> Value?
     private var causes: [UInt64]
     private var completed: [Bool]
-    private var terminated = false
 
     /// `combine` gives the combined value, or nil while some input has not sent yet.
     init(count: Int, output: Observer<Value, Error>, combine: @escaping () -> Value?) {
-        self.output = output
+        lock = OperatorLock(output)
         self.combine = combine
         causes = Array(repeating: 0, count: count)
         completed = Array(repeating: false, count: count)
     }
 
     func receive(_ event: Event<() -> Void, Error>, at index: Int) {
-        lock.withLock {
-            guard !terminated else { return }
+        lock.run {
+            guard !lock.isTerminated else { return }
             switch event {
             case let .value(store):
                 store()
                 let instrumented = Instrumentation.probe != nil
                 if instrumented { causes[index] = ProbeContext.current.cause }
                 guard let value = combine() else { return }
-                if instrumented {
-                    // The input that just sent is the primary cause; the others' latest are more.
-                    var others = causes
-                    others.remove(at: index)
-                    ProbeContext.current.withOtherCauses(others) { output.send(value: value) }
-                } else {
-                    output.send(value: value)
-                }
+                // The input that just sent is the primary cause; the others' latest are more.
+                var others = instrumented ? causes : []
+                if instrumented { others.remove(at: index) }
+                lock.send(value, otherCauses: others)
             case let .failed(error):
-                terminated = true
-                output.send(error: error)
+                lock.terminate(.failed(error))
             case .interrupted:
-                terminated = true
-                output.sendInterrupted()
+                lock.terminate(.interrupted)
             case .completed:
                 completed[index] = true
-                if completed.allSatisfy({ $0 }) {
-                    terminated = true
-                    output.sendCompleted()
-                }
+                if completed.allSatisfy({ $0 }) { lock.terminate(.completed) }
             }
         }
     }

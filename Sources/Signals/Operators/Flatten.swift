@@ -67,35 +67,32 @@ extension Signal: SignalProducerConvertible {
 }
 
 /// The state of one flatten instance: which inner streams run, which wait, whether the
-/// outer stream has completed. Every decision and every forwarded event happens under one
-/// recursive lock, so an inner stream that is replaced or loses a race cannot slip a value
-/// through after the decision, and an inner stream that sends synchronously while it is
-/// being started re-enters safely.
+/// outer stream has completed. Decisions and forwarded values happen under one
+/// `OperatorLock`, so an inner stream that is replaced or loses a race cannot slip a value
+/// through after the decision; the replaced stream is disposed once the lock is released.
 final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sendable {
     private let kind: FlattenStrategy.Kind
-    private let output: Observer<Value, Error>
+    private let lock: OperatorLock<Value, Error>
     private let parent: UInt64
     private let start: (Inner, Observer<Value, Error>) -> Disposable
-    private let lock = Lock(recursive: true)
     private var active: [(id: UInt64, disposable: SerialDisposable)] = []
     private var waiting: [Inner] = []
     private var nextID: UInt64 = 0
     private var outerCompleted = false
     private var winner: UInt64?
-    private var terminated = false
 
     init(_ kind: FlattenStrategy.Kind, output: Observer<Value, Error>, parent: UInt64,
          start: @escaping (Inner, Observer<Value, Error>) -> Disposable) {
         self.kind = kind
-        self.output = output
+        self.lock = OperatorLock(output)
         self.parent = parent
         self.start = start
     }
 
     /// An event of the outer stream.
     func outer(_ event: Event<Inner, Error>) {
-        lock.withLock {
-            guard !terminated else { return }
+        lock.run {
+            guard !lock.isTerminated else { return }
             switch event {
             case let .value(inner):
                 switch kind {
@@ -110,9 +107,9 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
                     if active.isEmpty { begin(inner) }
                 }
             case let .failed(error):
-                finish(.failed(error))
+                lock.terminate(.failed(error))
             case .interrupted:
-                finish(.interrupted)
+                lock.terminate(.interrupted)
             case .completed:
                 outerCompleted = true
                 completeIfDone()
@@ -122,8 +119,7 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
 
     /// Disposes every inner stream; the result's lifetime calls this when it ends.
     func dispose() {
-        lock.withLock {
-            terminated = true
+        lock.run {
             waiting = []
             disposeActive()
         }
@@ -142,25 +138,22 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
     }
 
     private func inner(_ event: Event<Value, Error>, from id: UInt64) {
-        lock.withLock {
-            guard !terminated, active.contains(where: { $0.id == id }) else { return }
+        lock.run {
+            guard !lock.isTerminated, active.contains(where: { $0.id == id }) else { return }
             if case .race = kind, winner == nil {
                 winner = id
                 let losers = active.filter { $0.id != id }
                 active.removeAll { $0.id != id }
-                losers.forEach { $0.disposable.dispose() }
+                losers.forEach { lock.disposeLater($0.disposable) }
             }
             switch event {
             case let .value(value):
-                output.send(value: value)
-            case let .failed(error):
-                finish(.failed(error))
-            case .interrupted:
-                finish(.interrupted)
+                lock.send(value)
+            case .failed, .interrupted:
+                lock.terminate(event)
             case .completed:
-                let finished = active.filter { $0.id == id }
+                active.filter { $0.id == id }.forEach { lock.disposeLater($0.disposable) }
                 active.removeAll { $0.id == id }
-                finished.forEach { $0.disposable.dispose() }
                 if !waiting.isEmpty, case let .concurrent(limit) = kind, active.count < Int(clamping: limit) {
                     begin(waiting.removeFirst())
                 }
@@ -170,18 +163,12 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
     }
 
     private func completeIfDone() {
-        if outerCompleted && active.isEmpty && waiting.isEmpty { finish(.completed) }
-    }
-
-    private func finish(_ event: Event<Value, Error>) {
-        terminated = true
-        output.send(event)
+        if outerCompleted && active.isEmpty && waiting.isEmpty { lock.terminate(.completed) }
     }
 
     private func disposeActive() {
-        let running = active
+        active.forEach { lock.disposeLater($0.disposable) }
         active = []
-        running.forEach { $0.disposable.dispose() }
     }
 }
 

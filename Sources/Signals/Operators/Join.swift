@@ -68,10 +68,12 @@ extension SignalProducer {
         SignalProducer(node: node) {
             let collector = InstanceCollector()
             let signal = build(collector)
-            let interrupter = CompositeDisposable(collector.interrupters)
-            signal.core.resources.add(interrupter)
+            let upstreams = CompositeDisposable(collector.interrupters)
+            signal.core.resources.add(upstreams)
             let begins = collector.begins
-            return .init(signal: signal, interrupter: interrupter) { begins.forEach { $0() } }
+            return .init(signal: signal, interrupter: interrupting(signal, after: upstreams)) {
+                begins.forEach { $0() }
+            }
         }
     }
 }
@@ -82,5 +84,66 @@ extension Node {
                         file: StaticString, line: UInt) -> Node {
         make(.operator, name, parameters: parameters, upstream: upstream.map { Edge(node: $0, role: .data) },
              file: file, line: line)
+    }
+}
+
+/// The lock around the state of a multi-input or higher-order operator instance.
+///
+/// Values are sent while it is held, so that what is sent follows the order of the state's
+/// decisions (a `combineLatest` never sends an older combination after a newer one). A
+/// terminal event and the disposal of inner streams wait until the outermost holder lets
+/// go: both interrupt upstream streams, and an upstream delivering on another thread may be
+/// waiting for this very lock while holding its own. It is recursive, so an inner stream
+/// that sends synchronously while it is being started re-enters safely.
+final class OperatorLock<Value, Error: Swift.Error>: @unchecked Sendable {
+    private let lock = Lock(recursive: true)
+    private let output: Observer<Value, Error>
+    private var depth = 0
+    private var pendingTerminal: Event<Value, Error>?
+    private var pendingDisposals: [Disposable] = []
+    /// Whether the output's end has been decided; nothing is sent after it.
+    private(set) var isTerminated = false
+
+    init(_ output: Observer<Value, Error>) { self.output = output }
+
+    /// Runs `body` holding the lock, then, once no caller holds it, disposes what `body`
+    /// asked to and sends the terminal event it decided on.
+    func run(_ body: () -> Void) {
+        lock.lock()
+        depth += 1
+        body()
+        depth -= 1
+        var disposals: [Disposable] = []
+        var terminal: Event<Value, Error>?
+        if depth == 0 {
+            swap(&disposals, &pendingDisposals)
+            terminal = pendingTerminal
+            pendingTerminal = nil
+        }
+        lock.unlock()
+        disposals.forEach { $0.dispose() }
+        if let terminal { output.send(terminal) }
+    }
+
+    /// Sends a value now, with `otherCauses` as further causes for the probe. Inside `run`.
+    func send(_ value: Value, otherCauses: [UInt64] = []) {
+        guard !isTerminated else { return }
+        if otherCauses.isEmpty || Instrumentation.probe == nil {
+            output.send(value: value)
+        } else {
+            ProbeContext.current.withOtherCauses(otherCauses) { output.send(value: value) }
+        }
+    }
+
+    /// Ends the output when the lock is released; only the first end counts. Inside `run`.
+    func terminate(_ event: Event<Value, Error>) {
+        guard !isTerminated else { return }
+        isTerminated = true
+        pendingTerminal = event
+    }
+
+    /// Disposes `disposable` when the lock is released. Inside `run`.
+    func disposeLater(_ disposable: Disposable) {
+        pendingDisposals.append(disposable)
     }
 }

@@ -4,104 +4,81 @@
 /// The state of one sample instance: the source's latest value (and, for the probe, its
 /// sequence number), read each time the sampler sends.
 final class SampleState<Value, Sample, Output, Error: Swift.Error>: @unchecked Sendable {
-    private let lock = Lock(recursive: true)
-    private let output: Observer<Output, Error>
+    private let lock: OperatorLock<Output, Error>
     private let combine: (Value, Sample) -> Output
     private var latest: Value?
     private var latestCause: UInt64 = 0
     private var sourceCompleted = false
     private var samplerCompleted = false
-    private var terminated = false
 
     init(output: Observer<Output, Error>, combine: @escaping (Value, Sample) -> Output) {
-        self.output = output
+        lock = OperatorLock(output)
         self.combine = combine
     }
 
     func source(_ event: Event<Value, Error>) {
-        lock.withLock {
-            guard !terminated else { return }
+        lock.run {
+            guard !lock.isTerminated else { return }
             switch event {
             case let .value(value):
                 latest = value
                 if Instrumentation.probe != nil { latestCause = ProbeContext.current.cause }
             case let .failed(error):
-                terminate(.failed(error))
+                lock.terminate(.failed(error))
             case .interrupted:
-                terminate(.interrupted)
+                lock.terminate(.interrupted)
             case .completed:
                 sourceCompleted = true
-                if samplerCompleted { terminate(.completed) }
+                if samplerCompleted { lock.terminate(.completed) }
             }
         }
     }
 
     func sampler(_ event: Event<Sample, Never>) {
-        lock.withLock {
-            guard !terminated else { return }
+        lock.run {
+            guard !lock.isTerminated else { return }
             switch event {
             case let .value(sample):
-                guard let latest else { return }
-                let value = combine(latest, sample)
-                if Instrumentation.probe != nil {
-                    // The sampler's event is the primary cause; the sampled value is another.
-                    ProbeContext.current.withOtherCauses([latestCause]) { output.send(value: value) }
-                } else {
-                    output.send(value: value)
-                }
+                // The sampler's event is the primary cause; the sampled value is another.
+                if let latest { lock.send(combine(latest, sample), otherCauses: [latestCause]) }
             case .interrupted:
-                terminate(.interrupted)
+                lock.terminate(.interrupted)
             case .completed:
                 samplerCompleted = true
-                if sourceCompleted { terminate(.completed) }
+                if sourceCompleted { lock.terminate(.completed) }
             }
         }
-    }
-
-    private func terminate(_ event: Event<Output, Error>) {
-        terminated = true
-        output.send(event)
     }
 }
 
 /// The state of one withLatest instance: the samplee's latest value, read with each value
 /// of the source. The source alone decides when the result ends.
 final class WithLatestState<Value, Latest, Error: Swift.Error>: @unchecked Sendable {
-    private let lock = Lock(recursive: true)
-    private let output: Observer<(Value, Latest), Error>
+    private let lock: OperatorLock<(Value, Latest), Error>
     private var latest: Latest?
     private var latestCause: UInt64 = 0
-    private var terminated = false
 
-    init(output: Observer<(Value, Latest), Error>) { self.output = output }
+    init(output: Observer<(Value, Latest), Error>) { lock = OperatorLock(output) }
 
     func source(_ event: Event<Value, Error>) {
-        lock.withLock {
-            guard !terminated else { return }
+        lock.run {
+            guard !lock.isTerminated else { return }
             switch event {
             case let .value(value):
-                guard let latest else { return }
-                if Instrumentation.probe != nil {
-                    ProbeContext.current.withOtherCauses([latestCause]) { output.send(value: (value, latest)) }
-                } else {
-                    output.send(value: (value, latest))
-                }
+                if let latest { lock.send((value, latest), otherCauses: [latestCause]) }
             case let .failed(error):
-                terminated = true
-                output.send(error: error)
+                lock.terminate(.failed(error))
             case .completed:
-                terminated = true
-                output.sendCompleted()
+                lock.terminate(.completed)
             case .interrupted:
-                terminated = true
-                output.sendInterrupted()
+                lock.terminate(.interrupted)
             }
         }
     }
 
     func samplee(_ event: Event<Latest, Never>) {
         guard case let .value(value) = event else { return }
-        lock.withLock {
+        lock.run {
             latest = value
             if Instrumentation.probe != nil { latestCause = ProbeContext.current.cause }
         }

@@ -4,46 +4,37 @@
 /// inputs and `pop`; this keeps, per input, one queued sequence number per queued value
 /// (its length is the queue's length) and whether the input completed.
 final class ZipState<Value, Error: Swift.Error>: JoinState, @unchecked Sendable {
-    private let lock = Lock(recursive: true)
-    private let output: Observer<Value, Error>
+    private let lock: OperatorLock<Value, Error>
     private let pop: () -> Value?
     private var queued: [Queue<UInt64>]
     private var completed: [Bool]
-    private var terminated = false
 
     /// `pop` takes the first value of every queue and combines them, or gives nil while a
     /// queue is empty.
     init(count: Int, output: Observer<Value, Error>, pop: @escaping () -> Value?) {
-        self.output = output
+        lock = OperatorLock(output)
         self.pop = pop
         queued = Array(repeating: Queue(), count: count)
         completed = Array(repeating: false, count: count)
     }
 
     func receive(_ event: Event<() -> Void, Error>, at index: Int) {
-        lock.withLock {
-            guard !terminated else { return }
+        lock.run {
+            guard !lock.isTerminated else { return }
             switch event {
             case let .value(store):
                 store()
                 let instrumented = Instrumentation.probe != nil
                 queued[index].append(instrumented ? ProbeContext.current.cause : 0)
                 guard queued.allSatisfy({ !$0.isEmpty }), let value = pop() else { return }
-                let causes = queued.indices.map { queued[$0].popFirst() ?? 0 }
-                if instrumented {
-                    var others = causes
-                    others.remove(at: index)
-                    ProbeContext.current.withOtherCauses(others) { output.send(value: value) }
-                } else {
-                    output.send(value: value)
-                }
+                var others = queued.indices.map { queued[$0].popFirst() ?? 0 }
+                if instrumented { others.remove(at: index) } else { others = [] }
+                lock.send(value, otherCauses: others)
                 completeIfExhausted()
             case let .failed(error):
-                terminated = true
-                output.send(error: error)
+                lock.terminate(.failed(error))
             case .interrupted:
-                terminated = true
-                output.sendInterrupted()
+                lock.terminate(.interrupted)
             case .completed:
                 completed[index] = true
                 completeIfExhausted()
@@ -53,9 +44,7 @@ final class ZipState<Value, Error: Swift.Error>: JoinState, @unchecked Sendable 
 
     /// A completed input with nothing queued can pair no more values.
     private func completeIfExhausted() {
-        guard !terminated, queued.indices.contains(where: { completed[$0] && queued[$0].isEmpty }) else { return }
-        terminated = true
-        output.sendCompleted()
+        if queued.indices.contains(where: { completed[$0] && queued[$0].isEmpty }) { lock.terminate(.completed) }
     }
 }
 
