@@ -123,6 +123,19 @@ final class FlattenTests: XCTestCase {
         XCTAssertEqual(values, [1, 3])
     }
 
+    func testLatestOverPropertiesFollowsTheCurrentOne() {
+        let first = MutableProperty(1), second = MutableProperty(10)
+        let (outer, input) = Signal<MutableProperty<Int>, Never>.pipe()
+        var values: [Int] = []
+        outer.flatMap(.latest) { $0 }.observeValues { values.append($0) }
+        input.send(value: first)
+        first.value = 2
+        input.send(value: second)
+        first.value = 3
+        second.value = 20
+        XCTAssertEqual(values, [1, 2, 10, 20])
+    }
+
     // MARK: Completion, failure, interruption
 
     func testLatestCompletesWhenOuterAndCurrentInnerHaveCompleted() {

@@ -58,6 +58,7 @@ public protocol SignalProducerConvertible {
 }
 
 extension SignalProducer: SignalProducerConvertible {
+    /// The producer itself.
     public var producer: SignalProducer<Value, Error> { self }
 }
 
@@ -65,6 +66,12 @@ extension Signal: SignalProducerConvertible {
     /// A producer whose starts observe this (hot) signal.
     public var producer: SignalProducer<Value, Error> { SignalProducer(self) }
 }
+
+/// A property as an inner stream: its current value, then every change.
+extension Property: SignalProducerConvertible {}
+
+/// A property as an inner stream: its current value, then every change.
+extension MutableProperty: SignalProducerConvertible {}
 
 /// The state of one flatten instance: which inner streams run, which wait, whether the
 /// outer stream has completed. Decisions and forwarded values happen under one
@@ -196,17 +203,14 @@ extension Signal {
         outerError: @escaping (Error) -> F,
         start: @escaping (Inner, Signals.Observer<U, F>) -> Disposable
     ) -> Signal<U, F> {
-        var input: Signals.Observer<U, F>?
-        var lifetime: Lifetime?
-        let result = Signal<U, F>.combining(node) { input = $0; lifetime = $1 }
-        guard let input, let lifetime else { return result }
-        let coordinator = FlattenCoordinator<Inner, U, F>(strategy.kind, output: input,
-                                                          parent: result.subscription, start: start)
-        lifetime += AnyDisposable { coordinator.dispose() }
-        lifetime += observeInternally { event in
-            coordinator.outer(event.map(transform).mapError(outerError))
+        Signal<U, F>.parenting(node) { input, lifetime, subscription in
+            let coordinator = FlattenCoordinator<Inner, U, F>(strategy.kind, output: input,
+                                                              parent: subscription, start: start)
+            lifetime += AnyDisposable { coordinator.dispose() }
+            lifetime += observeInternally { event in
+                coordinator.outer(event.map(transform).mapError(outerError))
+            }
         }
-        return result
     }
 }
 
@@ -219,7 +223,7 @@ extension Signal where Value: SignalProducerConvertible, Value.Error == Error {
         -> Signal<Value.Value, Error> {
         let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return flatMapCore(strategy, node: node, transform: { $0 }, outerError: { $0 },
-                       start: { $0.startInner($1, { $0 }) })
+                           start: { $0.startInner($1, { $0 }) })
     }
 }
 
@@ -230,7 +234,7 @@ extension Signal where Value: SignalProducerConvertible, Value.Error == Never {
         -> Signal<Value.Value, Error> {
         let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return flatMapCore(strategy, node: node, transform: { $0 }, outerError: { $0 },
-                       start: { $0.startInner($1, neverFails) })
+                           start: { $0.startInner($1, neverFails) })
     }
 }
 
@@ -242,7 +246,7 @@ extension Signal where Value: SignalProducerConvertible, Error == Never {
         -> Signal<Value.Value, Value.Error> {
         let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return flatMapCore(strategy, node: node, transform: { $0 }, outerError: neverFails,
-                       start: { $0.startInner($1, { $0 }) })
+                           start: { $0.startInner($1, { $0 }) })
     }
 }
 
@@ -256,7 +260,7 @@ extension Signal {
     ) -> Signal<Inner.Value, Error> where Inner.Error == Error {
         let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
-                       start: { $0.startInner($1, { $0 }) })
+                           start: { $0.startInner($1, { $0 }) })
     }
 
     /// `flatMap` with inner streams that cannot fail.
@@ -267,7 +271,7 @@ extension Signal {
     ) -> Signal<Inner.Value, Error> where Inner.Error == Never {
         let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
-                       start: { $0.startInner($1, neverFails) })
+                           start: { $0.startInner($1, neverFails) })
     }
 
     /// ReactiveCocoa 2's `flattenMap:`: `flatMap(.merge, transform)`, recorded under the
@@ -278,7 +282,7 @@ extension Signal {
     ) -> Signal<Inner.Value, Error> where Inner.Error == Error {
         let node = Node.operator("flattenMap", parameters: "merge", (self.node, .data), file: file, line: line)
         return flatMapCore(.merge, node: node, transform: transform, outerError: { $0 },
-                       start: { $0.startInner($1, { $0 }) })
+                           start: { $0.startInner($1, { $0 }) })
     }
 }
 
@@ -292,7 +296,7 @@ extension Signal where Error == Never {
     ) -> Signal<Inner.Value, Inner.Error> {
         let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return flatMapCore(strategy, node: node, transform: transform, outerError: neverFails,
-                       start: { $0.startInner($1, { $0 }) })
+                           start: { $0.startInner($1, { $0 }) })
     }
 
     /// ReactiveCocoa 2's `flattenMap:` from a stream that cannot fail into inner streams that can.
@@ -303,7 +307,7 @@ extension Signal where Error == Never {
     ) -> Signal<Inner.Value, Inner.Error> {
         let node = Node.operator("flattenMap", parameters: "merge", (self.node, .data), file: file, line: line)
         return flatMapCore(.merge, node: node, transform: transform, outerError: neverFails,
-                       start: { $0.startInner($1, { $0 }) })
+                           start: { $0.startInner($1, { $0 }) })
     }
 }
 
@@ -317,7 +321,7 @@ extension SignalProducer where Value: SignalProducerConvertible, Value.Error == 
         let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return lift(node) {
             $0.flatMapCore(strategy, node: node, transform: { $0 }, outerError: { $0 },
-                       start: { $0.startInner($1, { $0 }) })
+                           start: { $0.startInner($1, { $0 }) })
         }
     }
 }
@@ -330,7 +334,7 @@ extension SignalProducer where Value: SignalProducerConvertible, Value.Error == 
         let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return lift(node) {
             $0.flatMapCore(strategy, node: node, transform: { $0 }, outerError: { $0 },
-                       start: { $0.startInner($1, neverFails) })
+                           start: { $0.startInner($1, neverFails) })
         }
     }
 }
@@ -344,7 +348,7 @@ extension SignalProducer where Value: SignalProducerConvertible, Error == Never 
         let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return lift(node) {
             $0.flatMapCore(strategy, node: node, transform: { $0 }, outerError: neverFails,
-                       start: { $0.startInner($1, { $0 }) })
+                           start: { $0.startInner($1, { $0 }) })
         }
     }
 }
@@ -360,7 +364,7 @@ extension SignalProducer {
         let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return lift(node) {
             $0.flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
-                       start: { $0.startInner($1, { $0 }) })
+                           start: { $0.startInner($1, { $0 }) })
         }
     }
 
@@ -373,7 +377,7 @@ extension SignalProducer {
         let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return lift(node) {
             $0.flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
-                       start: { $0.startInner($1, neverFails) })
+                           start: { $0.startInner($1, neverFails) })
         }
     }
 
@@ -386,7 +390,7 @@ extension SignalProducer {
         let node = Node.operator("flattenMap", parameters: "merge", (self.node, .data), file: file, line: line)
         return lift(node) {
             $0.flatMapCore(.merge, node: node, transform: transform, outerError: { $0 },
-                       start: { $0.startInner($1, { $0 }) })
+                           start: { $0.startInner($1, { $0 }) })
         }
     }
 }
@@ -402,7 +406,7 @@ extension SignalProducer where Error == Never {
         let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return lift(node) {
             $0.flatMapCore(strategy, node: node, transform: transform, outerError: neverFails,
-                       start: { $0.startInner($1, { $0 }) })
+                           start: { $0.startInner($1, { $0 }) })
         }
     }
 
@@ -415,7 +419,7 @@ extension SignalProducer where Error == Never {
         let node = Node.operator("flattenMap", parameters: "merge", (self.node, .data), file: file, line: line)
         return lift(node) {
             $0.flatMapCore(.merge, node: node, transform: transform, outerError: neverFails,
-                       start: { $0.startInner($1, { $0 }) })
+                           start: { $0.startInner($1, { $0 }) })
         }
     }
 }

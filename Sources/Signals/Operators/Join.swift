@@ -33,15 +33,12 @@ extension Signal {
         _ node: Node, _ inputs: [JoinInput<Error>],
         _ makeState: (Signals.Observer<Value, Error>) -> State
     ) -> Signal where State.Error == Error {
-        var input: Signals.Observer<Value, Error>?
-        var lifetime: Lifetime?
-        let result = combining(node) { input = $0; lifetime = $1 }
-        guard let input, let lifetime else { return result }
-        let state = makeState(input)
-        for (index, joinInput) in inputs.enumerated() {
-            lifetime += joinInput.observe { state.receive($0, at: index) }
+        combining(node) { input, lifetime in
+            let state = makeState(input)
+            for (index, joinInput) in inputs.enumerated() {
+                lifetime += joinInput.observe { state.receive($0, at: index) }
+            }
         }
-        return result
     }
 }
 

@@ -21,26 +21,23 @@ extension Signal {
     }
 
     static func merge(_ signals: [Signal], node: Node) -> Signal {
-        var input: Observer?
-        var lifetime: Lifetime?
-        let result = combining(node) { input = $0; lifetime = $1 }
-        guard let input, let lifetime else { return result }
-        let remaining = Protected(signals.count)
-        if signals.isEmpty { input.sendCompleted() }
-        for signal in signals {
-            lifetime += signal.observeInternally { event in
-                if case .completed = event {
-                    let done: Bool = remaining.modify { count in
-                        count -= 1
-                        return count == 0
+        combining(node) { input, lifetime in
+            let remaining = Protected(signals.count)
+            if signals.isEmpty { input.sendCompleted() }
+            for signal in signals {
+                lifetime += signal.observeInternally { event in
+                    if case .completed = event {
+                        let done: Bool = remaining.modify { count in
+                            count -= 1
+                            return count == 0
+                        }
+                        if done { input.sendCompleted() }
+                    } else {
+                        input.send(event)
                     }
-                    if done { input.sendCompleted() }
-                } else {
-                    input.send(event)
                 }
             }
         }
-        return result
     }
 }
 
