@@ -64,6 +64,8 @@ final class SpecInterpreter {
         case let .name(name, location):
             if let value = scope[name] { return value }
             if let stream = streams[name] { return .stream(stream) }
+            // flatMap's strategies, written bare as in the issue (`flatMap(latest, f)`).
+            if ["latest", "merge", "concat", "race", "throttle"].contains(name) { return .string(name) }
             if SpecOperators.functions[name] != nil {
                 throw SpecSyntaxError(location: location, message: "expected '(' after the function '\(name)'")
             }

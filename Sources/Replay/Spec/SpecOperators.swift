@@ -14,6 +14,8 @@ enum SpecOperators {
     static let methods: [String: Implementation] = {
         var table: [String: Implementation] = [:]
         for (name, implementation) in transforming { table[name] = implementation }
+        for (name, implementation) in rxjs { table[name] = implementation }
+        for (name, implementation) in swift { table[name] = implementation }
         return table
     }()
 
@@ -21,6 +23,7 @@ enum SpecOperators {
     static let functions: [String: Implementation] = {
         var table: [String: Implementation] = [:]
         for (name, implementation) in creating { table[name] = implementation }
+        for (name, implementation) in combining { table[name] = implementation }
         for (name, implementation) in conversions { table[name] = implementation }
         return table
     }()

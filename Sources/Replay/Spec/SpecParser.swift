@@ -326,6 +326,11 @@ struct SpecExpressionParser {
             case "null", "undefined": return .null(location)
             default: return .name(name, location)
             }
+        case .symbol(".") where { if case .identifier = peek(1).kind { return true } else { return false } }():
+            // Swift's `.latest` spelling of a flatMap strategy: the name as a string.
+            position += 1
+            let name = try identifier("a name after '.'")
+            return .string(name, location)
         case .symbol("("):
             position += 1
             let inner = try expression()

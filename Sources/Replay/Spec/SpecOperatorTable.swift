@@ -1,0 +1,324 @@
+import Foundation
+import Signals
+
+// The spec's operators beyond map and filter, each a Signals operator or a thin composition
+// of Signals operators. Durations are milliseconds in the spec and seconds in Signals.
+
+typealias SpecSignal = Signal<SpecValue, SpecFailure>
+
+extension SpecOperators {
+    static let file = SpecCall.file
+
+    /// A stream that cannot fail, for Signals parameters that must not (triggers, samplers,
+    /// `withLatest(from:)`): its error is dropped, because Signals triggers cannot carry one.
+    static func unfailing(_ producer: SpecProducer) -> SignalProducer<SpecValue, Never> {
+        producer.flatMapError(file: file, line: 0) { _ in SignalProducer<SpecValue, Never>.empty }
+    }
+
+    /// The streams of a variadic call (`merge(a, b)`, `combineLatest([a, b])`), with a
+    /// trailing lambda (a projector) or number (a concurrency limit) returned apart.
+    static func streamList(_ call: SpecCall, receiver: Bool) throws -> (streams: [SpecProducer], trailing: SpecCall.Argument?) {
+        var arguments = call.positional
+        var trailing: SpecCall.Argument?
+        if let last = arguments.last {
+            switch last.value {
+            case .lambda, .number:
+                trailing = last
+                arguments.removeLast()
+            default: break
+            }
+        }
+        if arguments.count == 1, case let .array(items) = arguments[0].value, !receiver {
+            return (try items.map { try SpecCall.stream($0, arguments[0].location) }, trailing)
+        }
+        var streams = receiver ? [call.stream] : []
+        streams += try arguments.map { try SpecCall.stream($0.value, $0.location) }
+        return (streams, trailing)
+    }
+
+    /// Applies a projector lambda to an array of values, spreading them as its arguments.
+    static func projector(_ call: SpecCall, _ argument: SpecCall.Argument?) throws -> ([SpecValue]) -> SpecValue {
+        guard let argument else { return { .array($0) } }
+        guard case let .lambda(lambda) = argument.value else {
+            throw SpecSyntaxError(location: argument.location, message: "expected a projector function, found \(argument.value.typeName)")
+        }
+        let interpreter = call.interpreter
+        return { interpreter.invoke(lambda, $0) }
+    }
+
+    static func strategy(_ call: SpecCall, _ index: Int) throws -> FlattenStrategy {
+        guard let argument = call.argument(index) else {
+            throw SpecSyntaxError(location: call.location, message: "expected a strategy (latest, merge, concat, race or throttle) for '\(call.name)'")
+        }
+        switch argument.value {
+        case .string("latest"): return .latest
+        case .string("merge"): return .merge
+        case .string("concat"): return .concat
+        case .string("race"): return .race
+        case .string("throttle"): return .throttle
+        case let .number(limit) where limit >= 1 && limit == limit.rounded(): return .concurrent(limit: UInt(limit))
+        default:
+            throw SpecSyntaxError(location: argument.location,
+                                  message: "expected a strategy: latest, merge, concat, race, throttle or a concurrency limit")
+        }
+    }
+
+    /// `flatMap` with a strategy, passing each value and its index to the lambda (RxJS style).
+    static func flatMapping(_ call: SpecCall, _ strategy: FlattenStrategy, lambda index: Int) throws -> SpecValue {
+        let transform = try call.streamFunction(index)
+        return stream(indexed(call, name: "flatMap") { signal, next in
+            signal.flatMap(strategy, file: file, line: call.line) { value in transform([value, .number(Double(next()))]) }
+        })
+    }
+
+    static func limit(_ call: SpecCall, _ argument: SpecCall.Argument?) throws -> FlattenStrategy {
+        guard let argument else { return .merge }
+        guard case let .number(value) = argument.value, value >= 1, value == value.rounded() else {
+            throw SpecSyntaxError(location: argument.location, message: "expected a concurrency limit (a whole number of at least 1)")
+        }
+        return value.isInfinite || value > Double(UInt32.max) ? .merge : .concurrent(limit: UInt(value))
+    }
+
+    // MARK: Operators on a stream
+
+    static let rxjs: [String: Implementation] = [
+        "scan": { call in
+            try call.expectArguments(1...2)
+            let accumulate = try call.function(0)
+            let stream = call.stream
+            if call.positional.count == 2 {
+                let seed = call.positional[1].value
+                return .stream(SpecStream(stream.scan(file: file, line: call.line, into: (seed, 0)) { state, value in
+                    state = (accumulate([state.0, value, .number(Double(state.1))]), state.1 + 1)
+                }.map(file: file, line: call.line) { $0.0 }))
+            }
+            // Without a seed RxJS sends the first value as it is and accumulates from it.
+            return .stream(SpecStream(stream.scan(file: file, line: call.line, into: (SpecValue?.none, 0)) { state, value in
+                state = (state.0.map { accumulate([$0, value, .number(Double(state.1))]) } ?? value, state.1 + 1)
+            }.map(file: file, line: call.line) { $0.0 ?? .null }))
+        },
+        "take": { call in
+            try call.expectArguments(1)
+            return stream(call.stream.take(first: try call.count(0), file: file, line: call.line))
+        },
+        "skip": { call in
+            try call.expectArguments(1)
+            return stream(call.stream.skip(first: try call.count(0), file: file, line: call.line))
+        },
+        "distinctUntilChanged": { call in
+            try call.expectArguments(0...1)
+            if call.positional.isEmpty {
+                return stream(call.stream.skipRepeats(file: file, line: call.line) { $0.strictlyEquals($1) })
+            }
+            let compare = try call.predicate(0)
+            return stream(call.stream.skipRepeats(file: file, line: call.line) { compare([$0, $1]) })
+        },
+        "startWith": { call in
+            try call.expectArguments(1...Int.max)
+            var result = call.stream
+            for argument in call.positional.reversed() {
+                result = result.startWith(argument.value, file: file, line: call.line)
+            }
+            return stream(result)
+        },
+        "debounceTime": { call in
+            try call.expectArguments(1)
+            // RxJS sends a pending value when the source completes.
+            return stream(call.stream.debounce(try call.duration(0), on: call.scheduler, discardWhenCompleted: false,
+                                               file: file, line: call.line))
+        },
+        "throttleTime": { call in
+            try call.expectArguments(1, labels: ["leading", "trailing"])
+            let leading = call.argument(nil, "leading") == nil ? true : try call.bool(nil, "leading")
+            let trailing = call.argument(nil, "trailing") == nil ? false : try call.bool(nil, "trailing")
+            return stream(call.stream.throttle(try call.duration(0), leading: leading, trailing: trailing, on: call.scheduler,
+                                               file: file, line: call.line))
+        },
+        "auditTime": { call in
+            try call.expectArguments(1)
+            return stream(call.stream.audit(try call.duration(0), on: call.scheduler, file: file, line: call.line))
+        },
+        "sampleTime": { call in
+            try call.expectArguments(1)
+            let period = try call.duration(0)
+            guard period > 0 else {
+                throw SpecSyntaxError(location: call.positional[0].location, message: "expected a period longer than 0ms")
+            }
+            let ticks = SignalProducer<Date, Never>.timer(interval: .nanoseconds(Int((period * 1e9).rounded())),
+                                                          on: call.scheduler, file: file, line: call.line)
+            return stream(call.stream.sampleLatest(on: ticks, file: file, line: call.line))
+        },
+        "sample": { call in
+            try call.expectArguments(1)
+            return stream(call.stream.sampleLatest(on: unfailing(try call.stream(0)), file: file, line: call.line))
+        },
+        "delay": { call in
+            try call.expectArguments(1)
+            return stream(call.stream.delay(try call.duration(0), on: call.scheduler, file: file, line: call.line))
+        },
+        "merge": { call in
+            let (streams, trailing) = try streamList(call, receiver: true)
+            return stream(try merged(call, streams, trailing))
+        },
+        "mergeWith": { call in
+            let (streams, _) = try streamList(call, receiver: true)
+            return stream(SpecProducer.merge(streams, file: file, line: call.line))
+        },
+        "concat": { call in
+            let (streams, _) = try streamList(call, receiver: true)
+            return stream(SignalProducer<SpecProducer, SpecFailure>(streams).flatten(.concat, file: file, line: call.line))
+        },
+        "combineLatest": { call in
+            let (streams, trailing) = try streamList(call, receiver: true)
+            let project = try projector(call, trailing)
+            return stream(SpecProducer.combineLatest(streams, file: file, line: call.line, reduce: project))
+        },
+        "zip": { call in
+            let (streams, trailing) = try streamList(call, receiver: true)
+            let project = try projector(call, trailing)
+            return stream(SpecProducer.zip(streams, file: file, line: call.line).map(file: file, line: call.line, project))
+        },
+        "withLatestFrom": { call in
+            try call.expectArguments(1...2)
+            let other = unfailing(try call.stream(0))
+            let project = try projector(call, call.positional.count == 2 ? call.positional[1] : nil)
+            return stream(call.stream.withLatest(from: other, file: file, line: call.line)
+                .map(file: file, line: call.line) { project([$0.0, $0.1]) })
+        },
+        "switchMap": { call in
+            try call.expectArguments(1)
+            return try flatMapping(call, .latest, lambda: 0)
+        },
+        "mergeMap": { call in
+            try call.expectArguments(1...2)
+            return try flatMapping(call, try limit(call, call.positional.count == 2 ? call.positional[1] : nil), lambda: 0)
+        },
+        "concatMap": { call in
+            try call.expectArguments(1)
+            return try flatMapping(call, .concat, lambda: 0)
+        },
+        "exhaustMap": { call in
+            try call.expectArguments(1)
+            return try flatMapping(call, .throttle, lambda: 0)
+        },
+        "takeUntil": { call in
+            try call.expectArguments(1)
+            // RxJS stops on the notifier's first value only, not on its completion: the
+            // notifier is followed by `never` so its end does not trigger `take(until:)`.
+            let notifier = unfailing(try call.stream(0)).then(SignalProducer<SpecValue, Never>.never, file: file, line: call.line)
+            return stream(call.stream.take(until: notifier, file: file, line: call.line))
+        },
+        "catchError": { call in
+            try call.expectArguments(1)
+            let handler = try call.streamFunction(0)
+            return stream(call.stream.flatMapError(file: file, line: call.line) { failure in handler([failure.value]) })
+        },
+        "retry": { call in
+            try call.expectArguments(0...1, labels: ["count", "delay"])
+            let count = call.argument(0, "count") == nil ? Int.max : try call.count(0, "count")
+            if call.argument(nil, "delay") != nil {
+                return stream(call.stream.retry(upTo: count, interval: try call.duration(nil, "delay"), on: call.scheduler,
+                                                file: file, line: call.line))
+            }
+            return stream(call.stream.retry(upTo: count, file: file, line: call.line))
+        },
+        "timeout": { call in
+            try call.expectArguments(0...1, labels: ["each", "with"])
+            let each = try call.duration(0, "each")
+            if call.argument(nil, "with") != nil {
+                return stream(call.stream.timeout(each: each, switchingTo: try call.stream(nil, "with"), on: call.scheduler,
+                                                  file: file, line: call.line))
+            }
+            return stream(call.stream.timeout(each: each, raising: SpecFailure(.string("TimeoutError")), on: call.scheduler,
+                                              file: file, line: call.line))
+        },
+    ]
+
+    static func merged(_ call: SpecCall, _ streams: [SpecProducer], _ trailing: SpecCall.Argument?) throws -> SpecProducer {
+        if let trailing, case .lambda = trailing.value {
+            throw SpecSyntaxError(location: trailing.location, message: "expected a stream or a concurrency limit, found function")
+        }
+        let strategy = try limit(call, trailing)
+        if strategy == .merge { return SpecProducer.merge(streams, file: file, line: call.line) }
+        return SignalProducer<SpecProducer, SpecFailure>(streams).flatten(strategy, file: file, line: call.line)
+    }
+
+    /// The Swift API's names, calling the Signals operators directly.
+    static let swift: [String: Implementation] = [
+        "skipRepeats": rxjs["distinctUntilChanged"]!,
+        "take": { call in
+            if call.argument(nil, "until") != nil {
+                try call.expectArguments(0, labels: ["until"])
+                return stream(call.stream.take(until: unfailing(try call.stream(nil, "until")), file: file, line: call.line))
+            }
+            if call.argument(nil, "first") != nil {
+                try call.expectArguments(0, labels: ["first"])
+                return stream(call.stream.take(first: try call.count(nil, "first"), file: file, line: call.line))
+            }
+            return try rxjs["take"]!(call)
+        },
+        "skip": { call in
+            if call.argument(nil, "first") != nil {
+                try call.expectArguments(0, labels: ["first"])
+                return stream(call.stream.skip(first: try call.count(nil, "first"), file: file, line: call.line))
+            }
+            return try rxjs["skip"]!(call)
+        },
+        "throttle": { call in
+            try call.expectArguments(1)
+            return stream(call.stream.throttle(try call.duration(0), on: call.scheduler, file: file, line: call.line))
+        },
+        "debounce": { call in
+            try call.expectArguments(1)
+            return stream(call.stream.debounce(try call.duration(0), on: call.scheduler, file: file, line: call.line))
+        },
+        "flatMap": { call in
+            try call.expectArguments(2)
+            return try flatMapping(call, try strategy(call, 0), lambda: 1)
+        },
+        "flatMapError": rxjs["catchError"]!,
+        "observe": { call in
+            try call.expectArguments(0, labels: ["on"])
+            guard let argument = call.argument(nil, "on"), case let .string(lane) = argument.value else {
+                throw SpecSyntaxError(location: call.location, message: "expected 'on:' with a scheduler name such as \"main\"")
+            }
+            return stream(call.stream.observe(on: call.scheduler.lane(lane), file: file, line: call.line))
+        },
+        "withLatest": { call in
+            try call.expectArguments(0, labels: ["from"])
+            return stream(call.stream.withLatest(from: unfailing(try call.stream(nil, "from")), file: file, line: call.line)
+                .map(file: file, line: call.line) { .array([$0.0, $0.1]) })
+        },
+        "then": { call in
+            try call.expectArguments(1)
+            return stream(call.stream.then(try call.stream(0), file: file, line: call.line))
+        },
+        "collect": { call in
+            try call.expectArguments(0)
+            return stream(call.stream.collect(file: file, line: call.line).map(file: file, line: call.line) { .array($0) })
+        },
+    ]
+
+    // MARK: Functions that combine streams
+
+    static let combining: [String: Implementation] = [
+        "merge": { call in
+            let (streams, trailing) = try streamList(call, receiver: false)
+            return stream(try merged(call, streams, trailing))
+        },
+        "concat": { call in
+            let (streams, _) = try streamList(call, receiver: false)
+            return stream(SignalProducer<SpecProducer, SpecFailure>(streams).flatten(.concat, file: file, line: call.line))
+        },
+        "combineLatest": { call in
+            let (streams, trailing) = try streamList(call, receiver: false)
+            let project = try projector(call, trailing)
+            return stream(SpecProducer.combineLatest(streams, file: file, line: call.line, reduce: project))
+        },
+        "zip": { call in
+            let (streams, trailing) = try streamList(call, receiver: false)
+            let project = try projector(call, trailing)
+            return stream(SpecProducer.zip(streams, file: file, line: call.line).map(file: file, line: call.line, project))
+        },
+    ]
+}

@@ -1,0 +1,72 @@
+// sampleLatest(on:) (RxJS sample): at each trigger value, the latest value if a new one came
+// since the previous sample; ends with the source.
+
+/// The state of one `sampleLatest` instance: the value waiting to be sampled.
+final class SampleLatestState<Value, Error: Swift.Error>: @unchecked Sendable {
+    private let lock = Lock(recursive: true)
+    private let output: Observer<Value, Error>
+    private var latest: Value?
+    private var latestCause: UInt64 = 0
+    private var terminated = false
+
+    init(output: Observer<Value, Error>) { self.output = output }
+
+    func source(_ event: Event<Value, Error>) {
+        lock.withLock {
+            guard !terminated else { return }
+            if case let .value(value) = event {
+                latest = value
+                if Instrumentation.probe != nil { latestCause = ProbeContext.current.cause }
+                return
+            }
+            terminated = true
+            latest = nil
+            output.send(event)
+        }
+    }
+
+    func trigger() {
+        lock.withLock {
+            guard !terminated, let value = latest else { return }
+            latest = nil
+            if Instrumentation.probe != nil {
+                // The trigger's event is the primary cause; the sampled value is another.
+                ProbeContext.current.withOtherCauses([latestCause]) { output.send(value: value) }
+            } else {
+                output.send(value: value)
+            }
+        }
+    }
+}
+
+extension Signal {
+    /// RxJS's `sample(notifier)`: each time `trigger` sends a value, the latest value of this
+    /// signal if it sent one since the previous sample (a value is sampled at most once).
+    /// Completes or fails with this signal; the trigger's own end changes nothing. Contrast
+    /// `sample(on:)`, which resends the latest value on every trigger and ends when both end.
+    public func sampleLatest<T>(on trigger: Signal<T, Never>, file: StaticString = #fileID, line: UInt = #line)
+        -> Signal<Value, Error> {
+        sampleLatest(on: trigger, node: .operator("sampleLatest(on:)", (node, .data), (trigger.node, .sampler),
+                                                  file: file, line: line))
+    }
+
+    func sampleLatest<T>(on trigger: Signal<T, Never>, node: Node) -> Signal<Value, Error> {
+        Signal.combining(node) { observer, lifetime in
+            let state = SampleLatestState(output: observer)
+            lifetime += self.observeInternally(state.source)
+            lifetime += trigger.observeInternally { event in
+                if case .value = event { state.trigger() }
+            }
+        }
+    }
+}
+
+extension SignalProducer {
+    /// See `Signal.sampleLatest(on:)` (RxJS's `sample`). `trigger` is started with each start,
+    /// after this producer.
+    public func sampleLatest<T>(on trigger: SignalProducer<T, Never>, file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer<Value, Error> {
+        let node = Node.operator("sampleLatest(on:)", (self.node, .data), (trigger.node, .sampler), file: file, line: line)
+        return lift(node, trigger) { $0.sampleLatest(on: $1, node: node) }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+// timeout(each:) (RxJS timeout({ each })): a deadline for every gap between values, the
+// first one measured from the start.
+
+/// The decisions of a per-value timeout, free of clocks: each value re-arms the deadline;
+/// a deadline that fires before the next event wins.
+public struct TimeoutEachState {
+    /// The longest gap allowed, in seconds.
+    public let interval: TimeInterval
+    private var token: UInt64 = 0
+    private var ended = false
+
+    public init(interval: TimeInterval) { self.interval = interval }
+
+    /// The first deadline, from the start at `now`.
+    public mutating func start(now: Date) -> TimerRequest {
+        token &+= 1
+        return TimerRequest(date: now.addingTimeInterval(interval), token: token)
+    }
+
+    /// An upstream event at `now`: whether to forward it, and the next deadline after a value.
+    public mutating func receive(isTerminating: Bool, now: Date) -> (forward: Bool, rearm: TimerRequest?) {
+        guard !ended else { return (false, nil) }
+        if isTerminating {
+            ended = true
+            return (true, nil)
+        }
+        return (true, start(now: now))
+    }
+
+    /// The deadline of `token` passed: whether it timed the stream out.
+    public mutating func fire(_ token: UInt64) -> Bool {
+        guard !ended, token == self.token else { return false }
+        ended = true
+        return true
+    }
+}
+
+extension Signal {
+    /// RxJS's `timeout({ each })`: fails with `error` when `interval` seconds pass without a
+    /// value, counting the first gap from when this operator is applied. Contrast
+    /// `timeout(after:raising:on:)`, a deadline for the whole stream.
+    public func timeout(each interval: TimeInterval, raising error: Error, on scheduler: DateScheduler,
+                        file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
+        timeout(each: interval, on: scheduler,
+                node: .operator("timeout", parameters: "each: \(formatInterval(interval)), raising: \(error), on: \(scheduler.name)",
+                                (node, .data), file: file, line: line)) { observer, _, _ in
+            observer.send(error: error)
+        }
+    }
+
+    /// RxJS's `timeout({ each, with })`: when `interval` seconds pass without a value, stops
+    /// observing this signal and forwards `fallback`, started then.
+    public func timeout(each interval: TimeInterval, switchingTo fallback: SignalProducer<Value, Error>,
+                        on scheduler: DateScheduler,
+                        file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
+        timeout(each: interval, switchingTo: fallback, on: scheduler,
+                node: .operator("timeout", parameters: "each: \(formatInterval(interval)), on: \(scheduler.name)",
+                                (node, .data), (fallback.node, .fallback), file: file, line: line))
+    }
+
+    func timeout(each interval: TimeInterval, switchingTo fallback: SignalProducer<Value, Error>,
+                 on scheduler: DateScheduler, node: Node) -> Signal<Value, Error> {
+        timeout(each: interval, on: scheduler, node: node) { observer, lifetime, subscription in
+            ProbeContext.current.asParent(subscription) {
+                fallback.startWithSignal { signal, interrupter in
+                    lifetime += interrupter
+                    signal.observeInternally(observer.send)
+                }
+            }
+        }
+    }
+
+    func timeout(each interval: TimeInterval, on scheduler: DateScheduler, node: Node,
+                 _ onTimeout: @escaping (Observer, Lifetime, UInt64) -> Void) -> Signal<Value, Error> {
+        Signal.scheduled(node) { observer, lifetime, subscription in
+            let machine = Machine(TimeoutEachState(interval: interval))
+            let upstream = SerialDisposable()
+            let deadline = SerialDisposable()
+            lifetime += upstream
+            lifetime += deadline
+            func arm(_ request: TimerRequest) {
+                deadline.inner = scheduler.schedule(after: request.date) {
+                    machine.step({ $0.fire(request.token) }) { timedOut in
+                        guard timedOut else { return }
+                        upstream.dispose()
+                        onTimeout(observer, lifetime, subscription)
+                    }
+                }
+            }
+            machine.step({ $0.start(now: scheduler.currentDate) }, arm)
+            upstream.inner = self.observeInternally { event in
+                machine.step({ $0.receive(isTerminating: event.isTerminating, now: scheduler.currentDate) }) { decision in
+                    guard decision.forward else { return }
+                    if let request = decision.rearm { arm(request) }
+                    if event.isTerminating { deadline.dispose() }
+                    observer.send(event)
+                }
+            }
+        }
+    }
+}
+
+extension SignalProducer {
+    /// See `Signal.timeout(each:raising:on:)` (RxJS's `timeout({ each })`); the first gap is
+    /// counted from each start.
+    public func timeout(each interval: TimeInterval, raising error: Error, on scheduler: DateScheduler,
+                        file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
+        let node = Node.operator("timeout", parameters: "each: \(formatInterval(interval)), raising: \(error), on: \(scheduler.name)",
+                                 (self.node, .data), file: file, line: line)
+        return lift(node) { signal in
+            signal.timeout(each: interval, on: scheduler, node: node) { observer, _, _ in observer.send(error: error) }
+        }
+    }
+
+    /// See `Signal.timeout(each:switchingTo:on:)` (RxJS's `timeout({ each, with })`).
+    public func timeout(each interval: TimeInterval, switchingTo fallback: SignalProducer<Value, Error>,
+                        on scheduler: DateScheduler,
+                        file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
+        let node = Node.operator("timeout", parameters: "each: \(formatInterval(interval)), on: \(scheduler.name)",
+                                 (self.node, .data), (fallback.node, .fallback), file: file, line: line)
+        return lift(node) { $0.timeout(each: interval, switchingTo: fallback, on: scheduler, node: node) }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Signals
+import XCTest
+
+/// The RxJS-semantics operators added for the spec language: audit (auditTime),
+/// throttle(_:leading:trailing:on:) (throttleTime), sampleLatest(on:) (sample) and
+/// timeout(each:) (timeout({ each, with })).
+final class RxTimingOperatorTests: XCTestCase {
+    // MARK: audit
+
+    func testAuditSendsTheLatestValueWhenTheWindowEnds() {
+        expectMarbles("---b------c|") { $0.hot("a-b----c---|").audit(0.003, on: $0) }
+    }
+
+    func testAuditCompletionWaitsForTheArmedTimer() {
+        expectMarbles("---(a|)") { $0.hot("a-|").audit(0.003, on: $0) }
+    }
+
+    func testAuditFailureIsForwardedAtOnce() {
+        expectMarbles("--#") { $0.hot("a-#").audit(0.003, on: $0) }
+    }
+
+    func testAuditProducerAuditsEachStart() {
+        expectMarbles("--(b|)") { $0.cold("ab|").audit(0.002, on: $0) }
+    }
+
+    func testAuditStateArmsOneTimerPerWindow() {
+        var state = AuditState<Int>(interval: 1)
+        let start = Date(timeIntervalSinceReferenceDate: 0)
+        let request = state.receive(1, now: start)
+        XCTAssertEqual(request?.date, start.addingTimeInterval(1))
+        XCTAssertNil(state.receive(2, now: start))
+        guard let token = request?.token else { return XCTFail("no timer") }
+        XCTAssertEqual(state.fire(token).value, 2)
+        XCTAssertNil(state.fire(token).value, "a timer fires once")
+        XCTAssertTrue(state.complete())
+    }
+
+    // MARK: throttle(_:leading:trailing:on:)
+
+    func testThrottleLeadingOnlyDropsValuesInsideTheWindow() {
+        expectMarbles("a----d---|") { $0.hot("abc--d---|").throttle(0.003, leading: true, trailing: false, on: $0) }
+    }
+
+    func testThrottleLeadingAndTrailingSendsTheLastValueWhenTheWindowCloses() {
+        expectMarbles("a--c--d--|") { $0.hot("abc--d---|").throttle(0.003, leading: true, trailing: true, on: $0) }
+    }
+
+    func testThrottleTrailingOnlyOpensTheWindowWithoutSending() {
+        expectMarbles("---c--d--|") { $0.hot("abc--d---|").throttle(0.003, leading: false, trailing: true, on: $0) }
+    }
+
+    func testThrottleCompletionWaitsForATrailingValue() {
+        expectMarbles("a--(b|)") { $0.hot("ab|").throttle(0.003, leading: true, trailing: true, on: $0) }
+    }
+
+    func testThrottleFailureIsForwardedAtOnce() {
+        expectMarbles("a-#") { $0.hot("ab#").throttle(0.003, leading: true, trailing: true, on: $0) }
+    }
+
+    // MARK: sampleLatest(on:)
+
+    private func trigger(_ scheduler: TestScheduler, _ line: String) -> SignalProducer<String, Never> {
+        scheduler.cold(line).flatMapError { _ in SignalProducer<String, Never>.empty }
+    }
+
+    func testSampleLatestSendsEachValueAtMostOnce() {
+        expectMarbles("--b---c-d|") { $0.cold("a-b-c---d|").sampleLatest(on: self.trigger($0, "--x---x-x-x|")) }
+    }
+
+    func testSampleLatestSendsNothingWithoutANewValue() {
+        expectMarbles("-a-----|") { $0.cold("a------|").sampleLatest(on: self.trigger($0, "-x-x-x-x")) }
+    }
+
+    func testSampleLatestEndsWithTheSourceNotTheTrigger() {
+        expectMarbles("-a---|") { $0.cold("a---b|").sampleLatest(on: self.trigger($0, "-x|")) }
+        expectMarbles("--#") { $0.cold("a-#").sampleLatest(on: self.trigger($0, "-----x")) }
+    }
+
+    // MARK: timeout(each:)
+
+    func testTimeoutEachLetsShortGapsThrough() {
+        expectMarbles("a-b-c|") { $0.cold("a-b-c|").timeout(each: 0.003, raising: TestError(), on: $0) }
+    }
+
+    func testTimeoutEachFailsAfterALongGap() {
+        expectMarbles("a--#") { $0.cold("a----b|").timeout(each: 0.003, raising: TestError(), on: $0) }
+    }
+
+    func testTimeoutEachCountsTheFirstGapFromTheStart() {
+        expectMarbles("---#") { $0.cold("----a|").timeout(each: 0.003, raising: TestError(), on: $0) }
+    }
+
+    func testTimeoutEachSwitchesToTheFallback() {
+        expectMarbles("a-xy|") { $0.cold("a-----b|").timeout(each: 0.002, switchingTo: $0.cold("xy|"), on: $0) }
+    }
+
+    func testTimeoutEachStateIgnoresAStaleDeadline() {
+        var state = TimeoutEachState(interval: 1)
+        let first = state.start(now: Date(timeIntervalSinceReferenceDate: 0))
+        let next = state.receive(isTerminating: false, now: Date(timeIntervalSinceReferenceDate: 0.5))
+        XCTAssertTrue(next.forward)
+        XCTAssertFalse(state.fire(first.token), "the deadline was re-armed by the value")
+        guard let rearmed = next.rearm else { return XCTFail("no new deadline") }
+        XCTAssertTrue(state.fire(rearmed.token))
+        XCTAssertFalse(state.receive(isTerminating: true, now: Date(timeIntervalSinceReferenceDate: 2)).forward)
+    }
+}
