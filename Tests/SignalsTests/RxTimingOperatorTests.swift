@@ -106,3 +106,29 @@ final class RxTimingOperatorTests: XCTestCase {
         XCTAssertFalse(state.receive(isTerminating: true, now: Date(timeIntervalSinceReferenceDate: 2)).forward)
     }
 }
+
+/// debounceFlushing (RxJS debounceTime).
+final class DebounceFlushingTests: XCTestCase {
+    func testOnlyTheLastValueOfABurstPasses() {
+        expectMarbles("-----b----c|") { $0.hot("a-b----c---|").debounceFlushing(0.003, on: $0) }
+    }
+
+    func testCompletionSendsThePendingValueAtOnce() {
+        expectMarbles("--(a|)") { $0.hot("a-|").debounceFlushing(0.003, on: $0) }
+    }
+
+    func testFailureDropsThePendingValue() {
+        expectMarbles("--#") { $0.hot("a-#").debounceFlushing(0.003, on: $0) }
+    }
+
+    func testStateFlushesOnlyTheCurrentValue() {
+        var state = DebounceFlushingState<Int>(interval: 1)
+        let first = state.receive(1, now: Date(timeIntervalSinceReferenceDate: 0))
+        _ = state.receive(2, now: Date(timeIntervalSinceReferenceDate: 0.5))
+        XCTAssertNil(state.fire(first?.token ?? 0), "a superseded timer sends nothing")
+        let decision = state.complete()
+        XCTAssertTrue(decision.complete)
+        XCTAssertEqual(decision.flush, 2)
+        XCTAssertFalse(state.complete().complete)
+    }
+}

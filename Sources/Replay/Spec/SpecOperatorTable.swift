@@ -123,9 +123,7 @@ extension SpecOperators {
         },
         "debounceTime": { call in
             try call.expectArguments(1)
-            // RxJS sends a pending value when the source completes.
-            return stream(call.stream.debounce(try call.duration(0), on: call.scheduler, discardWhenCompleted: false,
-                                               file: file, line: call.line))
+            return stream(call.stream.debounceFlushing(try call.duration(0), on: call.scheduler, file: file, line: call.line))
         },
         "throttleTime": { call in
             try call.expectArguments(1, labels: ["leading", "trailing"])
@@ -204,8 +202,9 @@ extension SpecOperators {
         "takeUntil": { call in
             try call.expectArguments(1)
             // RxJS stops on the notifier's first value only, not on its completion: the
-            // notifier is followed by `never` so its end does not trigger `take(until:)`.
-            let notifier = unfailing(try call.stream(0)).then(SignalProducer<SpecValue, Never>.never, file: file, line: call.line)
+            // notifier is concatenated with `never` so its end does not trigger `take(until:)`.
+            let notifier = SignalProducer<SignalProducer<SpecValue, Never>, Never>([unfailing(try call.stream(0)), .never])
+                .flatten(.concat, file: file, line: call.line)
             return stream(call.stream.take(until: notifier, file: file, line: call.line))
         },
         "catchError": { call in

@@ -1,0 +1,102 @@
+import Foundation
+
+// debounceFlushing (RxJS debounceTime): a debounce whose completion sends the pending value
+// at once, instead of dropping it or waiting for its timer.
+
+/// The decisions of `debounceFlushing`, free of clocks.
+public struct DebounceFlushingState<Value> {
+    /// The quiet period, in seconds.
+    public let interval: TimeInterval
+    private var pending: Value?
+    private var token: UInt64 = 0
+    private var ended = false
+
+    public init(interval: TimeInterval) { self.interval = interval }
+
+    /// A value arrived at `now`: it replaces any pending one; arm a timer for the request.
+    public mutating func receive(_ value: Value, now: Date) -> TimerRequest? {
+        guard !ended else { return nil }
+        pending = value
+        token &+= 1
+        return TimerRequest(date: now.addingTimeInterval(interval), token: token)
+    }
+
+    /// The timer of `token` fired: the value to send, if it is still current.
+    public mutating func fire(_ token: UInt64) -> Value? {
+        guard !ended, token == self.token, let value = pending else { return nil }
+        pending = nil
+        return value
+    }
+
+    /// The upstream completed: whether to complete, and the pending value to send first.
+    public mutating func complete() -> (complete: Bool, flush: Value?) {
+        guard !ended else { return (false, nil) }
+        ended = true
+        defer { pending = nil }
+        return (true, pending)
+    }
+
+    /// The upstream failed or was interrupted: whether to forward it (the pending value is dropped).
+    public mutating func terminate() -> Bool {
+        guard !ended else { return false }
+        ended = true
+        pending = nil
+        return true
+    }
+}
+
+extension Signal {
+    /// RxJS's `debounceTime`: sends a value once `interval` seconds pass without another;
+    /// when the upstream completes, a pending value is sent at once, then completion. Contrast
+    /// `debounce(_:on:discardWhenCompleted:)`, which drops it or waits for its timer.
+    public func debounceFlushing(_ interval: TimeInterval, on scheduler: DateScheduler,
+                                 file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
+        debounceFlushing(interval, on: scheduler,
+                         node: .operator("debounceFlushing", parameters: "\(formatInterval(interval)), on: \(scheduler.name)",
+                                         (node, .data), file: file, line: line))
+    }
+
+    func debounceFlushing(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node) -> Signal<Value, Error> {
+        Signal.scheduled(node) { observer, lifetime, _ in
+            let machine = Machine(DebounceFlushingState<Value>(interval: interval))
+            let timer = SerialDisposable()
+            lifetime += timer
+            lifetime += self.observeInternally { event in
+                switch event {
+                case let .value(value):
+                    machine.step({ $0.receive(value, now: scheduler.currentDate) }) { request in
+                        guard let request else { return }
+                        timer.inner = scheduler.schedule(after: request.date) {
+                            machine.step({ $0.fire(request.token) }) { value in
+                                if let value { observer.send(value: value) }
+                            }
+                        }
+                    }
+                case .completed:
+                    machine.step({ $0.complete() }) { decision in
+                        guard decision.complete else { return }
+                        timer.dispose()
+                        if let value = decision.flush { observer.send(value: value) }
+                        observer.sendCompleted()
+                    }
+                case .failed, .interrupted:
+                    machine.step({ $0.terminate() }) { forward in
+                        guard forward else { return }
+                        timer.dispose()
+                        observer.send(event)
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension SignalProducer {
+    /// See `Signal.debounceFlushing(_:on:)` (RxJS's `debounceTime`).
+    public func debounceFlushing(_ interval: TimeInterval, on scheduler: DateScheduler,
+                                 file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
+        let node = Node.operator("debounceFlushing", parameters: "\(formatInterval(interval)), on: \(scheduler.name)",
+                                 (self.node, .data), file: file, line: line)
+        return lift(node) { $0.debounceFlushing(interval, on: scheduler, node: node) }
+    }
+}

@@ -1,0 +1,163 @@
+import Replay
+import XCTest
+
+/// Each spec operator, run through the real Signals operators, against the behaviour the
+/// library it is named after documents (RxJS names: RxJS semantics).
+final class SpecOperatorTests: XCTestCase {
+    /// The `out` stream of a spec as a marble line (values by their one-character display).
+    private func out(_ spec: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let result = try play(spec)
+        let events = (result.stream("out")?.events ?? []).map { event -> MarbleNotation.Event in
+            switch event.kind {
+            case .next: return .init(time: event.time, kind: .value(event.value?.display ?? "null"))
+            case .error: return .init(time: event.time, kind: .error)
+            case .complete: return .init(time: event.time, kind: .complete)
+            }
+        }
+        return MarbleNotation.print(events, frame: result.frame)
+    }
+
+    func testMapPassesTheIndex() throws {
+        XCTAssertEqual(try out("hot a = -a-b-|\nout = a.map((x, i) => i)"), "-0-1-|")
+    }
+
+    func testFilter() throws {
+        XCTAssertEqual(try out("hot a = -a-b-c|\nout = a.filter(x => x !== 'b')"), "-a---c|")
+        XCTAssertEqual(try out("hot a = -a-#\nout = a.filter(x => false)"), "---#")
+    }
+
+    func testScanWithAndWithoutSeed() throws {
+        let spec = "hot a = -a-b-c|\nvalues a = {\"a\": 1, \"b\": 2, \"c\": 3}\n"
+        XCTAssertEqual(try out(spec + "out = a.scan((acc, x) => acc + x)"), "-1-3-6|")
+        XCTAssertEqual(events(try play(spec + "out = a.scan((acc, x) => acc + x, 10)"), "out"), ["1:11", "3:13", "5:16", "6:|"])
+        XCTAssertEqual(try out(spec + "out = a.scan((acc, x, i) => i, 0)"), "-0-1-2|")
+    }
+
+    func testTakeAndSkip() throws {
+        XCTAssertEqual(try out("hot a = -a-b-c-|\nout = a.take(2)"), "-a-(b|)")
+        XCTAssertEqual(try out("hot a = -a-b-c-|\nout = a.take(0)"), "|")
+        XCTAssertEqual(try out("hot a = -a-b-c-|\nout = a.skip(1)"), "---b-c-|")
+        XCTAssertEqual(try out("hot a = -a-#\nout = a.take(5)"), "-a-#")
+    }
+
+    func testDistinctUntilChanged() throws {
+        XCTAssertEqual(try out("hot a = -a-a-b-a-|\nout = a.distinctUntilChanged()"), "-a---b-a-|")
+        XCTAssertEqual(try out("hot a = -a-a-b-a-|\nout = a.distinctUntilChanged((p, q) => true)"), "-a-------|")
+        XCTAssertEqual(try out("hot a = -a-a-b-a-|\nout = a.skipRepeats()"), "-a---b-a-|")
+    }
+
+    func testStartWith() throws {
+        XCTAssertEqual(events(try play("cold a = --a|\nout = a.startWith('x', 'y')"), "out"),
+                       [#"0:"x""#, #"0:"y""#, #"2:"a""#, "3:|"])
+    }
+
+    func testDebounceTimeSendsThePendingValueOnCompletion() throws {
+        XCTAssertEqual(try out("hot a = -a-b----c-|\nout = a.debounceTime(3)"), "------b---(c|)")
+        XCTAssertEqual(try out("hot a = -a-#\nout = a.debounceTime(3)"), "---#")
+    }
+
+    func testThrottleTimeIsLeadingOnlyByDefault() throws {
+        XCTAssertEqual(try out("hot a = abc--d---|\nout = a.throttleTime(3)"), "a----d---|")
+        XCTAssertEqual(try out("hot a = abc--d---|\nout = a.throttleTime(3, leading: true, trailing: true)"), "a--c--d--|")
+        XCTAssertEqual(try out("hot a = abc--d---|\nout = a.throttleTime(3, leading: false, trailing: true)"), "---c--d--|")
+    }
+
+    func testAuditTimeWaitsForItsTimerBeforeCompleting() throws {
+        XCTAssertEqual(try out("hot a = -a-b----c-|\nout = a.auditTime(3)"), "----b------(c|)")
+    }
+
+    func testSampleTimeSendsNewValuesAtEachPeriod() throws {
+        XCTAssertEqual(try out("hot a = -a-b-----c--|\nout = a.sampleTime(4)"), "----b-------|")
+    }
+
+    func testSampleSendsTheLatestNewValueAtEachNotification() throws {
+        XCTAssertEqual(try out("hot a = -a-b-c---|\nhot n = ---x---x-x-|\nout = a.sample(n)"), "---b---c-|")
+    }
+
+    func testDelayShiftsValuesAndCompletion() throws {
+        XCTAssertEqual(try out("hot a = -a-b-|\nout = a.delay(2)"), "---a-b-|")
+        XCTAssertEqual(try out("frame 10ms\nhot a = -a|\nout = a.delay(0.02s)"), "---a|")
+    }
+
+    func testMergeStaticMethodAndConcurrency() throws {
+        XCTAssertEqual(try out("hot a = -a---b-|\nhot b = --x-y---|\nout = merge(a, b)"), "-ax-yb--|")
+        XCTAssertEqual(try out("hot a = -a---b-|\nhot b = --x-y---|\nout = a.merge(b)"), "-ax-yb--|")
+        XCTAssertEqual(try out("cold a = -a|\ncold b = -b|\nout = merge(a, b, 1)"), "-a-b|")
+        XCTAssertEqual(try out("hot a = -a-#\nhot b = --x-y|\nout = merge(a, b)"), "-ax#")
+    }
+
+    func testConcatSubscribesInTurn() throws {
+        let result = try play("cold a = -a|\ncold b = -b|\nout = concat(a, b)")
+        XCTAssertEqual(events(result, "out"), [#"1:"a""#, #"3:"b""#, "4:|"])
+        XCTAssertEqual(result.subscriptions.last?.subscriptions, [.init(subscribe: 2_000_000, unsubscribe: 4_000_000)])
+    }
+
+    func testCombineLatestWithAndWithoutProjector() throws {
+        let spec = "hot a = -a---b-|\nhot b = --x-y----|\n"
+        XCTAssertEqual(events(try play(spec + "out = combineLatest(a, b, (p, q) => p + q)"), "out"),
+                       [#"2:"ax""#, #"4:"ay""#, #"5:"by""#, "9:|"])
+        XCTAssertEqual(events(try play(spec + "out = combineLatest([a, b])"), "out").first, #"2:["a","x"]"#)
+    }
+
+    func testZipPairsInOrderAndCompletesWhenAPairCanNoLongerForm() throws {
+        XCTAssertEqual(events(try play("hot a = -a-b-c|\nhot b = --x---y|\nout = zip(a, b, (p, q) => p + q)"), "out"),
+                       [#"2:"ax""#, #"6:"by""#, "7:|"])
+    }
+
+    func testWithLatestFromDropsValuesBeforeTheOtherHasOne() throws {
+        XCTAssertEqual(events(try play("hot a = -a---b-c|\nhot b = --x-y----|\nout = a.withLatestFrom(b, (p, q) => p + q)"), "out"),
+                       [#"5:"by""#, #"7:"cy""#, "8:|"])
+    }
+
+    func testSwitchMapUnsubscribesThePreviousInner() throws {
+        let result = try play("hot a = -a--b----|\ncold i = -x-y|\nout = a.switchMap(v => i.map(x => v + x))")
+        XCTAssertEqual(events(result, "out"), [#"2:"ax""#, #"5:"bx""#, #"7:"by""#, "9:|"])
+        XCTAssertEqual(result.subscriptions.last?.subscriptions,
+                       [.init(subscribe: 1_000_000, unsubscribe: 4_000_000), .init(subscribe: 4_000_000, unsubscribe: 8_000_000)])
+    }
+
+    func testMergeMapConcatMapAndExhaustMap() throws {
+        let spec = "hot a = -a-b------|\ncold i = x--y|\n"
+        XCTAssertEqual(try out(spec + "out = a.mergeMap(v => i)"), "-x-xy-y---|")
+        XCTAssertEqual(try out(spec + "out = a.concatMap(v => i)"), "-x--yx--y-|")
+        XCTAssertEqual(try out(spec + "out = a.exhaustMap(v => i)"), "-x--y-----|")
+        XCTAssertEqual(try out(spec + "out = a.mergeMap((v, n) => of(n))"), "-0-1------|")
+        XCTAssertEqual(try out(spec + "out = a.mergeMap(v => i, 1)"), "-x--yx--y-|")
+    }
+
+    func testTakeUntilStopsOnAValueButNotOnCompletion() throws {
+        XCTAssertEqual(try out("hot a = -a-b-c-|\nhot n = ----x\nout = a.takeUntil(n)"), "-a-b|")
+        XCTAssertEqual(try out("hot a = -a-b-c-|\nhot n = ---|\nout = a.takeUntil(n)"), "-a-b-c-|")
+        XCTAssertEqual(try out("hot a = -a-b-c-|\nhot n = ---|\nout = a.take(until: n)"), "-a-|", "Signals' take(until:) also stops on completion")
+    }
+
+    func testCatchErrorReplacesTheFailure() throws {
+        XCTAssertEqual(events(try play("hot a = -a-#\nerror a = \"boom\"\nout = a.catchError(e => of(e, 'z'))"), "out"),
+                       [#"1:"a""#, #"3:"boom""#, #"3:"z""#, "3:|"])
+    }
+
+    func testRetryWithCountAndDelay() throws {
+        XCTAssertEqual(try out("cold a = -a#\nout = a.retry(2)"), "-a-a-a#")
+        XCTAssertEqual(try out("cold a = -a#\nout = a.retry(count: 1, delay: 2)"), "-a---a#")
+    }
+
+    func testTimeoutEachWithAndWithoutFallback() throws {
+        XCTAssertEqual(events(try play("cold a = -a---b|\nout = a.timeout(each: 3)"), "out"), [#"1:"a""#, #"4:#"TimeoutError""#])
+        XCTAssertEqual(try out("cold a = -a---b|\ncold f = xy|\nout = a.timeout(each: 3, with: f)"), "-a--xy|")
+    }
+
+    func testSwiftNamesCallSignalsDirectly() throws {
+        let spec = "hot a = -a-b----c-|\ncold i = x|\n"
+        XCTAssertEqual(try out(spec + "out = a.flatMap(latest, v => i)"), "-x-x----x-|")
+        XCTAssertEqual(try out(spec + "out = a.flatMap(.concat, v => i)"), "-x-x----x-|")
+        XCTAssertEqual(try out(spec + "out = a.debounce(3)"), "------b---|", "ReactiveSwift's debounce drops the pending value on completion")
+        XCTAssertEqual(try out(spec + "out = a.observe(on: \"main\")"), "-a-b----c-|")
+    }
+
+    func testCreationFunctions() throws {
+        XCTAssertEqual(try out("out = of(1, 2)"), "(12|)")
+        XCTAssertEqual(try out("out = empty()"), "|")
+        XCTAssertEqual(try out("out = never()"), "")
+        XCTAssertEqual(try out("out = throwError('x')"), "#")
+    }
+}
