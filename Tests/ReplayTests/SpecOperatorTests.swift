@@ -128,7 +128,7 @@ final class SpecOperatorTests: XCTestCase {
     func testTakeUntilStopsOnAValueButNotOnCompletion() throws {
         XCTAssertEqual(try out("hot a = -a-b-c-|\nhot n = ----x\nout = a.takeUntil(n)"), "-a-b|")
         XCTAssertEqual(try out("hot a = -a-b-c-|\nhot n = ---|\nout = a.takeUntil(n)"), "-a-b-c-|")
-        XCTAssertEqual(try out("hot a = -a-b-c-|\nhot n = ---|\nout = a.take(until: n)"), "-a-|", "Signals' take(until:) also stops on completion")
+        XCTAssertEqual(try out("hot a = -a-b-c-|\nhot n = ---|\nout = a.take(until: n)"), "-a-(b|)", "Signals' take(until:) also stops on completion")
     }
 
     func testCatchErrorReplacesTheFailure() throws {
