@@ -74,4 +74,50 @@ final class SampleTests: XCTestCase {
             XCTAssertEqual(causes, [[sourceSent[0], sampleeSent[0]]])
         }
     }
+
+    func testProducerSampleStartsBothAndSamplesOnEachSamplerValue() {
+        let collector = collect { scheduler in
+            let (signal, input) = Signal<String, TestError>.pipe()
+            scheduler.cold("-a--b-|").sample(on: SignalProducer(scheduler.hotTrigger("--x--x-x|")))
+                .start(Signals.Observer(input.send))
+            return signal
+        }
+        XCTAssertEqual(collector.marbles, "--a--b-b|")
+    }
+
+    func testProducerSampleWithPairsValues() {
+        var values: [String] = []
+        let scheduler = TestScheduler()
+        scheduler.cold("a---b|").sample(with: SignalProducer(scheduler.hotValues("-1---2-3|")))
+            .startWithValues { values.append($0 + $1) }
+        scheduler.run()
+        XCTAssertEqual(values, ["a1", "b2", "b3"])
+    }
+
+    func testSignalWithLatestFromAProducerStartsItAndStopsItWithTheResult() {
+        var ended = false
+        let samplee = SignalProducer<String, Never> { observer, lifetime in
+            observer.send(value: "x")
+            lifetime.observeEnded { ended = true }
+        }
+        let (source, input) = Signal<Int, TestError>.pipe()
+        var events: [String] = []
+        source.withLatest(from: samplee).observe { events.append("\($0)") }
+        input.send(value: 1)
+        XCTAssertFalse(ended)
+        input.sendCompleted()
+        XCTAssertEqual(events, [#"VALUE (1, "x")"#, "COMPLETED"])
+        XCTAssertTrue(ended, "the samplee's start is interrupted when the result ends")
+    }
+
+    func testProducerWithLatestFromASignal() {
+        let (samplee, sampleeInput) = Signal<String, Never>.pipe()
+        let (source, sourceInput) = Signal<Int, Never>.pipe()
+        var values: [String] = []
+        SignalProducer(source).withLatest(from: samplee).startWithValues { values.append("\($0.0)\($0.1)") }
+        sourceInput.send(value: 1)
+        sampleeInput.send(value: "x")
+        sourceInput.send(value: 2)
+        XCTAssertEqual(values, ["2x"])
+    }
 }

@@ -76,4 +76,11 @@ final class ZipTests: XCTestCase {
         XCTAssertEqual(zipped.node.name, "zip")
         XCTAssertEqual(zipped.node.upstream.map(\.node), [a.node, b.node])
     }
+
+    func testProducerZipWithPairsInOrder() {
+        var values: [String] = []
+        SignalProducer<Int, Never>([1, 2, 3]).zip(with: SignalProducer<String, Never>(["a", "b"]))
+            .startWithValues { values.append("\($0.0)\($0.1)") }
+        XCTAssertEqual(values, ["1a", "2b"])
+    }
 }
