@@ -38,6 +38,7 @@ let package = Package(
                 "Signals",
                 "TraceLog",
                 "Replay",
+                "Diagrams",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -45,7 +46,7 @@ let package = Package(
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Signals"]),
         .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog"]),
         .testTarget(name: "DiagramsTests", dependencies: ["Diagrams"]),
-        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Signals", "MarblesTesting"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Signals", "MarblesTesting", "TraceLog"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,7 +1,9 @@
 import ArgumentParser
+import Diagrams
 import Foundation
 import Replay
 import Signals
+import TraceLog
 
 /// `marbles play SPEC`: runs a `.marbles` spec with the real operators in virtual time.
 struct PlayCommand: ParsableCommand {
@@ -19,16 +21,33 @@ struct PlayCommand: ParsableCommand {
           values e1 = {"a": 1, "b": 2, "c": 3}
           error  e1 = "boom"                 # the value of '#' ("error" when absent)
           out  = e1.map(x => x * 10).filter(x => x > 10)
+          pair = combineLatest(e1, e2, (a, b) => a + b)
           sw   = e1.switchMap(v => e2.map(i => i + v))
-          unsubscribe out = -------!
+          unsubscribe out = -------!         # when 'out' is unsubscribed
 
         Marbles: '-' one frame, other characters are values, '|' complete, '#' error, \
-        '(ab)' same frame, '10ms ' time progression. Expressions: lambdas (x => ...), \
-        + - * / %, comparisons, && || !, ?:, String(x), parseInt(x), named arguments \
-        (retry(count: 2, delay: 4)); a bare number as a duration means milliseconds.
+        '(ab)' same frame, '10ms ' time progression; in a marble line a comment starts at \
+        ' # ' (a '#' with spaces on both sides).
 
-        Output: an aligned marble diagram (inputs with their subscriptions, then derived \
-        streams, then a legend), or JSON with --json. Errors in the spec are reported as \
+        Expressions: stream names, stream("name"), lambdas (x => ..., (a, b) => ..., \
+        () => ...), numbers, 'strings', true/false/null, arrays, objects, named arguments \
+        (retry(count: 2, delay: 4)), + - * / %, comparisons (== and === are strict), \
+        && || !, ?:, unary +, String(x), Number(x), parseInt(x). A bare number as a \
+        duration means milliseconds; 20ms, 0.5s and 2m are accepted.
+
+        RxJS operators (RxJS semantics): map, filter, scan, take, skip, \
+        distinctUntilChanged, startWith, debounceTime, throttleTime(d, leading:, trailing:), \
+        auditTime, sampleTime, sample, delay, merge, concat, combineLatest, zip, \
+        withLatestFrom, switchMap, mergeMap, concatMap, exhaustMap, takeUntil, catchError, \
+        retry(count, delay:), timeout(each:, with:), and the functions of, empty, never, \
+        throwError, merge, concat, combineLatest, zip. Swift names (Signals semantics): \
+        throttle, debounce, flatMap(latest|merge|concat|race|throttle, f), skipRepeats, \
+        take(first:|until:), skip(first:), observe(on: "name"), withLatest(from:), \
+        flatMapError, then, collect. Errors of triggers and samplers (takeUntil, sample, \
+        withLatestFrom) are not forwarded: Signals triggers cannot fail.
+
+        Output: an aligned marble diagram (inputs with a line per subscription, then the \
+        derived streams, then a legend). Errors in the spec are reported as \
         file:line:column with the line and a caret; the exit status is then 2.
         """
     )
@@ -36,10 +55,30 @@ struct PlayCommand: ParsableCommand {
     @Argument(help: "The spec file, or '-' to read standard input.")
     var spec: String
 
-    @Flag(help: "Print JSON: {\"streams\": {NAME: {\"events\": [{\"t\": MS, \"kind\", \"value\"}]}}, \"subscriptions\": {INPUT: [{\"subscribe\": MS, \"unsubscribe\": MS|null}]}}.")
+    @Flag(help: """
+    Print JSON instead of the diagram: {"streams": {NAME: {"events": [{"t": MS, "kind": \
+    "next"|"error"|"complete", "value": JSON}]}}, "subscriptions": {INPUT: [{"subscribe": \
+    MS, "unsubscribe": MS|null}]}}, times in virtual milliseconds from frame 0.
+    """)
     var json = false
 
+    @Option(name: .customLong("trace"), help: ArgumentHelp(
+        "Also record the run as a trace (JSON Lines, virtual clock) to this file.", valueName: "file"))
+    var tracePath: String?
+
+    @Option(name: .customLong("draw"), help: ArgumentHelp(
+        "Also draw the streams as a marble diagram to this file; the extension picks the format: .svg, .png, .pdf or .txt.",
+        valueName: "file"))
+    var drawPath: String?
+
+    private static func format(of path: String) -> MarbleFormat? {
+        MarbleFormat(rawValue: URL(fileURLWithPath: path).pathExtension.lowercased())
+    }
+
     func run() throws {
+        if let drawPath, Self.format(of: drawPath) == nil {
+            throw fail("\(drawPath): error: --draw needs a file ending in .svg, .png, .pdf or .txt")
+        }
         let name = spec == "-" ? "<stdin>" : spec
         let text: String
         if spec == "-" {
@@ -55,11 +94,66 @@ struct PlayCommand: ParsableCommand {
         }
         let result: SpecResult
         do {
-            result = try SpecDocument.parse(text, file: name).run()
+            let document = try SpecDocument.parse(text, file: name)
+            let scheduler = TestScheduler()
+            if let tracePath {
+                do {
+                    result = try Recorder.record(to: URL(fileURLWithPath: tracePath), clock: .virtual(scheduler)) {
+                        try document.run(on: scheduler)
+                    }
+                } catch {
+                    // A run that failed leaves no half-written trace behind.
+                    try? FileManager.default.removeItem(atPath: tracePath)
+                    throw error
+                }
+            } else {
+                result = try document.run(on: scheduler)
+            }
         } catch let error as SpecError {
             throw fail(error.description)
+        } catch let error as TraceError {
+            throw fail("\(error)")
+        }
+        if let drawPath, let format = Self.format(of: drawPath) {
+            do {
+                let data = try MarbleRenderer.render(figure(result), format: format)
+                try data.write(to: URL(fileURLWithPath: drawPath))
+            } catch {
+                throw fail("\(drawPath): error: cannot draw the diagram: \(error)")
+            }
         }
         print(json ? result.json() : result.diagram(), terminator: "")
+    }
+
+    /// The run as a marble figure: the inputs, then each derived stream under a box with
+    /// its expression.
+    private func figure(_ result: SpecResult) -> MarbleFigure {
+        var rows: [MarbleFigure.Row] = []
+        var id: UInt64 = 0
+        for stream in result.streams {
+            if !stream.isInput {
+                rows.append(.operator(.init(name: stream.expression)))
+            }
+            var marbles: [MarbleFigure.Marble] = []
+            var end: MarbleFigure.End?
+            for event in stream.events {
+                switch event.kind {
+                case .next:
+                    id += 1
+                    let value = event.value ?? .null
+                    marbles.append(.init(id: id, time: event.time, display: value.display, full: value.json))
+                case .error:
+                    end = .failed(at: event.time, message: event.value?.display ?? "error")
+                case .complete:
+                    end = .completed(at: event.time)
+                }
+            }
+            if end == nil, let time = stream.unsubscribed { end = .disposed(at: time) }
+            let detail = stream.isInput ? (stream.isHot ? "hot " : "cold ") + stream.marbles : nil
+            rows.append(.lane(.init(title: stream.name, detail: detail, subscribed: stream.isHot || !stream.isInput ? 0 : nil,
+                                    marbles: marbles, end: end)))
+        }
+        return MarbleFigure(rows: rows)
     }
 
     /// Reports bad input on standard error; the exit status is 2.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A token of the expression language.
 struct SpecToken {
     enum Kind: Equatable {
@@ -482,7 +484,8 @@ extension SpecDocument {
                 if tokens.count == 1 {
                     throw SpecSyntaxError(location: tokens[0].location, message: "expected an expression after '='")
                 }
-                derived.append(Derived(name: first, expression: try SpecExpressionParser.parse(tokens), location: firstLocation))
+                derived.append(Derived(name: first, expression: try SpecExpressionParser.parse(tokens), location: firstLocation,
+                                       source: source(of: tokens)))
                 continue
             }
             switch first {
@@ -579,6 +582,19 @@ extension SpecDocument {
             }
             unsubscribe[item.name] = (time, item.location)
         }
+    }
+
+    /// The text the tokens were read from, up to the end of the expression (before a comment).
+    private func source(of tokens: [SpecToken]) -> String {
+        guard let first = tokens.first, let end = tokens.last else { return "" }
+        var parts: [String] = []
+        for line in first.location.line...end.location.line {
+            let characters = Array(lines[line - 1])
+            let from = line == first.location.line ? first.location.column - 1 : 0
+            let to = line == end.location.line ? min(end.location.column - 1, characters.count) : characters.count
+            if from < to { parts.append(String(characters[from..<to]).trimmingCharacters(in: .whitespaces)) }
+        }
+        return parts.filter { !$0.isEmpty }.joined(separator: " ")
     }
 
     /// In a marble line `#` is an error event; a comment starts at a `#` with whitespace on

@@ -29,6 +29,10 @@ public struct SpecResult {
         public let marbles: String
         /// The input's marbles, parsed (empty for derived streams).
         public let marbleEvents: [MarbleNotation.Event]
+        /// The derived stream's expression as written (empty for inputs).
+        public let expression: String
+        /// When an `unsubscribe` line disposed the derived stream before it ended by itself.
+        public var unsubscribed: Int64? = nil
         public let events: [Event]
     }
 
@@ -141,7 +145,7 @@ extension SpecDocument {
         }
 
         var streams: [SpecResult.Stream] = inputs.map { input in
-            SpecResult.Stream(name: input.name, isInput: true, isHot: input.hot, marbles: input.marbles, marbleEvents: input.events,
+            SpecResult.Stream(name: input.name, isInput: true, isHot: input.hot, marbles: input.marbles, marbleEvents: input.events, expression: "",
                               events: input.events.map { marble in
                                   switch self.event(marble, of: input.name) {
                                   case let .value(value): return .init(time: marble.time, kind: .next, value: value)
@@ -151,8 +155,12 @@ extension SpecDocument {
                               })
         }
         for (index, (item, _)) in outputs.enumerated() {
-            streams.append(SpecResult.Stream(name: item.name, isInput: false, isHot: false, marbles: "",
-                                             marbleEvents: [], events: recorded[index]))
+            var stream = SpecResult.Stream(name: item.name, isInput: false, isHot: false, marbles: "",
+                                           marbleEvents: [], expression: item.source, events: recorded[index])
+            if let (time, _) = unsubscribe[item.name], !recorded[index].contains(where: { $0.kind != .next && $0.time <= time }) {
+                stream.unsubscribed = time
+            }
+            streams.append(stream)
         }
         return SpecResult(frame: frame, streams: streams,
                           subscriptions: inputs.map { ($0.name, log.subscriptions(of: $0.name)) })

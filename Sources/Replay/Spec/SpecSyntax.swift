@@ -94,6 +94,8 @@ public struct SpecDocument {
         let name: String
         let expression: SpecExpression
         let location: SpecLocation
+        /// The expression as written (continuation lines joined by a space).
+        let source: String
     }
 
     /// The file name errors report.

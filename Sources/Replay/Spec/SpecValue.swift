@@ -124,14 +124,63 @@ public indirect enum SpecValue: Sendable {
     }
 }
 
+extension SpecValue: CustomStringConvertible, Encodable {
+    /// The display form (what a trace shows as the value's text).
+    public var description: String { display }
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Encodes the JSON the value stands for (functions and streams as their display strings).
+    public func encode(to encoder: Encoder) throws {
+        switch self {
+        case let .number(value):
+            var container = encoder.singleValueContainer()
+            if !value.isFinite {
+                try container.encodeNil()
+            } else if value == value.rounded(), abs(value) < 1e15 {
+                try container.encode(Int64(value))
+            } else {
+                try container.encode(value)
+            }
+        case let .string(value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case let .bool(value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        case let .array(items):
+            var container = encoder.unkeyedContainer()
+            for item in items { try container.encode(item) }
+        case let .object(pairs):
+            var container = encoder.container(keyedBy: Key.self)
+            for pair in pairs { try container.encode(pair.value, forKey: Key(pair.key)) }
+        case .lambda, .stream:
+            var container = encoder.singleValueContainer()
+            try container.encode(display)
+        }
+    }
+}
+
 /// The error of a spec stream: `#` in a marble line, `throwError(v)`, or an operator's own
 /// error (a timeout); it carries a value, `"error"` unless the spec says otherwise.
-public struct SpecFailure: Error, Sendable, CustomStringConvertible {
+public struct SpecFailure: Error, Sendable, CustomStringConvertible, Encodable {
     public let value: SpecValue
 
     public init(_ value: SpecValue) { self.value = value }
 
     public var description: String { value.display }
+
+    /// Encodes the error's value.
+    public func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
 }
 
 /// A stream in a spec: a cold recipe, started anew by each subscriber (hot inputs are
