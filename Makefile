@@ -28,5 +28,9 @@ tsan: deps
 demo: deps
 	$(SWIFT) run marbles --help
 
+# The benchmark: a release build, measurements printed (never asserted).
+bench: deps
+	$(SWIFT) run -c release marbles-bench
+
 clean:
 	rm -rf .build .build-*

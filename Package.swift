@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Replay", targets: ["Replay"]),
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
         .executable(name: "marbles", targets: ["marbles"]),
+        .executable(name: "marbles-bench", targets: ["Benchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,6 +43,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "Benchmarks", dependencies: ["Signals", "TraceLog"]),
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Signals"]),
         .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog"]),

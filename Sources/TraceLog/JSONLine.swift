@@ -1,3 +1,5 @@
+import Signals
+
 /// Builds one JSON object as bytes, keys in the order they are added: the trace log's
 /// hand-written formatter. Foundation's `JSONEncoder` orders keys differently from run to run
 /// and is about forty times slower per record, so every record is written through this.
@@ -77,10 +79,30 @@ public struct JSONLine {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// Adds `"causes":[primary,others...]`: zeros, repeats of the primary and numbers not
+    /// below `sequence` (left in a thread's context by an earlier recording) left out.
+    /// Written without building an array: this runs for every recorded event.
+    mutating func causesField(_ causes: Causes, below sequence: UInt64) {
+        key("causes")
+        bytes.append(UInt8(ascii: "["))
+        var first = true
+        if causes.primary != 0 && causes.primary < sequence {
+            Self.appendInteger(causes.primary, to: &bytes)
+            first = false
+        }
+        for other in causes.others where other != 0 && other != causes.primary && other < sequence {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            Self.appendInteger(other, to: &bytes)
+            first = false
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     /// Adds `"name":` followed by JSON text that is already valid (a payload).
-    public mutating func field(_ name: StaticString, rawJSON: [UInt8]) {
+    public mutating func field(_ name: StaticString, rawJSON: String) {
         key(name)
-        bytes.append(contentsOf: rawJSON)
+        var text = rawJSON
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// Adds `"name":[{...},{...}]` where each element is built by `element`.
@@ -149,33 +171,47 @@ public struct JSONLine {
     /// Appends `string` as a JSON string: quotes, backslashes and control characters escaped,
     /// everything else as UTF-8 (a Swift string is always valid Unicode). U+2028 and U+2029
     /// are escaped too, so a line stays one line for tools that treat them as breaks.
+    /// Runs of bytes that need no escape are copied in bulk.
     public static func appendString(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var string = string
-        string.withUTF8 { utf8 in
-            var index = 0
-            let count = utf8.count
-            while index < count {
-                let byte = utf8[index]
-                switch byte {
-                case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-                case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-                case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
-                case 0x00..<0x20, 0x7F:
-                    bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                              hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-                case 0xE2 where index + 2 < count && utf8[index + 1] == 0x80 && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9):
-                    bytes.append(contentsOf: Array("\\u202".utf8))
-                    bytes.append(utf8[index + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9"))
-                    index += 2
-                default: bytes.append(byte)
-                }
-                index += 1
-            }
-        }
+        string.withUTF8 { utf8 in appendEscaped(utf8, to: &bytes) }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        let count = utf8.count
+        var runStart = 0
+        var index = 0
+        while index < count {
+            let byte = utf8[index]
+            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0x7F && byte != 0xE2 {
+                index += 1
+                continue
+            }
+            if byte == 0xE2 && !(index + 2 < count && utf8[index + 1] == 0x80 && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9)) {
+                index += 1
+                continue
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case 0xE2:
+                appendLiteral("\\u202", to: &bytes)
+                bytes.append(utf8[index + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9"))
+                index += 2
+            default:
+                appendLiteral("\\u00", to: &bytes)
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            }
+            index += 1
+            runStart = index
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
     }
 
     /// Appends a decimal integer.
@@ -194,18 +230,16 @@ public struct JSONLine {
             bytes.append(UInt8(ascii: "0") &+ UInt8(value))
             return
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { raw in
+            var index = raw.count
+            var rest = value
             while rest > 0 {
-                buffer[19 - count] = UInt8(ascii: "0") &+ UInt8(rest % 10)
+                index -= 1
+                raw[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
                 rest /= 10
-                count += 1
             }
-            bytes.append(contentsOf: buffer[(20 - count)...])
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[index...]).assumingMemoryBound(to: UInt8.self))
         }
     }
 }

@@ -211,8 +211,10 @@ struct JSONParser {
             }
             while let digit = peek, digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") { index += 1 }
         }
+        if isInteger, let integer = Self.integer(UnsafeBufferPointer(rebasing: bytes[start..<index])) {
+            return .integer(integer)
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if isInteger, let integer = Int64(text) { return .integer(integer) }
         guard let double = Double(text) else {
             index = start
             throw failure("a number in range")
@@ -220,14 +222,34 @@ struct JSONParser {
         return .double(double)
     }
 
+    /// The value of an optional '-' and decimal digits, or nil when it overflows `Int64`.
+    private static func integer(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let negative = digits.first == UInt8(ascii: "-")
+        var value: Int64 = 0
+        for digit in digits.dropFirst(negative ? 1 : 0) {
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = negative ? shifted.subtractingReportingOverflow(Int64(digit &- 48))
+                                             : shifted.addingReportingOverflow(Int64(digit &- 48))
+            if overflow1 || overflow2 { return nil }
+            value = next
+        }
+        return value
+    }
+
     private mutating func parseString() throws -> String {
         index += 1
         let start = index
-        // The fast path: no escapes, so the bytes are the string.
+        // The fast path: no escapes, so the bytes are the string; all ASCII needs no validation.
+        var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
+            if byte >= 0x80 { ascii = false }
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if ascii {
+                    index += 1
+                    return String(decoding: slice, as: UTF8.self)
+                }
                 guard let string = String(validating: slice, as: UTF8.self) else {
                     index = start
                     throw failure("valid UTF-8 in a string")

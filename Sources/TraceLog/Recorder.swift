@@ -229,12 +229,16 @@ public final class Recorder: Probe, @unchecked Sendable {
         let thread = threadID(context)
         let subscriptionID = self.subscriptionID(subscription, node: node, time: time, thread: thread)
         let nodeID = self.nodeID(node)
-        var causeList = causes.all
-        causeList.removeAll { $0 >= sequence }
-        append(.event(EventRecord(sequence: sequence, time: time, node: nodeID, subscription: subscriptionID, kind: kind,
-                                  thread: thread, causes: causeList, text: formatted?.text,
-                                  truncated: formatted?.truncated ?? false, json: formatted?.json,
-                                  omittedJSONBytes: formatted?.omitted ?? 0)))
+        var line = JSONLine(capacity: 0)
+        swap(&line.bytes, &buffer)
+        line.begin()
+        line.writeEventFields(sequence: sequence, time: time, node: nodeID, subscription: subscriptionID, kind: kind,
+                              thread: thread, causes: { $0.causesField(causes, below: sequence) }, text: formatted?.text,
+                              truncated: formatted?.truncated ?? false, json: formatted?.json,
+                              omittedJSONBytes: formatted?.omitted ?? 0)
+        line.end()
+        swap(&line.bytes, &buffer)
+        appended()
         return sequence
     }
 
@@ -295,6 +299,11 @@ public final class Recorder: Probe, @unchecked Sendable {
         swap(&line.bytes, &buffer)
         record.write(to: &line)
         swap(&line.bytes, &buffer)
+        appended()
+    }
+
+    /// Bookkeeping after a record was appended to the buffer: counts, high water, flush.
+    private func appended() {
         bufferedRecords += 1
         highWater = max(highWater, buffer.count)
         if buffer.count >= bufferCapacity { flush() }

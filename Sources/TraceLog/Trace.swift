@@ -10,6 +10,11 @@ public struct Trace: Sendable {
     public struct InnerEdge: Equatable, Hashable, Sendable {
         public var inner: UInt64
         public var outer: UInt64
+
+        public init(inner: UInt64, outer: UInt64) {
+            self.inner = inner
+            self.outer = outer
+        }
     }
 
     public var header: TraceHeader

@@ -352,9 +352,12 @@ struct FieldError: Error {
 }
 
 /// The top-level fields of one record line, with typed access that names what is wrong.
-struct Fields {
+final class Fields {
     let fields: [(key: String, field: JSONField)]
     let bytes: UnsafeBufferPointer<UInt8>
+    /// Where the next lookup starts: records are read in the order they are written, so the
+    /// key asked for is almost always the one after the last found.
+    private var cursor = 0
 
     init(_ fields: [(key: String, field: JSONField)], bytes: UnsafeBufferPointer<UInt8>) {
         self.fields = fields
@@ -362,7 +365,16 @@ struct Fields {
     }
 
     private func field(_ key: String) -> JSONField? {
-        fields.first { $0.key == key }?.field
+        let count = fields.count
+        guard count > 0 else { return nil }
+        for step in 0..<count {
+            let index = (cursor + step) % count
+            if fields[index].key == key {
+                cursor = index + 1
+                return fields[index].field
+            }
+        }
+        return nil
     }
 
     func error(_ expected: String, at key: String) -> FieldError {

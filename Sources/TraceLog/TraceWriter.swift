@@ -56,18 +56,10 @@ extension TraceRecord {
             line.field("scheduler", ifPresent: thread.scheduler)
             if let os = thread.os { line.field("os", os) }
         case let .event(event):
-            line.field("type", "event")
-            line.field("seq", event.sequence)
-            line.field("time", event.time)
-            line.field("node", event.node)
-            line.field("sub", event.subscription)
-            line.field("kind", event.kind.rawValue)
-            line.field("thread", event.thread)
-            line.field("causes", event.causes)
-            line.field("text", ifPresent: event.text)
-            if event.truncated { line.field("truncated", true) }
-            if let json = event.json { line.field("json", rawJSON: Array(json.utf8)) }
-            if event.omittedJSONBytes > 0 { line.field("jsonOmitted", event.omittedJSONBytes) }
+            line.writeEventFields(sequence: event.sequence, time: event.time, node: event.node,
+                                  subscription: event.subscription, kind: event.kind, thread: event.thread,
+                                  causes: { $0.field("causes", event.causes) }, text: event.text, truncated: event.truncated,
+                                  json: event.json, omittedJSONBytes: event.omittedJSONBytes)
         case let .hop(hop):
             line.field("type", "hop")
             line.field("id", hop.id)
@@ -99,5 +91,26 @@ extension TraceRecord {
             line.field("duration", summary.duration)
         }
         line.end()
+    }
+}
+
+extension JSONLine {
+    /// The fields of an event record, in FORMAT.md's order: shared by `TraceRecord.write`
+    /// and the recorder's hot path, which writes events without building a record first.
+    mutating func writeEventFields(sequence: UInt64, time: Int64, node: UInt64, subscription: UInt64, kind: EventKind,
+                                   thread: UInt64, causes: (inout JSONLine) -> Void, text: String?, truncated: Bool, json: String?,
+                                   omittedJSONBytes: Int64) {
+        field("type", "event")
+        field("seq", sequence)
+        field("time", time)
+        field("node", node)
+        field("sub", subscription)
+        field("kind", kind.rawValue)
+        field("thread", thread)
+        causes(&self)
+        field("text", ifPresent: text)
+        if truncated { field("truncated", true) }
+        if let json { field("json", rawJSON: json) }
+        if omittedJSONBytes > 0 { field("jsonOmitted", omittedJSONBytes) }
     }
 }
