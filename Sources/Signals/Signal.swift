@@ -57,6 +57,14 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
         return (signal, input)
     }
 
+    /// A signal you send into, as an instance of a given node: how an `Environment` defined
+    /// outside this module (a replay) makes its inputs the same nodes a live run makes.
+    public static func pipe(node: Node) -> (output: Signal, input: Observer) {
+        var input: Observer!
+        let signal = Signal(node: node, serialized: true) { observer, _ in input = observer }
+        return (signal, input)
+    }
+
     /// Names this signal's node (shown in figures, used to find sources in a replay).
     @discardableResult
     public func named(_ label: String) -> Signal {

@@ -1,0 +1,237 @@
+import Foundation
+import Signals
+import TraceLog
+
+/// An `Environment` that re-drives a pipeline's boundaries from a recorded trace, in
+/// virtual time on a `TestScheduler`.
+///
+/// - `input(label)` re-emits the recorded events of the trace's `input` node with that label
+///   (values decoded from their JSON into the requested type, then completion or
+///   interruption) at their recorded times, each on a lane named after the thread it was
+///   recorded on.
+/// - `scheduler(name)` is the test scheduler's lane of that name, so hops show the same
+///   thread names as the recording.
+/// - `call(label)`: the k-th start of the call gets the k-th recorded subscription of the
+///   trace's `call` node with that label, and re-delivers its events at their recorded
+///   offsets from that subscription's start (the recorded latency), on the recorded threads'
+///   lanes. The real `perform` is never called.
+///
+/// A trace that does not fit (a label it lacks, more calls than recorded, a payload that does
+/// not decode) is recorded in `errors` and the boundary concerned stays silent; `Replayer`
+/// throws the first error after the run. Nothing traps.
+///
+/// When both a trace node at the requesting call site and others with the same label exist,
+/// the one at the call site is used; otherwise every node with the label is (a pipeline whose
+/// lines moved still replays).
+public final class ReplayEnvironment: Environment, @unchecked Sendable {
+    /// The trace re-driven.
+    public let trace: Trace
+    /// The virtual clock everything runs on.
+    public let testScheduler: TestScheduler
+    /// The trace's name in error messages.
+    public let traceName: String
+
+    private let lock = NSLock()
+    private var inputs: [String: AnyObject] = [:]
+    private var schedulers: [String: DateScheduler] = [:]
+    private var callStarts: [String: Int] = [:]
+    private var problems: [ReplayError] = []
+
+    /// An environment re-driving `trace` on `scheduler`.
+    public init(trace: Trace, scheduler: TestScheduler, name: String = "<trace>") {
+        self.trace = trace
+        self.testScheduler = scheduler
+        self.traceName = name
+    }
+
+    /// What did not fit so far, in the order met.
+    public var errors: [ReplayError] { lock.withLock { problems } }
+
+    // MARK: Environment
+
+    public func input<Value: Codable>(_ label: String, of type: Value.Type, file: StaticString, line: UInt) -> Signal<Value, Never> {
+        let node = Node.input(label, file: file, line: line)
+        // One signal per label, as live: a second request shares the first's re-emitted events.
+        var made: Signals.Observer<Value, Never>?
+        let signal: Signal<Value, Never> = lock.withLock {
+            if let box = inputs[label] as? InputBox<Value> { return box.signal }
+            let pipe = Signal<Value, Never>.pipe(node: node)
+            inputs[label] = InputBox(signal: pipe.output)
+            made = pipe.input
+            return pipe.output
+        }
+        guard let observer = made else { return signal }
+        let recorded = recordedNodes(named: "input", label: label, node: node)
+        guard !recorded.isEmpty else {
+            fail(.missingInput, node, record: nil, message: "expected an input labelled \"\(label)\" in the trace; it has none")
+            return signal
+        }
+        var scheduled: [(time: Int64, thread: UInt64, event: Event<Value, Never>)] = []
+        for record in mergedEvents(of: recorded) {
+            switch record.kind {
+            case .value:
+                guard let value = decode(Value.self, record, node) else { return signal }
+                scheduled.append((record.time, record.thread, .value(value)))
+            case .completed:
+                scheduled.append((record.time, record.thread, .completed))
+            case .interrupted:
+                scheduled.append((record.time, record.thread, .interrupted))
+            case .failed:
+                fail(.unexpectedEvent, node, record: "event seq \(record.sequence)",
+                     message: "expected values, completion or interruption from an input; the trace records a failure")
+                return signal
+            }
+        }
+        for entry in scheduled {
+            lane(for: entry.thread).schedule(after: Self.date(entry.time)) { observer.send(entry.event) }
+        }
+        return signal
+    }
+
+    public func scheduler(_ name: String) -> DateScheduler {
+        lock.withLock {
+            if let existing = schedulers[name] { return existing }
+            let lane = testScheduler.lane(name)
+            schedulers[name] = lane
+            return lane
+        }
+    }
+
+    public func call<Value: Codable, Failure: Swift.Error & Codable>(
+        _ label: String, file: StaticString, line: UInt,
+        _ perform: @escaping () -> SignalProducer<Value, Failure>
+    ) -> SignalProducer<Value, Failure> {
+        let node = Node.call(label, file: file, line: line)
+        return SignalProducer(node: node) { [self] observer, lifetime in
+            let start = lock.withLock { () -> Int in
+                defer { callStarts[label, default: 0] += 1 }
+                return callStarts[label, default: 0]
+            }
+            let recorded = recordedNodes(named: "call", label: label, node: node)
+            guard !recorded.isEmpty else {
+                fail(.missingCall, node, record: nil, message: "expected a call labelled \"\(label)\" in the trace; it has none")
+                return
+            }
+            let ids = Set(recorded.map(\.id))
+            let subscriptions = trace.subscriptions.filter { ids.contains($0.node) }
+            guard start < subscriptions.count else {
+                fail(.extraCall, node, record: nil,
+                     message: "expected at most \(subscriptions.count) starts of this call, as recorded; "
+                        + "the pipeline starts it a \(Self.ordinal(start + 1)) time")
+                return
+            }
+            let subscription = subscriptions[start]
+            var scheduled: [(offset: Int64, thread: UInt64, event: Event<Value, Failure>)] = []
+            for record in trace.events(of: subscription.node) where record.subscription == subscription.id {
+                let offset = record.time - subscription.time
+                switch record.kind {
+                case .value:
+                    guard let value = decode(Value.self, record, node) else { return }
+                    scheduled.append((offset, record.thread, .value(value)))
+                case .failed:
+                    guard let error = decode(Failure.self, record, node) else { return }
+                    scheduled.append((offset, record.thread, .failed(error)))
+                case .completed:
+                    scheduled.append((offset, record.thread, .completed))
+                case .interrupted:
+                    // The consumer interrupted this call (a newer search replaced it); the replay's
+                    // consumer does so again by itself, so the boundary does not re-send it.
+                    continue
+                }
+            }
+            let now = testScheduler.now
+            for entry in scheduled {
+                lifetime += lane(for: entry.thread).schedule(after: Self.date(now + max(entry.offset, 0))) {
+                    observer.send(entry.event)
+                }
+            }
+        }
+    }
+
+    // MARK: Internals
+
+    /// The lane of the thread an event was recorded on: its scheduler's name when one ran
+    /// it (a real trace), else its name (what a virtual trace records).
+    private func lane(for thread: UInt64) -> TestScheduler.Lane {
+        testScheduler.lane(trace.logicalThreadName(thread))
+    }
+
+    private func recordedNodes(named name: String, label: String, node: Node) -> [NodeRecord] {
+        let labelled = trace.nodes.filter { $0.name == name && $0.label == label }
+        let here = labelled.filter { $0.file == node.file && $0.line == UInt64(node.line) }
+        return here.isEmpty ? labelled : here
+    }
+
+    private func mergedEvents(of nodes: [NodeRecord]) -> [EventRecord] {
+        if nodes.count == 1 { return trace.events(of: nodes[0].id) }
+        return nodes.flatMap { trace.events(of: $0.id) }.sorted { $0.sequence < $1.sequence }
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ record: EventRecord, _ node: Node) -> T? {
+        let (what, article) = record.kind == .failed ? ("error", "an") : ("value", "a")
+        guard let json = record.json else {
+            let why = record.omittedJSONBytes > 0
+                ? "its payload (\(record.omittedJSONBytes) bytes) was over the recorder's limit and left out"
+                : "it was not Encodable when recorded"
+            fail(.missingPayload, node, record: "event seq \(record.sequence)",
+                 message: "expected the \(what)'s JSON to re-inject; \(why) (text: \(record.text ?? "none"))")
+            return nil
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(json.utf8))
+        } catch {
+            let shown = json.count > 60 ? String(json.prefix(60)) + "…" : json
+            fail(.undecodable, node, record: "event seq \(record.sequence)",
+                 message: "expected \(article) \(what) of type \(T.self); the JSON \(shown) does not decode: \(Self.describe(error))")
+            return nil
+        }
+    }
+
+    private func fail(_ kind: ReplayError.Kind, _ node: Node, record: String?, message: String) {
+        let error = ReplayError(kind: kind, trace: traceName, node: node.replayDescription, record: record, message: message)
+        lock.withLock { problems.append(error) }
+    }
+
+    static func date(_ nanoseconds: Int64) -> Date {
+        Date(timeIntervalSinceReferenceDate: Double(nanoseconds) / 1e9)
+    }
+
+    private static func ordinal(_ n: Int) -> String {
+        let suffix: String
+        switch (n % 10, n % 100) {
+        case (_, 11...13): suffix = "th"
+        case (1, _): suffix = "st"
+        case (2, _): suffix = "nd"
+        case (3, _): suffix = "rd"
+        default: suffix = "th"
+        }
+        return "\(n)\(suffix)"
+    }
+
+    private static func describe(_ error: Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        switch error {
+        case let .typeMismatch(_, context), let .valueNotFound(_, context),
+             let .keyNotFound(_, context), let .dataCorrupted(context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "at \(path): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    private final class InputBox<Value>: @unchecked Sendable {
+        let signal: Signal<Value, Never>
+        init(signal: Signal<Value, Never>) { self.signal = signal }
+    }
+}
+
+extension Trace {
+    /// The name a replay gives the thread `id`: the scheduler that ran on it when the trace
+    /// says (a real trace), else the thread's own name (a virtual trace's lane). Two traces of
+    /// the same pipeline, one real and one virtual, agree on these names.
+    public func logicalThreadName(_ id: UInt64) -> String {
+        guard let thread = thread(id) else { return "thread \(id)" }
+        return thread.scheduler ?? thread.name
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Replay
+import Signals
+import TraceLog
+import XCTest
+
+final class ReplayerTests: XCTestCase {
+    // MARK: The environment
+
+    func testInputsReEmitRecordedValuesAtRecordedTimesOnRecordedLanes() throws {
+        let recorded = try Recording.simulated(Pipelines.debounce()).trace
+        let replayed = try Replayer(trace: recorded).replay { Pipelines.debounce().build($0).0 }.trace
+        let inputs = replayed.events.filter { replayed.node($0.node)?.name == "input" }
+        XCTAssertEqual(inputs.map(\.json), ["\"h\"", "\"he\"", "\"hel\"", "\"hell\"", nil])
+        XCTAssertEqual(inputs.map(\.kind), [.value, .value, .value, .value, .completed])
+        XCTAssertEqual(inputs.map(\.time), [0, 10_000_000, 20_000_000, 200_000_000, 350_000_000])
+        XCTAssertEqual(Set(inputs.map { replayed.logicalThreadName($0.thread) }), ["script"])
+        let debounced = replayed.events.filter { replayed.node($0.node)?.name == "debounce" }
+        XCTAssertEqual(debounced.compactMap(\.json), ["\"hel\"", "\"hell\""])
+        XCTAssertEqual(debounced.first?.time, 70_000_000)
+        XCTAssertEqual(replayed.header.clock, .virtual)
+    }
+
+    func testCallsReturnRecordedResultsAfterRecordedLatencyWithoutCallingTheService() throws {
+        let recordedCalls = Counter()
+        let recorded = try Recording.simulated(Pipelines.search(performed: recordedCalls)).trace
+        XCTAssertEqual(recordedCalls.value, 3)
+        let replayedCalls = Counter()
+        let replayed = try Replayer(trace: recorded).replay { Pipelines.search(performed: replayedCalls).build($0).0 }.trace
+        XCTAssertEqual(replayedCalls.value, 0, "a replay never calls the real service")
+        let calls = replayed.events.filter { replayed.node($0.node)?.name == "call" }
+        // "a" (150 ms) is interrupted by "ab" at 40 ms; "ab" answers at 70 ms, "abc" at 230 ms.
+        XCTAssertEqual(calls.map(\.kind), [.interrupted, .value, .completed, .value, .completed])
+        XCTAssertEqual(calls.map(\.time), [40_000_000, 70_000_000, 70_000_000, 230_000_000, 230_000_000])
+        XCTAssertEqual(calls.filter { $0.kind == .value }.map { replayed.logicalThreadName($0.thread) }, ["network", "network"])
+        let delivered = replayed.events.filter { replayed.node($0.node)?.name == "observe(on:)" }
+        XCTAssertEqual(delivered.compactMap(\.json), [#"["ab1","ab2"]"#, #"["abc1","abc2"]"#])
+        XCTAssertEqual(Set(delivered.map { replayed.logicalThreadName($0.thread) }), ["ui"])
+    }
+
+    func testSchedulersAreNamedLanesOfTheTestScheduler() throws {
+        let recorded = try Recording.simulated(Pipelines.debounce()).trace
+        let scheduler = TestScheduler()
+        let environment = ReplayEnvironment(trace: recorded, scheduler: scheduler)
+        let ui = environment.scheduler("ui")
+        XCTAssertEqual(ui.name, "ui")
+        XCTAssertTrue(ui === environment.scheduler("ui"))
+        XCTAssertTrue((ui as? TestScheduler.Lane)?.scheduler === scheduler)
+    }
+
+    func testAnInputAskedForTwiceIsOneSignalReEmittingOnce() throws {
+        let recorded = try Recording.simulated(Pipelines.debounce()).trace
+        let scheduler = TestScheduler()
+        let environment = ReplayEnvironment(trace: recorded, scheduler: scheduler)
+        var seen: [String] = []
+        let first = environment.input("text", of: String.self)
+        let second = environment.input("text", of: String.self)
+        XCTAssertTrue(first === second)
+        first.observeValues { seen.append($0) }
+        scheduler.run()
+        XCTAssertEqual(seen, ["h", "he", "hel", "hell"])
+        XCTAssertEqual(environment.errors, [])
+    }
+
+    // MARK: Determinism
+
+    func testReplayingTheSameTraceTenTimesGivesByteIdenticalTraces() throws {
+        let recorded = try Recording.simulated(Pipelines.search()).trace
+        let replayer = Replayer(trace: recorded)
+        let first = try replayer.replay { Pipelines.search().build($0).0 }.bytes
+        XCTAssertGreaterThan(first.count, 1000)
+        for _ in 1..<10 {
+            XCTAssertEqual(try replayer.replay { Pipelines.search().build($0).0 }.bytes, first)
+        }
+    }
+
+    func testReplayingALiveRecordingTenTimesGivesByteIdenticalTraces() throws {
+        let recorded = try Recording.live(Pipelines.search())
+        XCTAssertEqual(recorded.header.clock, .real)
+        let replayer = Replayer(trace: recorded)
+        let first = try replayer.replay { Pipelines.search().build($0).0 }.bytes
+        for _ in 1..<10 {
+            XCTAssertEqual(try replayer.replay { Pipelines.search().build($0).0 }.bytes, first)
+        }
+    }
+
+    func testReplayOfAVirtualRecordingReproducesEveryNodesEventsTimesAndThreads() throws {
+        for pipeline in [Pipelines.search(), Pipelines.debounce(), Pipelines.throttle(), Pipelines.combineLatest(),
+                         Pipelines.retry()] {
+            let recorded = try Recording.simulated(pipeline).trace
+            let replayed = try Replayer(trace: recorded).replay { pipeline.build($0).0 }.trace
+            let before = timedSequences(recorded), after = timedSequences(replayed)
+            XCTAssertFalse(after.isEmpty)
+            for (node, events) in after {
+                XCTAssertEqual(before[node], events, node)
+            }
+        }
+    }
+
+    // MARK: Fidelity against live recordings
+
+    func testSearchReplayReproducesTheLiveValuesAndThreads() throws {
+        let live = Counter()
+        try assertFidelity(Pipelines.search(performed: live), sinkValues: [#"["ab1","ab2"]"#, #"["abc1","abc2"]"#])
+        XCTAssertEqual(live.value, 3)
+    }
+
+    func testDebounceReplayReproducesTheLiveValues() throws {
+        try assertFidelity(Pipelines.debounce(), sinkValues: ["\"hel\"", "\"hell\""])
+    }
+
+    func testThrottleReplayReproducesTheLiveValues() throws {
+        try assertFidelity(Pipelines.throttle(), sinkValues: ["1", "3", "4"])
+    }
+
+    func testCombineLatestReplayReproducesTheLiveValuesAndThreads() throws {
+        try assertFidelity(Pipelines.combineLatest(), sinkValues: ["false", "false", "true"])
+    }
+
+    func testRetryReplayReproducesTheLiveFailuresAndResult() throws {
+        let live = Counter()
+        try assertFidelity(Pipelines.retry(performed: live), sinkValues: ["42"])
+        XCTAssertEqual(live.value, 3)
+    }
+
+    /// Records `pipeline` live, checks its last node sent `sinkValues`, replays it and checks
+    /// every node both traces have sent the same events on the same logical threads.
+    private func assertFidelity(_ pipeline: TestPipeline, sinkValues: [String],
+                                file: StaticString = #filePath, line: UInt = #line) throws {
+        let recorded = try Recording.live(pipeline)
+        let replayed = try Replayer(trace: recorded).replay { pipeline.build($0).0 }.trace
+        XCTAssertEqual(replayed.header.clock, .virtual, file: file, line: line)
+        let last = try XCTUnwrap(lastOperator(recorded), file: file, line: line)
+        XCTAssertEqual(recorded.events(of: last.id).filter { $0.kind == .value }.compactMap(\.json), sinkValues,
+                       "live outcome", file: file, line: line)
+        let liveValues = valueSequences(recorded), replayValues = valueSequences(replayed)
+        let liveThreads = threadSequences(recorded), replayThreads = threadSequences(replayed)
+        XCTAssertGreaterThan(replayValues.count, 2, file: file, line: line)
+        for (node, events) in replayValues {
+            XCTAssertEqual(liveValues[node], events, "values of \(node)", file: file, line: line)
+            XCTAssertEqual(liveThreads[node], replayThreads[node], "threads of \(node)", file: file, line: line)
+        }
+    }
+
+    private func lastOperator(_ trace: Trace) -> NodeRecord? {
+        trace.sinks.compactMap { $0.upstream.first.flatMap { trace.node($0.node) } }.last
+    }
+
+    private func timedSequences(_ trace: Trace) -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for node in trace.nodes {
+            let key = "\(node.name)(\(node.parameters))@\(node.file):\(node.line)"
+            result[key, default: []] += trace.events(of: node.id).map {
+                "\($0.time) \(trace.logicalThreadName($0.thread)) \($0.kind) \($0.json ?? "")"
+            }
+        }
+        return result
+    }
+}
