@@ -93,7 +93,6 @@ public func expectMarbles<Value, Failure: Error>(
     let scheduler = TestScheduler()
     let marbleInputs = try MarbleInputs(inputs, frame: frame, scheduler: scheduler)
     let nanoseconds = Int64((frame * 1e9).rounded())
-    let expectedLine = MarbleNotation.print(try MarbleNotation.parse(expected, frame: nanoseconds), frame: nanoseconds)
     var received: [(time: Int64, event: Event<Value, Failure>)] = []
     let disposable = build(marbleInputs).start { event in received.append((scheduler.now, event)) }
     scheduler.run()
@@ -103,6 +102,16 @@ public func expectMarbles<Value, Failure: Error>(
                 file: file, line: line)
         return
     }
+    if let message = try marbleMismatch(expected: expected, frame: nanoseconds, received: received) {
+        XCTFail(message, file: file, line: line)
+    }
+}
+
+/// The failure message of `expectMarbles`: expected and actual lines aligned, with a legend
+/// for values longer than one character; nil when they match.
+func marbleMismatch<Value, Failure: Error>(expected: String, frame nanoseconds: Int64,
+                                           received: [(time: Int64, event: Event<Value, Failure>)]) throws -> String? {
+    let expectedLine = MarbleNotation.print(try MarbleNotation.parse(expected, frame: nanoseconds), frame: nanoseconds)
     let legend = MarbleLegend(received.compactMap { $0.event.value.map { "\($0)" } })
     let events = received.compactMap { time, event -> MarbleNotation.Event? in
         switch event {
@@ -113,12 +122,12 @@ public func expectMarbles<Value, Failure: Error>(
         }
     }
     let actualLine = MarbleNotation.print(events, frame: nanoseconds)
-    guard actualLine != expectedLine else { return }
+    guard actualLine != expectedLine else { return nil }
     var message = "marbles differ\nexpected: \(expectedLine)\n  actual: \(actualLine)"
     if !legend.entries.isEmpty {
         message += "\n  values: " + legend.entries.map { "\($0.symbol) = \($0.text)" }.joined(separator: ", ")
     }
-    XCTFail(message, file: file, line: line)
+    return message
 }
 
 /// As `expectMarbles(inputs:frame:_:_:)`, for a stream under test that is a `Signal` (it is

@@ -1,4 +1,4 @@
-import MarblesTesting
+@testable import MarblesTesting
 import Replay
 import Signals
 import XCTest
@@ -20,5 +20,23 @@ final class ExpectMarblesTests: XCTestCase {
         XCTAssertThrowsError(try expectMarbles(inputs: ["e1": "-(a"], { $0["e1"] }, "-a")) { error in
             XCTAssertEqual((error as? Replay.MarbleSyntaxError)?.column, 2)
         }
+    }
+}
+
+final class ExpectMarblesMessageTests: XCTestCase {
+    func testMismatchShowsBothLinesAlignedWithALegend() throws {
+        let received: [(time: Int64, event: Event<String, MarbleError>)] = [
+            (2_000_000, .value("x")), (3_000_000, .value("long")), (3_000_000, .completed),
+        ]
+        XCTAssertEqual(try marbleMismatch(expected: "--x-|", frame: 1_000_000, received: received), """
+        marbles differ
+        expected: --x-|
+          actual: --x(a|)
+          values: a = long
+        """)
+        let matching: [(time: Int64, event: Event<String, MarbleError>)] = [
+            (2_000_000, .value("x")), (3_000_000, .value("a")), (3_000_000, .completed),
+        ]
+        XCTAssertNil(try marbleMismatch(expected: "--x (a|)", frame: 1_000_000, received: matching))
     }
 }

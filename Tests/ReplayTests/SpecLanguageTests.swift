@@ -124,3 +124,15 @@ final class SpecLanguageTests: XCTestCase {
         XCTAssertEqual(events(result, "s"), [#"1:"x""#, "2:|"])
     }
 }
+
+final class SpecHotInputTests: XCTestCase {
+    func testAHotInputThatEndedBeforeFrameZeroEndsEachSubscriberAtOnce() throws {
+        let result = try play("hot e = -a|-^---\nhot f = #^--\nout = e.map(x => x)\nerr = f.map(x => x)")
+        XCTAssertEqual(events(result, "out"), ["0:|"])
+        XCTAssertEqual(events(result, "err"), [#"0:#"error""#])
+    }
+
+    func testValuesBeforeFrameZeroAreNotDelivered() throws {
+        XCTAssertEqual(events(try play("hot e = ab^c|\nout = e.map(x => x)"), "out"), [#"1:"c""#, "2:|"])
+    }
+}

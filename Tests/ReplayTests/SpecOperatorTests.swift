@@ -161,3 +161,68 @@ final class SpecOperatorTests: XCTestCase {
         XCTAssertEqual(try out("out = throwError('x')"), "#")
     }
 }
+
+/// Errors, same-frame ordering, completion while a timer is pending, and unsubscription,
+/// across operators, on one set of inputs.
+final class SpecOperatorEdgeTests: XCTestCase {
+    private let inputs = """
+    hot a = -a-b-#
+    hot b = --x--y---|
+    hot c = -a-b-c--|
+    cold i = -x-#
+
+    """
+
+    private func line(_ expression: String, unsubscribe: String? = nil) throws -> String {
+        var spec = inputs + "out = \(expression)\n"
+        if let unsubscribe { spec += "unsubscribe out = \(unsubscribe)\n" }
+        let result = try play(spec)
+        let events = (result.stream("out")?.events ?? []).map { event -> MarbleNotation.Event in
+            switch event.kind {
+            case .next: return .init(time: event.time, kind: .value(event.value?.display ?? "null"))
+            case .error: return .init(time: event.time, kind: .error)
+            case .complete: return .init(time: event.time, kind: .complete)
+            }
+        }
+        return MarbleNotation.print(events, frame: result.frame)
+    }
+
+    func testDelayForwardsErrorsWithoutDelay() throws {
+        XCTAssertEqual(try line("a.delay(3)"), "----a#")
+    }
+
+    func testSwitchMapFailsWithTheCurrentInnerAfterTheOuterCompleted() throws {
+        XCTAssertEqual(try line("c.switchMap(v => i)"), "--x-x-x-#")
+    }
+
+    func testJoinsFailWithAnInput() throws {
+        XCTAssertEqual(try line("combineLatest(a, b, (p, q) => p)"), "--ab-#")
+        XCTAssertEqual(try line("zip(b, a, (p, q) => q)"), "--a--#")
+        XCTAssertEqual(try line("a.withLatestFrom(b, (p, q) => q)"), "---x-#")
+        XCTAssertEqual(try line("concat(i, b)"), "-x-#")
+    }
+
+    func testSameFrameEventsKeepTheOrderTheInputsWereWritten() throws {
+        XCTAssertEqual(try line("merge(c, b)"), "-axb-(yc)|")
+        XCTAssertEqual(try line("merge(b, c)"), "-axb-(yc)|")
+    }
+
+    func testTimersAndSourceEventsInTheSameFrame() throws {
+        XCTAssertEqual(try line("c.auditTime(3)"), "----b---(c|)", "completion waits for the audit timer due in its frame")
+        XCTAssertEqual(try line("c.throttleTime(4)"), "-a------|", "a value in the frame the window closes is still throttled")
+        XCTAssertEqual(try line("a.sampleTime(2)"), "--a-b#")
+        XCTAssertEqual(try line("c.debounceTime(1)"), "--a-b-c-|")
+    }
+
+    func testRetryResubscribesAfterAnError() throws {
+        XCTAssertEqual(try line("i.retry(1)"), "-x--x-#")
+        XCTAssertEqual(try line("i.retry(0)"), "-x-#")
+    }
+
+    func testUnsubscribingCancelsPendingTimers() throws {
+        XCTAssertEqual(try line("c.debounceTime(3)", unsubscribe: "------!"), "")
+        XCTAssertEqual(try line("c.throttleTime(3, trailing: true)", unsubscribe: "----!"), "-a")
+        XCTAssertEqual(try line("c.delay(2)", unsubscribe: "----!"), "---a")
+        XCTAssertEqual(try line("a.sampleTime(2)", unsubscribe: "---!"), "--a")
+    }
+}

@@ -82,7 +82,12 @@ extension SpecDocument {
             if input.hot {
                 let (signal, sink) = Signal<SpecValue, SpecFailure>.pipe(named: input.name)
                 hotInputs.append((sink, input))
-                interpreter.streams[input.name] = SpecStream(log.tracking(input.name, hot: signal, node: inputNode(input)))
+                let ended = input.events.first { event in
+                    if case .value = event.kind { return false }
+                    return event.time < 0
+                }
+                interpreter.streams[input.name] = SpecStream(log.tracking(input.name, hot: signal, node: inputNode(input),
+                                                                          endedBefore: ended.map { self.event($0, of: input.name) }))
             } else {
                 let events = input.events.map { (time: $0.time, event: self.event($0, of: input.name)) }
                 interpreter.streams[input.name] = SpecStream(log.tracking(input.name, cold: events, node: inputNode(input)))
@@ -207,10 +212,17 @@ final class SubscriptionLog {
         }
     }
 
-    /// Each subscription observes the running hot signal.
-    func tracking(_ name: String, hot signal: Signal<SpecValue, SpecFailure>, node: Node) -> SpecProducer {
+    /// Each subscription observes the running hot signal; when the input ended before frame 0
+    /// (`-|-^`), each subscriber gets that ending at once, as a late subscriber of an RxJS
+    /// subject does.
+    func tracking(_ name: String, hot signal: Signal<SpecValue, SpecFailure>, node: Node,
+                  endedBefore ending: Event<SpecValue, SpecFailure>?) -> SpecProducer {
         SpecProducer(node: node) { observer, lifetime in
             self.begin(name, lifetime)
+            if let ending {
+                observer.send(ending)
+                return
+            }
             lifetime += signal.observe(observer)
         }
         .named(name)
