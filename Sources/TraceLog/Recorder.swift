@@ -128,6 +128,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     public static func record(virtual scheduler: TestScheduler, _ body: () throws -> Void) rethrows -> [UInt8] {
         let recorder = Recorder(clock: .virtual(scheduler))
         recorder.start()
+        // An in-memory recorder cannot fail to write; the defer also detaches it when `body` throws.
         defer { _ = try? recorder.stop() }
         try body()
         _ = try? recorder.stop()

@@ -150,3 +150,22 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(sequences, Array(1...40_000))
     }
 }
+
+extension RecorderTests {
+    func testATraceCutAtAnyByteReadsUpToItsLastWholeRecord() throws {
+        let whole = recordPipeline()
+        let lineEnds = whole.indices.filter { whole[$0] == UInt8(ascii: "\n") }
+        let headerEnd = try XCTUnwrap(lineEnds.first)
+        for cut in stride(from: headerEnd + 1, to: whole.count, by: 7) {
+            let prefix = Array(whole[..<cut])
+            let reader = try TraceReader(bytes: prefix, name: "cut.trace")
+            var records = 0
+            while try reader.next() != nil { records += 1 }
+            // A cut just before a newline leaves a whole record without its newline: it is read.
+            let wholeLines = lineEnds.filter { $0 <= cut }.count
+            let endsOnRecord = prefix.last == UInt8(ascii: "\n") || whole[cut] == UInt8(ascii: "\n")
+            XCTAssertEqual(records, wholeLines - 1, "cut at \(cut)")
+            XCTAssertEqual(reader.warnings.count, endsOnRecord ? 0 : 1, "cut at \(cut)")
+        }
+    }
+}
