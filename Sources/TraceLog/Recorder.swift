@@ -65,7 +65,10 @@ public final class Recorder: Probe, @unchecked Sendable {
     private var sequence: UInt64 = 0
     private var nodeIDs: [UInt64: UInt64] = [:]
     private var nodesWritten: [(id: UInt64, node: Node, label: String?)] = []
+    /// Live subscriptions only: an entry leaves when its subscription is disposed, so a long
+    /// recording of many short inner streams does not grow this table.
     private var subscriptionIDs: [UInt64: UInt64] = [:]
+    private var subscriptionCount: UInt64 = 0
     private var threadIDs: [ThreadKey: UInt64] = [:]
     private var lastThread: (key: ThreadKey, id: UInt64)?
     private var pendingHops: [UInt64: HopRecord] = [:]
@@ -214,7 +217,8 @@ public final class Recorder: Probe, @unchecked Sendable {
         let thread = threadID(context)
         let nodeID = self.nodeID(node)
         let parentID = parent == 0 ? 0 : (subscriptionIDs[parent] ?? 0)
-        let id = UInt64(subscriptionIDs.count + 1)
+        subscriptionCount += 1
+        let id = subscriptionCount
         subscriptionIDs[subscription] = id
         append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: parentID, time: time, thread: thread)))
     }
@@ -251,6 +255,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         let time = now()
         let thread = threadID(context)
         let id = subscriptionID(subscription, node: node, time: time, thread: thread)
+        subscriptionIDs[subscription] = nil
         append(.dispose(DisposeRecord(subscription: id, time: time, thread: thread)))
     }
 
@@ -407,7 +412,8 @@ public final class Recorder: Probe, @unchecked Sendable {
     private func subscriptionID(_ subscription: UInt64, node: Node, time: Int64, thread: UInt64) -> UInt64 {
         if let id = subscriptionIDs[subscription] { return id }
         let nodeID = self.nodeID(node)
-        let id = UInt64(subscriptionIDs.count + 1)
+        subscriptionCount += 1
+        let id = subscriptionCount
         subscriptionIDs[subscription] = id
         append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: 0, time: time, thread: thread, late: true)))
         return id
@@ -436,7 +442,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     private func summaryRecord() -> SummaryRecord {
-        SummaryRecord(events: sequence, nodes: UInt64(nodeIDs.count), subscriptions: UInt64(subscriptionIDs.count),
+        SummaryRecord(events: sequence, nodes: UInt64(nodeIDs.count), subscriptions: subscriptionCount,
                       threads: UInt64(threadIDs.count), hops: hopCount, marks: markCount, dropped: dropped,
                       duration: started ? now() : 0)
     }
