@@ -40,6 +40,7 @@ let package = Package(
                 "TraceLog",
                 "Replay",
                 "Diagrams",
+                "Tutorials",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

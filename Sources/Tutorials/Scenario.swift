@@ -14,11 +14,29 @@ public protocol Scenario: Sendable {
     var title: String { get }
     /// How long a live run lasts, in seconds, counting the last responses.
     var duration: TimeInterval { get }
+    /// Seeds the fake services' draws (latency, failures) in a live run, and the script the
+    /// runner uses.
+    var seed: UInt64 { get }
     /// Builds the pipeline; the returned disposable tears it down.
     func build(in environment: Environment) -> Disposable
     /// What the simulated user does, in time order; `seed` makes the timing reproducible.
     func script(seed: UInt64) -> [ScriptStep]
 }
+
+extension Scenario {
+    /// The script for the scenario's own seed.
+    public func script() -> [ScriptStep] { script(seed: seed) }
+}
+
+/// Where a script's steps send: the inputs of a live environment (or of a test's
+/// virtual-time one).
+public protocol ScriptTarget: AnyObject {
+    /// Sends a value into the input `label`; false when no input of that label and type exists.
+    @discardableResult
+    func send<Value: Codable>(_ value: Value, to label: String) -> Bool
+}
+
+extension LiveEnvironment: ScriptTarget {}
 
 /// One thing the simulated user does at a time from the start of the run.
 public struct ScriptStep: Sendable {
@@ -26,10 +44,10 @@ public struct ScriptStep: Sendable {
     public let at: TimeInterval
     /// What happens, for progress output: `type "mag"`.
     public let description: String
-    /// Sends into the live environment's inputs.
-    public let perform: @Sendable (LiveEnvironment) -> Void
+    /// Sends into the environment's inputs.
+    public let perform: @Sendable (ScriptTarget) -> Void
 
-    public init(at: TimeInterval, _ description: String, _ perform: @escaping @Sendable (LiveEnvironment) -> Void) {
+    public init(at: TimeInterval, _ description: String, _ perform: @escaping @Sendable (ScriptTarget) -> Void) {
         self.at = at
         self.description = description
         self.perform = perform

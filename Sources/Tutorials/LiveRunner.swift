@@ -1,0 +1,47 @@
+import Foundation
+import Signals
+import TraceLog
+
+/// Runs a scenario live: real threads, the simulated user's script on the main queue at its
+/// offsets, the fake services on their own queues, everything recorded by a real-clock
+/// `Recorder`.
+public enum LiveRunner {
+    /// Records one live run of `scenario` into a new trace at `url` and returns the
+    /// recorder's summary. Call on the main thread: it pumps the main queue (`MainLoop`) for
+    /// the scenario's `duration`. `progress` hears each script step as it happens.
+    @discardableResult
+    public static func record(_ scenario: Scenario, to url: URL,
+                              progress: @escaping @Sendable (ScriptStep) -> Void = { _ in }) throws -> SummaryRecord {
+        let recorder = try Recorder(to: url, clock: .real)
+        let environment = LiveEnvironment()
+        recorder.start()
+        let pipeline = scenario.build(in: environment)
+        let running = Guarded(true)
+        play(scenario.script()[...], from: .now(), while: running, into: environment, progress: progress)
+        let end = Date().addingTimeInterval(scenario.duration)
+        MainLoop.run(until: { Date() >= end }, timeout: scenario.duration + 1)
+        // The user leaves the screen: the inputs complete, and what that completes downstream
+        // (through hops onto the main queue) is delivered before the pipeline is torn down.
+        running.value = false
+        environment.completeInputs()
+        let settled = Date().addingTimeInterval(0.05)
+        MainLoop.run(until: { Date() >= settled }, timeout: 1)
+        pipeline.dispose()
+        return try recorder.stop()
+    }
+
+    /// Runs the steps on the main queue at their offsets from `start`, one after another:
+    /// each step schedules the next, so steps due at the same moment keep their order. Steps
+    /// still due once `running` is false (the run is over) are dropped.
+    private static func play(_ steps: ArraySlice<ScriptStep>, from start: DispatchWallTime, while running: Guarded<Bool>,
+                             into environment: LiveEnvironment, progress: @escaping @Sendable (ScriptStep) -> Void) {
+        guard let step = steps.first else { return }
+        DispatchQueue.main.asyncAfter(wallDeadline: start + .nanoseconds(Int(step.at * 1e9))) {
+            guard running.value else { return }
+            Recorder.mark(step.description)
+            step.perform(environment)
+            progress(step)
+            play(steps.dropFirst(), from: start, while: running, into: environment, progress: progress)
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import Signals
+import TraceLog
+import Tutorials
+import XCTest
+
+/// Each tutorial pipeline, run in virtual time with its own script, shows what the tutorial
+/// says it shows.
+final class ScenarioTests: XCTestCase {
+    // MARK: Sign-in
+
+    func testSignInFailsWithTheWrongPasswordThenSucceeds() throws {
+        let scenario = SignIn()
+        let screen = Guarded(SignInScreen())
+        let run = try runVirtually(scenario) { scenario.build(in: $0, screen: screen) }
+        XCTAssertEqual(screen.value.results, [false, true])
+        XCTAssertTrue(screen.value.signedIn)
+        XCTAssertTrue(screen.value.failureHidden)
+        XCTAssertEqual(screen.value.usernameBackground, .clear)
+        XCTAssertEqual(screen.value.passwordBackground, .clear)
+        XCTAssertEqual(run.environment.calls, ["signIn", "signIn"])
+        XCTAssertEqual(run.trace.values(of: "credentials").suffix(1), ["user/••••••••"])
+        // The failed attempt reaches the subscriber as a result, not as the end of the stream.
+        XCTAssertEqual(run.trace.values(of: "signInSignal"), ["false", "true"])
+    }
+
+    func testSignInButtonIsEnabledOnlyWhenBothFieldsAreValid() {
+        let environment = VirtualEnvironment()
+        let screen = Guarded(SignInScreen())
+        let pipeline = SignIn().build(in: environment, screen: screen)
+        defer { pipeline.dispose() }
+        environment.send("use", to: "username")
+        environment.send("password", to: "password")
+        XCTAssertEqual(screen.value.signInEnabled, [false])
+        XCTAssertEqual(screen.value.usernameBackground, .yellow)
+        environment.send("user", to: "username")
+        environment.send("pas", to: "password")
+        environment.send("pass", to: "password")
+        XCTAssertEqual(screen.value.signInEnabled, [false, true, false, true])
+        XCTAssertEqual(screen.value.usernameBackground, .clear)
+    }
+
+    func testATapDisablesTheButtonUntilTheServiceAnswers() {
+        let environment = VirtualEnvironment()
+        let screen = Guarded(SignInScreen())
+        let pipeline = SignIn().build(in: environment, screen: screen)
+        defer { pipeline.dispose() }
+        environment.send("user", to: "username")
+        environment.send("password", to: "password")
+        environment.send(1, to: "signInTap")
+        XCTAssertEqual(screen.value.signInEnabled, [true, false])
+        XCTAssertEqual(screen.value.results, [])
+        environment.scheduler.advance(by: 0.3)
+        XCTAssertEqual(screen.value.signInEnabled, [true, false, true])
+        XCTAssertEqual(screen.value.results, [true])
+    }
+
+    // MARK: TwitterInstant
+
+    func testTwitterInstantSearchesOnlyTheDebouncedTextAndCancelsTheStaleSearch() throws {
+        let scenario = TwitterInstant()
+        let screen = Guarded(TwitterInstantScreen())
+        let run = try runVirtually(scenario) { scenario.build(in: $0, screen: screen) }
+        XCTAssertNil(screen.value.error)
+        XCTAssertEqual(screen.value.displayedQueries, ["magic!"])
+        XCTAssertEqual(screen.value.tweets, TwitterInstant.tweets(for: "magic!"))
+        XCTAssertEqual(screen.value.searchBackground, .white)
+        // "m" and "ma" are filtered out; of the rest only the last of each burst passes.
+        XCTAssertEqual(run.trace.values(of: "validSearchText"), ["mag", "magi", "magic", "magic!"])
+        let throttle = try XCTUnwrap(run.trace.nodes.first { $0.name == "throttle(quietPeriod:)" })
+        XCTAssertEqual(run.trace.events(of: throttle.id).filter { $0.kind == .value }.map(\.text), ["magi", "magic!"])
+        XCTAssertEqual(run.environment.calls.filter { $0 == "search" }.count, 2)
+        // The "magi" search was still in flight when "magic!" came: flatMap(.latest) interrupted it.
+        let fake = try XCTUnwrap(run.trace.nodes.first { $0.label == "fake service" })
+        let searches = run.trace.subscriptions.filter { $0.node == fake.id }.prefix(3).map(\.id)
+        let firstSearchEvents = run.trace.events.filter { $0.subscription == searches[1] }.map(\.kind)
+        XCTAssertEqual(firstSearchEvents, [.interrupted])
+    }
+
+    func testTwitterInstantDropsTheAvatarsOfReusedCells() throws {
+        let scenario = TwitterInstant()
+        let screen = Guarded(TwitterInstantScreen())
+        _ = try runVirtually(scenario) { scenario.build(in: $0, screen: screen) }
+        let tweets = TwitterInstant.tweets(for: "magic!")
+        XCTAssertEqual(screen.value.avatars.keys.sorted(), [0, 1], "the large avatars of rows 2 and 3 were still loading")
+        XCTAssertEqual(screen.value.avatars[0]?.url, tweets[0].avatarURL)
+        XCTAssertEqual(screen.value.avatars[1]?.url, tweets[1].avatarURL)
+    }
+
+    func testTwitterInstantErrorsReachTheErrorBlock() throws {
+        let cases: [(TwitterInstant, TwitterError)] = [
+            (TwitterInstant(accessGranted: false), .accessDenied),
+            (TwitterInstant(accounts: 0), .noTwitterAccounts),
+            (TwitterInstant(failureRate: 1), .invalidResponse(status: 500)),
+        ]
+        for (scenario, expected) in cases {
+            let screen = Guarded(TwitterInstantScreen())
+            _ = try runVirtually(scenario) { scenario.build(in: $0, screen: screen) }
+            XCTAssertEqual(screen.value.error, expected)
+            XCTAssertEqual(screen.value.displayedQueries, [])
+        }
+    }
+
+    // MARK: Registration form
+
+    func testRegistrationEnablesSignUpOnlyWhenAllThreeFieldsAreValid() throws {
+        let scenario = RegistrationForm()
+        let screen = Guarded(RegistrationScreen())
+        let run = try runVirtually(scenario) { scenario.build(in: $0, screen: screen) }
+        XCTAssertEqual(screen.value.usernameBackground, .white)
+        XCTAssertEqual(screen.value.passwordBackground, .white)
+        XCTAssertEqual(screen.value.confirmationBackground, .white)
+        let enabled = screen.value.signUpEnabled
+        XCTAssertEqual(enabled.last, true)
+        XCTAssertEqual(enabled.filter { $0 }.count, 1, "enabled once, by the final \"secret\"")
+        XCTAssertEqual(run.trace.values(of: "confirmSignal").last, "true")
+        XCTAssertEqual(run.trace.values(of: "confirmSignal").dropLast().filter { $0 == "true" }, [])
+    }
+
+    func testRegistrationConfirmationNeedsAValidPassword() {
+        let environment = VirtualEnvironment()
+        let screen = Guarded(RegistrationScreen())
+        let pipeline = RegistrationForm().build(in: environment, screen: screen)
+        defer { pipeline.dispose() }
+        environment.send("bob", to: "username")
+        environment.send("abc", to: "password")
+        environment.send("abc", to: "confirmation")
+        XCTAssertEqual(screen.value.confirmationBackground, .yellow, "equal but too short")
+        XCTAssertEqual(screen.value.usernameBackground, .yellow)
+        environment.send("bobby", to: "username")
+        environment.send("abcdef", to: "password")
+        XCTAssertEqual(screen.value.confirmationBackground, .yellow, "valid but different")
+        environment.send("abcdef", to: "confirmation")
+        XCTAssertEqual(screen.value.confirmationBackground, .white)
+        XCTAssertEqual(screen.value.signUpEnabled.last, true)
+    }
+
+    // MARK: FunctionalReactivePixels
+
+    func testPixelsImportsOnceForBothConsumersAndReloadsTheGallery() throws {
+        let scenario = FunctionalReactivePixels()
+        let screen = Guarded(PixelsScreen())
+        let run = try runVirtually(scenario) { scenario.build(in: $0, screen: screen) }
+        let calls = run.environment.calls
+        XCTAssertEqual(calls.filter { $0 == "importPhotos" }.count, 1, "publish + autoconnect: one request")
+        XCTAssertEqual(calls.filter { $0 == "thumbnail" }.count, FunctionalReactivePixels.pageSize)
+        XCTAssertEqual(screen.value.title, "Popular (9)")
+        XCTAssertEqual(screen.value.photoCount, 9)
+        XCTAssertEqual(screen.value.reloads, 1)
+    }
+
+    func testPixelsReusedCellsShowThePhotosFurtherOn() throws {
+        let scenario = FunctionalReactivePixels()
+        let screen = Guarded(PixelsScreen())
+        _ = try runVirtually(scenario) { scenario.build(in: $0, screen: screen) }
+        XCTAssertEqual(screen.value.cellPhotos, [0: 7, 1: 8, 2: 9, 3: 4, 4: 5, 5: 6])
+        let shown = screen.value.cellImages.keys.sorted().map { screen.value.cellImages[$0]?.url ?? "" }
+        XCTAssertEqual(shown, [7, 8, 9, 4, 5, 6].map { "https://500px.example/t/\($0).jpg" },
+                       "a reused cell drops the old photo's binding (take(until:)) and shows the new one")
+    }
+
+    func testPixelsSelectionFetchesDetailsAndTheFullSizeImage() throws {
+        let scenario = FunctionalReactivePixels()
+        let screen = Guarded(PixelsScreen())
+        let run = try runVirtually(scenario) { scenario.build(in: $0, screen: screen) }
+        XCTAssertEqual(screen.value.fullSizeDetails?.id, 8)
+        XCTAssertEqual(screen.value.fullSizeImage?.url, "https://500px.example/f/8.jpg")
+        XCTAssertFalse(screen.value.loading)
+        XCTAssertEqual(run.environment.calls.filter { $0 == "photoDetails" || $0 == "fullSizeImage" },
+                       ["photoDetails", "fullSizeImage"])
+    }
+
+    func testPixelsImportFailureIsCaughtToAnEmptyGallery() throws {
+        let scenario = FunctionalReactivePixels(importFails: true)
+        let screen = Guarded(PixelsScreen())
+        _ = try runVirtually(scenario) { scenario.build(in: $0, screen: screen) }
+        XCTAssertEqual(screen.value.photoCount, 0)
+        XCTAssertEqual(screen.value.reloads, 0, "completion reloads; a caught failure does not")
+        XCTAssertEqual(screen.value.title, "")
+        XCTAssertEqual(screen.value.cellPhotos, [:])
+    }
+
+    // MARK: Swift search
+
+    func testSwiftSearchThrottlesTheValidTextAndDisplaysItsResults() throws {
+        let scenario = SwiftSearch()
+        let screen = Guarded(SwiftSearchScreen())
+        let run = try runVirtually(scenario) { scenario.build(in: $0, screen: screen) }
+        // First valid text at once, the latest at the end of the 0.5 s window, for each burst.
+        XCTAssertEqual(screen.value.displayedQueries, ["react", "reactive", "reactive ", "reactive swift"])
+        XCTAssertEqual(screen.value.rows, (1...14).map { "somebody \($0)" })
+        XCTAssertEqual(run.trace.values(of: "validSearchString").first, "react")
+        XCTAssertEqual(run.trace.values(of: "results"), ["5 results", "8 results", "9 results", "14 results"])
+    }
+
+    // MARK: Across seeds
+
+    /// The scripts keep their races far from their outcomes, so every seed gives the
+    /// tutorial's outputs, not only the default one.
+    func testEverySeedGivesTheSameOutcome() throws {
+        for seed in UInt64(1)...12 {
+            let twitter = TwitterInstant(seed: seed, failureRate: 0)
+            let twitterScreen = Guarded(TwitterInstantScreen())
+            _ = try runVirtually(twitter) { twitter.build(in: $0, screen: twitterScreen) }
+            XCTAssertEqual(twitterScreen.value.displayedQueries, ["magic!"], "seed \(seed)")
+            XCTAssertEqual(twitterScreen.value.avatars.keys.sorted(), [0, 1], "seed \(seed)")
+
+            let search = SwiftSearch(seed: seed)
+            let searchScreen = Guarded(SwiftSearchScreen())
+            _ = try runVirtually(search) { search.build(in: $0, screen: searchScreen) }
+            XCTAssertEqual(searchScreen.value.displayedQueries, ["react", "reactive", "reactive ", "reactive swift"],
+                           "seed \(seed)")
+
+            let signIn = SignIn(seed: seed)
+            let signInScreen = Guarded(SignInScreen())
+            _ = try runVirtually(signIn) { signIn.build(in: $0, screen: signInScreen) }
+            XCTAssertEqual(signInScreen.value.results, [false, true], "seed \(seed)")
+
+            let pixels = FunctionalReactivePixels(seed: seed)
+            let pixelsScreen = Guarded(PixelsScreen())
+            _ = try runVirtually(pixels) { pixels.build(in: $0, screen: pixelsScreen) }
+            XCTAssertEqual(pixelsScreen.value.fullSizeDetails?.id, 8, "seed \(seed)")
+            XCTAssertEqual(pixelsScreen.value.cellImages.count, 6, "seed \(seed)")
+        }
+    }
+}
