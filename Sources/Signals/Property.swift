@@ -67,8 +67,12 @@ public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvid
         }
     }
 
+    /// The changes made from now on; completes when the property is released.
     public var signal: Signal<Value, Never> { box.signal }
 
+    /// The current value, then every change; completes when the property is released (at
+    /// once, after the last value, for a start made after that). Each start is a
+    /// subscription of a `producer` node fed by the property's node.
     public var producer: SignalProducer<Value, Never> {
         let box = self.box
         return SignalProducer(node: producerNode) { observer, lifetime in
@@ -194,8 +198,11 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {
         self.init(initial: initial, then: SignalProducer(values, file: file, line: line), file: file, line: line)
     }
 
+    /// The current value.
     public var value: Value { getter() }
+    /// The current value, then every change.
     public var producer: SignalProducer<Value, Never> { makeProducer() }
+    /// The changes from now on.
     public var signal: Signal<Value, Never> { makeSignal() }
 
     fileprivate static func derived(getter: @escaping () -> Value, producer: @escaping () -> SignalProducer<Value, Never>,
@@ -297,6 +304,7 @@ public struct BindingTarget<Value>: BindingTargetProvider {
         }
     }
 
+    /// The target itself.
     public var bindingTarget: BindingTarget<Value> { self }
 }
 
@@ -317,6 +325,9 @@ public func <~ <Target: BindingTargetProvider, Source: BindingSource>(target: Ta
 where Source.Value == Target.Value {
     let target = target.bindingTarget
     guard !target.lifetime.hasEnded else { return nil }
+    // Holds the link from the target's lifetime to this binding; emptied when the source
+    // ends, so a long-lived target does not keep every finished source's stream alive.
+    let link = SerialDisposable()
     let binding = source.producer.startWithSignal { signal, interrupter -> Disposable in
         if let probe = Instrumentation.probe {
             let sink = Node.make(.sink, "<~", upstream: [.init(node: signal.node, role: .data)],
@@ -324,10 +335,14 @@ where Source.Value == Target.Value {
             probe.didSubscribe(sink, subscription: Instrumentation.newSubscription(), parent: signal.subscription)
         }
         signal.observeInternally { event in
-            if case let .value(value) = event { target.action(value) }
+            if case let .value(value) = event {
+                target.action(value)
+            } else {
+                link.dispose()
+            }
         }
         return interrupter
     }
-    target.lifetime += binding
+    link.inner = target.lifetime.observeEnded { binding.dispose() }
     return binding
 }

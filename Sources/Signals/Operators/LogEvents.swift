@@ -2,7 +2,14 @@
 
 /// The kinds of occurrence `logEvents` can report.
 public enum LoggingEvent: String, CaseIterable, Sendable {
-    case starting, started, value, failed, completed, interrupted, terminated, disposed
+    /// A producer start is about to begin its work; then it has begun.
+    case starting, started
+    /// An event of that kind passed.
+    case value, failed, completed, interrupted
+    /// A terminal event passed (after `failed`, `completed` or `interrupted`).
+    case terminated
+    /// The stream ended and released its resources.
+    case disposed
 
     /// Everything a `Signal` can report (a signal has no start).
     public static let allSignalEvents: Set<LoggingEvent> = [.value, .failed, .completed, .interrupted, .terminated, .disposed]

@@ -9,6 +9,7 @@ public protocol EventProtocol {
 }
 
 extension Event: EventProtocol {
+    /// The event itself.
     public var event: Event<Value, Error> { self }
 }
 
