@@ -30,4 +30,14 @@ final class LogEventsTests: XCTestCase {
         XCTAssertEqual(events, ["failed boom"])
         XCTAssertEqual(logged.node.name, "logEvents")
     }
+
+    func testInterruptionIsLogged() {
+        var events: [String] = []
+        let disposable = SignalProducer<Int, Never>.never
+            .logEvents(events: [.interrupted, .terminated, .disposed]) { _, event, _, _ in events.append(event) }
+            .start()
+        XCTAssertEqual(events, [])
+        disposable.dispose()
+        XCTAssertEqual(events, ["interrupted", "terminated", "disposed"])
+    }
 }

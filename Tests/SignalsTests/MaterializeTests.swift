@@ -36,4 +36,13 @@ final class MaterializeTests: XCTestCase {
             .start { events.append("\($0)") }
         XCTAssertEqual(events, ["VALUE 1", "FAILED x"])
     }
+
+    func testDisposingAMaterializedProducerSendsTheInterruptionAsAValueFirst() {
+        let scheduler = TestScheduler()
+        let collector = Collector<String, Never>(scheduler)
+        let disposable = scheduler.cold("-a--b|").materialize().map(letter).start(collector.observer)
+        scheduler.schedule(atNanoseconds: 2 * MarbleLine.frame) { disposable.dispose() }
+        scheduler.run()
+        XCTAssertEqual(collector.marbles, "-a(I!)")
+    }
 }

@@ -39,4 +39,16 @@ final class PrefixTests: XCTestCase {
         XCTAssertEqual(producer.node.name, "prefix")
         XCTAssertEqual(producer.node.parameters, "value: 1")
     }
+
+    func testDisposingAfterThePrefixInterruptsTheUpstream() {
+        let scheduler = TestScheduler()
+        let collector = Collector<String, TestError>(scheduler)
+        var upstreamEnded = false
+        let disposable = scheduler.cold("---a|").on(disposed: { upstreamEnded = true })
+            .prefix(value: "z").start(collector.observer)
+        scheduler.schedule(atNanoseconds: 2 * MarbleLine.frame) { disposable.dispose() }
+        scheduler.run()
+        XCTAssertEqual(collector.marbles, "z-!")
+        XCTAssertTrue(upstreamEnded)
+    }
 }

@@ -63,4 +63,16 @@ final class PublishTests: XCTestCase {
         XCTAssertEqual(shared.node.name, "autoconnect")
         XCTAssertEqual(shared.node.upstream.first?.node, connection.signal.node)
     }
+
+    func testAFailureReachesEveryConsumer() {
+        let scheduler = TestScheduler()
+        let shared = scheduler.cold("-a-#").publish().autoconnect()
+        let first = Collector<String, TestError>(scheduler)
+        let second = Collector<String, TestError>(scheduler)
+        shared.start(first.observer)
+        shared.start(second.observer)
+        scheduler.run()
+        XCTAssertEqual(first.marbles, "-a-#")
+        XCTAssertEqual(second.marbles, "-a-#")
+    }
 }
