@@ -15,15 +15,15 @@ struct PlayCommand: ParsableCommand {
         operators; every operator runs the Signals implementation on a virtual-time scheduler.
 
           # comment
-          frame 1ms                          # one frame's duration (1ms when absent)
-          hot  e1 = --a--^--b----c--|        # '^' is frame 0 of a hot stream
-          cold e2 = --x--y|                  # a cold stream starts on each subscription
+          frame 1ms                     # one frame's duration (1ms when absent)
+          hot  e1 = --a--^--b----c--|   # '^' is frame 0 of a hot stream
+          cold e2 = --x--y|             # cold: runs anew for each subscriber
           values e1 = {"a": 1, "b": 2, "c": 3}
-          error  e1 = "boom"                 # the value of '#' ("error" when absent)
+          error  e1 = "boom"            # the value of '#' ("error" when absent)
           out  = e1.map(x => x * 10).filter(x => x > 10)
           pair = combineLatest(e1, e2, (a, b) => a + b)
           sw   = e1.switchMap(v => e2.map(i => i + v))
-          unsubscribe out = -------!         # when 'out' is unsubscribed
+          unsubscribe out = -------!    # when 'out' is unsubscribed
 
         Marbles: '-' one frame, other characters are values, '|' complete, '#' error, \
         '(ab)' same frame, '10ms ' time progression; in a marble line a comment starts at \
@@ -43,8 +43,9 @@ struct PlayCommand: ParsableCommand {
         throwError, merge, concat, combineLatest, zip. Swift names (Signals semantics): \
         throttle, debounce, flatMap(latest|merge|concat|race|throttle, f), skipRepeats, \
         take(first:|until:), skip(first:), observe(on: "name"), withLatest(from:), \
-        flatMapError, then, collect. Errors of triggers and samplers (takeUntil, sample, \
-        withLatestFrom) are not forwarded: Signals triggers cannot fail.
+        flatMapError, then, collect. The error of withLatestFrom's other stream (and of \
+        the triggers of the Swift take(until:) and withLatest(from:)) is not forwarded: \
+        those Signals operators take inputs that cannot fail.
 
         Output: an aligned marble diagram (inputs with a line per subscription, then the \
         derived streams, then a legend). Errors in the spec are reported as \

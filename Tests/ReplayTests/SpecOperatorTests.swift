@@ -226,3 +226,11 @@ final class SpecOperatorEdgeTests: XCTestCase {
         XCTAssertEqual(try line("a.sampleTime(2)", unsubscribe: "---!"), "--a")
     }
 }
+
+final class SpecNotifierErrorTests: XCTestCase {
+    func testTakeUntilAndSampleFailWithTheirNotifier() throws {
+        let spec = "hot a = -a-b-c-|\nhot n = ---#\nerror n = \"n\"\n"
+        XCTAssertEqual(events(try play(spec + "out = a.takeUntil(n)"), "out"), [#"1:"a""#, #"3:"b""#, #"3:#"n""#])
+        XCTAssertEqual(events(try play(spec + "out = a.sample(n)"), "out"), [#"3:#"n""#])
+    }
+}

@@ -132,3 +132,26 @@ final class DebounceFlushingTests: XCTestCase {
         XCTAssertFalse(state.complete().complete)
     }
 }
+
+/// take(untilValueFrom:) (RxJS takeUntil) and sampleLatest(on:) with a trigger that can fail.
+final class RxTriggerTests: XCTestCase {
+    func testTakeUntilValueCompletesAtTheTriggersFirstValue() {
+        expectMarbles("-a-b|") { $0.cold("-a-b-c-|").take(untilValueFrom: $0.cold("----x-y")) }
+    }
+
+    func testTakeUntilValueIgnoresTheTriggersCompletion() {
+        expectMarbles("-a-b-c-|") { $0.cold("-a-b-c-|").take(untilValueFrom: $0.cold("--|")) }
+    }
+
+    func testTakeUntilValueFailsWithTheTrigger() {
+        expectMarbles("-a-#") { $0.cold("-a-b-c-|").take(untilValueFrom: $0.cold("---#")) }
+    }
+
+    func testTakeUntilValueStartsTheTriggerFirst() {
+        expectMarbles("|") { $0.cold("a|").take(untilValueFrom: SignalProducer<String, TestError>(value: "now")) }
+    }
+
+    func testSampleLatestFailsWithAFailingTrigger() {
+        expectMarbles("--b#") { $0.cold("a-b--|").sampleLatest(on: $0.cold("--x#")) }
+    }
+}

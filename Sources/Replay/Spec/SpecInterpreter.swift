@@ -198,14 +198,13 @@ final class SpecInterpreter {
                 let call = SpecCall(name: name, location: memberLocation, receiver: stream.producer,
                                     arguments: evaluated, interpreter: self)
                 return try method(call)
-            case let .string(text):
+            case let .string(text) where ["toUpperCase", "toLowerCase", "trim"].contains(name):
                 try SpecCall(name: name, location: memberLocation, receiver: nil, arguments: evaluated, interpreter: self)
                     .expectArguments(0)
                 switch name {
                 case "toUpperCase": return .string(text.uppercased())
                 case "toLowerCase": return .string(text.lowercased())
-                case "trim": return .string(text.trimmingCharacters(in: .whitespaces))
-                default: break
+                default: return .string(text.trimmingCharacters(in: .whitespaces))
                 }
             default: break
             }

@@ -9,8 +9,8 @@ typealias SpecSignal = Signal<SpecValue, SpecFailure>
 extension SpecOperators {
     static let file = SpecCall.file
 
-    /// A stream that cannot fail, for Signals parameters that must not (triggers, samplers,
-    /// `withLatest(from:)`): its error is dropped, because Signals triggers cannot carry one.
+    /// A stream that cannot fail, for Signals parameters that must not (`take(until:)`,
+    /// `withLatest(from:)`): its error is dropped, because those cannot carry one.
     static func unfailing(_ producer: SpecProducer) -> SignalProducer<SpecValue, Never> {
         producer.flatMapError(file: file, line: 0) { _ in SignalProducer<SpecValue, Never>.empty }
     }
@@ -148,7 +148,7 @@ extension SpecOperators {
         },
         "sample": { call in
             try call.expectArguments(1)
-            return stream(call.stream.sampleLatest(on: unfailing(try call.stream(0)), file: file, line: call.line))
+            return stream(call.stream.sampleLatest(on: try call.stream(0), file: file, line: call.line))
         },
         "delay": { call in
             try call.expectArguments(1)
@@ -201,11 +201,7 @@ extension SpecOperators {
         },
         "takeUntil": { call in
             try call.expectArguments(1)
-            // RxJS stops on the notifier's first value only, not on its completion: the
-            // notifier is concatenated with `never` so its end does not trigger `take(until:)`.
-            let notifier = SignalProducer<SignalProducer<SpecValue, Never>, Never>([unfailing(try call.stream(0)), .never])
-                .flatten(.concat, file: file, line: call.line)
-            return stream(call.stream.take(until: notifier, file: file, line: call.line))
+            return stream(call.stream.take(untilValueFrom: try call.stream(0), file: file, line: call.line))
         },
         "catchError": { call in
             try call.expectArguments(1)

@@ -63,7 +63,7 @@ public struct SpecResult {
 extension SpecDocument {
     /// The most scheduled actions a run may take; a periodic timer over a stream that never
     /// ends would otherwise run forever.
-    public static let actionLimit = 1_000_000
+    public static let actionLimit = 200_000
 
     /// Runs the spec on a virtual-time scheduler with the real Signals operators: hot inputs
     /// send at their times, cold inputs on each subscription, every derived stream is

@@ -25,6 +25,11 @@ final class SampleLatestState<Value, Error: Swift.Error>: @unchecked Sendable {
         }
     }
 
+    /// The trigger failed: the result fails with it.
+    func triggerFailed(_ error: Error) {
+        source(.failed(error))
+    }
+
     func trigger() {
         lock.withLock {
             guard !terminated, let value = latest else { return }
@@ -47,15 +52,27 @@ extension Signal {
     public func sampleLatest<T>(on trigger: Signal<T, Never>, file: StaticString = #fileID, line: UInt = #line)
         -> Signal<Value, Error> {
         sampleLatest(on: trigger, node: .operator("sampleLatest(on:)", (node, .data), (trigger.node, .sampler),
-                                                  file: file, line: line))
+                                                  file: file, line: line), failure: { never in switch never {} })
     }
 
-    func sampleLatest<T>(on trigger: Signal<T, Never>, node: Node) -> Signal<Value, Error> {
+    /// As `sampleLatest(on:)` with a trigger that can fail: its failure fails the result, as
+    /// a notifier's error does in RxJS.
+    public func sampleLatest<T>(on trigger: Signal<T, Error>, file: StaticString = #fileID, line: UInt = #line)
+        -> Signal<Value, Error> {
+        sampleLatest(on: trigger, node: .operator("sampleLatest(on:)", (node, .data), (trigger.node, .sampler),
+                                                  file: file, line: line), failure: { $0 })
+    }
+
+    func sampleLatest<T, E>(on trigger: Signal<T, E>, node: Node, failure: @escaping (E) -> Error) -> Signal<Value, Error> {
         Signal.combining(node) { observer, lifetime in
             let state = SampleLatestState(output: observer)
             lifetime += self.observeInternally(state.source)
             lifetime += trigger.observeInternally { event in
-                if case .value = event { state.trigger() }
+                switch event {
+                case .value: state.trigger()
+                case let .failed(error): state.triggerFailed(failure(error))
+                case .completed, .interrupted: break
+                }
             }
         }
     }
@@ -67,6 +84,13 @@ extension SignalProducer {
     public func sampleLatest<T>(on trigger: SignalProducer<T, Never>, file: StaticString = #fileID, line: UInt = #line)
         -> SignalProducer<Value, Error> {
         let node = Node.operator("sampleLatest(on:)", (self.node, .data), (trigger.node, .sampler), file: file, line: line)
-        return lift(node, trigger) { $0.sampleLatest(on: $1, node: node) }
+        return lift(node, trigger) { $0.sampleLatest(on: $1, node: node, failure: { never in switch never {} }) }
+    }
+
+    /// As `sampleLatest(on:)` with a trigger that can fail: its failure fails the result.
+    public func sampleLatest<T>(on trigger: SignalProducer<T, Error>, file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer<Value, Error> {
+        let node = Node.operator("sampleLatest(on:)", (self.node, .data), (trigger.node, .sampler), file: file, line: line)
+        return lift(node, trigger) { $0.sampleLatest(on: $1, node: node, failure: { $0 }) }
     }
 }
