@@ -30,7 +30,7 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]
         ),
-        .target(name: "Diagrams", dependencies: ["CGraphviz", "CCairo"]),
+        .target(name: "Diagrams", dependencies: ["TraceLog", "CGraphviz", "CCairo"]),
         .target(name: "Replay", dependencies: ["Signals", "TraceLog"]),
         .target(name: "MarblesTesting", dependencies: ["Signals", "Replay"]),
         .executableTarget(
@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Signals"]),
         .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog"]),
-        .testTarget(name: "DiagramsTests", dependencies: ["Diagrams"]),
+        .testTarget(name: "DiagramsTests", dependencies: ["Diagrams", "TraceLog", "Signals"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "Signals", "MarblesTesting", "TraceLog"]),
     ],
     swiftLanguageModes: [.v5]

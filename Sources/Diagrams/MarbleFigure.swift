@@ -74,15 +74,22 @@ public struct MarbleFigure: Sendable, Equatable {
         public var parameters: String
         /// Shown on hover: the call site.
         public var detail: String?
+        /// The stream the operator reads, when it is not the lane just above the box.
+        public var input: String?
 
-        public init(name: String, parameters: String = "", detail: String? = nil) {
+        public init(name: String, parameters: String = "", detail: String? = nil, input: String? = nil) {
             self.name = name
             self.parameters = parameters
             self.detail = detail
+            self.input = input
         }
 
-        /// `throttle(0.5s)`, `observe(on: main)`, or the bare name without parameters.
-        public var text: String { OperatorText.format(name: name, parameters: parameters) }
+        /// `throttle(0.5s)`, `observe(on: main)`, or the bare name without parameters; with
+        /// `← input` when the input is not the lane above.
+        public var text: String {
+            let call = OperatorText.format(name: name, parameters: parameters)
+            return input.map { "\(call)  \u{2190} \($0)" } ?? call
+        }
     }
 
     /// The figure top to bottom.

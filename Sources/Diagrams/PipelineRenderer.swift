@@ -181,7 +181,7 @@ public enum PipelineRenderer {
             }
             return node
         }
-        for edge in graph.edges {
+        for edge in graph.edges where edge.style != .error {
             guard let from = index[edge.from], let to = index[edge.to],
                   let group = graph.nodes[from].group, graph.nodes[to].group == group else { continue }
             let (a, b) = (root(from), root(to))

@@ -1,0 +1,231 @@
+import Signals
+import TraceLog
+
+/// What a marble diagram of a trace shows.
+public struct MarbleOptions: Sendable, Equatable {
+    /// Which nodes get lanes.
+    public enum Selection: Sendable, Equatable {
+        /// The nodes on a path from a source to a sink (every node when nothing is observed).
+        case paths
+        /// Every node but sinks (a sink's lane would repeat the lane it observes).
+        case all
+        /// These nodes, each named by label, name or id (`3` or `#3`).
+        case nodes([String])
+    }
+
+    public var selection: Selection
+    /// Draw an arrow from each marble to the marbles it caused.
+    public var causes: Bool
+    public var title: String?
+
+    public init(selection: Selection = .paths, causes: Bool = false, title: String? = nil) {
+        self.selection = selection
+        self.causes = causes
+        self.title = title
+    }
+}
+
+extension MarbleFigure {
+    /// The marble diagram of a trace: a lane per subscription of each chosen node in
+    /// pipeline order (node ids are in first-appearance order, upstream first), the node's
+    /// operator in a box above its lane, inner streams of higher-order operators as short
+    /// lanes under the operator's box, starting where they were subscribed; marbles coloured
+    /// by the thread that delivered them.
+    ///
+    /// - Throws: `DiagramError.invalidRequest` when a chosen node is not in the trace or
+    ///   nothing is left to draw.
+    public init(trace: Trace, options: MarbleOptions = MarbleOptions()) throws {
+        let builder = TraceMarbleBuilder(trace: trace, options: options)
+        self = try builder.figure()
+    }
+}
+
+private struct TraceMarbleBuilder {
+    let trace: Trace
+    let options: MarbleOptions
+    var disposals: [UInt64: Int64] = [:]
+    var subscriptionsByNode: [UInt64: [SubscriptionRecord]] = [:]
+    var eventsBySubscription: [UInt64: [EventRecord]] = [:]
+    var innerOf: [UInt64: Set<UInt64>] = [:]
+
+    init(trace: Trace, options: MarbleOptions) {
+        self.trace = trace
+        self.options = options
+        for disposal in trace.disposals where disposals[disposal.subscription] == nil {
+            disposals[disposal.subscription] = disposal.time
+        }
+        for subscription in trace.subscriptions {
+            subscriptionsByNode[subscription.node, default: []].append(subscription)
+        }
+        for event in trace.events {
+            eventsBySubscription[event.subscription, default: []].append(event)
+        }
+        for edge in trace.innerEdges {
+            innerOf[edge.outer, default: []].insert(edge.inner)
+        }
+    }
+
+    /// A node whose every subscription was started by a higher-order operator.
+    func isInnerOnly(_ node: NodeRecord) -> Bool {
+        guard node.kind != "sink", let subscriptions = subscriptionsByNode[node.id], !subscriptions.isEmpty else { return false }
+        return subscriptions.allSatisfy { $0.parent != 0 }
+    }
+
+    func chosenNodes() throws -> [NodeRecord] {
+        let candidates = trace.nodes.filter { $0.kind != "sink" && subscriptionsByNode[$0.id] != nil }
+        switch options.selection {
+        case .all:
+            return candidates.filter { !isInnerOnly($0) }
+        case .paths:
+            let main = candidates.filter { !isInnerOnly($0) }
+            var reaches: Set<UInt64> = []
+            for node in trace.nodes.reversed() {
+                let downstream = trace.nodes.filter { $0.upstream.contains { $0.node == node.id } }
+                if node.kind == "sink" || downstream.contains(where: { reaches.contains($0.id) }) {
+                    reaches.insert(node.id)
+                }
+            }
+            let onPaths = main.filter { reaches.contains($0.id) }
+            return onPaths.isEmpty ? main : onPaths
+        case let .nodes(names):
+            var chosen: [UInt64] = []
+            for name in names {
+                guard let node = resolve(name) else {
+                    let known = trace.nodes.map { "#\($0.id) \($0.displayName)" }.joined(separator: ", ")
+                    throw DiagramError.invalidRequest("no node \"\(TextSafety.singleLine(name))\" in the trace; its nodes are: \(known)")
+                }
+                if !chosen.contains(node.id) { chosen.append(node.id) }
+            }
+            return trace.nodes.filter { chosen.contains($0.id) }
+        }
+    }
+
+    func resolve(_ name: String) -> NodeRecord? {
+        let digits = name.hasPrefix("#") ? String(name.dropFirst()) : name
+        if let id = UInt64(digits), let node = trace.node(id) { return node }
+        return trace.nodes.first { $0.label == name } ?? trace.nodes.first { $0.name == name }
+    }
+
+    func figure() throws -> MarbleFigure {
+        let nodes = try chosenNodes()
+        guard !nodes.isEmpty else { throw DiagramError.invalidRequest("the trace has no subscribed nodes to draw") }
+        let chosenIDs = Set(nodes.map(\.id))
+        var threads = ThreadIndex(trace: trace)
+        var rows: [MarbleFigure.Row] = []
+        var drawn: Set<UInt64> = []
+        let topLevel: [SubscriptionRecord] = nodes.flatMap { subscriptionsByNode[$0.id] ?? [] }.filter { $0.parent == 0 }
+        let firstEvent: Int64 = trace.events.first?.time ?? 0
+        let start: Int64 = topLevel.map(\.time).min() ?? firstEvent
+        var previous: UInt64?
+
+        for node in nodes {
+            let innerOnly = isInnerOnly(node)
+            if innerOnly, let outer = outerNode(of: node), chosenIDs.contains(outer) {
+                continue
+            }
+            if !node.upstream.isEmpty || innerOnly {
+                var op = MarbleFigure.Operator(name: node.name, parameters: node.parameters, detail: "\(node.file):\(node.line)")
+                if let first = node.upstream.first?.node, first != previous, let upstream = trace.node(first) {
+                    op.input = upstream.displayName
+                }
+                rows.append(.operator(op))
+            }
+            for inner in (innerOf[node.id] ?? []).sorted() where !innerOnly && (!options.isNodes || chosenIDs.contains(inner)) {
+                guard let innerNode = trace.node(inner) else { continue }
+                let parents = Set((subscriptionsByNode[node.id] ?? []).map(\.id))
+                for subscription in (subscriptionsByNode[inner] ?? []) where parents.contains(subscription.parent) {
+                    rows.append(.lane(lane(for: subscription, node: innerNode, title: innerNode.displayName,
+                                           inner: true, start: start, threads: &threads, drawn: &drawn)))
+                }
+            }
+            let subscriptions = (subscriptionsByNode[node.id] ?? []).filter { innerOnly || $0.parent == 0 || !isTopLevelNode(node) }
+            for (index, subscription) in subscriptions.enumerated() {
+                let title = subscriptions.count > 1 && !innerOnly ? "\(node.displayName) #\(index + 1)" : node.displayName
+                rows.append(.lane(lane(for: subscription, node: node, title: title, inner: innerOnly,
+                                       start: start, threads: &threads, drawn: &drawn)))
+            }
+            previous = node.id
+        }
+
+        var causes: [MarbleFigure.Cause] = []
+        if options.causes {
+            var seen: Set<String> = []
+            for event in trace.events where drawn.contains(event.sequence) {
+                for cause in event.causes {
+                    guard let from = nearestDrawn(cause, drawn: drawn), from != event.sequence,
+                          seen.insert("\(from) \(event.sequence)").inserted else { continue }
+                    causes.append(.init(from: from, to: event.sequence))
+                }
+            }
+        }
+        return MarbleFigure(title: options.title, rows: rows, threads: threads.names, causes: causes)
+    }
+
+    func isTopLevelNode(_ node: NodeRecord) -> Bool {
+        (subscriptionsByNode[node.id] ?? []).contains { $0.parent == 0 }
+    }
+
+    func outerNode(of node: NodeRecord) -> UInt64? {
+        trace.innerEdges.first { $0.inner == node.id }?.outer
+    }
+
+    /// The cause itself when it is drawn, else the nearest drawn event up its chain of
+    /// primary causes.
+    func nearestDrawn(_ sequence: UInt64, drawn: Set<UInt64>) -> UInt64? {
+        var current = sequence
+        for _ in 0..<256 {
+            if drawn.contains(current) { return current }
+            guard let next = trace.event(sequence: current)?.causes.first else { return nil }
+            current = next
+        }
+        return nil
+    }
+
+    func lane(for subscription: SubscriptionRecord, node: NodeRecord, title: String, inner: Bool, start: Int64,
+              threads: inout ThreadIndex, drawn: inout Set<UInt64>) -> MarbleFigure.Lane {
+        var lane = MarbleFigure.Lane(title: title, detail: "\(node.file):\(node.line)", isInner: inner)
+        if inner || subscription.time > start { lane.subscribed = subscription.time }
+        for event in eventsBySubscription[subscription.id] ?? [] {
+            switch event.kind {
+            case .value:
+                let text = event.text ?? ""
+                lane.marbles.append(.init(id: event.sequence, time: event.time, display: text,
+                                          full: text, thread: threads.index(event.thread)))
+                drawn.insert(event.sequence)
+            case .completed:
+                lane.end = .completed(at: event.time)
+            case .failed:
+                lane.end = .failed(at: event.time, message: event.text ?? "")
+            case .interrupted:
+                lane.end = .interrupted(at: event.time)
+            }
+        }
+        if lane.end == nil, let disposed = disposals[subscription.id] {
+            lane.end = .disposed(at: disposed)
+        }
+        return lane
+    }
+}
+
+/// Figure thread indices in order of first use, named by the trace's threads.
+private struct ThreadIndex {
+    let trace: Trace
+    var indices: [UInt64: Int] = [:]
+    var names: [String] = []
+
+    init(trace: Trace) { self.trace = trace }
+
+    mutating func index(_ thread: UInt64) -> Int {
+        if let index = indices[thread] { return index }
+        indices[thread] = names.count
+        names.append(trace.thread(thread)?.displayName ?? "thread \(thread)")
+        return names.count - 1
+    }
+}
+
+private extension MarbleOptions {
+    var isNodes: Bool {
+        if case .nodes = selection { return true }
+        return false
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Signals
+import TraceLog
+
+/// The failure of the pipelines recorded for these tests.
+struct SearchError: Swift.Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Pipelines recorded in virtual time, the traces the diagram tests draw.
+enum Pipelines {
+    /// TwitterInstant: text → filter → debounce (RAC2 throttle) → flatMap(.latest) search on a
+    /// background lane → observe(on: main) → observeValues. The user types "m" ... "magic!";
+    /// the search for a query containing "!" fails.
+    static func twitterInstant() throws -> Trace {
+        try Trace(bytes: twitterInstantBytes(), name: "twitter-instant")
+    }
+
+    /// The TwitterInstant trace's bytes.
+    static func twitterInstantBytes() -> [UInt8] {
+        let scheduler = TestScheduler()
+        let main = scheduler.lane("main")
+        let background = scheduler.lane("background")
+        return Recorder.record(virtual: scheduler) {
+            let (text, input) = Signal<String, SearchError>.pipe(named: "searchText")
+            text.filter { $0.count > 2 }
+                .debounce(0.5, on: main)
+                .flatMap(.latest) { query in
+                    SignalProducer<String, SearchError> { observer, _ in
+                        if query.contains("!") {
+                            observer.send(error: SearchError(description: "InvalidResponse"))
+                        } else {
+                            observer.send(value: "\(query.count) tweets")
+                            observer.sendCompleted()
+                        }
+                    }.delay(0.3, on: background)
+                }
+                .observe(on: main)
+                .observe { _ in }
+            let keys: [(Int64, String)] = [(100, "m"), (300, "ma"), (550, "mag"), (800, "magi"), (1500, "magic"), (2400, "magic!")]
+            for (ms, value) in keys {
+                _ = main.schedule(after: Date(timeIntervalSinceReferenceDate: Double(ms) / 1000)) { input.send(value: value) }
+            }
+            _ = scheduler.run()
+        }
+    }
+}
