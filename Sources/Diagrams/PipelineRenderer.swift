@@ -150,7 +150,7 @@ public enum PipelineRenderer {
         if let title {
             rows += "<TR><TD COLSPAN=\"6\"><FONT POINT-SIZE=\"14\">\(html(title))</FONT></TD></TR>"
         }
-        rows += "<TR><TD>latency per event</TD>"
+        rows += "<TR><TD>stage latency</TD>"
         for bucket in 0..<heatColours.count {
             let (low, high) = heat.range(bucket)
             let ink = bucket >= 3 ? " COLOR=\"white\"" : ""

@@ -134,7 +134,7 @@ private struct TraceMarbleBuilder {
                 guard let innerNode = trace.node(inner) else { continue }
                 let parents = Set((subscriptionsByNode[node.id] ?? []).map(\.id))
                 for subscription in (subscriptionsByNode[inner] ?? []) where parents.contains(subscription.parent) {
-                    rows.append(.lane(lane(for: subscription, node: innerNode, title: innerNode.displayName,
+                    rows.append(.lane(lane(for: subscription, node: innerNode, title: innerTitle(innerNode),
                                            inner: true, start: start, threads: &threads, drawn: &drawn)))
                 }
             }
@@ -147,6 +147,7 @@ private struct TraceMarbleBuilder {
             previous = node.id
         }
 
+        removeRepeatedLanes(&rows, drawn: &drawn)
         var causes: [MarbleFigure.Cause] = []
         if options.causes {
             var seen: Set<String> = []
@@ -159,6 +160,41 @@ private struct TraceMarbleBuilder {
             }
         }
         return MarbleFigure(title: options.title, rows: rows, threads: threads.names, causes: causes)
+    }
+
+    /// Drops a lane that a later lane repeats: same title, same marbles at the same times,
+    /// same end. A named source wrapped in a producer of the same name (how a spec's hot
+    /// input is built) would otherwise be drawn twice.
+    func removeRepeatedLanes(_ rows: inout [MarbleFigure.Row], drawn: inout Set<UInt64>) {
+        func key(_ lane: MarbleFigure.Lane) -> [String] {
+            [lane.title, String(lane.isInner), String(describing: lane.end)]
+                + lane.marbles.map { "\($0.time) \($0.thread) \($0.display)" }
+        }
+        var later: Set<[String]> = []
+        var kept: [MarbleFigure.Row] = []
+        for row in rows.reversed() {
+            if case let .lane(lane) = row {
+                guard later.insert(key(lane)).inserted else {
+                    for marble in lane.marbles { drawn.remove(marble.id) }
+                    continue
+                }
+            }
+            kept.append(row)
+        }
+        rows = kept.reversed()
+    }
+
+    /// An inner stream's title: its label, else where its chain starts and its last step,
+    /// `search → observe(on:)`.
+    func innerTitle(_ node: NodeRecord) -> String {
+        if let label = node.label { return label }
+        var root = node
+        var steps = 0
+        while let upstream = root.upstream.first.flatMap({ trace.node($0.node) }), steps < 1_000 {
+            root = upstream
+            steps += 1
+        }
+        return root.id == node.id ? node.name : "\(root.displayName) \u{2192} \(node.name)"
     }
 
     func isTopLevelNode(_ node: NodeRecord) -> Bool {

@@ -80,7 +80,9 @@ extension SpecDocument {
         var hotInputs: [(Signal<SpecValue, SpecFailure>.Observer, Input)] = []
         for input in inputs {
             if input.hot {
-                let (signal, sink) = Signal<SpecValue, SpecFailure>.pipe(named: input.name)
+                // One pipe node per input (nodes are interned by call site): with a shared node
+                // every input's label would overwrite the last in a recorded trace.
+                let (signal, sink) = Signal<SpecValue, SpecFailure>.pipe(named: input.name, line: UInt(input.location.line))
                 hotInputs.append((sink, input))
                 let ended = input.events.first { event in
                     if case .value = event.kind { return false }

@@ -45,3 +45,33 @@ enum Pipelines {
         }
     }
 }
+
+extension Pipelines {
+    /// `numbers → map → observed`, and `numbers → filter` that nobody observes.
+    static func branches() throws -> Trace {
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (numbers, input) = Signal<Int, Never>.pipe(named: "numbers")
+            numbers.map { $0 * 2 }.observeValues { _ in }
+            _ = numbers.filter { $0 > 1 }
+            for value in 1...3 {
+                scheduler.schedule(atNanoseconds: Int64(value) * 1_000_000) { input.send(value: value) }
+            }
+            _ = scheduler.run()
+        }
+        return try Trace(bytes: bytes, name: "branches")
+    }
+
+    /// A pipe labelled `text` sending `text` and then failing with it, through `map`.
+    static func hostile(_ text: String) throws -> Trace {
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (source, input) = Signal<String, SearchError>.pipe(named: text)
+            source.map { $0 + text }.named(text).observe { _ in }
+            scheduler.schedule(atNanoseconds: 1_000_000) { input.send(value: text) }
+            scheduler.schedule(atNanoseconds: 2_000_000) { input.send(error: SearchError(description: text)) }
+            _ = scheduler.run()
+        }
+        return try Trace(bytes: bytes, name: "hostile")
+    }
+}

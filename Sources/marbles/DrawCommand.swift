@@ -1,0 +1,180 @@
+import ArgumentParser
+import Diagrams
+import Foundation
+import Replay
+import Signals
+import TraceLog
+
+/// `marbles draw TRACE|SPEC --marble|--pipeline -o FILE`: figures from a trace or a spec.
+struct DrawCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "draw",
+        abstract: "Draw a marble diagram or a pipeline diagram of a trace or a .marbles spec.",
+        discussion: """
+        The input is a trace (JSON Lines, see traces/FORMAT.md) or a .marbles spec (the \
+        language of 'marbles play'), recognised by its .marbles extension; a spec is run with \
+        the real operators in virtual time and its trace drawn.
+
+        --marble (the default) draws a time line per stream in pipeline order, the operator \
+        in a box between a stream and the stream it produces; marbles show values (the full \
+        value on hover in SVG) and are coloured by the thread that delivered them; '|' \
+        completed, a red cross failed, a double bar interrupted, a dashed tick disposed, '^' \
+        subscribed. Inner streams of flatMap and friends are short lanes under their \
+        operator, starting where they were subscribed. Long idle gaps are cut (marked on the \
+        axis with the time cut); marbles closer than their width are drawn as one with a \
+        count.
+
+        --pipeline draws the operators as a graph laid out by Graphviz: sources as ellipses, \
+        sinks as double boxes, edges labelled with the values that crossed them, inner \
+        streams dashed, failures as dashed red edges from where they began to the sink that \
+        received them, and boxes around the nodes that deliver on one thread. --heat colours \
+        nodes by their p95 stage latency (as 'marbles stats' computes it).
+
+        The output format comes from the file's extension: .svg, .png, .pdf, or .txt (marble \
+        lines, --marble only). Without -o, marble lines go to standard output. SVG and text \
+        are byte-identical for the same input and options.
+
+        Exit status: 0 on success, 2 when the input is missing or malformed (the message \
+        names file, line and column), a --nodes name is unknown, or the output cannot be \
+        written.
+
+        Examples:
+          marbles draw traces/twitter-instant.trace --marble -o diagrams/twitter-instant.svg
+          marbles draw traces/twitter-instant.trace --pipeline --heat -o pipeline.png
+          marbles draw traces/search.trace --nodes searchText,throttle,flatMap --causes
+          marbles draw examples/switch.marbles -o switch.pdf
+        """
+    )
+
+    enum Kind: String, EnumerableFlag {
+        case marble, pipeline
+
+        static func help(for value: Kind) -> ArgumentHelp? {
+            switch value {
+            case .marble: return "Draw a marble diagram: a time line per stream (the default)."
+            case .pipeline: return "Draw the pipeline: operators and the data flow between them."
+            }
+        }
+    }
+
+    @Argument(help: "The trace file, or a .marbles spec to run and draw.")
+    var input: String
+
+    @Flag(help: "What to draw.")
+    var kind: Kind = .marble
+
+    @Option(name: .shortAndLong, help: "The file to write: .svg, .png, .pdf, or .txt (marble lines). Standard output (marble lines) when absent.")
+    var output: String?
+
+    @Option(help: "Comma-separated nodes to draw lanes for, each by label, operator name or id (3 or #3). Default: the nodes on a path from a source to a sink.")
+    var nodes: String?
+
+    @Flag(help: "Draw a lane for every node except sinks, not only those on a source-to-sink path.")
+    var all = false
+
+    @Flag(help: "Draw an arrow from each marble to the marbles it caused (marble diagrams).")
+    var causes = false
+
+    @Flag(help: "Colour pipeline nodes by p95 stage latency, with a legend (pipeline diagrams).")
+    var heat = false
+
+    @Option(help: "A title above the figure. Default: the input's file name.")
+    var title: String?
+
+    @Option(help: "The widest a marble diagram may be, in pixels (at least 400).")
+    var width: Double = MarbleRenderer.defaultMaxWidth
+
+    func validate() throws {
+        if nodes != nil && all { throw ValidationError("--nodes and --all choose lanes in two ways; give one.") }
+        if width < 400 { throw ValidationError("--width must be at least 400 pixels.") }
+    }
+
+    func run() throws {
+        let format = try outputFormat()
+        let name = (input as NSString).lastPathComponent
+        let figureTitle = title ?? name
+        let data: Data
+        do {
+            let (trace, bytes) = try load()
+            switch kind {
+            case .marble:
+                let selection: MarbleOptions.Selection
+                if let nodes {
+                    selection = .nodes(nodes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                } else {
+                    selection = all ? .all : .paths
+                }
+                let figure = try MarbleFigure(trace: trace, options: MarbleOptions(selection: selection, causes: causes, title: figureTitle))
+                data = try MarbleRenderer.render(figure, format: MarbleFormat(rawValue: format) ?? .txt, maxWidth: width)
+            case .pipeline:
+                var latencies: [UInt64: Int64]?
+                if heat {
+                    let stats = try TraceStats.compute(TraceReader(bytes: bytes, name: name))
+                    latencies = [:]
+                    for node in stats.nodes {
+                        if let latency = node.stageLatency { latencies?[node.node.id] = latency.p95 }
+                    }
+                }
+                let graph = PipelineGraph(trace: trace, title: figureTitle, latencies: latencies)
+                data = try PipelineRenderer.render(graph, format: PipelineFormat(rawValue: format) ?? .svg)
+            }
+        } catch let error as TraceError {
+            throw fail(error.description)
+        } catch let error as SpecError {
+            throw fail(error.description)
+        } catch let error as DiagramError {
+            throw fail("marbles draw: error: \(error)")
+        }
+        guard let output else {
+            FileHandle.standardOutput.write(data)
+            return
+        }
+        do {
+            try data.write(to: URL(fileURLWithPath: output))
+        } catch {
+            throw fail("\(output): error: cannot write the figure: \(error.localizedDescription)")
+        }
+    }
+
+    /// The output format's name, from the file extension.
+    private func outputFormat() throws -> String {
+        guard let output else {
+            guard kind == .marble else { throw fail("marbles draw: error: a pipeline diagram needs -o FILE.svg, .png or .pdf") }
+            return "txt"
+        }
+        let ext = (output as NSString).pathExtension.lowercased()
+        let allowed = kind == .marble ? ["svg", "png", "pdf", "txt"] : ["svg", "png", "pdf"]
+        guard allowed.contains(ext) else {
+            throw fail("\(output): error: expected a file name ending in \(allowed.map { "." + $0 }.joined(separator: ", ")) for a \(kind.rawValue) diagram")
+        }
+        return ext
+    }
+
+    /// The trace to draw and its bytes: read from the file, or recorded by running the spec.
+    private func load() throws -> (Trace, [UInt8]) {
+        guard let contents = FileManager.default.contents(atPath: input) else {
+            throw fail("\(input): error: cannot read the file")
+        }
+        guard (input as NSString).pathExtension == "marbles" else {
+            let bytes = [UInt8](contents)
+            let trace = try Trace(bytes: bytes, name: input)
+            for warning in trace.warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
+            return (trace, bytes)
+        }
+        guard let text = String(data: contents, encoding: .utf8) else {
+            throw fail("\(input): error: expected UTF-8 text")
+        }
+        let document = try SpecDocument.parse(text, file: input)
+        // The spec's own clock delivers the inputs, like the main thread delivering a user's
+        // input; naming it so makes hops to other lanes read as thread hops.
+        let scheduler = TestScheduler(name: "main")
+        let bytes = try Recorder.record(virtual: scheduler) { _ = try document.run(on: scheduler) }
+        return (try Trace(bytes: bytes, name: input), bytes)
+    }
+
+    /// Reports bad input on standard error; the exit status is 2.
+    private func fail(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        return ExitCode(2)
+    }
+}
