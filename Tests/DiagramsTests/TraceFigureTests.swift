@@ -13,7 +13,8 @@ final class TraceMarbleTests: XCTestCase {
     func testDefaultLanesFollowThePipelineWithInnerStreamsUnderTheirOperator() throws {
         let figure = try MarbleFigure(trace: Pipelines.twitterInstant())
         XCTAssertEqual(figure.lanes.map(\.title),
-                       ["searchText", "filter", "debounce", "delay", "delay", "delay", "flatMap", "observe(on:)"])
+                       ["searchText", "filter", "debounce", "SignalProducer \u{2192} delay", "SignalProducer \u{2192} delay",
+                        "SignalProducer \u{2192} delay", "flatMap", "observe(on:)"])
         XCTAssertEqual(figure.lanes.map(\.isInner), [false, false, false, true, true, true, false, false])
         let boxes = figure.rows.compactMap { row -> String? in
             if case let .operator(op) = row { return op.text }
