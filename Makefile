@@ -32,5 +32,12 @@ demo: deps
 bench: deps
 	$(SWIFT) run -c release marbles-bench
 
+# Operator figures: each diagrams/operators/*.marbles spec run by `marbles play` with the real
+# operators and drawn next to it as SVG.
+figures: build
+	@for spec in diagrams/operators/*.marbles; do \
+	  $(SWIFT) run -q marbles play "$$spec" --draw "$${spec%.marbles}.svg" >/dev/null || exit 1; \
+	done
+
 clean:
 	rm -rf .build .build-*
