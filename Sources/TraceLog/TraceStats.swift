@@ -85,6 +85,28 @@ public struct TraceStats: Sendable {
         var dataUpstream: [UInt64] = []
         var dataDownstream: [UInt64] = []
         var feedsSinks: [UInt64] = []
+
+        /// Counts an event of this node; `cause` is its primary cause when still in the window.
+        mutating func count(_ event: EventRecord, cause: Slot?) {
+            switch event.kind {
+            case .value: stats.values += 1
+            case .failed: stats.failed += 1
+            case .completed: stats.completed += 1
+            case .interrupted: stats.interrupted += 1
+            }
+            let isValue = event.kind == .value
+            if let cause {
+                latency.add(event.time - cause.time)
+                if dataUpstream.contains(cause.node) {
+                    if isValue { passed += 1 }
+                } else if isValue {
+                    otherCaused = true
+                }
+            } else if isValue {
+                // No cause, or one outside the window: not an upstream value's doing.
+                otherCaused = true
+            }
+        }
     }
 
     private struct Builder {
@@ -140,9 +162,12 @@ public struct TraceStats: Sendable {
                 addEvent(event)
             case let .hop(hop):
                 let key = HopKey(node: hop.node, scheduler: hop.scheduler)
-                var entry = hopWaits[key] ?? (LatencyDistribution(), 0)
-                if let wait = hop.queueWait { entry.wait.add(wait) } else { entry.neverRan += 1 }
-                hopWaits[key] = entry
+                // Mutated in place: a copy of a distribution would copy its histogram each time.
+                if let wait = hop.queueWait {
+                    hopWaits[key, default: (LatencyDistribution(), 0)].wait.add(wait)
+                } else {
+                    hopWaits[key, default: (LatencyDistribution(), 0)].neverRan += 1
+                }
                 lastTime = max(lastTime, hop.started ?? hop.enqueued)
             case let .dispose(dispose):
                 lastTime = max(lastTime, dispose.time)
@@ -161,31 +186,12 @@ public struct TraceStats: Sendable {
             let primary = event.causes.first ?? 0
             ring[Int(event.sequence % UInt64(ring.count))] = Slot(sequence: event.sequence, time: event.time,
                                                                   node: event.node, cause: primary)
-            guard var state = nodes[event.node] else { return }
-            switch event.kind {
-            case .value: state.stats.values += 1
-            case .failed: state.stats.failed += 1
-            case .completed: state.stats.completed += 1
-            case .interrupted: state.stats.interrupted += 1
-            }
-            let isValue = event.kind == .value
-            if primary != 0 {
-                if let cause = slot(primary) {
-                    state.latency.add(event.time - cause.time)
-                    if state.dataUpstream.contains(cause.node) {
-                        if isValue { state.passed += 1 }
-                    } else if isValue {
-                        state.otherCaused = true
-                    }
-                } else {
-                    unresolved += 1
-                    if isValue { state.otherCaused = true }
-                }
-            } else if isValue {
-                state.otherCaused = true
-            }
-            nodes[event.node] = state
-            guard event.kind == .value else { return }
+            let cause = primary == 0 ? nil : slot(primary)
+            if primary != 0 && cause == nil { unresolved += 1 }
+            // Updated in place through the dictionary: a copy of the state would copy its
+            // latency histogram on every event.
+            nodes[event.node]?.count(event, cause: cause)
+            guard event.kind == .value, let state = nodes[event.node] else { return }
             for downstream in state.dataDownstream where nodes[downstream]?.subscribed == true {
                 nodes[downstream]?.inputs += 1
             }
