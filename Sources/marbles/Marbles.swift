@@ -6,6 +6,6 @@ struct Marbles: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "marbles",
         abstract: "Record, replay and draw reactive event streams.",
-        subcommands: [Stats.self, Export.self, PlayCommand.self, RecordCommand.self, DrawCommand.self]
+        subcommands: [Stats.self, Export.self, PlayCommand.self, RecordCommand.self, DrawCommand.self, DiffCommand.self]
     )
 }

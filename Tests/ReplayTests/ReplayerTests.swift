@@ -94,6 +94,13 @@ final class ReplayerTests: XCTestCase {
             for (node, events) in after {
                 XCTAssertEqual(before[node], events, node)
             }
+            let diff = TraceDiff(recorded, replayed)
+            XCTAssertEqual(diff.timeTolerance, 0)
+            // Only the simulated service's own nodes (inside the calls) are not in the replay.
+            for difference in diff.differences {
+                XCTAssertEqual(difference.kind, .nodeOnlyInA, diff.text)
+                XCTAssertTrue(difference.node.contains("@ReplayTests/Pipelines.swift:"), diff.text)
+            }
         }
     }
 
@@ -139,6 +146,16 @@ final class ReplayerTests: XCTestCase {
         for (node, events) in replayValues {
             XCTAssertEqual(liveValues[node], events, "values of \(node)", file: file, line: line)
             XCTAssertEqual(liveThreads[node], replayThreads[node], "threads of \(node)", file: file, line: line)
+        }
+        // The diff agrees: only the service's own nodes, inside the calls a replay does not
+        // make, are missing from the replay; times are measured, not judged.
+        let diff = TraceDiff(recorded, replayed, nameA: "live", nameB: "replay")
+        XCTAssertNil(diff.timeTolerance, file: file, line: line)
+        XCTAssertGreaterThan(diff.timing.matched, 4, file: file, line: line)
+        for difference in diff.differences {
+            XCTAssertEqual(difference.kind, .nodeOnlyInA, diff.text, file: file, line: line)
+            XCTAssertTrue(difference.node.hasPrefix("SignalProducer @ReplayTests/Pipelines.swift:"), diff.text,
+                          file: file, line: line)
         }
     }
 

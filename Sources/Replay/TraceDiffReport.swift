@@ -1,0 +1,141 @@
+import Foundation
+
+extension TraceDiff {
+    /// The readable report: a header per side, then the first divergence, then every
+    /// difference in causal order, then how far apart the times are.
+    public var text: String {
+        var out = "--- \(a.name) (\(a.clock), \(a.nodes) nodes, \(a.events) events)\n"
+        out += "+++ \(b.name) (\(b.clock), \(b.nodes) nodes, \(b.events) events)\n"
+        if isSame {
+            out += "same: every node and event agrees"
+        } else {
+            out += "\(differences.count) difference\(differences.count == 1 ? "" : "s")"
+        }
+        out += timeTolerance.map { " (time tolerance \(Self.duration($0)))" } ?? " (times compared, not judged: a real trace)"
+        out += "\n"
+        if let first = differences.first {
+            out += "first divergence: \(Self.line(first))\n"
+            for (number, difference) in differences.enumerated() {
+                out += "\(number + 1). \(Self.line(difference))\n"
+            }
+        }
+        if timing.matched > 0, timing.maxShift == 0 {
+            out += "times: \(timing.matched) aligned events at identical times\n"
+        } else if timing.matched > 0 {
+            out += "times: \(timing.matched) aligned events differ by up to \(Self.duration(timing.maxShift))"
+            out += " (mean \(Self.duration(timing.meanShift)))"
+            if let node = timing.maxShiftNode { out += ", most at \(node)" }
+            out += "\n"
+        }
+        return out
+    }
+
+    /// The report as one JSON document with sorted keys (times in integer nanoseconds).
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let document = Document(same: isSame, a: a, b: b, timeTolerance: timeTolerance, differences: differences,
+                                timing: timing)
+        // Every field is a string, integer, boolean or array of those: encoding cannot fail.
+        guard let data = try? encoder.encode(document) else { return "{}\n" }
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    private struct Document: Encodable {
+        var same: Bool
+        var a: Side
+        var b: Side
+        var timeTolerance: Int64?
+        var differences: [Difference]
+        var timing: Timing
+    }
+
+    /// One difference on one line.
+    static func line(_ difference: Difference) -> String {
+        let at = difference.index.map { "\(difference.node), event \($0)" } ?? difference.node
+        switch difference.kind {
+        case .nodeOnlyInA:
+            return "node only in A: \(difference.node) (\(difference.events ?? 0) events)"
+        case .nodeOnlyInB:
+            return "node only in B: \(difference.node) (\(difference.events ?? 0) events)"
+        case .valueDiffers:
+            return "\(at): value differs: \(show(difference.a)) in A, \(show(difference.b)) in B \(location(difference))"
+        case .terminalDiffers:
+            return "\(at): terminal event differs: \(show(difference.a)) in A, \(show(difference.b)) in B \(location(difference))"
+        case .missingInB:
+            return "\(at): missing in B: \(show(difference.a)) \(location(difference))"
+        case .extraInB:
+            return "\(at): extra in B: \(show(difference.b)) \(location(difference))"
+        case .timeShifted:
+            let shift = difference.shift ?? 0
+            return "\(at): time shifted by \(shift >= 0 ? "+" : "")\(duration(shift)) \(location(difference))"
+        case .threadDiffers:
+            return "\(at): thread differs: \"\(difference.a?.thread ?? "")\" in A, \"\(difference.b?.thread ?? "")\" in B "
+                + "\(location(difference))"
+        }
+    }
+
+    private static func show(_ event: EventRef?) -> String {
+        guard let event else { return "nothing" }
+        guard let value = event.value else { return event.kind }
+        let shown = value.count > 60 ? String(value.prefix(60)) + "…" : value
+        return event.kind == "value" ? shown : "\(event.kind) \(shown)"
+    }
+
+    private static func location(_ difference: Difference) -> String {
+        var parts: [String] = []
+        if let event = difference.a { parts.append("A seq \(event.seq) at \(duration(event.time)) on \(event.thread)") }
+        if let event = difference.b { parts.append("B seq \(event.seq) at \(duration(event.time)) on \(event.thread)") }
+        return "(" + parts.joined(separator: "; ") + ")"
+    }
+
+    /// A duration from integer nanoseconds, with integer arithmetic only (stable text):
+    /// `750ns`, `12.5µs`, `3.25ms`, `1.5s`.
+    public static func duration(_ nanoseconds: Int64) -> String {
+        let sign = nanoseconds < 0 ? "-" : ""
+        let value = nanoseconds.magnitude
+        func scaled(_ unit: UInt64, _ suffix: String) -> String {
+            let whole = value / unit
+            var fraction = String(value % unit)
+            let digits = String(unit).count - 1
+            fraction = String(repeating: "0", count: digits - fraction.count) + fraction
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+            if fraction.count > 3 { fraction = String(fraction.prefix(3)) }
+            return "\(sign)\(whole)\(fraction.isEmpty ? "" : "." + fraction)\(suffix)"
+        }
+        if value < 1_000 { return "\(sign)\(value)ns" }
+        if value < 1_000_000 { return scaled(1_000, "µs") }
+        if value < 1_000_000_000 { return scaled(1_000_000, "ms") }
+        return scaled(1_000_000_000, "s")
+    }
+}
+
+extension TraceDiff {
+    /// Parses a duration for `--time-tolerance`: an integer or decimal number with a unit
+    /// `ns`, `us` (or `µs`), `ms` or `s`; a bare number is nanoseconds. Exact: no floating
+    /// point. Nil when malformed, negative or too large.
+    public static func parseDuration(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let units: [(String, Int64)] = [("ns", 1), ("us", 1_000), ("µs", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000)]
+        var number = Substring(trimmed)
+        var scale: Int64 = 1
+        for (suffix, unit) in units where trimmed.hasSuffix(suffix) {
+            number = trimmed.dropLast(suffix.count)
+            scale = unit
+            break
+        }
+        let parts = number.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), !parts[0].isEmpty, parts.allSatisfy({ $0.allSatisfy(\.isASCII) }),
+              parts.allSatisfy({ $0.allSatisfy(\.isNumber) }), let whole = Int64(parts[0]) else { return nil }
+        var fractionDigits = parts.count == 2 ? String(parts[1]) : ""
+        guard parts.count == 1 || !fractionDigits.isEmpty else { return nil }
+        let scaleDigits = String(scale).count - 1
+        guard fractionDigits.count <= scaleDigits else { return nil }
+        fractionDigits += String(repeating: "0", count: scaleDigits - fractionDigits.count)
+        let fraction = Int64(fractionDigits) ?? 0
+        let (product, overflow) = whole.multipliedReportingOverflow(by: scale)
+        guard !overflow else { return nil }
+        let (sum, overflowSum) = product.addingReportingOverflow(fraction)
+        return overflowSum ? nil : sum
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Replay
+import TraceLog
+
+/// `marbles diff A.trace B.trace`: how two traces differ.
+struct DiffCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Compare two traces node by node and event by event.",
+        discussion: """
+        Nodes are aligned by stable identity (operator name, parameters, label, call site and \
+        the identities of their upstream nodes), never by numeric id. Each node's events are \
+        aligned as sequences. The report lists, first divergence in causal order first: nodes \
+        only in one trace; per node, values that differ, events missing from B or extra in B, \
+        terminal events that differ (completed, failed, interrupted), times shifted beyond \
+        the tolerance, and threads that differ (by scheduler name, else thread name).
+
+        Times: with both traces virtual the default tolerance is 0, so any shift is a \
+        difference. When either trace is real (a live recording against its replay), times \
+        are compared but not judged unless --time-tolerance is given; the report says by how \
+        much they differ.
+
+        Exit status: 0 the traces are the same, 1 they differ, 2 a trace is missing or \
+        malformed or an option is invalid.
+
+        Examples:
+          marbles diff traces/search.trace replay.trace
+          marbles diff --time-tolerance 2ms live.trace replay.trace
+          marbles diff --json a.trace b.trace > diff.json
+        """
+    )
+
+    @Argument(help: "The expected trace (A).")
+    var a: String
+
+    @Argument(help: "The actual trace (B), compared against A.")
+    var b: String
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Largest time shift that is not a difference: a number with ns, us, ms or s (bare numbers are ns).",
+        valueName: "duration"))
+    var timeTolerance: String?
+
+    @Flag(name: .long, help: "Print the report as one JSON document (sorted keys, integer nanoseconds).")
+    var json = false
+
+    func run() throws {
+        var tolerance: Int64?
+        if let timeTolerance {
+            guard let parsed = TraceDiff.parseDuration(timeTolerance) else {
+                throw fail("marbles diff: error: --time-tolerance: expected a duration such as 0, 500us, 2ms or 1.5s; found \"\(timeTolerance)\"")
+            }
+            tolerance = parsed
+        }
+        let traceA: Trace, traceB: Trace
+        do {
+            traceA = try Trace(contentsOf: URL(fileURLWithPath: a))
+            traceB = try Trace(contentsOf: URL(fileURLWithPath: b))
+        } catch {
+            throw fail("\(error)")
+        }
+        for warning in traceA.warnings + traceB.warnings {
+            FileHandle.standardError.write(Data("\(warning)\n".utf8))
+        }
+        let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: tolerance)
+        print(json ? diff.json : diff.text, terminator: "")
+        if !diff.isSame { throw ExitCode(1) }
+    }
+
+    private func fail(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        return ExitCode(2)
+    }
+}

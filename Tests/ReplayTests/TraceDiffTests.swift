@@ -1,0 +1,172 @@
+import Foundation
+import Replay
+import TraceLog
+import XCTest
+
+final class TraceDiffTests: XCTestCase {
+    /// input "query" → map @App.swift:5; two values, then completion, on thread main.
+    private let base = [
+        #"{"type":"thread","id":1,"name":"main"}"#,
+        #"{"type":"thread","id":2,"name":"ui"}"#,
+        #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"query","file":"App.swift","line":3,"label":"query","upstream":[]}"#,
+        #"{"type":"node","id":2,"kind":"operator","name":"map","parameters":"","file":"App.swift","line":5,"upstream":[{"node":1,"role":"data"}]}"#,
+        #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+        #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+        #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"a","json":"a"}"#,
+        #"{"type":"event","seq":2,"time":1000,"node":2,"sub":2,"kind":"value","thread":1,"causes":[1],"text":"A","json":"A"}"#,
+        #"{"type":"event","seq":3,"time":2000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"b","json":"b"}"#,
+        #"{"type":"event","seq":4,"time":2000,"node":2,"sub":2,"kind":"value","thread":1,"causes":[3],"text":"B","json":"B"}"#,
+        #"{"type":"event","seq":5,"time":3000,"node":1,"sub":1,"kind":"completed","thread":1,"causes":[]}"#,
+        #"{"type":"event","seq":6,"time":3000,"node":2,"sub":2,"kind":"completed","thread":1,"causes":[5]}"#,
+    ]
+
+    private func trace(_ edit: (inout [String]) -> Void = { _ in }, clock: String = "virtual") throws -> Trace {
+        var lines = base
+        edit(&lines)
+        return try craftedTrace(lines, clock: clock)
+    }
+
+    private func kinds(_ diff: TraceDiff) -> [TraceDiff.Kind] { diff.differences.map(\.kind) }
+
+    func testIdenticalTracesAreTheSame() throws {
+        let diff = TraceDiff(try trace(), try trace())
+        XCTAssertTrue(diff.isSame)
+        XCTAssertEqual(diff.timeTolerance, 0)
+        XCTAssertEqual(diff.timing.matched, 6)
+        XCTAssertTrue(diff.text.contains("same: every node and event agrees (time tolerance 0ns)"), diff.text)
+    }
+
+    func testNodesAreAlignedByIdentityNotByNumericId() throws {
+        let renumbered = try craftedTrace([
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"pipe","parameters":"","file":"Other.swift","line":1,"upstream":[]}"#,
+        ] + base.dropFirst().map {
+            $0.replacingOccurrences(of: #""node":2"#, with: #""node":3"#)
+                .replacingOccurrences(of: #""id":2,"kind""#, with: #""id":3,"kind""#)
+                .replacingOccurrences(of: #""node":1,"#, with: #""node":2,"#)
+                .replacingOccurrences(of: #""id":1,"kind":"source","name":"input""#, with: #""id":2,"kind":"source","name":"input""#)
+                .replacingOccurrences(of: #"{"node":1,"role""#, with: #"{"node":2,"role""#)
+        }.filter { !$0.contains(#""type":"thread","id":1"#) })
+        let diff = TraceDiff(try trace(), renumbered)
+        XCTAssertEqual(kinds(diff), [.nodeOnlyInB], diff.text)
+        XCTAssertEqual(diff.differences.first?.node, "pipe @Other.swift:1")
+    }
+
+    func testAValueThatDiffers() throws {
+        let changed = try trace { $0[9] = $0[9].replacingOccurrences(of: #""json":"B""#, with: #""json":"C""#) }
+        let diff = TraceDiff(try trace(), changed)
+        XCTAssertEqual(kinds(diff), [.valueDiffers])
+        let difference = try XCTUnwrap(diff.differences.first)
+        XCTAssertEqual(difference.node, "map @App.swift:5")
+        XCTAssertEqual(difference.index, 2)
+        XCTAssertEqual(difference.a?.value, "\"B\"")
+        XCTAssertEqual(difference.b?.value, "\"C\"")
+        XCTAssertTrue(diff.text.contains(#"first divergence: map @App.swift:5, event 2: value differs: "B" in A, "C" in B (A seq 4 at 2µs on main; B seq 4 at 2µs on main)"#),
+                      diff.text)
+    }
+
+    func testEventsMissingAndExtra() throws {
+        let missing = TraceDiff(try trace(), try trace { $0.remove(at: 9) })
+        XCTAssertEqual(kinds(missing), [.missingInB])
+        XCTAssertEqual(missing.differences.first?.a?.seq, 4)
+        let extra = TraceDiff(try trace { $0.remove(at: 9) }, try trace())
+        XCTAssertEqual(kinds(extra), [.extraInB])
+        XCTAssertEqual(extra.differences.first?.index, 2)
+        XCTAssertTrue(extra.text.contains("map @App.swift:5, event 2: extra in B: \"B\""), extra.text)
+    }
+
+    func testTerminalEventsThatDiffer() throws {
+        let failed = try trace {
+            $0[11] = #"{"type":"event","seq":6,"time":3000,"node":2,"sub":2,"kind":"failed","thread":1,"causes":[5],"text":"boom","json":"boom"}"#
+        }
+        let diff = TraceDiff(try trace(), failed)
+        XCTAssertEqual(kinds(diff), [.terminalDiffers])
+        XCTAssertTrue(diff.text.contains("terminal event differs: completed in A, failed \"boom\" in B"), diff.text)
+    }
+
+    func testTimeShiftsBeyondTheTolerance() throws {
+        let late = try trace { $0[7] = $0[7].replacingOccurrences(of: #""time":1000"#, with: #""time":1500"#) }
+        let strict = TraceDiff(try trace(), late)
+        XCTAssertEqual(kinds(strict), [.timeShifted])
+        XCTAssertEqual(strict.differences.first?.shift, 500)
+        XCTAssertTrue(strict.text.contains("time shifted by +500ns"), strict.text)
+        XCTAssertTrue(TraceDiff(try trace(), late, timeTolerance: 500).isSame)
+        XCTAssertEqual(TraceDiff(late, try trace()).differences.first?.shift, -500)
+    }
+
+    func testThreadsThatDiffer() throws {
+        let moved = try trace { $0[9] = $0[9].replacingOccurrences(of: #""thread":1"#, with: #""thread":2"#) }
+        let diff = TraceDiff(try trace(), moved)
+        XCTAssertEqual(kinds(diff), [.threadDiffers])
+        XCTAssertTrue(diff.text.contains(#"thread differs: "main" in A, "ui" in B"#), diff.text)
+    }
+
+    func testRealThreadsCompareByTheirSchedulerName() throws {
+        let real = try trace({ $0[0] = #"{"type":"thread","id":1,"name":"marbles.worker","scheduler":"main","os":42}"# },
+                             clock: "real")
+        XCTAssertTrue(TraceDiff(real, try trace(), timeTolerance: 0).isSame)
+    }
+
+    func testNodesOnlyInOneTrace() throws {
+        let moved = try trace { $0[3] = $0[3].replacingOccurrences(of: #""line":5"#, with: #""line":6"#) }
+        let diff = TraceDiff(try trace(), moved)
+        XCTAssertEqual(kinds(diff), [.nodeOnlyInA, .nodeOnlyInB])
+        XCTAssertEqual(diff.differences.map(\.node), ["map @App.swift:5", "map @App.swift:6"])
+        XCTAssertEqual(diff.differences.map(\.events), [3, 3])
+    }
+
+    func testTheFirstDivergenceInCausalOrderComesFirst() throws {
+        let changed = try trace {
+            $0[9] = $0[9].replacingOccurrences(of: #""json":"B""#, with: #""json":"X""#)
+            $0[8] = $0[8].replacingOccurrences(of: #""json":"b""#, with: #""json":"x""#)
+        }
+        let diff = TraceDiff(try trace(), changed)
+        XCTAssertEqual(diff.differences.map(\.node), [#"input "query" @App.swift:3"#, "map @App.swift:5"])
+        XCTAssertTrue(diff.text.contains(#"first divergence: input "query" @App.swift:3, event 2: value differs"#), diff.text)
+    }
+
+    func testRealAgainstVirtualReportsTimesWithoutJudgingThem() throws {
+        let real = try trace({ lines in
+            for index in 6...11 { lines[index] = lines[index].replacingOccurrences(of: "000,", with: "250,") }
+        }, clock: "real")
+        let diff = TraceDiff(real, try trace())
+        XCTAssertTrue(diff.isSame)
+        XCTAssertNil(diff.timeTolerance)
+        XCTAssertEqual(diff.timing.maxShift, 250)
+        XCTAssertEqual(diff.timing.meanShift, 250)
+        XCTAssertTrue(diff.text.contains("times: 6 aligned events differ by up to 250ns (mean 250ns)"), diff.text)
+        XCTAssertEqual(TraceDiff(real, try trace(), timeTolerance: 100).differences.count, 6)
+    }
+
+    func testJSONReportIsDeterministicAndParses() throws {
+        let changed = try trace { $0[9] = $0[9].replacingOccurrences(of: #""json":"B""#, with: #""json":"C""#) }
+        let json = TraceDiff(try trace(), changed, nameA: "a.trace", nameB: "b.trace").json
+        XCTAssertEqual(json, TraceDiff(try trace(), changed, nameA: "a.trace", nameB: "b.trace").json)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        XCTAssertEqual(object["same"] as? Bool, false)
+        let differences = try XCTUnwrap(object["differences"] as? [[String: Any]])
+        XCTAssertEqual(differences.first?["kind"] as? String, "value-differs")
+        XCTAssertEqual((object["a"] as? [String: Any])?["name"] as? String, "a.trace")
+    }
+
+    func testDurationsParseExactly() {
+        XCTAssertEqual(TraceDiff.parseDuration("0"), 0)
+        XCTAssertEqual(TraceDiff.parseDuration("250"), 250)
+        XCTAssertEqual(TraceDiff.parseDuration("250ns"), 250)
+        XCTAssertEqual(TraceDiff.parseDuration("1.5us"), 1_500)
+        XCTAssertEqual(TraceDiff.parseDuration("2µs"), 2_000)
+        XCTAssertEqual(TraceDiff.parseDuration("2ms"), 2_000_000)
+        XCTAssertEqual(TraceDiff.parseDuration("0.001s"), 1_000_000)
+        for bad in ["", "ms", "-1ms", "1.2.3ms", "1.ms", "abc", "1e3", "1.0000001ms", "99999999999s"] {
+            XCTAssertNil(TraceDiff.parseDuration(bad), bad)
+        }
+    }
+
+    func testDurationsPrintStably() {
+        XCTAssertEqual(TraceDiff.duration(750), "750ns")
+        XCTAssertEqual(TraceDiff.duration(12_500), "12.5µs")
+        XCTAssertEqual(TraceDiff.duration(3_250_000), "3.25ms")
+        XCTAssertEqual(TraceDiff.duration(1_500_000_000), "1.5s")
+        XCTAssertEqual(TraceDiff.duration(-2_000_000), "-2ms")
+    }
+}
