@@ -16,6 +16,10 @@ import TraceLog
 /// runs anew. The clock is run to the end of the recording (its summary's duration, or its
 /// last event), then the recording stops and the pipeline is disposed. Nothing depends on the
 /// wall clock or on threads, so replaying the same trace gives byte-identical traces.
+///
+/// The recorder is attached process-wide while the replay runs, so work still running on
+/// other threads at the time (a live pipeline winding down) would show in the replay's trace:
+/// let such work finish before replaying.
 public struct Replayer: Sendable {
     /// The recorded trace.
     public var trace: Trace

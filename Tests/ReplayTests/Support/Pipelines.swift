@@ -137,6 +137,14 @@ enum Recording {
             }
         }
         waitForEnd()
+        // The sink has its terminal event, but the queues may still be finishing the actions
+        // that sent it (releasing, disposing): let each run dry so nothing of this run reaches
+        // a later recording.
+        for name in ["script", "network", "ui"] {
+            let drained = DispatchSemaphore(value: 0)
+            environment.scheduler(name).schedule { drained.signal() }
+            drained.wait()
+        }
         try recorder.stop()
         teardown.dispose()
         return try Trace(bytes: recorder.bytes, name: "live")
