@@ -25,8 +25,14 @@ tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	$(SWIFT) test --skip-build --disable-swift-testing --sanitize=thread --scratch-path .build-tsan
 
+# The tutorial scenarios run live and recorded to traces/, replayed and drawn, then a table.
 demo: deps
-	$(SWIFT) run marbles --help
+	$(SWIFT) run marbles demo
+
+# The deterministic outputs (replays, figures) regenerated from the committed recordings,
+# nothing run live; `make test` fails when this would change a byte.
+figures: deps
+	$(SWIFT) run marbles demo --from-recordings
 
 # The benchmark: a release build, measurements printed (never asserted).
 bench: deps

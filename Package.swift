@@ -19,7 +19,7 @@ let package = Package(
     targets: [
         .target(name: "Signals"),
         .target(name: "TraceLog", dependencies: ["Signals"]),
-        .target(name: "Tutorials", dependencies: ["Signals", "TraceLog"]),
+        .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Replay"]),
         .systemLibrary(
             name: "CGraphviz",
             pkgConfig: "libgvc",
@@ -47,7 +47,7 @@ let package = Package(
         .executableTarget(name: "Benchmarks", dependencies: ["Signals", "TraceLog"]),
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Signals"]),
-        .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog"]),
+        .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog", "Replay"]),
         .testTarget(name: "DiagramsTests", dependencies: ["Diagrams", "TraceLog", "Signals"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "Signals", "MarblesTesting", "TraceLog"]),
     ],

@@ -1,0 +1,37 @@
+import Foundation
+import Replay
+import Signals
+import TraceLog
+
+/// A file derived deterministically from a scenario's recording, by its path from the
+/// repository's top (`traces/signin.replay.trace`).
+public struct GoldenFile: Sendable {
+    /// The path from the repository's top.
+    public let path: String
+    /// The file's bytes: the same for the same recording, every time.
+    public let bytes: [UInt8]
+}
+
+/// What the demo derives from a scenario's live recording, and `make figures` regenerates
+/// from the committed one: the replay in virtual time (`traces/<name>.replay.trace`).
+public enum Figures {
+    /// The recording of `scenario` under `traces`: `traces/<name>.trace`.
+    public static func recordingPath(_ scenario: Scenario) -> String { "traces/\(scenario.name).trace" }
+
+    /// The replay of `scenario` from `recording`: the trace bytes and the trace.
+    /// Throws `ReplayError` when the recording does not fit the scenario's pipeline.
+    public static func replay(_ scenario: Scenario, from recording: Trace, name: String) throws -> ReplayResult {
+        // Labels live on interned nodes, process-wide, and the recorder writes a label inside
+        // the node's record only when it was set before the node was first referenced (else as
+        // a `label` record at the end). Building the pipeline once first, unrecorded and never
+        // run, labels its nodes, so the replay's bytes do not depend on what ran earlier in
+        // the process (a live run, another test).
+        scenario.build(in: ReplayEnvironment(trace: recording, scheduler: TestScheduler(), name: name)).dispose()
+        return try Replayer(trace: recording, name: name).replay { scenario.build(in: $0) }
+    }
+
+    /// The files derived from a replay of `scenario`.
+    public static func files(of scenario: Scenario, replay: ReplayResult) throws -> [GoldenFile] {
+        [GoldenFile(path: "traces/\(scenario.name).replay.trace", bytes: replay.bytes)]
+    }
+}

@@ -1,0 +1,160 @@
+import ArgumentParser
+import Foundation
+import Replay
+import TraceLog
+import Tutorials
+
+/// `marbles demo`: record, replay and draw the tutorial scenarios, and sum them up.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Record the tutorial scenarios live, replay them, and print a summary table.",
+        discussion: """
+        For each scenario (or the one named by --scenario): runs it live on real threads with \
+        its simulated user and fake services and records traces/<name>.trace (real clock); \
+        replays that recording in virtual time into traces/<name>.replay.trace \
+        (deterministic: the same recording always gives the same bytes); then prints one table: \
+        nodes, events and thread hops of the live run, the end-to-end latency (p50/p95) of \
+        its slowest path from a user input to a sink, and its slowest stage.
+
+        With --from-recordings nothing runs live: the committed recordings are replayed again, \
+        which regenerates the deterministic outputs byte for byte (this is `make figures`).
+
+        Scenarios: \(Scenarios.names.joined(separator: ", ")).
+
+        Exit status: 0 on success, 2 for an unknown scenario, a missing or malformed \
+        recording, a recording that does not fit its pipeline, or a file that cannot be written.
+
+        Example:
+          marbles demo
+          marbles demo --scenario twitter-instant
+          marbles demo --from-recordings
+        """
+    )
+
+    @Option(name: .long, help: "Run only this scenario: \(Scenarios.names.joined(separator: ", ")).")
+    var scenario: String?
+
+    @Flag(name: .long, help: "Do not run live: replay the recordings already under traces/ (what `make figures` does).")
+    var fromRecordings = false
+
+    @Option(name: .long, help: ArgumentHelp("The folder holding traces/ (and diagrams/); the current folder by default.",
+                                            valueName: "dir"))
+    var root = "."
+
+    func run() throws {
+        let scenarios: [Scenario]
+        if let name = scenario {
+            guard let one = Scenarios.named(name) else {
+                throw Self.failure("unknown scenario '\(name)'; expected one of: \(Scenarios.names.joined(separator: ", "))")
+            }
+            scenarios = [one]
+        } else {
+            scenarios = Scenarios.all
+        }
+        let top = URL(fileURLWithPath: root, isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: top.appendingPathComponent("traces"), withIntermediateDirectories: true)
+        } catch {
+            throw Self.failure("cannot create \(top.appendingPathComponent("traces").path): \(error.localizedDescription)")
+        }
+        var rows: [DemoRow] = []
+        for (index, scenario) in scenarios.enumerated() {
+            let counter = "[\(index + 1)/\(scenarios.count)] \(scenario.name)"
+            rows.append(try run(scenario, counter: counter, top: top))
+        }
+        print("")
+        print(DemoRow.table(rows), terminator: "")
+    }
+
+    private func run(_ scenario: Scenario, counter: String, top: URL) throws -> DemoRow {
+        let recordingPath = Figures.recordingPath(scenario)
+        let recordingURL = top.appendingPathComponent(recordingPath)
+        if !fromRecordings {
+            progress("\(counter): recording live for \(String(format: "%.1f", scenario.duration)) s → \(recordingPath)")
+            do {
+                try LiveRunner.record(scenario, to: recordingURL)
+            } catch let error as TraceError {
+                throw Self.failure("\(error)")
+            }
+        } else if !FileManager.default.fileExists(atPath: recordingURL.path) {
+            throw Self.failure("\(recordingURL.path): no recording of \(scenario.name); run `marbles demo` "
+                + "(or `marbles record --scenario \(scenario.name) -o \(recordingPath)`) first")
+        }
+        do {
+            let recording = try Trace(contentsOf: recordingURL)
+            let stats = try TraceStats.compute(TraceReader(url: recordingURL))
+            progress("\(counter): replaying in virtual time")
+            let replay = try Figures.replay(scenario, from: recording, name: recordingPath)
+            for file in try Figures.files(of: scenario, replay: replay) {
+                progress("\(counter): writing \(file.path)")
+                let url = top.appendingPathComponent(file.path)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(file.bytes).write(to: url)
+            }
+            return DemoRow(scenario: scenario, recording: recording, stats: stats)
+        } catch let error as TraceError {
+            throw Self.failure("\(error)")
+        } catch let error as ReplayError {
+            throw Self.failure("\(error)")
+        } catch {
+            throw Self.failure("\(scenario.name): \(error.localizedDescription)")
+        }
+    }
+
+    private func progress(_ line: String) {
+        print(line)
+        fflush(stdout)
+    }
+
+    /// Prints `marbles demo: error: message` to standard error; the exit status 2 to throw.
+    static func failure(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("marbles demo: error: \(message)\n".utf8))
+        return ExitCode(2)
+    }
+}
+
+/// One line of the demo's table, computed from a live recording.
+struct DemoRow {
+    var name: String
+    var nodes: Int
+    var events: Int
+    var hops: Int
+    /// The slowest path from a user input to a sink, by p95.
+    var endToEnd: TraceStats.PathStats?
+    var slowestStage: String
+
+    init(scenario: Scenario, recording: Trace, stats: TraceStats) {
+        name = scenario.name
+        nodes = recording.nodes.count
+        events = recording.events.count
+        hops = recording.hops.count
+        endToEnd = stats.paths
+            .filter { $0.source.name == "input" }
+            .max { ($0.latency.p95, $1.sink.id) < ($1.latency.p95, $0.sink.id) }
+        slowestStage = stats.slowestStage.map { node in
+            let label = node.label.map { " \"\($0)\"" } ?? ""
+            return "\(node.name)\(label)"
+        } ?? "-"
+    }
+
+    static func table(_ rows: [DemoRow]) -> String {
+        var lines = [["scenario", "nodes", "events", "hops", "end-to-end p50", "p95", "path", "slowest stage"]]
+        for row in rows {
+            let path = row.endToEnd.map { "\($0.source.label ?? $0.source.name) → \($0.sink.name)" } ?? "-"
+            lines.append([
+                row.name, String(row.nodes), String(row.events), String(row.hops),
+                row.endToEnd.map { formatDuration($0.latency.p50) } ?? "-",
+                row.endToEnd.map { formatDuration($0.latency.p95) } ?? "-",
+                path, row.slowestStage,
+            ])
+        }
+        let widths = (0..<lines[0].count).map { column in lines.map { $0[column].count }.max() ?? 0 }
+        return lines.map { line in
+            line.enumerated().map { column, cell in
+                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                return (1...5).contains(column) ? pad + cell : cell + pad
+            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }.joined(separator: "\n") + "\n"
+    }
+}
