@@ -120,7 +120,7 @@ public struct FunctionalReactivePixels: Scenario {
             service.respond(.success(ImageData(url: url, bytes: bytes)), after: service.latency(latency), on: network)
         }
         func delivered(_ download: SignalProducer<ImageData, PixelsError>) -> SignalProducer<ImageData?, Never> {
-            download.observe(on: main).map(Optional.some).catchTo(SignalProducer<ImageData?, Never>.empty)
+            download.observe(on: main).map(Optional.some).catchTo(empty())
         }
 
         let importPhotos = environment.call("importPhotos") { () -> SignalProducer<PhotoPage, PixelsError> in
@@ -171,10 +171,10 @@ public struct FunctionalReactivePixels: Scenario {
         disposables += photos <~ importPhotos
             .on(completed: reload)
             .logError()
-            .catchTo(SignalProducer<[PhotoModel], Never>.empty)
+            .catchTo(empty())
         disposables += importPhotos
             .map { "Popular (\($0.count))" }
-            .catchTo(SignalProducer<String, Never>.empty)
+            .catchTo(empty())
             .startWithValues { title in screen.modify { $0.title = title } }
 
         // Scrolling: a reused cell shows the photo one screen further on.
@@ -204,10 +204,10 @@ public struct FunctionalReactivePixels: Scenario {
             .on(value: { _ in screen.modify { $0.loading = true } })
             .flatMap(.latest) { index -> SignalProducer<PhotoDetails, Never> in
                 let models = photos.value
-                guard models.indices.contains(index) else { return .empty }
+                guard models.indices.contains(index) else { return empty() }
                 return fetchPhotoDetails(models[index])
                     .on(terminated: { screen.modify { $0.loading = false } })
-                    .catchTo(SignalProducer<PhotoDetails, Never>.empty)
+                    .catchTo(empty())
             }
             .named("fullSizePhoto")
             .observeValues { details in
