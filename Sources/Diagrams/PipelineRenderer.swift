@@ -105,7 +105,9 @@ public enum PipelineRenderer {
 
     private static func style(_ node: PipelineGraph.Node, _ handle: UnsafeMutablePointer<Agnode_t>, heat: HeatScale?) {
         var lines = [OperatorText.format(name: node.name, parameters: node.parameters)]
-        if let label = node.label { lines.append("\u{201C}\(label)\u{201D}") }
+        if let label = node.label, label != node.parameters, label != node.name {
+            lines.append("\u{201C}\(label)\u{201D}")
+        }
         if let note = node.note { lines.append(note) }
         cgv_set(handle, "label", lines.map(TextSafety.graphviz).joined(separator: "\\n"))
         cgv_set(handle, "fontname", "Helvetica")

@@ -46,7 +46,7 @@ private struct TraceMarbleBuilder {
     var disposals: [UInt64: Int64] = [:]
     var subscriptionsByNode: [UInt64: [SubscriptionRecord]] = [:]
     var eventsBySubscription: [UInt64: [EventRecord]] = [:]
-    var innerOf: [UInt64: Set<UInt64>] = [:]
+    let innerStreams: InnerStreams
 
     init(trace: Trace, options: MarbleOptions) {
         self.trace = trace
@@ -60,9 +60,7 @@ private struct TraceMarbleBuilder {
         for event in trace.events {
             eventsBySubscription[event.subscription, default: []].append(event)
         }
-        for edge in trace.innerEdges {
-            innerOf[edge.outer, default: []].insert(edge.inner)
-        }
+        innerStreams = InnerStreams(trace: trace)
     }
 
     /// A node whose every subscription was started by a higher-order operator.
@@ -116,6 +114,7 @@ private struct TraceMarbleBuilder {
         let topLevel: [SubscriptionRecord] = nodes.flatMap { subscriptionsByNode[$0.id] ?? [] }.filter { $0.parent == 0 }
         let firstEvent: Int64 = trace.events.first?.time ?? 0
         let start: Int64 = topLevel.map(\.time).min() ?? firstEvent
+        let span: Int64 = max(0, (trace.events.last?.time ?? start) - start)
         var previous: UInt64?
 
         for node in nodes {
@@ -130,19 +129,19 @@ private struct TraceMarbleBuilder {
                 }
                 rows.append(.operator(op))
             }
-            for inner in (innerOf[node.id] ?? []).sorted() where !innerOnly && (!options.isNodes || chosenIDs.contains(inner)) {
+            for inner in innerStreams.of(node.id) where !innerOnly && (!options.isNodes || chosenIDs.contains(inner)) {
                 guard let innerNode = trace.node(inner) else { continue }
                 let parents = Set((subscriptionsByNode[node.id] ?? []).map(\.id))
                 for subscription in (subscriptionsByNode[inner] ?? []) where parents.contains(subscription.parent) {
                     rows.append(.lane(lane(for: subscription, node: innerNode, title: innerTitle(innerNode),
-                                           inner: true, start: start, threads: &threads, drawn: &drawn)))
+                                           inner: true, start: start, span: span, threads: &threads, drawn: &drawn)))
                 }
             }
             let subscriptions = (subscriptionsByNode[node.id] ?? []).filter { innerOnly || $0.parent == 0 || !isTopLevelNode(node) }
             for (index, subscription) in subscriptions.enumerated() {
                 let title = subscriptions.count > 1 && !innerOnly ? "\(node.displayName) #\(index + 1)" : node.displayName
                 rows.append(.lane(lane(for: subscription, node: node, title: title, inner: innerOnly,
-                                       start: start, threads: &threads, drawn: &drawn)))
+                                       start: start, span: span, threads: &threads, drawn: &drawn)))
             }
             previous = node.id
         }
@@ -202,7 +201,7 @@ private struct TraceMarbleBuilder {
     }
 
     func outerNode(of node: NodeRecord) -> UInt64? {
-        trace.innerEdges.first { $0.inner == node.id }?.outer
+        innerStreams.byOuter.keys.sorted().first { innerStreams.of($0).contains(node.id) }
     }
 
     /// The cause itself when it is drawn, else the nearest drawn event up its chain of
@@ -217,10 +216,12 @@ private struct TraceMarbleBuilder {
         return nil
     }
 
-    func lane(for subscription: SubscriptionRecord, node: NodeRecord, title: String, inner: Bool, start: Int64,
+    func lane(for subscription: SubscriptionRecord, node: NodeRecord, title: String, inner: Bool, start: Int64, span: Int64,
               threads: inout ThreadIndex, drawn: inout Set<UInt64>) -> MarbleFigure.Lane {
         var lane = MarbleFigure.Lane(title: title, detail: "\(node.file):\(node.line)", isInner: inner)
-        if inner || subscription.time > start { lane.subscribed = subscription.time }
+        // In a real-time trace every lane subscribes a few microseconds apart; only a lane
+        // subscribed noticeably later than the first (or an inner one) shows the mark.
+        if inner || subscription.time - start > span / 50 { lane.subscribed = subscription.time }
         for event in eventsBySubscription[subscription.id] ?? [] {
             switch event.kind {
             case .value:
@@ -243,19 +244,31 @@ private struct TraceMarbleBuilder {
     }
 }
 
-/// Figure thread indices in order of first use, named by the trace's threads.
+/// Figure thread indices in order of first use, one per thread label: records of the same
+/// scheduler on different OS threads share an index and a colour.
 private struct ThreadIndex {
     let trace: Trace
-    var indices: [UInt64: Int] = [:]
+    var indices: [String: Int] = [:]
     var names: [String] = []
 
     init(trace: Trace) { self.trace = trace }
 
     mutating func index(_ thread: UInt64) -> Int {
-        if let index = indices[thread] { return index }
-        indices[thread] = names.count
-        names.append(trace.thread(thread)?.displayName ?? "thread \(thread)")
+        let name = trace.thread(thread).map(ThreadLabel.of) ?? "thread \(thread)"
+        if let index = indices[name] { return index }
+        indices[name] = names.count
+        names.append(name)
         return names.count - 1
+    }
+}
+
+/// How figures name a thread of a trace.
+enum ThreadLabel {
+    /// The scheduler running on it when there is one (`main`, `background`: what the code
+    /// chose), else the thread's own name. Dispatch names its worker threads by quality of
+    /// service, which says nothing about the pipeline.
+    static func of(_ thread: ThreadRecord) -> String {
+        thread.scheduler ?? thread.name
     }
 }
 

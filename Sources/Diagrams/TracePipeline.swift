@@ -31,7 +31,7 @@ extension PipelineGraph {
             nodes.append(Node(
                 id: String(record.id), kind: kind, name: record.name, parameters: record.parameters,
                 label: record.label, callSite: "\(record.file):\(record.line)",
-                group: threadID.flatMap { trace.thread($0)?.displayName },
+                group: threadID.flatMap { trace.thread($0).map(ThreadLabel.of) },
                 latency: latencies?[record.id]
             ))
         }
@@ -49,12 +49,19 @@ extension PipelineGraph {
                 edges.append(Edge(from: String(upstream.node), to: String(record.id), style: style, label: label))
             }
         }
-        for inner in trace.innerEdges
-        where !edges.contains(where: { $0.from == String(inner.inner) && $0.to == String(inner.outer) }) {
-            edges.append(Edge(from: String(inner.inner), to: String(inner.outer), style: .inner,
-                              label: Self.countLabel(values[inner.inner] ?? 0)))
+        let innerStreams = InnerStreams(trace: trace)
+        for outer in innerStreams.byOuter.keys.sorted() {
+            for inner in innerStreams.of(outer)
+            where !edges.contains(where: { $0.from == String(inner) && $0.to == String(outer) }) {
+                edges.append(Edge(from: String(inner), to: String(outer), style: .inner,
+                                  label: Self.countLabel(values[inner] ?? 0)))
+            }
         }
         edges += Self.errorPaths(trace)
+        // A node with no edge at all (a helper every inner stream runs through, whose own
+        // subscriptions are not inner streams of anything drawn) would float alone.
+        let connected = Set(edges.flatMap { [$0.from, $0.to] })
+        if !connected.isEmpty { nodes.removeAll { !connected.contains($0.id) } }
         self.init(title: title, nodes: nodes, edges: edges, heat: latencies != nil)
     }
 

@@ -88,7 +88,7 @@ final class PipelineRendererTests: XCTestCase {
         let graph = PipelineGraph(
             title: hostile,
             nodes: [
-                .init(id: "x", kind: .source, name: hostile, parameters: hostile, label: hostile, callSite: hostile, group: hostile),
+                .init(id: "x", kind: .source, name: hostile, parameters: hostile, label: "L" + hostile, callSite: hostile, group: hostile),
                 .init(id: "y", kind: .sink, name: "sink", group: "other \\ group"),
             ],
             edges: [.init(from: "x", to: "y", label: hostile), .init(from: "x", to: "y", style: .error, label: hostile)]
@@ -98,7 +98,7 @@ final class PipelineRendererTests: XCTestCase {
         // Each newline starts a line; `\N` stays literal instead of becoming the node's name.
         XCTAssertEqual(texts, [
             "a\"b <c> & d \\N \\ e", "f\u{2402} é 日本 🙂 ]]>(a\"b <c> & d \\N \\ e", "f\u{2402} é 日本 🙂 ]]>)",
-            "\u{201C}a\"b <c> & d \\N \\ e", "f\u{2402} é 日本 🙂 ]]>\u{201D}", "sink",
+            "\u{201C}La\"b <c> & d \\N \\ e", "f\u{2402} é 日本 🙂 ]]>\u{201D}", "sink",
         ])
 
         let dot = String(decoding: try PipelineRenderer.render(graph, format: .dot), as: UTF8.self)

@@ -150,3 +150,29 @@ final class TracePipelineTests: XCTestCase {
                        try PipelineRenderer.render(PipelineGraph(trace: Pipelines.twitterInstant()), format: .svg))
     }
 }
+
+final class TraceThreadsAndInnerStreamsTests: XCTestCase {
+    func testWorkASubscriberStartsIsNotAnInnerStream() throws {
+        let trace = try Pipelines.subscriberStartsWork()
+        let avatar = try XCTUnwrap(trace.node(named: "avatar"))
+        XCTAssertTrue(trace.innerEdges.contains { $0.inner == avatar.id }, "the trace counts it as started by flatMap")
+        let figure = try MarbleFigure(trace: trace)
+        XCTAssertEqual(figure.lanes.filter(\.isInner).map(\.title), ["lookup", "lookup"])
+        let graph = PipelineGraph(trace: trace)
+        let inner = graph.edges.filter { $0.style == .inner }.compactMap { edge in graph.nodes.first { $0.id == edge.from }?.label }
+        XCTAssertEqual(inner, ["lookup"])
+    }
+
+    func testThreadsAreNamedByTheirSchedulerAndMergedByName() throws {
+        let trace = Pipelines.twoRecordsOfMain()
+        let figure = try MarbleFigure(trace: trace)
+        XCTAssertEqual(figure.threads, ["main", "background"])
+        XCTAssertEqual(figure.lanes.map { $0.marbles.map(\.thread) }, [[0], [0, 1]])
+        XCTAssertEqual(PipelineGraph(trace: trace).nodes.map(\.group), ["main", "main"])
+    }
+
+    func testRealTimeLanesSubscribedMicrosecondsApartShowNoSubscriptionMark() throws {
+        let lanes = try MarbleFigure(trace: Pipelines.twoRecordsOfMain()).lanes
+        XCTAssertEqual(lanes.map(\.subscribed), [nil, nil], "3 µs after the first, in a 9 ms trace")
+    }
+}

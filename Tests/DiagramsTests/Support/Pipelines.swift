@@ -75,3 +75,44 @@ extension Pipelines {
         return try Trace(bytes: bytes, name: "hostile")
     }
 }
+
+extension Pipelines {
+    /// `queries → flatMap(.latest) { lookup } → observe`, where the observer starts an
+    /// `avatar` producer for each result while flatMap is delivering it.
+    static func subscriberStartsWork() throws -> Trace {
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (queries, input) = Signal<String, Never>.pipe(named: "queries")
+            queries.flatMap(.latest) { query in SignalProducer<String, Never>(value: query + "!").named("lookup") }
+                .observeValues { result in
+                    SignalProducer<String, Never>(value: "avatar for " + result).named("avatar").startWithValues { _ in }
+                }
+            scheduler.schedule(atNanoseconds: 1_000_000) { input.send(value: "a") }
+            scheduler.schedule(atNanoseconds: 2_000_000) { input.send(value: "b") }
+            _ = scheduler.run()
+        }
+        return try Trace(bytes: bytes, name: "subscriber-starts-work")
+    }
+
+    /// A real-time trace built record by record: a source delivering on the OS main thread
+    /// and a map delivering on the same thread under the `main` scheduler.
+    static func twoRecordsOfMain() -> Trace {
+        var trace = Trace(header: TraceHeader(clock: .real))
+        let records: [TraceRecord] = [
+            .thread(ThreadRecord(id: 1, name: "main", os: 7)),
+            .thread(ThreadRecord(id: 2, name: "main", scheduler: "main", os: 7)),
+            .thread(ThreadRecord(id: 3, name: "com.apple.root.default-qos", scheduler: "background", os: 9)),
+            .node(NodeRecord(id: 1, kind: "source", name: "pipe", file: "A.swift", line: 1, upstream: [])),
+            .node(NodeRecord(id: 2, kind: "operator", name: "map", file: "A.swift", line: 2,
+                             upstream: [.init(node: 1, role: "data")])),
+            .subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: 0, thread: 1)),
+            .subscribe(SubscriptionRecord(id: 2, node: 2, parent: 0, time: 3_000, thread: 1)),
+            .event(EventRecord(sequence: 1, time: 1_000_000, node: 1, subscription: 1, kind: .value, thread: 1, text: "x")),
+            .event(EventRecord(sequence: 2, time: 2_000_000, node: 2, subscription: 2, kind: .value, thread: 2,
+                               causes: [1], text: "X")),
+            .event(EventRecord(sequence: 3, time: 9_000_000, node: 2, subscription: 2, kind: .value, thread: 3, text: "Y")),
+        ]
+        for record in records { trace.add(record) }
+        return trace
+    }
+}

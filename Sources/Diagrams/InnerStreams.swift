@@ -1,0 +1,35 @@
+import Signals
+import TraceLog
+
+/// The inner streams of each higher-order operator in a trace, as figures draw them.
+///
+/// `Trace.innerEdges` counts every node a higher-order subscription started. Figures keep
+/// the nodes whose values the operator delivered (the primary causes of its values), or,
+/// when none delivered anything, every such node that feeds no other node: a node feeding a
+/// sink is work a subscriber started while the operator was delivering, not an inner stream.
+struct InnerStreams {
+    private(set) var byOuter: [UInt64: [UInt64]] = [:]
+
+    init(trace: Trace) {
+        var feedsOtherNodes: Set<UInt64> = []
+        for node in trace.nodes {
+            for upstream in node.upstream { feedsOtherNodes.insert(upstream.node) }
+        }
+        var candidates: [UInt64: Set<UInt64>] = [:]
+        for edge in trace.innerEdges where !feedsOtherNodes.contains(edge.inner) {
+            candidates[edge.outer, default: []].insert(edge.inner)
+        }
+        for (outer, inner) in candidates {
+            var feeding: Set<UInt64> = []
+            for event in trace.events(of: outer) where event.kind == .value {
+                if let cause = event.causes.first.flatMap(trace.event(sequence:)), inner.contains(cause.node) {
+                    feeding.insert(cause.node)
+                }
+            }
+            byOuter[outer] = (feeding.isEmpty ? inner : feeding).sorted()
+        }
+    }
+
+    /// The inner nodes of `outer`, in id order.
+    func of(_ outer: UInt64) -> [UInt64] { byOuter[outer] ?? [] }
+}
