@@ -43,9 +43,8 @@ struct PlayCommand: ParsableCommand {
         throwError, merge, concat, combineLatest, zip. Swift names (Signals semantics): \
         throttle, debounce, flatMap(latest|merge|concat|race|throttle, f), skipRepeats, \
         take(first:|until:), skip(first:), observe(on: "name"), withLatest(from:), \
-        flatMapError, then, collect. The error of withLatestFrom's other stream (and of \
-        the triggers of the Swift take(until:) and withLatest(from:)) is not forwarded: \
-        those Signals operators take inputs that cannot fail.
+        flatMapError, then, collect. The error of a take(until:) trigger is not \
+        forwarded: that Signals operator takes triggers that cannot fail (takeUntil does).
 
         Output: an aligned marble diagram (inputs with a line per subscription, then the \
         derived streams, then a legend). Errors in the spec are reported as \

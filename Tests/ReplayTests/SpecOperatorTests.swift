@@ -234,3 +234,10 @@ final class SpecNotifierErrorTests: XCTestCase {
         XCTAssertEqual(events(try play(spec + "out = a.sample(n)"), "out"), [#"3:#"n""#])
     }
 }
+
+final class SpecWithLatestFromErrorTests: XCTestCase {
+    func testWithLatestFromFailsWithTheOtherStream() throws {
+        XCTAssertEqual(events(try play("hot a = -a-b-c-|\nhot o = --x-#\nout = a.withLatestFrom(o, (p, q) => p + q)"), "out"),
+                       [#"3:"bx""#, #"4:#"error""#])
+    }
+}

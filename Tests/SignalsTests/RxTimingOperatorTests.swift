@@ -155,3 +155,20 @@ final class RxTriggerTests: XCTestCase {
         expectMarbles("--b#") { $0.cold("a-b--|").sampleLatest(on: $0.cold("--x#")) }
     }
 }
+
+/// withLatest(from:) with a samplee that can fail (RxJS withLatestFrom).
+final class WithLatestFailableTests: XCTestCase {
+    func testValuesPairWithTheSampleesLatest() {
+        expectMarbles("---b-c|") {
+            $0.cold("-a-b-c|").withLatest(from: $0.cold("--x-y-----")).map { pair in pair.0 + pair.1 == "bx" ? "b" : "c" }
+        }
+    }
+
+    func testTheSampleesFailureFailsTheResult() {
+        expectMarbles("---b#") { $0.cold("-a-b-c|").withLatest(from: $0.cold("--x-#")).map { $0.0 } }
+    }
+
+    func testTheSampleesCompletionChangesNothing() {
+        expectMarbles("---b-c|") { $0.cold("-a-b-c|").withLatest(from: $0.cold("--x|")).map { $0.0 } }
+    }
+}

@@ -251,7 +251,7 @@ struct SpecCall {
     var line: UInt { UInt(location.line) }
     var positional: [Argument] { arguments.filter { $0.label == nil } }
 
-    /// The receiver stream of a method call.
+    /// The receiver stream of a method call (function calls have none and never ask).
     var stream: SpecProducer {
         receiver ?? .empty
     }

@@ -9,8 +9,8 @@ typealias SpecSignal = Signal<SpecValue, SpecFailure>
 extension SpecOperators {
     static let file = SpecCall.file
 
-    /// A stream that cannot fail, for Signals parameters that must not (`take(until:)`,
-    /// `withLatest(from:)`): its error is dropped, because those cannot carry one.
+    /// A stream that cannot fail, for the trigger of Signals' `take(until:)`: its error is
+    /// dropped, because that trigger cannot carry one.
     static func unfailing(_ producer: SpecProducer) -> SignalProducer<SpecValue, Never> {
         producer.flatMapError(file: file, line: 0) { _ in SignalProducer<SpecValue, Never>.empty }
     }
@@ -81,6 +81,31 @@ extension SpecOperators {
 
     // MARK: Operators on a stream
 
+    static let distinctUntilChanged: Implementation = { call in
+        try call.expectArguments(0...1)
+        if call.positional.isEmpty {
+            return stream(call.stream.skipRepeats(file: file, line: call.line) { $0.strictlyEquals($1) })
+        }
+        let compare = try call.predicate(0)
+        return stream(call.stream.skipRepeats(file: file, line: call.line) { compare([$0, $1]) })
+    }
+
+    static let take: Implementation = { call in
+        try call.expectArguments(1)
+        return stream(call.stream.take(first: try call.count(0), file: file, line: call.line))
+    }
+
+    static let skip: Implementation = { call in
+        try call.expectArguments(1)
+        return stream(call.stream.skip(first: try call.count(0), file: file, line: call.line))
+    }
+
+    static let catchError: Implementation = { call in
+        try call.expectArguments(1)
+        let handler = try call.streamFunction(0)
+        return stream(call.stream.flatMapError(file: file, line: call.line) { failure in handler([failure.value]) })
+    }
+
     static let rxjs: [String: Implementation] = [
         "scan": { call in
             try call.expectArguments(1...2)
@@ -97,22 +122,9 @@ extension SpecOperators {
                 state = (state.0.map { accumulate([$0, value, .number(Double(state.1))]) } ?? value, state.1 + 1)
             }.map(file: file, line: call.line) { $0.0 ?? .null }))
         },
-        "take": { call in
-            try call.expectArguments(1)
-            return stream(call.stream.take(first: try call.count(0), file: file, line: call.line))
-        },
-        "skip": { call in
-            try call.expectArguments(1)
-            return stream(call.stream.skip(first: try call.count(0), file: file, line: call.line))
-        },
-        "distinctUntilChanged": { call in
-            try call.expectArguments(0...1)
-            if call.positional.isEmpty {
-                return stream(call.stream.skipRepeats(file: file, line: call.line) { $0.strictlyEquals($1) })
-            }
-            let compare = try call.predicate(0)
-            return stream(call.stream.skipRepeats(file: file, line: call.line) { compare([$0, $1]) })
-        },
+        "take": take,
+        "skip": skip,
+        "distinctUntilChanged": distinctUntilChanged,
         "startWith": { call in
             try call.expectArguments(1...Int.max)
             var result = call.stream
@@ -178,7 +190,7 @@ extension SpecOperators {
         },
         "withLatestFrom": { call in
             try call.expectArguments(1...2)
-            let other = unfailing(try call.stream(0))
+            let other = try call.stream(0)
             let project = try projector(call, call.positional.count == 2 ? call.positional[1] : nil)
             return stream(call.stream.withLatest(from: other, file: file, line: call.line)
                 .map(file: file, line: call.line) { project([$0.0, $0.1]) })
@@ -203,11 +215,7 @@ extension SpecOperators {
             try call.expectArguments(1)
             return stream(call.stream.take(untilValueFrom: try call.stream(0), file: file, line: call.line))
         },
-        "catchError": { call in
-            try call.expectArguments(1)
-            let handler = try call.streamFunction(0)
-            return stream(call.stream.flatMapError(file: file, line: call.line) { failure in handler([failure.value]) })
-        },
+        "catchError": catchError,
         "retry": { call in
             try call.expectArguments(0...1, labels: ["count", "delay"])
             let count = call.argument(0, "count") == nil ? Int.max : try call.count(0, "count")
@@ -240,7 +248,7 @@ extension SpecOperators {
 
     /// The Swift API's names, calling the Signals operators directly.
     static let swift: [String: Implementation] = [
-        "skipRepeats": rxjs["distinctUntilChanged"]!,
+        "skipRepeats": distinctUntilChanged,
         "take": { call in
             if call.argument(nil, "until") != nil {
                 try call.expectArguments(0, labels: ["until"])
@@ -250,14 +258,14 @@ extension SpecOperators {
                 try call.expectArguments(0, labels: ["first"])
                 return stream(call.stream.take(first: try call.count(nil, "first"), file: file, line: call.line))
             }
-            return try rxjs["take"]!(call)
+            return try take(call)
         },
         "skip": { call in
             if call.argument(nil, "first") != nil {
                 try call.expectArguments(0, labels: ["first"])
                 return stream(call.stream.skip(first: try call.count(nil, "first"), file: file, line: call.line))
             }
-            return try rxjs["skip"]!(call)
+            return try skip(call)
         },
         "throttle": { call in
             try call.expectArguments(1)
@@ -271,7 +279,7 @@ extension SpecOperators {
             try call.expectArguments(2)
             return try flatMapping(call, try strategy(call, 0), lambda: 1)
         },
-        "flatMapError": rxjs["catchError"]!,
+        "flatMapError": catchError,
         "observe": { call in
             try call.expectArguments(0, labels: ["on"])
             guard let argument = call.argument(nil, "on"), case let .string(lane) = argument.value else {
@@ -281,7 +289,7 @@ extension SpecOperators {
         },
         "withLatest": { call in
             try call.expectArguments(0, labels: ["from"])
-            return stream(call.stream.withLatest(from: unfailing(try call.stream(nil, "from")), file: file, line: call.line)
+            return stream(call.stream.withLatest(from: try call.stream(nil, "from"), file: file, line: call.line)
                 .map(file: file, line: call.line) { .array([$0.0, $0.1]) })
         },
         "then": { call in
