@@ -39,8 +39,8 @@ struct PlayCommand: ParsableCommand {
         distinctUntilChanged, startWith, debounceTime, throttleTime(d, leading:, trailing:), \
         auditTime, sampleTime, sample, delay, merge, concat, combineLatest, zip, \
         withLatestFrom, switchMap, mergeMap, concatMap, exhaustMap, takeUntil, catchError, \
-        retry(count, delay:), timeout(each:, with:), and the functions of, empty, never, \
-        throwError, merge, concat, combineLatest, zip. Swift names (Signals semantics): \
+        retry(count, delay:), timeout(each:, with:) (failing with "TimeoutError"), and the \
+        functions of, empty, never, throwError, merge, concat, combineLatest, zip. Swift names (Signals semantics): \
         throttle, debounce, flatMap(latest|merge|concat|race|throttle, f), skipRepeats, \
         take(first:|until:), skip(first:), observe(on: "name"), withLatest(from:), \
         flatMapError, then, collect. The error of a take(until:) trigger is not \
