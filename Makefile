@@ -34,8 +34,12 @@ demo: deps
 figures: deps
 	$(SWIFT) run marbles demo --from-recordings
 
-# The benchmark: a release build, measurements printed (never asserted).
+# The benchmark (BENCHMARKS.md): release builds, measurements printed (never asserted).
+# MarblesBench's table in its own build folder, so the debug build stays; then the trace
+# log's per-stage detail.
 bench: deps
+	$(SWIFT) build -c release --product MarblesBench --scratch-path .build-bench
+	.build-bench/release/MarblesBench
 	$(SWIFT) run -c release marbles-bench
 
 # Operator figures: each diagrams/operators/*.marbles spec run by `marbles play` with the real

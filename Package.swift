@@ -15,6 +15,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         .target(name: "Signals"),
@@ -45,6 +46,14 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "Benchmarks", dependencies: ["Signals", "TraceLog"]),
+        .executableTarget(
+            name: "MarblesBench",
+            dependencies: [
+                "Signals",
+                "TraceLog",
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ]
+        ),
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Signals"]),
         .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog", "Replay"]),

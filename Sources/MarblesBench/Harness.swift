@@ -1,0 +1,64 @@
+import Foundation
+
+/// Monotonic nanoseconds, for timing (the benchmark's output is a measurement, not a
+/// deterministic artifact).
+func monotonicNanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+}
+
+/// The seconds `body` took.
+@inline(never)
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = monotonicNanoseconds()
+    try body()
+    return Double(monotonicNanoseconds() - start) / 1e9
+}
+
+/// The median of `values` (the mean of the middle two for an even count).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// Where every pipeline's values end. `receive` is never inlined, so the optimiser cannot
+/// fold a pipeline's stages away, and every contender pays the same call per value.
+final class Sink: @unchecked Sendable {
+    private(set) var count = 0
+    private(set) var checksum = 0
+
+    @inline(never)
+    func receive(_ value: Int) {
+        count &+= 1
+        checksum &+= value
+    }
+}
+
+/// A benchmark failed in a way that makes its figures meaningless (a wrong checksum, an
+/// unwritable file).
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The peak resident set of this process in KiB (`VmHWM`), or nil when /proc does not say.
+func peakResidentKiB() -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let digits = line.dropFirst("VmHWM:".count).filter(\.isNumber)
+        return Int(digits)
+    }
+    return nil
+}
+
+/// A fixed-point decimal rendering, for the table.
+func decimal(_ value: Double, _ places: Int = 1) -> String {
+    guard value.isFinite else { return "-" }
+    return String(format: "%.\(places)f", value)
+}
+
+/// Millions, with one decimal.
+func millions(_ value: Double) -> String { decimal(value / 1e6, 2) + " M" }

@@ -1,0 +1,57 @@
+import Foundation
+import Signals
+import TraceLog
+
+/// The core pipeline with the recorder attached: in memory, and writing a trace file.
+enum Recording {
+    /// Seconds to send `count` values through the pipeline while `recorder` records, from
+    /// `start()` to the end of `stop()` (which flushes), and the number of events recorded.
+    static func recorded(_ count: Int, by recorder: Recorder) throws -> (seconds: Double, events: UInt64) {
+        let sink = Sink()
+        let input = Core.marblesPipeline(into: sink)
+        var summary = SummaryRecord()
+        let elapsed = try seconds {
+            recorder.start()
+            for value in 0..<count { input.send(value: value) }
+            summary = try recorder.stop()
+        }
+        input.sendCompleted()
+        return (elapsed, summary.events)
+    }
+
+    static func measure(count: Int, runs: Int, directory: URL, table: inout Table) throws {
+        var plainTimes: [Double] = [], memoryTimes: [Double] = [], fileTimes: [Double] = []
+        var overheads: [Double] = [], fileRates: [Double] = [], fileMBs: [Double] = []
+        var recordedEvents: UInt64 = 0
+        let url = directory.appendingPathComponent("marbles-bench-recording.trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        for _ in 0..<runs {
+            let plain = Core.marbles(count, into: Sink())
+            let memory = try recorded(count, by: Recorder(clock: .real))
+            let file = try recorded(count, by: Recorder(to: url))
+            let bytes = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.doubleValue ?? 0
+            recordedEvents = memory.events
+            plainTimes.append(plain)
+            memoryTimes.append(memory.seconds)
+            fileTimes.append(file.seconds)
+            overheads.append((memory.seconds - plain) / Double(memory.events) * 1e9)
+            fileRates.append(Double(file.events) / file.seconds)
+            fileMBs.append(bytes / file.seconds / 1e6)
+        }
+        let section = "recording"
+        let perInput = Double(recordedEvents) / Double(count)
+        table.add(Row(section: section,
+                      figure: "\(millions(Double(count))) ints through the core chain: \(recordedEvents) events recorded "
+                          + "(\(decimal(perInput, 1)) per value)",
+                      value: "\(decimal(median(plainTimes) / Double(count) * 1e9)) ns/value without recorder"))
+        table.add(Row(section: section, figure: "recorder on, in memory",
+                      value: "\(decimal(median(memoryTimes) / Double(count) * 1e9)) ns/value"))
+        let overhead = median(overheads)
+        table.add(Row(section: section, figure: "added per recorded event, in memory (same run)",
+                      value: "\(decimal(overhead)) ns", target: "≤ 25 ns", met: overhead <= 25))
+        let rate = median(fileRates)
+        table.add(Row(section: section, figure: "recorder on, writing JSON Lines to a file",
+                      value: "\(millions(rate)) records/s, \(decimal(median(fileMBs))) MB/s",
+                      target: "≥ 3 M records/s", met: rate >= 3e6))
+    }
+}

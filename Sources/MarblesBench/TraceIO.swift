@@ -1,0 +1,171 @@
+import Foundation
+import Signals
+import TraceLog
+
+/// Writes synthetic traces shaped like a recording of the core pipeline (a pipe, map,
+/// filter, map, scan; every event caused by the one before it in the chain), through the
+/// trace log's JSON Lines writer.
+enum TraceGenerator {
+    /// Writes records to `url` until `events` events have been written or the file holds
+    /// `minimumBytes`, whichever comes first. Returns the records and bytes written.
+    static func write(to url: URL, events limit: Int, minimumBytes: Int64 = .max) throws -> (records: Int, bytes: Int64) {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw BenchError("cannot create \(url.path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let chunk = 1 << 20
+        var line = JSONLine(capacity: chunk + 4096)
+        var bytes: Int64 = 0
+        var records = 0
+        func emit(_ record: TraceRecord) throws {
+            record.write(to: &line)
+            records += 1
+            if line.bytes.count >= chunk { try flush() }
+        }
+        func flush() throws {
+            try line.bytes.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let written = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw BenchError("cannot write \(url.path): \(String(cString: strerror(errno)))")
+                    }
+                    offset += written
+                }
+            }
+            bytes += Int64(line.bytes.count)
+            line = JSONLine(capacity: chunk + 4096)
+        }
+
+        try emit(.header(TraceHeader(clock: .real)))
+        try emit(.thread(ThreadRecord(id: 1, name: "main", os: 1)))
+        let names = ["pipe", "map", "filter", "map", "scan"]
+        for (index, name) in names.enumerated() {
+            let id = UInt64(index + 1)
+            try emit(.node(NodeRecord(id: id, kind: index == 0 ? "source" : "operator", name: name,
+                                      file: "MarblesBench/Core.swift", line: UInt64(12 + index),
+                                      upstream: index == 0 ? [] : [.init(node: id - 1, role: "data")])))
+            try emit(.subscribe(SubscriptionRecord(id: id, node: id, parent: 0, time: 0, thread: 1)))
+        }
+        var sequence: UInt64 = 0
+        var time: Int64 = 0
+        var sum = 0
+        var events = 0
+        var input = 0
+        func event(_ node: UInt64, _ value: Int, cause: UInt64) throws {
+            sequence += 1
+            time += 40
+            events += 1
+            let text = String(value)
+            try emit(.event(EventRecord(sequence: sequence, time: time, node: node, subscription: node, kind: .value,
+                                        thread: 1, causes: cause == 0 ? [] : [cause], text: text, json: text)))
+        }
+        while events < limit && bytes + Int64(line.bytes.count) < minimumBytes {
+            try event(1, input, cause: 0)
+            let incremented = input &+ 1
+            try event(2, incremented, cause: sequence)
+            if incremented & 1 == 0 {
+                try event(3, incremented, cause: sequence)
+                try event(4, incremented &* 3, cause: sequence)
+                sum &+= incremented &* 3
+                try event(5, sum, cause: sequence)
+            }
+            input += 1
+        }
+        try emit(.summary(SummaryRecord(events: sequence, nodes: 5, subscriptions: 5, threads: 1, duration: time)))
+        try flush()
+        return (records, bytes)
+    }
+}
+
+/// Writing and reading JSON Lines.
+enum TraceIO {
+    static func measure(events: Int, runs: Int, directory: URL, table: inout Table) throws {
+        let url = directory.appendingPathComponent("marbles-bench-io.trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        var writeRates: [Double] = [], writeMBs: [Double] = [], readRates: [Double] = [], readMBs: [Double] = []
+        for _ in 0..<runs {
+            var written = (records: 0, bytes: Int64(0))
+            let writeTime = try seconds { written = try TraceGenerator.write(to: url, events: events) }
+            var read = 0
+            let readTime = try seconds {
+                let reader = try TraceReader(url: url)
+                read = 1
+                while try reader.next() != nil { read += 1 }
+            }
+            guard read == written.records else {
+                throw BenchError("trace I/O: wrote \(written.records) records, read back \(read)")
+            }
+            writeRates.append(Double(written.records) / writeTime)
+            writeMBs.append(Double(written.bytes) / writeTime / 1e6)
+            readRates.append(Double(read) / readTime)
+            readMBs.append(Double(written.bytes) / readTime / 1e6)
+        }
+        let section = "trace I/O"
+        table.add(Row(section: section, figure: "write JSON Lines, \(millions(Double(events))) events (TraceRecord.write)",
+                      value: "\(millions(median(writeRates))) records/s, \(decimal(median(writeMBs))) MB/s"))
+        let readRate = median(readRates)
+        table.add(Row(section: section, figure: "read JSON Lines (TraceReader.next)",
+                      value: "\(millions(readRate)) records/s, \(decimal(median(readMBs))) MB/s",
+                      target: "≥ 3 M records/s", met: readRate >= 3e6))
+    }
+}
+
+/// `TraceStats` streaming over a trace larger than the reader's buffers by orders of
+/// magnitude, in a child process so that its peak resident memory is its own.
+enum StatsBench {
+    /// The child's half: computes the statistics of `path` and prints
+    /// `seconds events peak-KiB` on one line.
+    static func child(path: String) throws {
+        var events = 0
+        let elapsed = try seconds {
+            let stats = try TraceStats.compute(TraceReader(url: URL(fileURLWithPath: path)))
+            events = stats.events
+        }
+        print("\(elapsed) \(events) \(peakResidentKiB() ?? -1)")
+    }
+
+    static func measure(minimumBytes: Int64, runs: Int, directory: URL, table: inout Table) throws {
+        let url = directory.appendingPathComponent("marbles-bench-stats.trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let written = try TraceGenerator.write(to: url, events: .max, minimumBytes: minimumBytes)
+        var times: [Double] = [], peaks: [Double] = []
+        var events = 0
+        for _ in 0..<runs {
+            let output = try runChild(path: url.path)
+            let fields = output.split(separator: " ").map(String.init)
+            guard fields.count == 3, let time = Double(fields[0]), let count = Int(fields[1]),
+                  let peak = Double(fields[2]), peak >= 0 else {
+                throw BenchError("stats: the child process printed \"\(output)\", expected \"seconds events KiB\"")
+            }
+            times.append(time)
+            peaks.append(peak)
+            events = count
+        }
+        let section = "stats"
+        let gigabytes = Double(written.bytes) / 1e9
+        let peakMB = median(peaks) * 1024 / 1e6
+        table.add(Row(section: section,
+                      figure: "TraceStats over a \(decimal(gigabytes, 2)) GB trace, \(millions(Double(events))) events",
+                      value: "\(decimal(median(times), 1)) s, \(millions(Double(written.records) / median(times))) records/s, "
+                          + "\(decimal(Double(written.bytes) / median(times) / 1e6)) MB/s"))
+        table.add(Row(section: section, figure: "peak resident memory of that stats process (VmHWM)",
+                      value: "\(decimal(peakMB)) MB", target: "< 100 MB", met: peakMB < 100))
+    }
+
+    private static func runChild(path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["--stats-child", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let output = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard process.terminationStatus == 0 else {
+            throw BenchError("stats: the child process exited with status \(process.terminationStatus): \(output)")
+        }
+        return output
+    }
+}

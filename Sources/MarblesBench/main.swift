@@ -1,0 +1,92 @@
+import Foundation
+
+// MarblesBench: the figures of BENCHMARKS.md (`make bench`). Each figure is the median of
+// several runs; each comparison is the median of ratios taken within one run.
+
+let usage = """
+    usage: MarblesBench [--quick] [--runs N] [--directory DIR]
+
+    Prints one Markdown table of Marbles' performance figures against the targets of
+    BENCHMARKS.md. Build it in release mode: `make bench`.
+
+      --quick          a tenth of the sizes (a 256 MB stats trace): a fast check, not the figures
+      --runs N         runs per figure, 1 to 99 (default 5; 3 for the stats figure)
+      --directory DIR  where temporary traces go (default /tmp); they are deleted afterwards
+    """
+
+struct Options {
+    var quick = false
+    var runs = 5
+    var directory = URL(fileURLWithPath: "/tmp")
+    var statsChild: String?
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--quick": quick = true
+            case "--runs":
+                guard let text = rest.popFirst(), let count = Int(text), (1...99).contains(count) else {
+                    throw BenchError("--runs expects a whole number from 1 to 99")
+                }
+                runs = count
+            case "--directory":
+                guard let path = rest.popFirst() else { throw BenchError("--directory expects a path") }
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                    throw BenchError("--directory: \(path) is not a directory")
+                }
+                directory = URL(fileURLWithPath: path)
+            case "--stats-child":
+                guard let path = rest.popFirst() else { throw BenchError("--stats-child expects a path") }
+                statsChild = path
+            case "--help", "-h":
+                print(usage)
+                exit(0)
+            default:
+                throw BenchError("unknown argument \(argument)")
+            }
+        }
+    }
+}
+
+/// What the machine is, for the table's heading.
+func machineDescription() -> String {
+    let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown"
+    let memory = Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30)
+    return "\(ProcessInfo.processInfo.activeProcessorCount) cores (\(model ?? "unknown")), \(decimal(memory)) GiB memory"
+}
+
+func runBenchmarks(_ options: Options) throws {
+    let scale = options.quick ? 10 : 1
+    let runs = options.runs
+    print("MarblesBench: \(machineDescription()); \(runs) runs per figure\(options.quick ? ", quick sizes" : "")\n")
+    var table = Table()
+    try Core.measure(count: 10_000_000 / scale, runs: runs, table: &table)
+    try Recording.measure(count: 1_000_000 / scale, runs: runs, directory: options.directory, table: &table)
+    try Hops.measure(count: 1_000_000 / scale, runs: runs, table: &table)
+    try TraceIO.measure(events: 3_000_000 / scale, runs: runs, directory: options.directory, table: &table)
+    try StatsBench.measure(minimumBytes: options.quick ? 256 << 20 : 2 << 30, runs: min(runs, 3),
+                           directory: options.directory, table: &table)
+    table.add(Row(section: "replay", figure: "replaying a 1,000,000-event trace",
+                  value: "not measured: the Replay target is not available", target: "≥ 2 M events/s"))
+    table.add(Row(section: "drawing", figure: "10,000-event marble diagram to SVG",
+                  value: "not measured: the Diagrams target is not available", target: "< 1 s"))
+    table.add(Row(section: "drawing", figure: "200-node pipeline diagram to SVG",
+                  value: "not measured: the Diagrams target is not available", target: "< 2 s"))
+    print(table.markdown, terminator: "")
+}
+
+do {
+    let options = try Options(Array(CommandLine.arguments.dropFirst()))
+    if let path = options.statsChild {
+        try StatsBench.child(path: path)
+    } else {
+        try runBenchmarks(options)
+    }
+} catch {
+    FileHandle.standardError.write(Data("MarblesBench: \(error)\n".utf8))
+    exit(2)
+}
