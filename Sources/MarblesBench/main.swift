@@ -4,13 +4,15 @@ import Foundation
 // several runs; each comparison is the median of ratios taken within one run.
 
 let usage = """
-    usage: MarblesBench [--quick] [--runs N] [--directory DIR]
+    usage: MarblesBench [--quick] [--runs N] [--only SECTION] [--directory DIR]
 
     Prints one Markdown table of Marbles' performance figures against the targets of
     BENCHMARKS.md. Build it in release mode: `make bench`.
 
       --quick          a tenth of the sizes (a 256 MB stats trace): a fast check, not the figures
       --runs N         runs per figure, 1 to 99 (default 5; 3 for the stats figure)
+      --only SECTION   one section: core, recording, hops, io, stats, replay or drawing
+                       (for profiling one of them)
       --directory DIR  where temporary traces go (default /tmp); they are deleted afterwards
     """
 
@@ -19,6 +21,11 @@ struct Options {
     var runs = 5
     var directory = URL(fileURLWithPath: "/tmp")
     var statsChild: String?
+    var only: String?
+    static let sections = ["core", "recording", "hops", "io", "stats", "replay", "drawing"]
+
+    /// Whether `section` is to run.
+    func includes(_ section: String) -> Bool { only == nil || only == section }
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -37,6 +44,11 @@ struct Options {
                     throw BenchError("--directory: \(path) is not a directory")
                 }
                 directory = URL(fileURLWithPath: path)
+            case "--only":
+                guard let section = rest.popFirst(), Self.sections.contains(section) else {
+                    throw BenchError("--only expects one of \(Self.sections.joined(separator: ", "))")
+                }
+                only = section
             case "--stats-child":
                 guard let path = rest.popFirst() else { throw BenchError("--stats-child expects a path") }
                 statsChild = path
@@ -64,18 +76,32 @@ func runBenchmarks(_ options: Options) throws {
     let runs = options.runs
     print("MarblesBench: \(machineDescription()); \(runs) runs per figure\(options.quick ? ", quick sizes" : "")\n")
     var table = Table()
-    try Core.measure(count: 10_000_000 / scale, runs: runs, table: &table)
-    try Recording.measure(count: 1_000_000 / scale, runs: runs, directory: options.directory, table: &table)
-    try Hops.measure(count: 1_000_000 / scale, runs: runs, table: &table)
-    try TraceIO.measure(events: 3_000_000 / scale, runs: runs, directory: options.directory, table: &table)
-    try StatsBench.measure(minimumBytes: options.quick ? 256 << 20 : 2 << 30, runs: min(runs, 3),
-                           directory: options.directory, table: &table)
-    table.add(Row(section: "replay", figure: "replaying a 1,000,000-event trace",
-                  value: "not measured: the Replay target is not available", target: "≥ 2 M events/s"))
-    table.add(Row(section: "drawing", figure: "10,000-event marble diagram to SVG",
-                  value: "not measured: the Diagrams target is not available", target: "< 1 s"))
-    table.add(Row(section: "drawing", figure: "200-node pipeline diagram to SVG",
-                  value: "not measured: the Diagrams target is not available", target: "< 2 s"))
+    if options.includes("core") {
+        try Core.measure(count: 10_000_000 / scale, runs: runs, table: &table)
+    }
+    if options.includes("recording") {
+        try Recording.measure(count: 1_000_000 / scale, runs: runs, directory: options.directory, table: &table)
+    }
+    if options.includes("hops") {
+        try Hops.measure(count: 1_000_000 / scale, runs: runs, table: &table)
+    }
+    if options.includes("io") {
+        try TraceIO.measure(events: 3_000_000 / scale, runs: runs, directory: options.directory, table: &table)
+    }
+    if options.includes("stats") {
+        try StatsBench.measure(minimumBytes: options.quick ? 256 << 20 : 2 << 30, runs: min(runs, 3),
+                               directory: options.directory, table: &table)
+    }
+    if options.includes("replay") {
+        table.add(Row(section: "replay", figure: "replaying a 1,000,000-event trace",
+                      value: "not measured: the Replay target is not available", target: "≥ 2 M events/s"))
+    }
+    if options.includes("drawing") {
+        table.add(Row(section: "drawing", figure: "10,000-event marble diagram to SVG",
+                      value: "not measured: the Diagrams target is not available", target: "< 1 s"))
+        table.add(Row(section: "drawing", figure: "200-node pipeline diagram to SVG",
+                      value: "not measured: the Diagrams target is not available", target: "< 2 s"))
+    }
     print(table.markdown, terminator: "")
 }
 
