@@ -13,6 +13,7 @@ public final class Observer<Value, Error: Swift.Error>: @unchecked Sendable {
     }
 
     /// An observer with a callback per kind of event.
+    @inlinable
     public convenience init(
         value: ((Value) -> Void)? = nil,
         failed: ((Error) -> Void)? = nil,

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A hot stream: events happen whether or not anyone observes, and each observer sees the
 /// events sent after it started observing.
 ///
@@ -28,7 +30,10 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
 
     /// A signal of `node`. `serialized` makes concurrent senders take turns; operators with
     /// one upstream pass false, because their upstream already delivers one event at a time.
-    @usableFromInline
+    /// Inlinable, like the operators and `pipe`, so that the send closure is made where the
+    /// value type is known: the whole send path then specialises in the user's module instead
+    /// of looking up generic metadata on every event.
+    @inlinable
     convenience init(node: Node, serialized: Bool, detachWhenUnobserved: Bool = false,
                      _ generator: (Observer, Lifetime) -> Void) {
         let core = SignalCore<Value, Error>(node: node, serialized: serialized,
@@ -42,6 +47,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
     /// - Parameters:
     ///   - label: a name for the source node, to find it in traces and replays.
     ///   - disposable: disposed when the signal terminates.
+    @inlinable
     public static func pipe(
         named label: String? = nil,
         disposable: Disposable? = nil,
@@ -87,7 +93,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
     }
 
     /// Observes every event with a closure.
-    @discardableResult
+    @inlinable @discardableResult
     public func observe(file: StaticString = #fileID, line: UInt = #line,
                         _ action: @escaping (Event<Value, Error>) -> Void) -> Disposable? {
         registerSink("observe", file: file, line: line)
@@ -95,7 +101,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
     }
 
     /// Observes values only.
-    @discardableResult
+    @inlinable @discardableResult
     public func observeValues(file: StaticString = #fileID, line: UInt = #line,
                               _ action: @escaping (Value) -> Void) -> Disposable? {
         registerSink("observeValues", file: file, line: line)
@@ -142,11 +148,22 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
     }
 
     /// Reports a sink node to the probe, when one is attached.
+    @usableFromInline
     func registerSink(_ name: String, file: StaticString, line: UInt) {
         guard let probe = Instrumentation.probe else { return }
         let sink = Node.make(.sink, name, upstream: [.init(node: node, role: .data)], file: file, line: line)
         probe.didSubscribe(sink, subscription: Instrumentation.newSubscription(), parent: subscription)
     }
+}
+
+/// What a signal's lock guards: its observers and whether it has terminated.
+@usableFromInline
+struct SignalState<Value, Error: Swift.Error> {
+    @usableFromInline var observations: ContiguousArray<Observation<Value, Error>> = []
+    @usableFromInline var terminated = false
+
+    @usableFromInline
+    init() {}
 }
 
 /// The state and delivery of one signal instance.
@@ -157,13 +174,15 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {
     /// Taken for the whole delivery of an event when several threads may send; recursive so
     /// that an observer sending back into its own signal gets a nested, defined delivery.
     @usableFromInline let sendLock: Lock?
-    @usableFromInline let stateLock = Lock()
-    @usableFromInline var observations: ContiguousArray<Observation<Value, Error>> = []
-    @usableFromInline var terminated = false
+    /// A `Mutex` rather than a class `var` under a `Lock`: its state is reached through
+    /// `withLock`'s `inout`, so the send path pays no dynamic exclusivity check, and its
+    /// uncontended lock is an inlined atomic rather than a call into libc.
+    @usableFromInline let state = Mutex(SignalState<Value, Error>())
     /// Disposed when the signal terminates: the lifetime's resources.
     @usableFromInline let resources = CompositeDisposable()
     let detachWhenUnobserved: Bool
 
+    @usableFromInline
     init(node: Node, serialized: Bool, detachWhenUnobserved: Bool) {
         self.node = node
         self.subscription = Instrumentation.newSubscription()
@@ -177,19 +196,20 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {
     @inlinable
     func send(_ event: Event<Value, Error>) {
         sendLock?.lock()
-        stateLock.lock()
-        if terminated {
-            stateLock.unlock()
+        let terminal = event.isTerminating
+        let snapshot: ContiguousArray<Observation<Value, Error>>? = state.withLock { state in
+            if state.terminated { return nil }
+            let observations = state.observations
+            if terminal {
+                state.terminated = true
+                state.observations = []
+            }
+            return observations
+        }
+        guard let snapshot else {
             sendLock?.unlock()
             return
         }
-        let snapshot = observations
-        let terminal = event.isTerminating
-        if terminal {
-            terminated = true
-            observations = []
-        }
-        stateLock.unlock()
         if let probe = Instrumentation.probe {
             deliverInstrumented(event, to: snapshot, probe: probe)
         } else {
@@ -228,11 +248,12 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {
     /// it after `dispose()` returns. Operators' own observations are not gated: what reaches
     /// them late finds their signal terminated, and waiting there could deadlock an operator
     /// whose scheduled action disposes its upstream while that upstream delivers into it.
+    @usableFromInline
     func add(_ observer: Observer<Value, Error>, gated: Bool = false) -> Disposable? {
         let observation = Observation(observer, gated: gated)
-        let accepted: Bool = stateLock.withLock {
-            if terminated { return false }
-            observations.append(observation)
+        let accepted: Bool = state.withLock { state in
+            if state.terminated { return false }
+            state.observations.append(observation)
             return true
         }
         guard accepted else {
@@ -247,10 +268,10 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {
     }
 
     private func remove(_ observation: Observation<Value, Error>) {
-        let detach: Bool = stateLock.withLock {
-            observations.removeAll { $0 === observation }
-            if detachWhenUnobserved && observations.isEmpty && !terminated {
-                terminated = true
+        let detach: Bool = state.withLock { state in
+            state.observations.removeAll { $0 === observation }
+            if detachWhenUnobserved && state.observations.isEmpty && !state.terminated {
+                state.terminated = true
                 return true
             }
             return false

@@ -34,3 +34,25 @@ extension Signal {
         Signal(node: node, serialized: true, detachWhenUnobserved: true, generator)
     }
 }
+
+/// An operator's mutable state (an accumulator, a count), reached through a pointer.
+///
+/// A closure's captured `var` or a class's stored `var` is checked for exclusive access at
+/// run time on every event (`swift_beginAccess`), because the compiler cannot see that an
+/// operator's events arrive one at a time. They do — a single-upstream operator's signal is
+/// fed by one serialised upstream — so the check buys nothing on this path and is skipped.
+@usableFromInline
+final class OperatorState<State>: @unchecked Sendable {
+    @usableFromInline let pointer: UnsafeMutablePointer<State>
+
+    @inlinable
+    init(_ initial: State) {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: initial)
+    }
+
+    deinit {
+        pointer.deinitialize(count: 1)
+        pointer.deallocate()
+    }
+}

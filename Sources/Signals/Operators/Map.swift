@@ -2,6 +2,7 @@
 
 extension Signal {
     /// Transforms each value.
+    @inlinable
     public func map<U>(file: StaticString = #fileID, line: UInt = #line,
                        _ transform: @escaping (Value) -> U) -> Signal<U, Error> {
         map(transform, node: .operator("map", (node, .data), file: file, line: line))
@@ -13,18 +14,19 @@ extension Signal {
         map({ _ in value }, node: .operator("map", parameters: "value: \(value)", (node, .data), file: file, line: line))
     }
 
-    @usableFromInline
+    @inlinable
     func map<U>(_ transform: @escaping (Value) -> U, node: Node) -> Signal<U, Error> {
         derive(node) { event, observer in observer.send(event.map(transform)) }
     }
 
     /// Passes the values that satisfy `isIncluded`.
+    @inlinable
     public func filter(file: StaticString = #fileID, line: UInt = #line,
                        _ isIncluded: @escaping (Value) -> Bool) -> Signal<Value, Error> {
         filter(isIncluded, node: .operator("filter", (node, .data), file: file, line: line))
     }
 
-    @usableFromInline
+    @inlinable
     func filter(_ isIncluded: @escaping (Value) -> Bool, node: Node) -> Signal<Value, Error> {
         derive(node) { event, observer in
             if case let .value(value) = event, !isIncluded(value) { return }
@@ -33,12 +35,13 @@ extension Signal {
     }
 
     /// Transforms each value, dropping those that become nil.
+    @inlinable
     public func compactMap<U>(file: StaticString = #fileID, line: UInt = #line,
                               _ transform: @escaping (Value) -> U?) -> Signal<U, Error> {
         compactMap(transform, node: .operator("compactMap", (node, .data), file: file, line: line))
     }
 
-    @usableFromInline
+    @inlinable
     func compactMap<U>(_ transform: @escaping (Value) -> U?, node: Node) -> Signal<U, Error> {
         derive(node) { event, observer in
             switch event {

@@ -3,6 +3,7 @@
 extension Signal {
     /// Sends the running accumulation of the values: `next(initial, first)`, then `next` of
     /// that and the second value, and so on.
+    @inlinable
     public func scan<U>(file: StaticString = #fileID, line: UInt = #line,
                         _ initial: U, _ next: @escaping (U, Value) -> U) -> Signal<U, Error> {
         scan(into: initial, { $0 = next($0, $1) },
@@ -10,19 +11,21 @@ extension Signal {
     }
 
     /// Sends the running accumulation of the values, mutating the accumulator in place.
+    @inlinable
     public func scan<U>(file: StaticString = #fileID, line: UInt = #line,
                         into initial: U, _ next: @escaping (inout U, Value) -> Void) -> Signal<U, Error> {
         scan(into: initial, next,
              node: .operator("scan", parameters: "into: \(initial)", (node, .data), file: file, line: line))
     }
 
+    @inlinable
     func scan<U>(into initial: U, _ next: @escaping (inout U, Value) -> Void, node: Node) -> Signal<U, Error> {
-        var accumulator = initial
+        let accumulator = OperatorState(initial)
         return derive(node) { event, observer in
             switch event {
             case let .value(value):
-                next(&accumulator, value)
-                observer.send(value: accumulator)
+                next(&accumulator.pointer.pointee, value)
+                observer.send(value: accumulator.pointer.pointee)
             case let .failed(error): observer.send(error: error)
             case .completed: observer.sendCompleted()
             case .interrupted: observer.sendInterrupted()
