@@ -29,7 +29,11 @@ public struct JSONLine {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
         needsComma = true
         bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        if name.hasPointerRepresentation {
+            bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        } else {
+            name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        }
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
     }
@@ -60,6 +64,14 @@ public struct JSONLine {
     /// Adds `"name":value`.
     public mutating func field(_ name: StaticString, _ value: Int) {
         field(name, Int64(value))
+    }
+
+    /// Adds `"name":"123"`: an integer as a string.
+    public mutating func field(_ name: StaticString, decimal value: Int64) {
+        key(name)
+        bytes.append(UInt8(ascii: "\""))
+        Self.appendInteger(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Adds `"name":true|false`.

@@ -238,9 +238,8 @@ public final class Recorder: Probe, @unchecked Sendable {
         swap(&line.bytes, &buffer)
         line.begin()
         line.writeEventFields(sequence: sequence, time: time, node: nodeID, subscription: subscriptionID, kind: kind,
-                              thread: thread, causes: { $0.causesField(causes, below: sequence) }, text: formatted?.text,
-                              truncated: formatted?.truncated ?? false, json: formatted?.json,
-                              omittedJSONBytes: formatted?.omitted ?? 0)
+                              thread: thread, causes: { $0.causesField(causes, below: sequence) },
+                              value: { line in formatted?.write(to: &line) })
         line.end()
         swap(&line.bytes, &buffer)
         appended()
@@ -449,11 +448,47 @@ public final class Recorder: Probe, @unchecked Sendable {
 
     // MARK: Values
 
-    struct FormattedValue {
-        var text: String
-        var truncated: Bool
-        var json: String?
-        var omitted: Int64
+    /// A value made ready to write. Integers and strings, the most common values, are kept
+    /// as they are and written straight into the buffer (no intermediate strings).
+    enum FormattedValue {
+        case integer(Int64)
+        case string(String)
+        case other(text: String, json: String?)
+
+        /// Writes `text`, `truncated`, `json` and `jsonOmitted` as FORMAT.md orders them.
+        func write(to line: inout JSONLine) {
+            switch self {
+            case let .integer(value):
+                line.field("text", decimal: value)
+                line.field("json", value)
+            case let .string(string):
+                writeText(string, to: &line)
+                let size = string.utf8.count
+                if size > Recorder.maxJSONLength {
+                    line.field("jsonOmitted", Int64(size))
+                } else {
+                    line.field("json", string)
+                }
+            case let .other(text, json):
+                writeText(text, to: &line)
+                guard let json else { return }
+                if json.utf8.count > Recorder.maxJSONLength {
+                    line.field("jsonOmitted", Int64(json.utf8.count))
+                } else {
+                    line.field("json", rawJSON: json)
+                }
+            }
+        }
+
+        private func writeText(_ text: String, to line: inout JSONLine) {
+            // At most maxTextLength bytes means at most that many characters: no counting.
+            if text.utf8.count <= Recorder.maxTextLength || text.count <= Recorder.maxTextLength {
+                line.field("text", text)
+            } else {
+                line.field("text", String(text.prefix(Recorder.maxTextLength)) + "…")
+                line.field("truncated", true)
+            }
+        }
     }
 
     private static let encoder: JSONEncoder = {
@@ -462,43 +497,26 @@ public final class Recorder: Probe, @unchecked Sendable {
         return encoder
     }()
 
-    /// The display string and, for an `Encodable` value, its JSON (fast paths for the
-    /// common scalar types; nested payloads through `JSONEncoder` with sorted keys).
+    /// The value ready to write: fast paths for the common scalar types; other `Encodable`
+    /// values through `JSONEncoder` with sorted keys; anything else as its description only.
     static func format(_ value: Any) -> FormattedValue {
-        var json: String?
-        let text: String
         switch value {
-        case let string as String:
-            text = string
-            var bytes: [UInt8] = []
-            JSONLine.appendString(string, to: &bytes)
-            json = String(decoding: bytes, as: UTF8.self)
         case let integer as Int:
-            text = String(integer)
-            json = text
+            return .integer(Int64(integer))
+        case let string as String:
+            return .string(string)
         case let double as Double:
-            text = String(double)
-            json = double.isFinite ? text : nil
+            let text = String(double)
+            return .other(text: text, json: double.isFinite ? text : nil)
         case let bool as Bool:
-            text = bool ? "true" : "false"
-            json = text
+            let text = bool ? "true" : "false"
+            return .other(text: text, json: text)
         case let encodable as Encodable:
-            text = String(describing: value)
-            if let data = try? encoder.encode(encodable) {
-                json = String(decoding: data, as: UTF8.self)
-            }
+            let json = (try? encoder.encode(encodable)).map { String(decoding: $0, as: UTF8.self) }
+            return .other(text: String(describing: value), json: json)
         default:
-            text = String(describing: value)
+            return .other(text: String(describing: value), json: nil)
         }
-        var omitted: Int64 = 0
-        if let payload = json, payload.utf8.count > maxJSONLength {
-            omitted = Int64(payload.utf8.count)
-            json = nil
-        }
-        if text.count > maxTextLength {
-            return FormattedValue(text: String(text.prefix(maxTextLength)) + "…", truncated: true, json: json, omitted: omitted)
-        }
-        return FormattedValue(text: text, truncated: false, json: json, omitted: omitted)
     }
 }
 

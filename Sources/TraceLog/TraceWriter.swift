@@ -58,8 +58,12 @@ extension TraceRecord {
         case let .event(event):
             line.writeEventFields(sequence: event.sequence, time: event.time, node: event.node,
                                   subscription: event.subscription, kind: event.kind, thread: event.thread,
-                                  causes: { $0.field("causes", event.causes) }, text: event.text, truncated: event.truncated,
-                                  json: event.json, omittedJSONBytes: event.omittedJSONBytes)
+                                  causes: { $0.field("causes", event.causes) }) { line in
+                line.field("text", ifPresent: event.text)
+                if event.truncated { line.field("truncated", true) }
+                if let json = event.json { line.field("json", rawJSON: json) }
+                if event.omittedJSONBytes > 0 { line.field("jsonOmitted", event.omittedJSONBytes) }
+            }
         case let .hop(hop):
             line.field("type", "hop")
             line.field("id", hop.id)
@@ -98,8 +102,7 @@ extension JSONLine {
     /// The fields of an event record, in FORMAT.md's order: shared by `TraceRecord.write`
     /// and the recorder's hot path, which writes events without building a record first.
     mutating func writeEventFields(sequence: UInt64, time: Int64, node: UInt64, subscription: UInt64, kind: EventKind,
-                                   thread: UInt64, causes: (inout JSONLine) -> Void, text: String?, truncated: Bool, json: String?,
-                                   omittedJSONBytes: Int64) {
+                                   thread: UInt64, causes: (inout JSONLine) -> Void, value: (inout JSONLine) -> Void) {
         field("type", "event")
         field("seq", sequence)
         field("time", time)
@@ -108,9 +111,6 @@ extension JSONLine {
         field("kind", kind.rawValue)
         field("thread", thread)
         causes(&self)
-        field("text", ifPresent: text)
-        if truncated { field("truncated", true) }
-        if let json { field("json", rawJSON: json) }
-        if omittedJSONBytes > 0 { field("jsonOmitted", omittedJSONBytes) }
+        value(&self)
     }
 }
