@@ -10,7 +10,8 @@ import TraceLog
 ///   interruption) at their recorded times, each on a lane named after the thread it was
 ///   recorded on.
 /// - `scheduler(name)` is the test scheduler's lane of that name, so hops show the same
-///   thread names as the recording.
+///   thread names as the recording; with `HopLatency.asRecorded`, each hop onto it waits
+///   the queue wait recorded for it.
 /// - `call(label)`: the k-th start of the call gets the k-th recorded subscription of the
 ///   trace's `call` node with that label, and re-delivers its events at their recorded
 ///   offsets from that subscription's start (the recorded latency), on the recorded threads'
@@ -24,12 +25,27 @@ import TraceLog
 /// the one at the call site is used; otherwise every node with the label is (a pipeline whose
 /// lines moved still replays).
 public final class ReplayEnvironment: Environment, @unchecked Sendable {
+    /// How long a thread hop (`observe(on:)`, `start(on:)`) onto one of the environment's
+    /// schedulers waits before it runs.
+    public enum HopLatency: String, Sendable, Equatable {
+        /// Hops run at once, in the same virtual instant.
+        case zero
+        /// Each hop waits the queue wait the trace recorded for the matching hop: same node
+        /// (name, parameters, call site), same position among that node's hops. Hops the
+        /// trace lacks run at once. Needs the replay's probe to say which node is hopping,
+        /// which `Replayer` arranges.
+        case asRecorded
+    }
+
     /// The trace re-driven.
     public let trace: Trace
     /// The virtual clock everything runs on.
     public let testScheduler: TestScheduler
     /// The trace's name in error messages.
     public let traceName: String
+    public let hopLatency: HopLatency
+    /// The recorded waits, when hops keep them.
+    let hopWaits: HopWaits?
 
     private let lock = NSLock()
     private var inputs: [String: AnyObject] = [:]
@@ -38,10 +54,12 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {
     private var problems: [ReplayError] = []
 
     /// An environment re-driving `trace` on `scheduler`.
-    public init(trace: Trace, scheduler: TestScheduler, name: String = "<trace>") {
+    public init(trace: Trace, scheduler: TestScheduler, name: String = "<trace>", hopLatency: HopLatency = .zero) {
         self.trace = trace
         self.testScheduler = scheduler
         self.traceName = name
+        self.hopLatency = hopLatency
+        self.hopWaits = hopLatency == .asRecorded ? HopWaits(trace: trace) : nil
     }
 
     /// What did not fit so far, in the order met.
@@ -92,8 +110,9 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {
         lock.withLock {
             if let existing = schedulers[name] { return existing }
             let lane = testScheduler.lane(name)
-            schedulers[name] = lane
-            return lane
+            let made: DateScheduler = hopWaits.map { HopDelayingScheduler(lane: lane, waits: $0) } ?? lane
+            schedulers[name] = made
+            return made
         }
     }
 

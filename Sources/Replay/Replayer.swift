@@ -14,7 +14,8 @@ import TraceLog
 /// The pipeline is built against a `ReplayEnvironment`, so its inputs and calls re-emit what
 /// the trace recorded and its schedulers are lanes of one `TestScheduler`. Pure operator work
 /// runs anew. The clock is run to the end of the recording (its summary's duration, or its
-/// last event), then the recording stops and the pipeline is disposed. Nothing depends on the
+/// last event), then the pipeline is disposed — recorded, as a live run's teardown is — and
+/// the recording stops. Nothing depends on the
 /// wall clock or on threads, so replaying the same trace gives byte-identical traces.
 ///
 /// The recorder is attached process-wide while the replay runs, so work still running on
@@ -26,15 +27,19 @@ public struct Replayer: Sendable {
     /// The trace's name in error messages (its path).
     public var name: String
 
+    /// How long thread hops wait: at once (the default) or as recorded.
+    public var hopLatency: ReplayEnvironment.HopLatency
+
     /// A replayer of `trace`; `name` stands for its file in errors.
-    public init(trace: Trace, name: String = "<trace>") {
+    public init(trace: Trace, name: String = "<trace>", hopLatency: ReplayEnvironment.HopLatency = .zero) {
         self.trace = trace
         self.name = name
+        self.hopLatency = hopLatency
     }
 
     /// A replayer of the trace at `url`. Throws `TraceError` when it is missing or malformed.
-    public init(contentsOf url: URL) throws {
-        self.init(trace: try Trace(contentsOf: url), name: url.path)
+    public init(contentsOf url: URL, hopLatency: ReplayEnvironment.HopLatency = .zero) throws {
+        self.init(trace: try Trace(contentsOf: url), name: url.path, hopLatency: hopLatency)
     }
 
     /// The virtual time the replay runs to: the recording's end (its summary's duration, or
@@ -47,14 +52,17 @@ public struct Replayer: Sendable {
     /// Throws the first `ReplayError` when the trace does not fit the pipeline.
     public func replay(_ build: (Environment) -> Disposable) throws -> ReplayResult {
         let scheduler = TestScheduler(name: "replay")
-        let environment = ReplayEnvironment(trace: trace, scheduler: scheduler, name: name)
+        let environment = ReplayEnvironment(trace: trace, scheduler: scheduler, name: name, hopLatency: hopLatency)
         let recorder = Recorder(clock: .virtual(scheduler))
         recorder.start()
+        let noting = environment.hopWaits.map { HopNotingProbe(recorder: recorder, waits: $0) }
+        if let noting { Instrumentation.attach(noting) }
         let pipeline = build(environment)
         scheduler.advance(toNanoseconds: end)
+        pipeline.dispose()
+        if let noting { Instrumentation.detach(noting) }
         // An in-memory recorder has no file to fail writing; stop() cannot throw here.
         _ = try? recorder.stop()
-        pipeline.dispose()
         if let error = environment.errors.first { throw error }
         let bytes = recorder.bytes
         return ReplayResult(bytes: bytes, trace: try Trace(bytes: bytes, name: "replay of \(name)"))

@@ -17,6 +17,9 @@ import TraceLog
 /// its replay), jitter is expected, so shifts are not differences but are summarised in
 /// `timing` — by how much the times differ.
 ///
+/// Nodes only in one trace that run inside a boundary call both traces have (the service a
+/// replay does not run) are listed in `insideCalls`, not counted as differences.
+///
 /// Differences are listed in causal order: by the sequence number of A's event (a cause is
 /// always sent before its effects), an event only in B placed after the A event aligned just
 /// before it.
@@ -94,6 +97,10 @@ public struct TraceDiff: Sendable {
     public let timeTolerance: Int64?
     /// The differences in causal order.
     public let differences: [Difference]
+    /// Nodes only in one trace that run inside a boundary call whose node both traces have:
+    /// the service behind an `Environment.call`, which a replay does not run. Listed, not
+    /// counted as differences.
+    public let insideCalls: [Difference]
     public let timing: Timing
 
     /// True when nothing differs.
@@ -109,6 +116,7 @@ public struct TraceDiff: Sendable {
         var builder = Builder(a: a, b: b, tolerance: tolerance)
         builder.run()
         differences = builder.found.sorted { $0.order < $1.order }.map(\.difference)
+        insideCalls = builder.insideCalls
         timing = builder.timing()
     }
 
@@ -136,6 +144,7 @@ public struct TraceDiff: Sendable {
         let b: Trace
         let tolerance: Int64?
         var found: [Ordered] = []
+        var insideCalls: [Difference] = []
         var matched = 0
         var totalShift: Int64 = 0
         var maxShift: Int64 = 0
@@ -151,18 +160,35 @@ public struct TraceDiff: Sendable {
             let keysA = NodeIdentity(a), keysB = NodeIdentity(b)
             var unmatchedB: [String: [NodeRecord]] = [:]
             for node in b.nodes { unmatchedB[keysB.key(node.id), default: []].append(node) }
+            var onlyA: [NodeRecord] = []
+            var matchedKeysA = Set<String>()
             for node in a.nodes {
                 let key = keysA.key(node.id)
                 if var candidates = unmatchedB[key], !candidates.isEmpty {
                     let other = candidates.removeFirst()
                     unmatchedB[key] = candidates
+                    matchedKeysA.insert(key)
                     compareEvents(node, other)
+                } else {
+                    onlyA.append(node)
+                }
+            }
+            let insideA = CallBoundary(a), insideB = CallBoundary(b)
+            for node in onlyA {
+                let calls = insideA.calls(fed: node.id).map(keysA.key)
+                if !calls.isEmpty, calls.allSatisfy(matchedKeysA.contains) {
+                    insideCalls.append(Difference(kind: .nodeOnlyInA, node: describe(node), events: a.events(of: node.id).count))
                 } else {
                     nodeOnly(node, in: a, kind: .nodeOnlyInA)
                 }
             }
             for node in b.nodes where unmatchedB[keysB.key(node.id)]?.contains(where: { $0.id == node.id }) == true {
-                nodeOnly(node, in: b, kind: .nodeOnlyInB)
+                let calls = insideB.calls(fed: node.id).map(keysB.key)
+                if !calls.isEmpty, calls.allSatisfy(matchedKeysA.contains) {
+                    insideCalls.append(Difference(kind: .nodeOnlyInB, node: describe(node), events: b.events(of: node.id).count))
+                } else {
+                    nodeOnly(node, in: b, kind: .nodeOnlyInB)
+                }
             }
         }
 
@@ -265,6 +291,63 @@ public struct TraceDiff: Sendable {
             let label = node.label.map { " \"\($0)\"" } ?? ""
             return "\(node.name)\(params)\(label) @\(node.file):\(node.line)"
         }
+    }
+}
+
+/// The nodes of a trace that run inside boundary calls (`Environment.call`): the service's
+/// own streams, found by causality. A node is inside when every event its events caused
+/// belongs to a `call` node or to a node inside; a node without events (a sink) is inside when
+/// all its upstream nodes are.
+struct CallBoundary {
+    private var feeds: [UInt64: Set<UInt64>] = [:]
+
+    init(_ trace: Trace) {
+        var effects: [UInt64: Set<UInt64>] = [:]
+        for event in trace.events {
+            guard let cause = event.causes.first, let origin = trace.event(sequence: cause) else { continue }
+            effects[origin.node, default: []].insert(event.node)
+        }
+        let calls = Set(trace.nodes.filter { $0.name == "call" }.map(\.id))
+        guard !calls.isEmpty else { return }
+        var changed = true
+        while changed {
+            changed = false
+            for node in trace.nodes where !calls.contains(node.id) && feeds[node.id] == nil {
+                var fed = Set<UInt64>()
+                var inside = true
+                if let caused = effects[node.id], !caused.isEmpty {
+                    for effect in caused {
+                        if calls.contains(effect) {
+                            fed.insert(effect)
+                        } else if let further = feeds[effect] {
+                            fed.formUnion(further)
+                        } else {
+                            inside = false
+                            break
+                        }
+                    }
+                } else if node.kind == "sink", !node.upstream.isEmpty {
+                    for edge in node.upstream {
+                        guard let further = feeds[edge.node] else {
+                            inside = false
+                            break
+                        }
+                        fed.formUnion(further)
+                    }
+                } else {
+                    inside = false
+                }
+                if inside {
+                    feeds[node.id] = fed
+                    changed = true
+                }
+            }
+        }
+    }
+
+    /// The call nodes `node` runs inside (sorted), or none.
+    func calls(fed node: UInt64) -> [UInt64] {
+        (feeds[node] ?? []).sorted()
     }
 }
 

@@ -19,6 +19,13 @@ extension TraceDiff {
                 out += "\(number + 1). \(Self.line(difference))\n"
             }
         }
+        if !insideCalls.isEmpty {
+            out += "not compared: \(insideCalls.count) node\(insideCalls.count == 1 ? "" : "s") inside boundary calls "
+                + "(services a replay does not run):\n"
+            for node in insideCalls {
+                out += "  only in \(node.kind == .nodeOnlyInA ? "A" : "B"): \(node.node) (\(node.events ?? 0) events)\n"
+            }
+        }
         if timing.matched > 0, timing.maxShift == 0 {
             out += "times: \(timing.matched) aligned events at identical times\n"
         } else if timing.matched > 0 {
@@ -35,7 +42,7 @@ extension TraceDiff {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let document = Document(same: isSame, a: a, b: b, timeTolerance: timeTolerance, differences: differences,
-                                timing: timing)
+                                insideCalls: insideCalls, timing: timing)
         // Every field is a string, integer, boolean or array of those: encoding cannot fail.
         guard let data = try? encoder.encode(document) else { return "{}\n" }
         return String(decoding: data, as: UTF8.self) + "\n"
@@ -47,6 +54,7 @@ extension TraceDiff {
         var b: Side
         var timeTolerance: Int64?
         var differences: [Difference]
+        var insideCalls: [Difference]
         var timing: Timing
     }
 

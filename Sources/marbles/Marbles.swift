@@ -7,6 +7,6 @@ struct Marbles: ParsableCommand {
         commandName: "marbles",
         abstract: "Record, replay and draw reactive event streams.",
         subcommands: [Stats.self, Export.self, PlayCommand.self, RecordCommand.self, DrawCommand.self, DiffCommand.self,
-                      DemoCommand.self]
+                      DemoCommand.self, ReplayCommand.self]
     )
 }

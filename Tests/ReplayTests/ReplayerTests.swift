@@ -102,10 +102,11 @@ final class ReplayerTests: XCTestCase {
             }
             let diff = TraceDiff(recorded, replayed)
             XCTAssertEqual(diff.timeTolerance, 0)
+            XCTAssertTrue(diff.isSame, diff.text)
             // Only the simulated service's own nodes (inside the calls) are not in the replay.
-            for difference in diff.differences {
-                XCTAssertEqual(difference.kind, .nodeOnlyInA, diff.text)
-                XCTAssertTrue(difference.node.contains("@ReplayTests/Pipelines.swift:"), diff.text)
+            for node in diff.insideCalls {
+                XCTAssertEqual(node.kind, .nodeOnlyInA, diff.text)
+                XCTAssertTrue(node.node.contains("@ReplayTests/Pipelines.swift:"), diff.text)
             }
         }
     }
@@ -116,6 +117,10 @@ final class ReplayerTests: XCTestCase {
         let live = Counter()
         try assertFidelity(Pipelines.search(performed: live), sinkValues: [#"["ab1","ab2"]"#, #"["abc1","abc2"]"#])
         XCTAssertEqual(live.value, 3)
+        let recorded = try Recording.live(Pipelines.search())
+        let diff = TraceDiff(recorded, try Replayer(trace: recorded).replay { Pipelines.search().build($0).0 }.trace)
+        XCTAssertEqual(diff.insideCalls.count, 1, "the service's producer, which the replay does not run")
+        XCTAssertTrue(diff.text.contains("not compared: 1 node inside boundary calls"), diff.text)
     }
 
     func testDebounceReplayReproducesTheLiveValues() throws {
@@ -158,9 +163,10 @@ final class ReplayerTests: XCTestCase {
         let diff = TraceDiff(recorded, replayed, nameA: "live", nameB: "replay")
         XCTAssertNil(diff.timeTolerance, file: file, line: line)
         XCTAssertGreaterThan(diff.timing.matched, 4, file: file, line: line)
-        for difference in diff.differences {
-            XCTAssertEqual(difference.kind, .nodeOnlyInA, diff.text, file: file, line: line)
-            XCTAssertTrue(difference.node.hasPrefix("SignalProducer @ReplayTests/Pipelines.swift:"), diff.text,
+        XCTAssertTrue(diff.isSame, diff.text, file: file, line: line)
+        for node in diff.insideCalls {
+            XCTAssertEqual(node.kind, .nodeOnlyInA, diff.text, file: file, line: line)
+            XCTAssertTrue(node.node.hasPrefix("SignalProducer @ReplayTests/Pipelines.swift:"), diff.text,
                           file: file, line: line)
         }
     }
@@ -178,5 +184,44 @@ final class ReplayerTests: XCTestCase {
             }
         }
         return result
+    }
+}
+
+final class HopLatencyTests: XCTestCase {
+    private func waits(_ trace: Trace, node name: String) -> [Int64] {
+        trace.hops.sorted { $0.id < $1.id }.filter { trace.node($0.node)?.name == name }.compactMap(\.queueWait)
+    }
+
+    func testHopsWaitTheirRecordedQueueWaitWhenAsked() throws {
+        let recorded = try Recording.live(Pipelines.search())
+        let liveWaits = waits(recorded, node: "observe(on:)")
+        XCTAssertEqual(liveWaits.count, 3, "two results and the completion hop to ui")
+        XCTAssertTrue(liveWaits.contains { $0 > 0 }, "a real queue takes some time")
+
+        let asRecorded = try Replayer(trace: recorded, hopLatency: .asRecorded).replay { Pipelines.search().build($0).0 }
+        XCTAssertEqual(waits(asRecorded.trace, node: "observe(on:)"), liveWaits)
+        let delivered = asRecorded.trace.events.filter { asRecorded.trace.node($0.node)?.name == "observe(on:)" }
+        let upstream = asRecorded.trace.events.filter { asRecorded.trace.node($0.node)?.name == "flatMap" }
+        XCTAssertEqual(zip(delivered, upstream).map { $0.time - $1.time }, liveWaits)
+
+        let immediate = try Replayer(trace: recorded).replay { Pipelines.search().build($0).0 }
+        XCTAssertEqual(waits(immediate.trace, node: "observe(on:)"), [0, 0, 0])
+        XCTAssertEqual(valueSequences(asRecorded.trace), valueSequences(immediate.trace))
+    }
+
+    func testRecordedHopLatencyIsDeterministic() throws {
+        let recorded = try Recording.live(Pipelines.combineLatest())
+        let replayer = Replayer(trace: recorded, hopLatency: .asRecorded)
+        let first = try replayer.replay { Pipelines.combineLatest().build($0).0 }.bytes
+        for _ in 1..<10 {
+            let again = try replayer.replay { Pipelines.combineLatest().build($0).0 }.bytes
+            XCTAssertTrue(again == first)
+        }
+    }
+
+    func testTheHopNotingProbeIsDetachedAfterTheReplay() throws {
+        let recorded = try Recording.simulated(Pipelines.search()).trace
+        _ = try Replayer(trace: recorded, hopLatency: .asRecorded).replay { Pipelines.search().build($0).0 }
+        XCTAssertNil(Instrumentation.probe)
     }
 }

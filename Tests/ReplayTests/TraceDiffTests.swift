@@ -115,6 +115,30 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertEqual(diff.differences.map(\.events), [3, 3])
     }
 
+    func testServiceNodesInsideACallAreListedNotCounted() throws {
+        let call = [
+            #"{"type":"node","id":3,"kind":"source","name":"call","parameters":"search","file":"App.swift","line":7,"label":"search","upstream":[]}"#,
+            #"{"type":"subscribe","id":3,"node":3,"parent":2,"time":1000,"thread":1}"#,
+        ]
+        let service = [
+            #"{"type":"node","id":4,"kind":"source","name":"SignalProducer","parameters":"","file":"Service.swift","line":9,"upstream":[]}"#,
+            #"{"type":"subscribe","id":4,"node":4,"parent":2,"time":1000,"thread":1}"#,
+            #"{"type":"event","seq":7,"time":5000,"node":4,"sub":4,"kind":"value","thread":2,"causes":[2],"text":"1","json":1}"#,
+            #"{"type":"node","id":5,"kind":"sink","name":"observe","parameters":"","file":"Service.swift","line":10,"upstream":[{"node":4,"role":"data"}]}"#,
+        ]
+        let answer = #"{"type":"event","seq":8,"time":5000,"node":3,"sub":3,"kind":"value","thread":2,"causes":[7],"text":"1","json":1}"#
+        let live = try trace { $0 += call + service + [answer] }
+        let replay = try trace { $0 += call + [answer.replacingOccurrences(of: "[7]", with: "[2]")] }
+        let diff = TraceDiff(live, replay, timeTolerance: 0)
+        XCTAssertTrue(diff.isSame, diff.text)
+        XCTAssertEqual(diff.insideCalls.map(\.node), ["SignalProducer @Service.swift:9", "observe @Service.swift:10"])
+        XCTAssertTrue(diff.text.contains("  only in A: SignalProducer @Service.swift:9 (1 events)"), diff.text)
+
+        let withoutCall = TraceDiff(live, try trace(), timeTolerance: 0)
+        XCTAssertEqual(kinds(withoutCall), [.nodeOnlyInA, .nodeOnlyInA, .nodeOnlyInA], withoutCall.text)
+        XCTAssertEqual(withoutCall.insideCalls, [])
+    }
+
     func testTheFirstDivergenceInCausalOrderComesFirst() throws {
         let changed = try trace {
             $0[9] = $0[9].replacingOccurrences(of: #""json":"B""#, with: #""json":"X""#)

@@ -123,7 +123,8 @@ struct TestPipeline {
 
 enum Recording {
     /// Records `pipeline` live: real queues, a real-clock recorder, the script run on the
-    /// `script` queue scheduler at its real times. Returns the trace.
+    /// `script` queue scheduler at its real times, the teardown recorded (as the tutorials'
+    /// live runner does). Returns the trace.
     static func live(_ pipeline: TestPipeline, file: StaticString = #filePath, line: UInt = #line) throws -> Trace {
         let recorder = Recorder(clock: .real)
         recorder.start()
@@ -145,8 +146,8 @@ enum Recording {
             environment.scheduler(name).schedule { drained.signal() }
             drained.wait()
         }
-        try recorder.stop()
         teardown.dispose()
+        try recorder.stop()
         return try Trace(bytes: recorder.bytes, name: "live")
     }
 
@@ -156,17 +157,16 @@ enum Recording {
         let scheduler = TestScheduler()
         let environment = SimulatedEnvironment(scheduler)
         let script = scheduler.lane("script")
-        var teardown: Disposable?
         let bytes = Recorder.record(virtual: scheduler) {
-            teardown = pipeline.build(environment).0
+            let teardown = pipeline.build(environment).0
             for step in pipeline.script {
                 script.schedule(after: ReplayEnvironmentTestsSupport.date(milliseconds: step.milliseconds)) {
                     step.action(environment)
                 }
             }
             scheduler.run()
+            teardown.dispose()
         }
-        teardown?.dispose()
         return (bytes, try Trace(bytes: bytes, name: "simulated"))
     }
 }
