@@ -78,6 +78,9 @@ public final class Recorder: Probe, @unchecked Sendable {
     private var dropped: UInt64 = 0
     private var highWater = 0
     private var writeError: String?
+    private var fileClosed = false
+    /// The summary written at `stop()`, kept because the tables it counts are then released.
+    private var finalSummary: SummaryRecord?
 
     /// A recorder writing to `url` (created or truncated now). Call `start()` to attach it.
     public init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10) throws {
@@ -105,7 +108,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     deinit {
-        if case let .file(fd) = sink { close(fd) }
+        if case let .file(fd) = sink, !fileClosed { close(fd) }
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }
@@ -175,14 +178,30 @@ public final class Recorder: Probe, @unchecked Sendable {
                 append(.label(LabelRecord(node: written.id, label: label)))
             }
         }
-        append(.summary(summaryRecord()))
+        let closing = summaryRecord()
+        append(.summary(closing))
         flush()
-        if case let .file(fd) = sink { fsync(fd) }
+        if case let .file(fd) = sink {
+            fsync(fd)
+            close(fd)
+            fileClosed = true
+        }
+        // The core keeps every probe it attached alive for the process, so a stopped
+        // recorder lets go of everything but its result (and, in memory, the trace).
+        finalSummary = SummaryRecord(events: closing.events, nodes: closing.nodes, subscriptions: closing.subscriptions,
+                                     threads: closing.threads, hops: closing.hops, marks: closing.marks,
+                                     dropped: dropped, duration: closing.duration)
+        nodeIDs = [:]
+        nodesWritten = []
+        subscriptionIDs = [:]
+        threadIDs = [:]
+        lastThread = nil
+        buffer = []
         if let writeError, let url {
             throw TraceError(file: url.path, line: 0, column: 0,
                              message: "could not write the trace (\(writeError)); \(dropped) records were dropped")
         }
-        return summaryRecord()
+        return finalSummary ?? closing
     }
 
     /// Writes buffered records out now.
@@ -320,7 +339,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         case .memory:
             memory.append(contentsOf: buffer)
         case let .file(fd):
-            if writeError == nil {
+            if writeError == nil && !fileClosed {
                 let failure: String? = buffer.withUnsafeBytes { raw in
                     var offset = 0
                     while offset < raw.count {
@@ -441,7 +460,8 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     private func summaryRecord() -> SummaryRecord {
-        SummaryRecord(events: sequence, nodes: UInt64(nodeIDs.count), subscriptions: subscriptionCount,
+        if let finalSummary { return finalSummary }
+        return SummaryRecord(events: sequence, nodes: UInt64(nodeIDs.count), subscriptions: subscriptionCount,
                       threads: UInt64(threadIDs.count), hops: hopCount, marks: markCount, dropped: dropped,
                       duration: started ? now() : 0)
     }

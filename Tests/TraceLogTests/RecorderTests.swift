@@ -169,3 +169,25 @@ extension RecorderTests {
         }
     }
 }
+
+extension RecorderTests {
+    func testStoppedRecordersCloseTheirFilesAndKeepTheirSummary() throws {
+        func openFiles() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("marbles-fd-\(getpid()).trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let before = try openFiles()
+        var summaries: [SummaryRecord] = []
+        for _ in 0..<20 {
+            let recorder = try Recorder(to: url)
+            recorder.start()
+            let (signal, input) = Signal<Int, Never>.pipe()
+            signal.observeValues { _ in }
+            input.send(value: 1)
+            summaries.append(try recorder.stop())
+            XCTAssertEqual(try recorder.stop(), summaries.last)
+        }
+        XCTAssertEqual(try openFiles(), before)
+        XCTAssertEqual(summaries.last?.events, 1)
+        XCTAssertEqual(try Trace(contentsOf: url).summary, summaries.last)
+    }
+}
