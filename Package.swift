@@ -33,7 +33,7 @@ let package = Package(
         ),
         .target(name: "Diagrams", dependencies: ["TraceLog", "CGraphviz", "CCairo"]),
         .target(name: "Replay", dependencies: ["Signals", "TraceLog"]),
-        .target(name: "MarblesTesting", dependencies: ["Signals", "Replay"]),
+        .target(name: "MarblesTesting", dependencies: ["Signals", "TraceLog", "Replay"]),
         .executableTarget(
             name: "marbles",
             dependencies: [

@@ -1,0 +1,45 @@
+import Foundation
+import Replay
+import TraceLog
+import XCTest
+
+/// Asserts that a trace matches the golden trace `path` (under the package's `traces/`
+/// directory, or absolute), printing the diff report on failure. With `MARBLES_RECORD=1` in
+/// the environment, (re)writes the golden instead and passes.
+///
+/// ```swift
+/// let replay = try Replayer(trace: recording).replay { buildSearch(in: $0) }
+/// assertTrace(replay.bytes, matchesGolden: "golden/search.trace")
+/// ```
+///
+/// Nodes are compared by identity (including call site: moving the pipeline's code changes
+/// its golden), events by value, kind, thread and time (within `timeTolerance` nanoseconds; 0
+/// for virtual traces).
+public func assertTrace(_ bytes: [UInt8], matchesGolden path: String, timeTolerance: Int64? = nil,
+                        file: StaticString = #filePath, line: UInt = #line) {
+    guard let url = GoldenTrace.url(forGolden: path, sourceFile: "\(file)") else {
+        XCTFail("assertTrace: no Package.swift above \(file) to find traces/\(path) from", file: file, line: line)
+        return
+    }
+    switch GoldenTrace.check(bytes, golden: url, timeTolerance: timeTolerance) {
+    case .matched:
+        break
+    case let .recorded(path):
+        print("assertTrace: recorded the golden trace \(path)")
+    case let .missing(path):
+        XCTFail("assertTrace: no golden trace at \(path); run the test with \(GoldenTrace.recordVariable)=1 to record it",
+                file: file, line: line)
+    case let .differs(report):
+        XCTFail("assertTrace: the trace differs from the golden \(path) "
+                + "(run with \(GoldenTrace.recordVariable)=1 to accept it):\n\(report)", file: file, line: line)
+    case let .unreadable(message):
+        XCTFail("assertTrace: \(message)", file: file, line: line)
+    }
+}
+
+/// Asserts that a replay's trace matches the golden trace `path`; see
+/// `assertTrace(_:matchesGolden:timeTolerance:file:line:)`.
+public func assertTrace(_ replay: ReplayResult, matchesGolden path: String, timeTolerance: Int64? = nil,
+                        file: StaticString = #filePath, line: UInt = #line) {
+    assertTrace(replay.bytes, matchesGolden: path, timeTolerance: timeTolerance, file: file, line: line)
+}
