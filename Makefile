@@ -29,11 +29,6 @@ tsan: deps
 demo: deps
 	$(SWIFT) run marbles demo
 
-# The deterministic outputs (replays, figures) regenerated from the committed recordings,
-# nothing run live; `make test` fails when this would change a byte.
-figures: deps
-	$(SWIFT) run marbles demo --from-recordings
-
 # The benchmark (BENCHMARKS.md): release builds, measurements printed (never asserted).
 # MarblesBench's table in its own build folder, so the debug build stays; then the trace
 # log's per-stage detail.
@@ -42,9 +37,12 @@ bench: deps
 	.build-bench/release/MarblesBench
 	$(SWIFT) run -c release marbles-bench
 
-# Operator figures: each diagrams/operators/*.marbles spec run by `marbles play` with the real
-# operators and drawn next to it as SVG.
+# The deterministic outputs, regenerated with nothing run live: the tutorial replays and
+# figures from the committed recordings (`make test` fails when this would change a byte), and
+# the operator figures, each diagrams/operators/*.marbles spec run by `marbles play` with the
+# real operators and drawn next to it as SVG.
 figures: build
+	$(SWIFT) run marbles demo --from-recordings
 	@for spec in diagrams/operators/*.marbles; do \
 	  $(SWIFT) run -q marbles play "$$spec" --draw "$${spec%.marbles}.svg" >/dev/null || exit 1; \
 	done

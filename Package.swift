@@ -20,7 +20,7 @@ let package = Package(
     targets: [
         .target(name: "Signals"),
         .target(name: "TraceLog", dependencies: ["Signals"]),
-        .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Replay"]),
+        .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Replay", "Diagrams"]),
         .systemLibrary(
             name: "CGraphviz",
             pkgConfig: "libgvc",

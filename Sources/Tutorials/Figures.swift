@@ -1,3 +1,4 @@
+import Diagrams
 import Foundation
 import Replay
 import Signals
@@ -13,7 +14,8 @@ public struct GoldenFile: Sendable {
 }
 
 /// What the demo derives from a scenario's live recording, and `make figures` regenerates
-/// from the committed one: the replay in virtual time (`traces/<name>.replay.trace`).
+/// from the committed one: the replay in virtual time (`traces/<name>.replay.trace`) and the
+/// figures drawn from it (`diagrams/<name>-marbles.{svg,png}`, `diagrams/<name>-pipeline.{svg,png}`).
 public enum Figures {
     /// The recording of `scenario` under `traces`: `traces/<name>.trace`.
     public static func recordingPath(_ scenario: Scenario) -> String { "traces/\(scenario.name).trace" }
@@ -30,8 +32,42 @@ public enum Figures {
         return try Replayer(trace: recording, name: name).replay { scenario.build(in: $0) }
     }
 
-    /// The files derived from a replay of `scenario`.
+    /// The files derived from a replay of `scenario`: the replay's trace, then its marble
+    /// and pipeline figures. Throws `DiagramError` when a figure cannot be drawn.
     public static func files(of scenario: Scenario, replay: ReplayResult) throws -> [GoldenFile] {
-        [GoldenFile(path: "traces/\(scenario.name).replay.trace", bytes: replay.bytes)]
+        let marbles = try MarbleFigure(trace: replay.trace, options: MarbleOptions(
+            selection: scenario.figureNodes.map { .nodes($0) } ?? .paths, title: scenario.title))
+        let pipeline = PipelineGraph(trace: replay.trace, title: scenario.title)
+        let name = scenario.name
+        return [
+            GoldenFile(path: "traces/\(name).replay.trace", bytes: replay.bytes),
+            GoldenFile(path: "diagrams/\(name)-marbles.svg", bytes: Array(try MarbleRenderer.render(marbles, format: .svg))),
+            GoldenFile(path: "diagrams/\(name)-marbles.png", bytes: Array(try MarbleRenderer.render(marbles, format: .png))),
+            GoldenFile(path: "diagrams/\(name)-pipeline.svg", bytes: Array(try PipelineRenderer.render(pipeline, format: .svg))),
+            GoldenFile(path: "diagrams/\(name)-pipeline.png", bytes: Array(try PipelineRenderer.render(pipeline, format: .png))),
+        ]
     }
+
+    /// Compares a live recording with its replay. They agree when every node and event
+    /// matches except the fake services' own nodes, which run inside the calls' `perform` and
+    /// so exist in the live run only; times are compared but not judged (real against
+    /// virtual time).
+    public static func agreement(of recording: Trace, and replay: Trace, recordingName: String,
+                                 replayName: String) -> Agreement {
+        let diff = TraceDiff(recording, replay, nameA: recordingName, nameB: replayName)
+        let fake = "\"\(FakeService.nodeLabel)\""
+        let disagreements = diff.differences.filter { !($0.kind == .nodeOnlyInA && $0.node.contains(fake)) }
+        return Agreement(diff: diff, disagreements: disagreements)
+    }
+}
+
+/// How a replay compares with its recording.
+public struct Agreement: Sendable {
+    /// The whole comparison (its `text` is `marbles diff`'s report).
+    public let diff: TraceDiff
+    /// The differences that matter: all but the fake services only in the recording.
+    public let disagreements: [TraceDiff.Difference]
+
+    /// Whether the replay reproduced every value, terminal event and thread of the recording.
+    public var agrees: Bool { disagreements.isEmpty }
 }

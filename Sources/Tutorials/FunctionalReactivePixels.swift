@@ -91,6 +91,13 @@ public struct FunctionalReactivePixels: Scenario {
     /// Whether the popular-photos request fails (status 503).
     public let importFails: Bool
 
+    /// The import, its multicast, the gallery, the thumbnails, scrolling and the full-size
+    /// view: every photo's cell bindings on their own would make the figure ten screens long.
+    public var figureNodes: [String]? {
+        ["importPhotos", "photoModels", "photosArray", "thumbnail", "prepareForReuse", "selectPhoto", "photoDetails",
+         "fullSizeImage", "fullSizePhoto"]
+    }
+
     /// Photos in the popular list.
     public static let pageSize = 9
     /// Cells on screen: scrolling reuses a cell for the photo `visibleCells` further on.

@@ -26,7 +26,8 @@ public enum LiveRunner {
         environment.completeInputs()
         let settled = Date().addingTimeInterval(0.05)
         MainLoop.run(until: { Date() >= settled }, timeout: 1)
-        pipeline.dispose()
+        // Stopped before the teardown, as a replay is, so both traces end at the same point.
+        defer { pipeline.dispose() }
         return try recorder.stop()
     }
 

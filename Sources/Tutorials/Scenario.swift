@@ -17,6 +17,9 @@ public protocol Scenario: Sendable {
     /// Seeds the fake services' draws (latency, failures) in a live run, and the script the
     /// runner uses.
     var seed: UInt64 { get }
+    /// The nodes its marble figure shows (labels or names, in pipeline order), or nil for
+    /// every path from a source to a sink.
+    var figureNodes: [String]? { get }
     /// Builds the pipeline; the returned disposable tears it down.
     func build(in environment: Environment) -> Disposable
     /// What the simulated user does, in time order; `seed` makes the timing reproducible.
@@ -24,6 +27,8 @@ public protocol Scenario: Sendable {
 }
 
 extension Scenario {
+    public var figureNodes: [String]? { nil }
+
     /// The script for the scenario's own seed.
     public func script() -> [ScriptStep] { script(seed: seed) }
 }

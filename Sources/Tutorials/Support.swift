@@ -27,6 +27,10 @@ public final class Guarded<Value>: @unchecked Sendable {
 /// generator when the call starts, so a live run with the same seed makes the same decisions
 /// in the same order; a replay never asks (it re-delivers what was recorded).
 public final class FakeService: @unchecked Sendable {
+    /// The label of the node a fake response is an instance of: it runs inside a call's
+    /// `perform`, so it is in live traces only.
+    public static let nodeLabel = "fake service"
+
     private let generator: Guarded<SeededGenerator>
 
     /// A service whose draws start from `seed`.
@@ -61,7 +65,7 @@ public final class FakeService: @unchecked Sendable {
                 }
             }
         }
-        .named("fake service")
+        .named(Self.nodeLabel)
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Diagrams
 import Foundation
 import Replay
 import TraceLog
@@ -8,21 +9,26 @@ import Tutorials
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Record the tutorial scenarios live, replay them, and print a summary table.",
+        abstract: "Record the tutorial scenarios live, replay, diff and draw them, and print a summary table.",
         discussion: """
         For each scenario (or the one named by --scenario): runs it live on real threads with \
         its simulated user and fake services and records traces/<name>.trace (real clock); \
         replays that recording in virtual time into traces/<name>.replay.trace \
-        (deterministic: the same recording always gives the same bytes); then prints one table: \
-        nodes, events and thread hops of the live run, the end-to-end latency (p50/p95) of \
-        its slowest path from a user input to a sink, and its slowest stage.
+        (deterministic: the same recording always gives the same bytes); diffs the replay \
+        with the recording (values, terminal events and threads must agree; the fake \
+        services' own nodes exist only live, and real times are not judged against virtual \
+        ones); draws diagrams/<name>-marbles.{svg,png} and diagrams/<name>-pipeline.{svg,png} \
+        from the replay. Then prints one table: nodes, events and thread hops of the live run, \
+        the end-to-end latency (p50/p95) of its slowest path from a user input to a sink, its \
+        slowest stage, and whether the replay agrees.
 
         With --from-recordings nothing runs live: the committed recordings are replayed again, \
         which regenerates the deterministic outputs byte for byte (this is `make figures`).
 
         Scenarios: \(Scenarios.names.joined(separator: ", ")).
 
-        Exit status: 0 on success, 2 for an unknown scenario, a missing or malformed \
+        Exit status: 0 on success, 1 when a replay does not agree with its recording (the \
+        differences are listed), 2 for an unknown scenario, a missing or malformed \
         recording, a recording that does not fit its pipeline, or a file that cannot be written.
 
         Example:
@@ -65,6 +71,16 @@ struct DemoCommand: ParsableCommand {
         }
         print("")
         print(DemoRow.table(rows), terminator: "")
+        for row in rows where !row.agreement.agrees {
+            print("\n\(row.name): the replay does not agree with the recording (fake services left out):")
+            for difference in row.agreement.disagreements.prefix(5) {
+                print("  \(difference.kind.rawValue): \(difference.node)")
+            }
+            print("  full report: marbles diff traces/\(row.name).trace traces/\(row.name).replay.trace")
+        }
+        if rows.contains(where: { !$0.agreement.agrees }) {
+            throw ExitCode(1)
+        }
     }
 
     private func run(_ scenario: Scenario, counter: String, top: URL) throws -> DemoRow {
@@ -86,17 +102,23 @@ struct DemoCommand: ParsableCommand {
             let stats = try TraceStats.compute(TraceReader(url: recordingURL))
             progress("\(counter): replaying in virtual time")
             let replay = try Figures.replay(scenario, from: recording, name: recordingPath)
+            let agreement = Figures.agreement(of: recording, and: replay.trace, recordingName: recordingPath,
+                                              replayName: "traces/\(scenario.name).replay.trace")
+            progress("\(counter): diffing the replay with the recording: "
+                + (agreement.agrees ? "values agree" : "\(agreement.disagreements.count) differences"))
             for file in try Figures.files(of: scenario, replay: replay) {
                 progress("\(counter): writing \(file.path)")
                 let url = top.appendingPathComponent(file.path)
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data(file.bytes).write(to: url)
             }
-            return DemoRow(scenario: scenario, recording: recording, stats: stats)
+            return DemoRow(scenario: scenario, recording: recording, stats: stats, agreement: agreement)
         } catch let error as TraceError {
             throw Self.failure("\(error)")
         } catch let error as ReplayError {
             throw Self.failure("\(error)")
+        } catch let error as DiagramError {
+            throw Self.failure("\(scenario.name): cannot draw: \(error)")
         } catch {
             throw Self.failure("\(scenario.name): \(error.localizedDescription)")
         }
@@ -123,8 +145,10 @@ struct DemoRow {
     /// The slowest path from a user input to a sink, by p95.
     var endToEnd: TraceStats.PathStats?
     var slowestStage: String
+    var agreement: Agreement
 
-    init(scenario: Scenario, recording: Trace, stats: TraceStats) {
+    init(scenario: Scenario, recording: Trace, stats: TraceStats, agreement: Agreement) {
+        self.agreement = agreement
         name = scenario.name
         nodes = recording.nodes.count
         events = recording.events.count
@@ -139,7 +163,8 @@ struct DemoRow {
     }
 
     static func table(_ rows: [DemoRow]) -> String {
-        var lines = [["scenario", "nodes", "events", "hops", "end-to-end p50", "p95", "path", "slowest stage"]]
+        var lines = [["scenario", "nodes", "events", "hops", "end-to-end p50", "p95", "path", "slowest stage",
+                      "replay agrees"]]
         for row in rows {
             let path = row.endToEnd.map { "\($0.source.label ?? $0.source.name) → \($0.sink.name)" } ?? "-"
             lines.append([
@@ -147,6 +172,7 @@ struct DemoRow {
                 row.endToEnd.map { formatDuration($0.latency.p50) } ?? "-",
                 row.endToEnd.map { formatDuration($0.latency.p95) } ?? "-",
                 path, row.slowestStage,
+                row.agreement.agrees ? "yes" : "no (\(row.agreement.disagreements.count))",
             ])
         }
         let widths = (0..<lines[0].count).map { column in lines.map { $0[column].count }.max() ?? 0 }
