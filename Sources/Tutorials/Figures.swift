@@ -48,26 +48,12 @@ public enum Figures {
         ]
     }
 
-    /// Compares a live recording with its replay. They agree when every node and event
-    /// matches except the fake services' own nodes, which run inside the calls' `perform` and
-    /// so exist in the live run only; times are compared but not judged (real against
-    /// virtual time).
+    /// Compares a live recording with its replay: they agree when every node and event
+    /// matches. The fake services' own nodes run inside the calls' `perform`, so exist in the
+    /// live run only; the diff lists them apart (`insideCalls`) rather than as differences.
+    /// Times are compared, not judged (real against virtual time).
     public static func agreement(of recording: Trace, and replay: Trace, recordingName: String,
-                                 replayName: String) -> Agreement {
-        let diff = TraceDiff(recording, replay, nameA: recordingName, nameB: replayName)
-        let fake = "\"\(FakeService.nodeLabel)\""
-        let disagreements = diff.differences.filter { !($0.kind == .nodeOnlyInA && $0.node.contains(fake)) }
-        return Agreement(diff: diff, disagreements: disagreements)
+                                 replayName: String) -> TraceDiff {
+        TraceDiff(recording, replay, nameA: recordingName, nameB: replayName)
     }
-}
-
-/// How a replay compares with its recording.
-public struct Agreement: Sendable {
-    /// The whole comparison (its `text` is `marbles diff`'s report).
-    public let diff: TraceDiff
-    /// The differences that matter: all but the fake services only in the recording.
-    public let disagreements: [TraceDiff.Difference]
-
-    /// Whether the replay reproduced every value, terminal event and thread of the recording.
-    public var agrees: Bool { disagreements.isEmpty }
 }

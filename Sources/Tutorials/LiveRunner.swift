@@ -26,8 +26,8 @@ public enum LiveRunner {
         environment.completeInputs()
         let settled = Date().addingTimeInterval(0.05)
         MainLoop.run(until: { Date() >= settled }, timeout: 1)
-        // Stopped before the teardown, as a replay is, so both traces end at the same point.
-        defer { pipeline.dispose() }
+        // The teardown is recorded, as a replay records it, so both traces end the same way.
+        pipeline.dispose()
         return try recorder.stop()
     }
 

@@ -71,14 +71,14 @@ struct DemoCommand: ParsableCommand {
         }
         print("")
         print(DemoRow.table(rows), terminator: "")
-        for row in rows where !row.agreement.agrees {
-            print("\n\(row.name): the replay does not agree with the recording (fake services left out):")
-            for difference in row.agreement.disagreements.prefix(5) {
+        for row in rows where !row.agreement.isSame {
+            print("\n\(row.name): the replay does not agree with the recording:")
+            for difference in row.agreement.differences.prefix(5) {
                 print("  \(difference.kind.rawValue): \(difference.node)")
             }
             print("  full report: marbles diff traces/\(row.name).trace traces/\(row.name).replay.trace")
         }
-        if rows.contains(where: { !$0.agreement.agrees }) {
+        if rows.contains(where: { !$0.agreement.isSame }) {
             throw ExitCode(1)
         }
     }
@@ -105,7 +105,7 @@ struct DemoCommand: ParsableCommand {
             let agreement = Figures.agreement(of: recording, and: replay.trace, recordingName: recordingPath,
                                               replayName: "traces/\(scenario.name).replay.trace")
             progress("\(counter): diffing the replay with the recording: "
-                + (agreement.agrees ? "values agree" : "\(agreement.disagreements.count) differences"))
+                + (agreement.isSame ? "values agree" : "\(agreement.differences.count) differences"))
             for file in try Figures.files(of: scenario, replay: replay) {
                 progress("\(counter): writing \(file.path)")
                 let url = top.appendingPathComponent(file.path)
@@ -145,9 +145,9 @@ struct DemoRow {
     /// The slowest path from a user input to a sink, by p95.
     var endToEnd: TraceStats.PathStats?
     var slowestStage: String
-    var agreement: Agreement
+    var agreement: TraceDiff
 
-    init(scenario: Scenario, recording: Trace, stats: TraceStats, agreement: Agreement) {
+    init(scenario: Scenario, recording: Trace, stats: TraceStats, agreement: TraceDiff) {
         self.agreement = agreement
         name = scenario.name
         nodes = recording.nodes.count
@@ -172,7 +172,7 @@ struct DemoRow {
                 row.endToEnd.map { formatDuration($0.latency.p50) } ?? "-",
                 row.endToEnd.map { formatDuration($0.latency.p95) } ?? "-",
                 path, row.slowestStage,
-                row.agreement.agrees ? "yes" : "no (\(row.agreement.disagreements.count))",
+                row.agreement.isSame ? "yes" : "no (\(row.agreement.differences.count))",
             ])
         }
         let widths = (0..<lines[0].count).map { column in lines.map { $0[column].count }.max() ?? 0 }

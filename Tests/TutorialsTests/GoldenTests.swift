@@ -36,10 +36,10 @@ final class GoldenTests: XCTestCase {
             XCTAssertEqual(replay.header.clock, .virtual, recordingPath)
             XCTAssertGreaterThan(replay.events.filter { $0.kind == .value }.count, 10, recordingPath)
             let agreement = Figures.agreement(of: recording, and: replay, recordingName: recordingPath, replayName: "replay")
-            XCTAssertTrue(agreement.agrees, """
+            XCTAssertTrue(agreement.isSame, """
                 the replay of \(recordingPath) differs from it; if \(scenario.name)'s pipeline changed, record it \
                 again with `make demo`:
-                \(agreement.diff.text)
+                \(agreement.text)
                 """)
         }
     }
