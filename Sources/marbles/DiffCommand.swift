@@ -1,4 +1,5 @@
 import ArgumentParser
+import Diagrams
 import Foundation
 import Replay
 import TraceLog
@@ -28,6 +29,7 @@ struct DiffCommand: ParsableCommand {
           marbles diff traces/search.trace replay.trace
           marbles diff --time-tolerance 2ms live.trace replay.trace
           marbles diff --json a.trace b.trace > diff.json
+          marbles diff live.trace replay.trace --draw diff.svg
         """
     )
 
@@ -45,6 +47,11 @@ struct DiffCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the report as one JSON document (sorted keys, integer nanoseconds).")
     var json = false
 
+    @Option(name: .customLong("draw"), help: ArgumentHelp(
+        "Also draw both traces as one marble diagram, each lane of A above the same lane of B, differences marked ≠; the extension picks the format: .svg, .png, .pdf or .txt.",
+        valueName: "file"))
+    var drawPath: String?
+
     func run() throws {
         var tolerance: Int64?
         if let timeTolerance {
@@ -52,6 +59,10 @@ struct DiffCommand: ParsableCommand {
                 throw fail("marbles diff: error: --time-tolerance: expected a duration such as 0, 500us, 2ms or 1.5s; found \"\(timeTolerance)\"")
             }
             tolerance = parsed
+        }
+        let format = drawPath.map { MarbleFormat(rawValue: URL(fileURLWithPath: $0).pathExtension.lowercased()) }
+        if let drawPath, format == .some(nil) {
+            throw fail("\(drawPath): error: --draw needs a file ending in .svg, .png, .pdf or .txt")
         }
         let traceA: Trace, traceB: Trace
         do {
@@ -64,6 +75,14 @@ struct DiffCommand: ParsableCommand {
             FileHandle.standardError.write(Data("\(warning)\n".utf8))
         }
         let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: tolerance)
+        if let drawPath, let format = format ?? nil {
+            do {
+                let data = try MarbleRenderer.render(DiffFigure.make(traceA, traceB, diff: diff), format: format)
+                try data.write(to: URL(fileURLWithPath: drawPath))
+            } catch {
+                throw fail("\(drawPath): error: cannot draw the diff: \(error)")
+            }
+        }
         print(json ? diff.json : diff.text, terminator: "")
         if !diff.isSame { throw ExitCode(1) }
     }

@@ -1,0 +1,114 @@
+import Foundation
+import XCTest
+
+/// `marbles replay` and `marbles diff`, run as the built executable on the committed tutorial
+/// recordings and on crafted traces.
+final class ReplayCommandLineTests: XCTestCase {
+    private let top = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs the `marbles` built next to this test bundle; returns exit status and outputs.
+    private func marbles(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("marbles")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            XCTFail("no marbles executable at \(executable.path); build with `swift build --build-tests`")
+            return (-1, "", "")
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+
+    private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    func testReplayingARecordedScenarioIsDeterministicAndDiffsAsTheSame() throws {
+        let recording = top.appendingPathComponent("traces/signin.trace").path
+        let first = try marbles(["replay", recording, "--scenario", "signin", "-o", path("one.trace")])
+        XCTAssertEqual(first.status, 0, first.err)
+        XCTAssertTrue(first.out.hasPrefix("replayed signin from "), first.out)
+        XCTAssertEqual(try marbles(["replay", recording, "--scenario", "signin", "-o", path("two.trace")]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: directory.appendingPathComponent("one.trace")),
+                       try Data(contentsOf: directory.appendingPathComponent("two.trace")))
+        let diff = try marbles(["diff", recording, path("one.trace")])
+        XCTAssertEqual(diff.status, 0, diff.out)
+        XCTAssertTrue(diff.out.contains("same: every node and event agrees"), diff.out)
+        let virtual = try marbles(["diff", path("one.trace"), path("two.trace")])
+        XCTAssertEqual(virtual.status, 0, virtual.out)
+        XCTAssertTrue(virtual.out.contains("(time tolerance 0ns)"), virtual.out)
+    }
+
+    func testReplayErrorsExitWithStatusTwoAndAClearMessage() throws {
+        let recording = top.appendingPathComponent("traces/signin.trace").path
+        let wrong = try marbles(["replay", recording, "--scenario", "registration", "-o", path("x.trace")])
+        XCTAssertEqual(wrong.status, 2)
+        XCTAssertTrue(wrong.err.contains("signin.trace: replay error: input \"confirmation\" @Tutorials/RegistrationForm.swift:39: "
+                                         + "expected an input labelled \"confirmation\" in the trace; it has none"), wrong.err)
+        let unknown = try marbles(["replay", recording, "--scenario", "nope", "-o", path("x.trace")])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.err.contains("unknown scenario \"nope\"; expected one of signin"), unknown.err)
+        let missing = try marbles(["replay", path("absent.trace"), "--scenario", "signin", "-o", path("x.trace")])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.err.contains("absent.trace: error: cannot open the trace"), missing.err)
+        let latency = try marbles(["replay", recording, "--scenario", "signin", "--hop-latency", "soon", "-o", path("x.trace")])
+        XCTAssertEqual(latency.status, 2)
+        XCTAssertTrue(latency.err.contains("--hop-latency: expected zero or recorded"), latency.err)
+    }
+
+    func testDiffExitsOneWithTheReportJSONAndAFigure() throws {
+        let lines = [
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"q","file":"App.swift","line":3,"label":"q","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"a","json":"a"}"#,
+        ]
+        let header = #"{"type":"header","format":"marbles-trace","version":"1.0","unit":"ns","clock":"virtual"}"#
+        try ([header] + lines).joined(separator: "\n").appending("\n").write(toFile: path("a.trace"), atomically: true, encoding: .utf8)
+        try ([header] + lines).joined(separator: "\n").replacingOccurrences(of: #""json":"a""#, with: #""json":"b""#)
+            .appending("\n").write(toFile: path("b.trace"), atomically: true, encoding: .utf8)
+        let text = try marbles(["diff", path("a.trace"), path("b.trace"), "--draw", path("diff.svg")])
+        XCTAssertEqual(text.status, 1)
+        XCTAssertTrue(text.out.contains(#"first divergence: input "q" @App.swift:3, event 1: value differs: "a" in A, "b" in B"#),
+                      text.out)
+        let svg = try String(contentsOfFile: path("diff.svg"), encoding: .utf8)
+        XCTAssertTrue(svg.contains("<svg") && svg.contains("\u{2260} A: q"), String(svg.prefix(300)))
+        let json = try marbles(["diff", "--json", path("a.trace"), path("b.trace")])
+        XCTAssertEqual(json.status, 1)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+        XCTAssertEqual(object["same"] as? Bool, false)
+        XCTAssertEqual(try marbles(["diff", path("a.trace"), path("a.trace")]).status, 0)
+    }
+
+    func testDiffBadInputExitsWithStatusTwo() throws {
+        let header = #"{"type":"header","format":"marbles-trace","version":"1.0","unit":"ns","clock":"virtual"}"#
+        try (header + "\n").write(toFile: path("ok.trace"), atomically: true, encoding: .utf8)
+        try (header + "\n{\"type\":\"node\",\"id\":}\n").write(toFile: path("bad.trace"), atomically: true, encoding: .utf8)
+        let malformed = try marbles(["diff", path("ok.trace"), path("bad.trace")])
+        XCTAssertEqual(malformed.status, 2)
+        XCTAssertTrue(malformed.err.contains("bad.trace:2:"), malformed.err)
+        let tolerance = try marbles(["diff", "--time-tolerance", "fast", path("ok.trace"), path("ok.trace")])
+        XCTAssertEqual(tolerance.status, 2)
+        XCTAssertTrue(tolerance.err.contains("--time-tolerance: expected a duration"), tolerance.err)
+        let draw = try marbles(["diff", path("ok.trace"), path("ok.trace"), "--draw", path("x.gif")])
+        XCTAssertEqual(draw.status, 2)
+        XCTAssertTrue(draw.err.contains("--draw needs a file ending in .svg, .png, .pdf or .txt"), draw.err)
+    }
+}
