@@ -60,8 +60,9 @@ final class ReplayCommandLineTests: XCTestCase {
         let recording = top.appendingPathComponent("traces/signin.trace").path
         let wrong = try marbles(["replay", recording, "--scenario", "registration", "-o", path("x.trace")])
         XCTAssertEqual(wrong.status, 2)
-        XCTAssertTrue(wrong.err.contains("signin.trace: replay error: input \"confirmation\" @Tutorials/RegistrationForm.swift:39: "
-                                         + "expected an input labelled \"confirmation\" in the trace; it has none"), wrong.err)
+        XCTAssertTrue(wrong.err.contains("signin.trace: replay error: input \"confirmation\" @Tutorials/RegistrationForm.swift:"),
+                      wrong.err)
+        XCTAssertTrue(wrong.err.contains(": expected an input labelled \"confirmation\" in the trace; it has none"), wrong.err)
         let unknown = try marbles(["replay", recording, "--scenario", "nope", "-o", path("x.trace")])
         XCTAssertEqual(unknown.status, 2)
         XCTAssertTrue(unknown.err.contains("unknown scenario \"nope\"; expected one of signin"), unknown.err)
