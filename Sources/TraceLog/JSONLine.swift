@@ -38,10 +38,68 @@ public struct JSONLine {
         bytes.append(UInt8(ascii: ":"))
     }
 
+    /// Appends `,"name":` and a short tail (an integer, an opening quote) in one append.
+    /// Every `Array.append` checks uniqueness and capacity, and a record has a dozen fields,
+    /// so the common fields are assembled on the stack first.
+    @inline(__always)
+    private mutating func keyed(_ name: StaticString, _ tail: (UnsafeMutablePointer<UInt8>) -> Int) {
+        guard name.hasPointerRepresentation, name.utf8CodeUnitCount <= 32 else {
+            key(name)
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { scratch in
+                let count = tail(scratch.baseAddress!)
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<count]))
+            }
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 72) { scratch in
+            let base = scratch.baseAddress!
+            var count = 0
+            if needsComma {
+                base[0] = UInt8(ascii: ",")
+                count = 1
+            }
+            base[count] = UInt8(ascii: "\"")
+            count += 1
+            let length = name.utf8CodeUnitCount
+            (base + count).update(from: name.utf8Start, count: length)
+            count += length
+            base[count] = UInt8(ascii: "\"")
+            base[count + 1] = UInt8(ascii: ":")
+            count += 2
+            count += tail(base + count)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+        }
+        needsComma = true
+    }
+
+    /// Writes the decimal digits of `value` at `out`; returns how many (at most 20).
+    @inline(__always)
+    private static func digits(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var length = 1
+        var probe = value
+        while probe >= 10 {
+            probe /= 10
+            length += 1
+        }
+        var rest = value
+        var index = length
+        repeat {
+            index -= 1
+            out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while index > 0
+        return length
+    }
+
     /// Adds `"name":"value"`, escaped.
     public mutating func field(_ name: StaticString, _ value: String) {
-        key(name)
-        Self.appendString(value, to: &bytes)
+        keyed(name) { out in
+            out[0] = UInt8(ascii: "\"")
+            return 1
+        }
+        var value = value
+        value.withUTF8 { Self.appendEscaped($0, to: &bytes) }
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// Adds `"name":"value"` when `value` is not nil.
@@ -51,14 +109,18 @@ public struct JSONLine {
 
     /// Adds `"name":value`.
     public mutating func field(_ name: StaticString, _ value: Int64) {
-        key(name)
-        Self.appendInteger(value, to: &bytes)
+        keyed(name) { out in
+            if value < 0 {
+                out[0] = UInt8(ascii: "-")
+                return 1 + Self.digits(value.magnitude, to: out + 1)
+            }
+            return Self.digits(UInt64(value), to: out)
+        }
     }
 
     /// Adds `"name":value`.
     public mutating func field(_ name: StaticString, _ value: UInt64) {
-        key(name)
-        Self.appendInteger(value, to: &bytes)
+        keyed(name) { out in Self.digits(value, to: out) }
     }
 
     /// Adds `"name":value`.
@@ -191,7 +253,7 @@ public struct JSONLine {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+    static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         let count = utf8.count
         var runStart = 0
         var index = 0
@@ -242,16 +304,9 @@ public struct JSONLine {
             bytes.append(UInt8(ascii: "0") &+ UInt8(value))
             return
         }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { raw in
-            var index = raw.count
-            var rest = value
-            while rest > 0 {
-                index -= 1
-                raw[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[index...]).assumingMemoryBound(to: UInt8.self))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { scratch in
+            let count = digits(value, to: scratch.baseAddress!)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<count]))
         }
     }
 }
