@@ -64,8 +64,39 @@ public struct Replayer: Sendable {
         // An in-memory recorder has no file to fail writing; stop() cannot throw here.
         _ = try? recorder.stop()
         if let error = environment.errors.first { throw error }
-        let bytes = recorder.bytes
+        let bytes = try Self.foldingLabels(recorder.bytes)
         return ReplayResult(bytes: bytes, trace: try Trace(bytes: bytes, name: "replay of \(name)"))
+    }
+
+    /// The trace with its `label` records folded into the node records they label.
+    ///
+    /// Nodes are interned process-wide, so whether a label (`.named("x")`, set after the node
+    /// is made) is already there when the recorder first meets the node depends on whether
+    /// the pipeline was built before in the process: a first build gets a `label` record at
+    /// the end, a later one the label inside the node record. Folding makes the bytes the
+    /// same either way.
+    static func foldingLabels(_ bytes: [UInt8]) throws -> [UInt8] {
+        let reader = try TraceReader(bytes: bytes)
+        var records: [TraceRecord] = []
+        var labels: [UInt64: String] = [:]
+        while let record = try reader.next() {
+            if case let .label(label) = record {
+                labels[label.node] = label.label
+            } else {
+                records.append(record)
+            }
+        }
+        guard !labels.isEmpty else { return bytes }
+        var folded = TraceRecord.header(reader.header).jsonLine
+        for record in records {
+            if case var .node(node) = record, let label = labels[node.id] {
+                node.label = label
+                folded += TraceRecord.node(node).jsonLine
+            } else {
+                folded += record.jsonLine
+            }
+        }
+        return folded
     }
 }
 

@@ -134,3 +134,33 @@ final class ReplayErrorTests: XCTestCase {
         XCTAssertNil(Instrumentation.probe)
     }
 }
+
+final class ReplayLabelTests: XCTestCase {
+    /// A pipeline built nowhere else in the process: its `map` is labelled after the node
+    /// is made, so the first replay meets the node unlabelled.
+    private func shout(_ environment: Environment) -> Disposable {
+        let disposable = environment.input("words", of: String.self)
+            .map { $0.uppercased() }
+            .named("shout")
+            .observeValues { _ in }
+        return AnyDisposable { disposable?.dispose() }
+    }
+
+    func testTheFirstReplayInAProcessGivesTheSameBytesAsLaterOnes() throws {
+        let trace = try craftedTrace([
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"words","file":"App.swift","line":1,"label":"words","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"hi","json":"hi"}"#,
+        ])
+        let replayer = Replayer(trace: trace)
+        let first = try replayer.replay(shout)
+        let second = try replayer.replay(shout)
+        XCTAssertTrue(first.bytes == second.bytes, String(decoding: first.bytes, as: UTF8.self))
+        let text = String(decoding: first.bytes, as: UTF8.self)
+        XCTAssertFalse(text.contains(#"{"type":"label""#), text)
+        XCTAssertTrue(text.contains(#""name":"map","parameters":"","file":"ReplayTests/ReplayErrorTests.swift","#), text)
+        XCTAssertEqual(first.trace.nodes.first { $0.name == "map" }?.label, "shout")
+        XCTAssertEqual(first.trace.events.last?.json, "\"HI\"")
+    }
+}
