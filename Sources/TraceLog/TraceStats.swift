@@ -6,8 +6,10 @@ import Signals
 /// - **Queue wait** of a hop: the time from enqueue to start, per node and scheduler.
 /// - **Dropped values** of an operator: values of its `data` upstream nodes, sent after it
 ///   first subscribed, that caused none of its events (what `filter`, `throttle`, `debounce`
-///   and `skipRepeats` swallow). Reported only for operators whose every event is caused by
-///   an upstream value; an operator that emits several values per input counts at least 0.
+///   and `skipRepeats` swallow). Reported only for operators whose every value is caused by
+///   an upstream value, and that (like each data upstream node) ran as one subscription, so
+///   the count is unambiguous; an operator that emits several values per input counts at
+///   least 0.
 /// - **End-to-end latency** from each source to each sink: for each value reaching a sink,
 ///   the time since the source event at the root of its primary causes.
 ///
@@ -79,6 +81,7 @@ public struct TraceStats: Sendable {
         var stats: NodeStats
         var latency = LatencyDistribution()
         var subscribed = false
+        var subscriptions = 0
         var inputs = 0
         var passed = 0
         var otherCaused = false
@@ -157,6 +160,7 @@ public struct TraceStats: Sendable {
                 nodes[label.node]?.record.label = label.label
             case let .subscribe(subscription):
                 nodes[subscription.node]?.subscribed = true
+                nodes[subscription.node]?.subscriptions += 1
                 lastTime = max(lastTime, subscription.time)
             case let .event(event):
                 addEvent(event)
@@ -227,7 +231,12 @@ public struct TraceStats: Sendable {
                 var line = state.stats
                 line.node = state.record
                 line.stageLatency = state.latency.summary
-                if state.record.kind == "operator", !state.dataUpstream.isEmpty, !state.otherCaused {
+                // Which upstream subscription feeds which of the node's subscriptions is not in
+                // the trace, so drops are counted only where that is unambiguous: one
+                // subscription of the node and of each of its data upstream nodes.
+                let unambiguous = state.subscriptions == 1
+                    && state.dataUpstream.allSatisfy { nodes[$0]?.subscriptions == 1 }
+                if state.record.kind == "operator", !state.dataUpstream.isEmpty, !state.otherCaused, unambiguous {
                     line.dropped = max(0, state.inputs - state.passed)
                 }
                 stats.nodes.append(line)
