@@ -101,3 +101,37 @@ final class TraceStatsTests: XCTestCase {
         XCTAssertEqual(formatDuration(1_000_000_007), "1.000 s")
     }
 }
+
+extension TraceStatsTests {
+    func testDropsAreNotGuessedWhenSeveralSubscriptionsShareANode() throws {
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let producer = SignalProducer<Int, Never>([1, 2, 3, 4]).filter { $0 > 2 }
+            producer.start()
+            producer.start()
+        }
+        let stats = try TraceStats.compute(TraceReader(bytes: bytes))
+        let filter = try XCTUnwrap(stats.nodes.first { $0.node.name == "filter" })
+        XCTAssertEqual(filter.values, 4)
+        XCTAssertNil(filter.dropped)
+    }
+
+    func testCausesOutsideTheWindowAreCountedAsUnresolved() throws {
+        // 30 values, each delayed 100 ms: every delayed value is 30 events after its cause.
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (signal, input) = Signal<Int, Never>.pipe()
+            signal.delay(0.1, on: scheduler).observeValues { _ in }
+            for value in 1...30 {
+                scheduler.schedule(atNanoseconds: Int64(value) * 1_000_000) { input.send(value: value) }
+            }
+            scheduler.run()
+        }
+        let narrow = try TraceStats.compute(TraceReader(bytes: bytes), window: 16)
+        XCTAssertEqual(narrow.unresolvedCauses, 30)
+        XCTAssertNil(narrow.nodes.first { $0.node.name == "delay" }?.stageLatency)
+        let wide = try TraceStats.compute(TraceReader(bytes: bytes), window: 64)
+        XCTAssertEqual(wide.unresolvedCauses, 0)
+        XCTAssertEqual(wide.nodes.first { $0.node.name == "delay" }?.stageLatency?.max, 100_000_000)
+    }
+}
