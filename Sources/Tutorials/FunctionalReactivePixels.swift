@@ -3,8 +3,11 @@ import Signals
 
 /// One photo of the 500px "popular" list, as the API sends it.
 public struct PhotoRecord: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// The photo's id in the list, from 1.
     public var id: Int
+    /// The photo's title.
     public var name: String
+    /// Where its thumbnail downloads from.
     public var thumbnailURL: String
 
     public var description: String { "#\(id) \(name)" }
@@ -12,6 +15,7 @@ public struct PhotoRecord: Codable, Equatable, Sendable, CustomStringConvertible
 
 /// The answer of the popular-photos request.
 public struct PhotoPage: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// The photos, in the list's order.
     public var photos: [PhotoRecord]
 
     public var description: String { "\(photos.count) photos" }
@@ -19,8 +23,11 @@ public struct PhotoPage: Codable, Equatable, Sendable, CustomStringConvertible {
 
 /// A photo's details, fetched when it is selected.
 public struct PhotoDetails: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// The photo's id.
     public var id: Int
+    /// Who took it.
     public var author: String
+    /// Where its full-size image downloads from.
     public var fullSizeURL: String
 
     public var description: String { "#\(id) by \(author)" }
@@ -28,7 +35,9 @@ public struct PhotoDetails: Codable, Equatable, Sendable, CustomStringConvertibl
 
 /// Downloaded image data, as far as the simulation cares: where it came from and its size.
 public struct ImageData: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// Where the image came from.
     public var url: String
+    /// Its size.
     public var bytes: Int
 
     public var description: String { "\(bytes / 1024) KB" }
@@ -48,8 +57,11 @@ public enum PixelsError: Error, Codable, Equatable, Sendable, CustomStringConver
 /// A photo in the gallery: its record, and its images once downloaded (bound properties, the
 /// book's `RAC(photoModel, thumbnailData) = …`).
 public final class PhotoModel: @unchecked Sendable, CustomStringConvertible {
+    /// The photo as the API sent it.
     public let record: PhotoRecord
+    /// The thumbnail, nil until downloaded.
     public let thumbnailData = MutableProperty<ImageData?>(nil)
+    /// The full-size image, nil until downloaded (after the photo is selected).
     public let fullSizeData = MutableProperty<ImageData?>(nil)
 
     init(_ record: PhotoRecord) { self.record = record }
@@ -73,8 +85,10 @@ public struct PixelsScreen: Equatable, Sendable {
     public var loading = false
     /// The details and image the full-size view shows.
     public var fullSizeDetails: PhotoDetails?
+    /// The image the full-size view shows, once downloaded.
     public var fullSizeImage: ImageData?
 
+    /// The screen before anything happened.
     public init() {}
 }
 

@@ -3,12 +3,14 @@ import Signals
 
 /// What the registration form shows.
 public struct RegistrationScreen: Equatable, Sendable {
+    /// Each field's background colour: white when valid, yellow when not.
     public var usernameBackground: FieldColour = .white
     public var passwordBackground: FieldColour = .white
     public var confirmationBackground: FieldColour = .white
     /// The sign-up button's `enabled`, every time it was set, in order.
     public var signUpEnabled: [Bool] = []
 
+    /// The screen before anything happened.
     public init() {}
 }
 
@@ -24,7 +26,9 @@ public struct RegistrationForm: Scenario {
 
     public init(seed: UInt64 = 1) { self.seed = seed }
 
+    /// The tutorial's rule for a username: longer than 3.
     public static func isValidUsername(_ text: String) -> Bool { text.count > 3 }
+    /// The tutorial's rule for a password: longer than 5.
     public static func isValidPassword(_ text: String) -> Bool { text.count > 5 }
 
     public func build(in environment: Environment) -> Disposable {

@@ -52,6 +52,7 @@ public struct ScriptStep: Sendable {
     /// Sends into the environment's inputs.
     public let perform: @Sendable (ScriptTarget) -> Void
 
+    /// A step at `at` seconds from the start, described for progress output.
     public init(at: TimeInterval, _ description: String, _ perform: @escaping @Sendable (ScriptTarget) -> Void) {
         self.at = at
         self.description = description

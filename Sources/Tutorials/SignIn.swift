@@ -3,6 +3,7 @@ import Signals
 
 /// What the sign-in screen shows: what the pipeline's sinks have set.
 public struct SignInScreen: Equatable, Sendable {
+    /// Each field's background colour: clear when valid, yellow when not.
     public var usernameBackground: FieldColour = .clear
     public var passwordBackground: FieldColour = .clear
     /// The sign-in button's `enabled`, every time it was set, in order.
@@ -14,12 +15,15 @@ public struct SignInScreen: Equatable, Sendable {
     /// True once a sign-in succeeded (the app would navigate on).
     public var signedIn = false
 
+    /// The screen before anything happened.
     public init() {}
 }
 
 /// The credentials a sign-in call sends.
 public struct Credentials: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// The username field's text.
     public var username: String
+    /// The password field's text (shown as dots).
     public var password: String
 
     public var description: String { "\(username)/\(String(repeating: "•", count: password.count))" }
@@ -27,6 +31,7 @@ public struct Credentials: Codable, Equatable, Sendable, CustomStringConvertible
 
 /// The sign-in service's answer.
 public struct SignInResponse: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// The session token of a successful sign-in.
     public var token: String
     public var description: String { "token \(token)" }
 }

@@ -3,7 +3,9 @@ import Signals
 
 /// The search results of the Swift port: for a text of length n, "somebody 1" … "somebody n".
 public struct SearchResults: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// The text searched for.
     public var query: String
+    /// The rows of the table.
     public var names: [String]
 
     public var description: String { "\(names.count) results" }
@@ -16,6 +18,7 @@ public struct SwiftSearchScreen: Equatable, Sendable {
     /// The rows displayed now.
     public var rows: [String] = []
 
+    /// The screen before anything happened.
     public init() {}
 }
 
@@ -32,6 +35,7 @@ public struct SwiftSearch: Scenario {
 
     public init(seed: UInt64 = 1) { self.seed = seed }
 
+    /// The chapter's rule for a search worth running: longer than 4.
     public static func isValidSearchString(_ text: String) -> Bool { text.count > 4 }
 
     /// The chapter's fake results for a text.

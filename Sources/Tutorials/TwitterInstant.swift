@@ -3,8 +3,11 @@ import Signals
 
 /// One tweet of a search result.
 public struct Tweet: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// The author's handle, without the @.
     public var user: String
+    /// The tweet.
     public var text: String
+    /// Where the author's avatar downloads from.
     public var avatarURL: String
 
     public var description: String { "@\(user)" }
@@ -12,7 +15,9 @@ public struct Tweet: Codable, Equatable, Sendable, CustomStringConvertible {
 
 /// The search service's answer: the tweets matching a query.
 public struct TweetSearch: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// The text searched for.
     public var query: String
+    /// The tweets found, best first.
     public var tweets: [Tweet]
 
     public var description: String { "\(tweets.count) tweets \"\(query)\"" }
@@ -20,7 +25,9 @@ public struct TweetSearch: Codable, Equatable, Sendable, CustomStringConvertible
 
 /// An avatar image, as far as the simulation cares: where it came from and its size.
 public struct Avatar: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// Where the image came from.
     public var url: String
+    /// Its size.
     public var bytes: Int
 
     public var description: String { "avatar \(bytes / 1024) KB" }
@@ -57,6 +64,7 @@ public struct TwitterInstantScreen: Equatable, Sendable {
     /// The error the subscriber's error block logged, if any.
     public var error: TwitterError?
 
+    /// The screen before anything happened.
     public init() {}
 }
 

@@ -59,10 +59,13 @@ struct DemoCommand: ParsableCommand {
             scenarios = Scenarios.all
         }
         let top = URL(fileURLWithPath: root, isDirectory: true)
-        do {
-            try FileManager.default.createDirectory(at: top.appendingPathComponent("traces"), withIntermediateDirectories: true)
-        } catch {
-            throw Self.failure("cannot create \(top.appendingPathComponent("traces").path): \(error.localizedDescription)")
+        if !fromRecordings {
+            do {
+                try FileManager.default.createDirectory(at: top.appendingPathComponent("traces"),
+                                                        withIntermediateDirectories: true)
+            } catch {
+                throw Self.failure("cannot create \(top.appendingPathComponent("traces").path): \(error.localizedDescription)")
+            }
         }
         var rows: [DemoRow] = []
         for (index, scenario) in scenarios.enumerated() {
@@ -146,9 +149,11 @@ struct DemoRow {
     var endToEnd: TraceStats.PathStats?
     var slowestStage: String
     var agreement: TraceDiff
+    let recording: Trace
 
     init(scenario: Scenario, recording: Trace, stats: TraceStats, agreement: TraceDiff) {
         self.agreement = agreement
+        self.recording = recording
         name = scenario.name
         nodes = recording.nodes.count
         events = recording.events.count
@@ -162,11 +167,17 @@ struct DemoRow {
         } ?? "-"
     }
 
+    /// What a sink observes, by label or name: a path reads `searchText → observe(on:)`.
+    func observed(_ sink: NodeRecord) -> String {
+        guard let id = sink.upstream.first?.node, let node = recording.node(id) else { return sink.name }
+        return node.label ?? node.name
+    }
+
     static func table(_ rows: [DemoRow]) -> String {
         var lines = [["scenario", "nodes", "events", "hops", "end-to-end p50", "p95", "path", "slowest stage",
                       "replay agrees"]]
         for row in rows {
-            let path = row.endToEnd.map { "\($0.source.label ?? $0.source.name) → \($0.sink.name)" } ?? "-"
+            let path = row.endToEnd.map { "\($0.source.label ?? $0.source.name) → \(row.observed($0.sink))" } ?? "-"
             lines.append([
                 row.name, String(row.nodes), String(row.events), String(row.hops),
                 row.endToEnd.map { formatDuration($0.latency.p50) } ?? "-",
