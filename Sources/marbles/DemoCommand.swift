@@ -162,15 +162,20 @@ struct DemoRow {
             .filter { $0.source.name == "input" }
             .max { ($0.latency.p95, $1.sink.id) < ($1.latency.p95, $0.sink.id) }
         slowestStage = stats.slowestStage.map { node in
-            let label = node.label.map { " \"\($0)\"" } ?? ""
-            return "\(node.name)\(label)"
+            Self.operatorName(node) + (node.label.map { " \"\($0)\"" } ?? "")
         } ?? "-"
     }
 
     /// What a sink observes, by label or name: a path reads `searchText → observe(on:)`.
     func observed(_ sink: NodeRecord) -> String {
         guard let id = sink.upstream.first?.node, let node = recording.node(id) else { return sink.name }
-        return node.label ?? node.name
+        return node.label ?? Self.operatorName(node)
+    }
+
+    /// `take(until:)`, `throttle(0.5s, on: main)`, `observe(on:)`: the name with the
+    /// parameters, unless the name already ends in its argument labels.
+    static func operatorName(_ node: NodeRecord) -> String {
+        node.parameters.isEmpty || node.name.hasSuffix(")") ? node.name : "\(node.name)(\(node.parameters))"
     }
 
     static func table(_ rows: [DemoRow]) -> String {
