@@ -130,10 +130,17 @@ public struct JSONLine {
 
     /// Adds `"name":"123"`: an integer as a string.
     public mutating func field(_ name: StaticString, decimal value: Int64) {
-        key(name)
-        bytes.append(UInt8(ascii: "\""))
-        Self.appendInteger(value, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        keyed(name) { out in
+            out[0] = UInt8(ascii: "\"")
+            var count = 1
+            if value < 0 {
+                out[1] = UInt8(ascii: "-")
+                count = 2
+            }
+            count += Self.digits(value.magnitude, to: out + count)
+            out[count] = UInt8(ascii: "\"")
+            return count + 1
+        }
     }
 
     /// Adds `"name":true|false`.
@@ -157,10 +164,20 @@ public struct JSONLine {
     /// below `sequence` (left in a thread's context by an earlier recording) left out.
     /// Written without building an array: this runs for every recorded event.
     mutating func causesField(_ causes: Causes, below sequence: UInt64) {
+        let hasPrimary = causes.primary != 0 && causes.primary < sequence
+        if causes.others.isEmpty {
+            keyed("causes") { out in
+                out[0] = UInt8(ascii: "[")
+                let count = hasPrimary ? 1 + Self.digits(causes.primary, to: out + 1) : 1
+                out[count] = UInt8(ascii: "]")
+                return count + 1
+            }
+            return
+        }
         key("causes")
         bytes.append(UInt8(ascii: "["))
         var first = true
-        if causes.primary != 0 && causes.primary < sequence {
+        if hasPrimary {
             Self.appendInteger(causes.primary, to: &bytes)
             first = false
         }

@@ -191,3 +191,22 @@ extension RecorderTests {
         XCTAssertEqual(try Trace(contentsOf: url).summary, summaries.last)
     }
 }
+
+extension RecorderTests {
+    func testCombiningOperatorsRecordEveryCausePrimaryFirst() throws {
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (letters, letterInput) = Signal<String, Never>.pipe(named: "letters")
+            let (numbers, numberInput) = Signal<Int, Never>.pipe(named: "numbers")
+            Signal.combineLatest(letters, numbers).observeValues { _ in }
+            letterInput.send(value: "a")
+            numberInput.send(value: 1)
+            letterInput.send(value: "b")
+        }
+        let trace = try Trace(bytes: bytes)
+        let combined = try XCTUnwrap(trace.node(named: "combineLatest"))
+        let events = trace.events(of: combined.id)
+        XCTAssertEqual(events.map(\.causes), [[2, 1], [4, 2]])
+        XCTAssertEqual(events.map(\.text), [#"("a", 1)"#, #"("b", 1)"#])
+    }
+}
