@@ -60,9 +60,9 @@ public final class PhotoModel: @unchecked Sendable, CustomStringConvertible {
     /// The photo as the API sent it.
     public let record: PhotoRecord
     /// The thumbnail, nil until downloaded.
-    public let thumbnailData = MutableProperty<ImageData?>(nil)
+    public let thumbnailData = MutableProperty<ImageData?>(nil).named("thumbnailData")
     /// The full-size image, nil until downloaded (after the photo is selected).
-    public let fullSizeData = MutableProperty<ImageData?>(nil)
+    public let fullSizeData = MutableProperty<ImageData?>(nil).named("fullSizeData")
 
     init(_ record: PhotoRecord) { self.record = record }
 
