@@ -46,6 +46,18 @@ figures: build
 	@for spec in diagrams/operators/*.marbles; do \
 	  $(SWIFT) run -q marbles play "$$spec" --draw "$${spec%.marbles}.svg" >/dev/null || exit 1; \
 	done
+	@# The Signals guides' figures, next to their specs in the DocC catalogue. A *-threads spec
+	@# is drawn from its run's trace instead, where marbles are coloured by thread, with causes;
+	@# its title is the first word of the spec's opening comment.
+	@for spec in Sources/Signals/Signals.docc/Resources/*.marbles; do \
+	  case "$$spec" in \
+	    *-threads.marbles) \
+	      $(SWIFT) run -q marbles play "$$spec" --trace .build/guide-figure.trace >/dev/null && \
+	      $(SWIFT) run -q marbles draw .build/guide-figure.trace --causes \
+	        --title "$$(sed -n '1s/^# *\([^ ]*\).*/\1/p' "$$spec")" -o "$${spec%.marbles}.svg" || exit 1 ;; \
+	    *) $(SWIFT) run -q marbles play "$$spec" --draw "$${spec%.marbles}.svg" >/dev/null || exit 1 ;; \
+	  esac; \
+	done
 
 clean:
 	rm -rf .build .build-*
