@@ -27,6 +27,7 @@ public protocol Scenario: Sendable {
 }
 
 extension Scenario {
+    /// Every path from a source to a sink.
     public var figureNodes: [String]? { nil }
 
     /// The script for the scenario's own seed.
@@ -47,7 +48,7 @@ extension LiveEnvironment: ScriptTarget {}
 public struct ScriptStep: Sendable {
     /// Seconds from the start of the run.
     public let at: TimeInterval
-    /// What happens, for progress output: `type "mag"`.
+    /// What happens, for progress output and the trace's marks: `searchText = "mag"`.
     public let description: String
     /// Sends into the environment's inputs.
     public let perform: @Sendable (ScriptTarget) -> Void
