@@ -51,6 +51,8 @@ let package = Package(
             dependencies: [
                 "Signals",
                 "TraceLog",
+                "Replay",
+                "Diagrams",
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),

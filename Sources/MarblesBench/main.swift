@@ -93,14 +93,10 @@ func runBenchmarks(_ options: Options) throws {
                                directory: options.directory, table: &table)
     }
     if options.includes("replay") {
-        table.add(Row(section: "replay", figure: "replaying a 1,000,000-event trace",
-                      value: "not measured: the Replay target is not available", target: "≥ 2 M events/s"))
+        try ReplayBench.measure(events: 1_000_000 / scale, runs: min(runs, 3), directory: options.directory, table: &table)
     }
     if options.includes("drawing") {
-        table.add(Row(section: "drawing", figure: "10,000-event marble diagram to SVG",
-                      value: "not measured: the Diagrams target is not available", target: "< 1 s"))
-        table.add(Row(section: "drawing", figure: "200-node pipeline diagram to SVG",
-                      value: "not measured: the Diagrams target is not available", target: "< 2 s"))
+        try Drawing.measure(events: 10_000, runs: runs, table: &table)
     }
     print(table.markdown, terminator: "")
 }
