@@ -2,7 +2,8 @@ import Dispatch
 import Signals
 
 /// Moving values to another thread: `observe(on:)` onto a `QueueScheduler` against a bare
-/// `DispatchQueue.async` per value, both timed until the last value has run on the queue.
+/// `DispatchQueue.async` per value, both timed (wall clock: two threads work) until the last
+/// value has run on the queue.
 enum Hops {
     static func observeOn(_ count: Int, into sink: Sink) -> Double {
         let scheduler = QueueScheduler(name: "bench-hops")
@@ -14,7 +15,7 @@ enum Hops {
             case .completed, .interrupted: done.signal()
             }
         }
-        return seconds {
+        return wallSeconds {
             for value in 0..<count { input.send(value: value) }
             input.sendCompleted()
             done.wait()
@@ -23,7 +24,7 @@ enum Hops {
 
     static func dispatch(_ count: Int, into sink: Sink) -> Double {
         let queue = DispatchQueue(label: "marbles.bench-dispatch")
-        return seconds {
+        return wallSeconds {
             for value in 0..<count { queue.async { sink.receive(value) } }
             queue.sync {}
         }

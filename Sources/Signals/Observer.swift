@@ -64,14 +64,20 @@ final class Observation<Value, Error: Swift.Error>: @unchecked Sendable {
         self.gate = gated ? Lock(recursive: true) : nil
     }
 
+    /// Calls the observer unless the observation was disposed (the caller keeps `self`, and
+    /// so the observer, alive: it is used without a retain).
     @inlinable @inline(__always)
     func deliver(_ event: Event<Value, Error>) {
         guard let gate else {
-            if !disposed.load(ordering: .acquiring) { observer.action(event) }
+            if !disposed.load(ordering: .acquiring) {
+                Unmanaged.passUnretained(observer)._withUnsafeGuaranteedRef { $0.action(event) }
+            }
             return
         }
         gate.lock()
-        if !disposed.load(ordering: .acquiring) { observer.action(event) }
+        if !disposed.load(ordering: .acquiring) {
+            Unmanaged.passUnretained(observer)._withUnsafeGuaranteedRef { $0.action(event) }
+        }
         gate.unlock()
     }
 

@@ -213,10 +213,22 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {
         if let probe = Instrumentation.probe {
             deliverInstrumented(event, to: snapshot, probe: probe)
         } else {
-            for observation in snapshot { observation.deliver(event) }
+            Self.deliver(event, to: snapshot)
         }
         sendLock?.unlock()
         if terminal { release() }
+    }
+
+    /// Delivers to each observation of `snapshot`. The snapshot keeps every observation and
+    /// its observer alive for the whole loop, so they are used without a retain and release
+    /// each (four atomic operations per observer per event otherwise).
+    @inlinable @inline(__always)
+    static func deliver(_ event: Event<Value, Error>, to snapshot: ContiguousArray<Observation<Value, Error>>) {
+        snapshot.withUnsafeBufferPointer { observations in
+            for index in observations.indices {
+                Unmanaged.passUnretained(observations[index])._withUnsafeGuaranteedRef { $0.deliver(event) }
+            }
+        }
     }
 
     @usableFromInline
@@ -233,7 +245,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {
         let saved = (context.cause, context.otherCauses)
         context.cause = sequence
         context.otherCauses = []
-        for observation in snapshot { observation.deliver(event) }
+        Self.deliver(event, to: snapshot)
         (context.cause, context.otherCauses) = saved
     }
 

@@ -10,8 +10,15 @@ extension Signal {
     }
 
     func observe(on scheduler: Scheduler, node: Node) -> Signal<Value, Error> {
-        Signal.scheduled(node) { observer, lifetime, subscription in
+        // With no probe attached, a hop onto a queue scheduler is a bare `async`: the hops are
+        // not kept (below), so the cancellable wrapper `schedule` makes would be made for nothing.
+        let queue = (scheduler as? QueueScheduler)?.queue
+        return Signal.scheduled(node) { observer, lifetime, subscription in
             lifetime += self.observeInternally { event in
+                if let queue, Instrumentation.probe == nil {
+                    queue.async { observer.send(event) }
+                    return
+                }
                 // Not kept for cancellation: a hop that runs after the signal ended finds it
                 // terminated and sends nothing, and per-event bookkeeping would cost every event.
                 scheduleHop(on: scheduler, node: node, subscription: subscription) {
