@@ -48,8 +48,14 @@ struct MarbleLayout {
             if let subscribed = lane.subscribed { times.append(subscribed) }
             if let end = lane.end { times.append(end.time) }
         }
+        // Aim for the closest marbles to sit a typical marble's width apart, so most values
+        // show whole; the width bound then decides, and crowded values are cut.
+        let widths = figure.lanes.flatMap(\.marbles).prefix(2_000).map {
+            min(Self.maxPill, max(2 * Self.radius, Scene.textWidth(TextSafety.singleLine($0.display), font: Self.marbleFont) + 12))
+        }.sorted()
+        let spacing = widths.isEmpty ? 36 : min(90, max(36, widths[widths.count / 2] + 4))
         let scale = TimeScale(times: times, startX: plotStart, minWidth: 360,
-                              maxWidth: max(360, maxWidth - plotStart - 60), spacing: 36,
+                              maxWidth: max(360, maxWidth - plotStart - 60), spacing: spacing,
                               breakWidth: Self.breakWidth)
         let plotEnd = scale.endX + 28
         let figureStart = times.min() ?? 0
@@ -132,8 +138,15 @@ struct MarbleLayout {
         if let end = lane.end {
             items.append(endMark(end, x: scale.x(end.time), y: y, half: radius + 2))
         }
-        for group in groups(lane.marbles, scale: scale) {
-            items.append(marble(group, y: y, radius: radius, scale: scale, figure: figure))
+        let laneGroups = groups(lane.marbles, scale: scale)
+        let centres = laneGroups.map { (scale.x($0[0].time) + scale.x($0[$0.count - 1].time)) / 2 }
+        for (index, group) in laneGroups.enumerated() {
+            // A marble may be as wide as the room to its neighbours, so none hides another;
+            // its text is cut to fit (the whole value is on hover).
+            let before = index > 0 ? centres[index] - centres[index - 1] : .infinity
+            let after = index + 1 < centres.count ? centres[index + 1] - centres[index] : .infinity
+            let room = min(Self.maxPill, min(before, after) - 3)
+            items.append(marble(group, x: centres[index], y: y, radius: radius, room: room, figure: figure))
         }
         var data = ["index": String(index)]
         if lane.isInner { data["inner"] = "true" }
@@ -159,9 +172,8 @@ struct MarbleLayout {
         return result
     }
 
-    private mutating func marble(_ group: [MarbleFigure.Marble], y: Double, radius: Double, scale: TimeScale,
+    private mutating func marble(_ group: [MarbleFigure.Marble], x: Double, y: Double, radius: Double, room: Double,
                                  figure: MarbleFigure) -> Scene.Item {
-        let x = (scale.x(group[0].time) + scale.x(group[group.count - 1].time)) / 2
         let threads = Set(group.map(\.thread))
         let colours = threads.count == 1 ? Self.colour(group[0].thread) : Self.mixed
         let joined = group.map { TextSafety.singleLine($0.display) }.joined(separator: ",")
@@ -172,8 +184,8 @@ struct MarbleLayout {
             text = "\u{00D7}\(group.count)"
         }
         let font = Self.marbleFont
-        let shown = fitted(text, font: font)
-        let width = max(2 * radius, Scene.textWidth(shown, font: font) + 12)
+        let shown = fitted(text, font: font, width: max(2 * radius, room))
+        let width = max(2 * radius, min(Scene.textWidth(shown, font: font) + 12, room))
         let shape: Scene.Item
         let fill = Scene.Paint(hex: colours.fill)
         let outline = Scene.Stroke(paint: .init(hex: "#333333"), width: 1)
@@ -205,9 +217,10 @@ struct MarbleLayout {
         return (["\(group.count) values:"] + listed + more).joined(separator: "\n")
     }
 
-    private func fitted(_ text: String, font: Scene.Font) -> String {
+    /// The text cut (ending in `…`) until it fits a marble `width` wide.
+    private func fitted(_ text: String, font: Scene.Font, width: Double) -> String {
         var shown = text
-        while Scene.textWidth(shown, font: font) + 12 > Self.maxPill, shown.count > 2 {
+        while Scene.textWidth(shown, font: font) + 10 > width, shown.count > 2 {
             shown = TextSafety.truncated(shown, to: shown.count - 1)
         }
         return shown

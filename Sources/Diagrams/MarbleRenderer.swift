@@ -12,7 +12,7 @@ public enum MarbleFormat: String, Sendable, CaseIterable {
 public enum MarbleRenderer {
     /// The default widest figure, in pixels; wider spans are scaled down (and dense
     /// stretches aggregated) to fit.
-    public static let defaultMaxWidth = 1200.0
+    public static let defaultMaxWidth = 1600.0
 
     /// Renders `figure` as `format`. The SVG and text bytes depend only on the figure and
     /// `maxWidth`.

@@ -124,8 +124,10 @@ private struct TraceMarbleBuilder {
             }
             if !node.upstream.isEmpty || innerOnly {
                 var op = MarbleFigure.Operator(name: node.name, parameters: node.parameters, detail: "\(node.file):\(node.line)")
-                if let first = node.upstream.first?.node, first != previous, let upstream = trace.node(first) {
-                    op.input = upstream.displayName
+                // Name the inputs unless the only one is the lane just above.
+                let inputs = node.upstream.compactMap { trace.node($0.node) }
+                if inputs.count > 1 || (inputs.first.map { $0.id != previous } ?? false) {
+                    op.input = inputs.map(\.displayName).joined(separator: ", ")
                 }
                 rows.append(.operator(op))
             }

@@ -144,6 +144,28 @@ final class MarbleRendererTests: XCTestCase {
         XCTAssertLessThan(svg.utf8.count, 200_000)
     }
 
+    func testCrowdedMarblesAreCutToFitAndNeverOverlap() throws {
+        let marbles = (0..<12).map { MarbleFigure.Marble(id: UInt64($0), time: Int64($0) * 100 * Self.ms, display: "yellow-\($0)") }
+        let figure = MarbleFigure(rows: [.lane(.init(title: "colours", marbles: marbles))])
+        let xml = try document(MarbleRenderer.svg(figure, maxWidth: 600))
+        var spans: [(Double, Double)] = []
+        for shape in try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/*[local-name()='circle' or local-name()='rect']") {
+            if shape.name == "circle", let cx = Double(attribute(shape, "cx") ?? ""), let r = Double(attribute(shape, "r") ?? "") {
+                spans.append((cx - r, cx + r))
+            } else if let x = Double(attribute(shape, "x") ?? ""), let width = Double(attribute(shape, "width") ?? "") {
+                spans.append((x, x + width))
+            }
+        }
+        XCTAssertEqual(spans.count, 12)
+        for (left, right) in zip(spans, spans.dropFirst()) {
+            XCTAssertLessThanOrEqual(left.1, right.0, "marbles overlap: \(left) and \(right)")
+        }
+        let texts = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/*[local-name()='text']").map { $0.stringValue ?? "" }
+        XCTAssertTrue(texts.allSatisfy { $0.hasSuffix("\u{2026}") }, "\(texts)")
+        let titles = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/*[local-name()='title']").map { $0.stringValue ?? "" }
+        XCTAssertEqual(titles.first, "yellow-0 (at 0 ns)", "the whole value stays on hover")
+    }
+
     func testInnerLanesAreMarked() throws {
         let figure = MarbleFigure(rows: [
             .lane(.init(title: "outer", marbles: [.init(id: 1, time: 0, display: "a")])),
