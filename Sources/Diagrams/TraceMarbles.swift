@@ -140,11 +140,16 @@ private struct TraceMarbleBuilder {
                 }
             }
             let subscriptions = (subscriptionsByNode[node.id] ?? []).filter { innerOnly || $0.parent == 0 || !isTopLevelNode(node) }
+            var lanes: [MarbleFigure.Lane] = []
             for (index, subscription) in subscriptions.enumerated() {
                 let title = subscriptions.count > 1 && !innerOnly ? "\(node.displayName) #\(index + 1)" : node.displayName
-                rows.append(.lane(lane(for: subscription, node: node, title: title, inner: innerOnly,
-                                       start: start, span: span, threads: &threads, drawn: &drawn)))
+                lanes.append(lane(for: subscription, node: node, title: title, inner: innerOnly,
+                                  start: start, span: span, threads: &threads, drawn: &drawn))
             }
+            if lanes.count > Self.maxSeparateSubscriptions {
+                lanes = [merged(lanes, title: "\(node.displayName) \u{00D7}\(lanes.count)")]
+            }
+            rows += lanes.map(MarbleFigure.Row.lane)
             previous = node.id
         }
 
@@ -161,6 +166,22 @@ private struct TraceMarbleBuilder {
             }
         }
         return MarbleFigure(title: options.title, rows: rows, threads: threads.names, causes: causes)
+    }
+
+    /// More subscriptions of one node than this are drawn as one lane (a cold producer
+    /// started per photo would otherwise stack a lane per start).
+    static let maxSeparateSubscriptions = 3
+
+    /// One lane holding every marble of `lanes`; it ends when the last of them ends, and
+    /// only if all of them ended.
+    func merged(_ lanes: [MarbleFigure.Lane], title: String) -> MarbleFigure.Lane {
+        var lane = MarbleFigure.Lane(title: title, detail: lanes.first?.detail, isInner: lanes.first?.isInner ?? false)
+        lane.marbles = lanes.flatMap(\.marbles).sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        let starts = lanes.map(\.subscribed)
+        lane.subscribed = starts.contains(nil) ? nil : starts.compactMap { $0 }.min()
+        let ends = lanes.compactMap(\.end)
+        if ends.count == lanes.count { lane.end = ends.max { $0.time < $1.time } }
+        return lane
     }
 
     /// Drops a lane that a later lane repeats: same title, same marbles at the same times,

@@ -176,3 +176,20 @@ final class TraceThreadsAndInnerStreamsTests: XCTestCase {
         XCTAssertEqual(lanes.map(\.subscribed), [nil, nil], "3 µs after the first, in a 9 ms trace")
     }
 }
+
+final class TraceManySubscriptionsTests: XCTestCase {
+    func testManySubscriptionsOfOneNodeShareALane() throws {
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let load = SignalProducer<String, Never>(value: "thumb").named("thumbnail")
+            for index in 0..<5 {
+                scheduler.schedule(atNanoseconds: Int64(index + 1) * 1_000_000) { load.startWithValues { _ in } }
+            }
+            _ = scheduler.run()
+        }
+        let figure = try MarbleFigure(trace: Trace(bytes: bytes))
+        XCTAssertEqual(figure.lanes.map(\.title), ["thumbnail \u{00D7}5"])
+        XCTAssertEqual(figure.lanes.first?.marbles.map(\.time), [1, 2, 3, 4, 5].map { $0 * 1_000_000 })
+        XCTAssertEqual(figure.lanes.first?.end, .completed(at: 5_000_000))
+    }
+}
