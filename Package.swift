@@ -45,7 +45,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "Benchmarks", dependencies: ["Signals", "TraceLog"]),
+        .executableTarget(name: "Benchmarks", dependencies: ["Signals", "TraceLog", "Replay"]),
         .executableTarget(
             name: "MarblesBench",
             dependencies: [

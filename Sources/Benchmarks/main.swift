@@ -5,3 +5,4 @@ import Foundation
 
 print("Marbles benchmark (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores)\n")
 TraceLogBenchmarks.run()
+ReplayBenchmarks.run()

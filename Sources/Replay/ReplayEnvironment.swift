@@ -51,6 +51,8 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {
     private var inputs: [String: AnyObject] = [:]
     private var schedulers: [String: DateScheduler] = [:]
     private var callStarts: [String: Int] = [:]
+    private var callRecordings: [String: CallRecording] = [:]
+    private let decoder = JSONDecoder()
     private var problems: [ReplayError] = []
 
     /// An environment re-driving `trace` on `scheduler`.
@@ -126,22 +128,19 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {
                 defer { callStarts[label, default: 0] += 1 }
                 return callStarts[label, default: 0]
             }
-            let recorded = recordedNodes(named: "call", label: label, node: node)
-            guard !recorded.isEmpty else {
+            guard let recording = callRecording(label: label, node: node) else {
                 fail(.missingCall, node, record: nil, message: "expected a call labelled \"\(label)\" in the trace; it has none")
                 return
             }
-            let ids = Set(recorded.map(\.id))
-            let subscriptions = trace.subscriptions.filter { ids.contains($0.node) }
-            guard start < subscriptions.count else {
+            guard start < recording.subscriptions.count else {
                 fail(.extraCall, node, record: nil,
-                     message: "expected at most \(subscriptions.count) starts of this call, as recorded; "
+                     message: "expected at most \(recording.subscriptions.count) starts of this call, as recorded; "
                         + "the pipeline starts it a \(Self.ordinal(start + 1)) time")
                 return
             }
-            let subscription = subscriptions[start]
+            let subscription = recording.subscriptions[start]
             var scheduled: [(offset: Int64, thread: UInt64, event: Event<Value, Failure>)] = []
-            for record in trace.events(of: subscription.node) where record.subscription == subscription.id {
+            for record in recording.events[subscription.id] ?? [] {
                 let offset = record.time - subscription.time
                 switch record.kind {
                 case .value:
@@ -175,6 +174,27 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {
         testScheduler.lane(trace.logicalThreadName(thread))
     }
 
+    /// A call's recorded starts and their events, indexed once per call site (a replay
+    /// starts calls thousands of times).
+    private struct CallRecording {
+        var subscriptions: [SubscriptionRecord]
+        var events: [UInt64: [EventRecord]]
+    }
+
+    private func callRecording(label: String, node: Node) -> CallRecording? {
+        let key = "\(label)\u{0}\(node.file):\(node.line)"
+        if let known = lock.withLock({ callRecordings[key] }) { return known }
+        let recorded = recordedNodes(named: "call", label: label, node: node)
+        guard !recorded.isEmpty else { return nil }
+        let ids = Set(recorded.map(\.id))
+        let subscriptions = trace.subscriptions.filter { ids.contains($0.node) }
+        var events: [UInt64: [EventRecord]] = [:]
+        for record in mergedEvents(of: recorded) { events[record.subscription, default: []].append(record) }
+        let recording = CallRecording(subscriptions: subscriptions, events: events)
+        lock.withLock { callRecordings[key] = recording }
+        return recording
+    }
+
     private func recordedNodes(named name: String, label: String, node: Node) -> [NodeRecord] {
         let labelled = trace.nodes.filter { $0.name == name && $0.label == label }
         let here = labelled.filter { $0.file == node.file && $0.line == UInt64(node.line) }
@@ -197,7 +217,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {
             return nil
         }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(json.utf8))
+            return try decoder.decode(T.self, from: Data(json.utf8))
         } catch {
             let shown = json.count > 60 ? String(json.prefix(60)) + "…" : json
             fail(.undecodable, node, record: "event seq \(record.sequence)",
