@@ -47,6 +47,8 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
     /// - Parameters:
     ///   - label: a name for the source node, to find it in traces and replays.
     ///   - disposable: disposed when the signal terminates.
+    ///   - file: the call site's file, recorded with the source node.
+    ///   - line: the call site's line, recorded with the source node.
     @inlinable
     public static func pipe(
         named label: String? = nil,

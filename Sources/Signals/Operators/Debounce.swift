@@ -18,6 +18,8 @@ extension Signal {
     ///   - discardWhenCompleted: when true (the default) completion drops a pending value and
     ///     is sent at once; when false the pending value is sent at the end of its quiet
     ///     period, followed by completion.
+    ///   - file: the call site's file, recorded with the operator's node.
+    ///   - line: the call site's line, recorded with the operator's node.
     public func debounce(_ interval: TimeInterval, on scheduler: DateScheduler,
                          discardWhenCompleted: Bool = true,
                          file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {

@@ -5,9 +5,14 @@ extension Signal {
     ///
     /// - Parameters:
     ///   - event: every event.
-    ///   - failed, completed, interrupted, value: events of that kind.
+    ///   - failed: each failure.
+    ///   - completed: completion.
+    ///   - interrupted: interruption.
     ///   - terminated: after any terminal event.
     ///   - disposed: when the resulting signal ends (terminated or detached).
+    ///   - value: each value.
+    ///   - file: the call site's file, recorded with the operator's node.
+    ///   - line: the call site's line, recorded with the operator's node.
     ///
     /// ReactiveCocoa 2 spells some of these `doNext:`, `doCompleted:`, `doError:`.
     public func on(
@@ -95,9 +100,14 @@ extension SignalProducer {
     ///   - starting: before each start begins its work.
     ///   - started: after each start has begun its work.
     ///   - event: every event.
-    ///   - failed, completed, interrupted, value: events of that kind.
+    ///   - failed: each failure.
+    ///   - completed: completion.
+    ///   - interrupted: interruption.
     ///   - terminated: after any terminal event.
     ///   - disposed: when the start ends (terminated or interrupted).
+    ///   - value: each value.
+    ///   - file: the call site's file, recorded with the operator's node.
+    ///   - line: the call site's line, recorded with the operator's node.
     ///
     /// ReactiveCocoa 2 spells some of these `doNext:`, `doCompleted:`, `doError:`.
     public func on(

@@ -8,6 +8,8 @@ extension SignalProducer where Value == Date, Error == Never {
     ///   - interval: the period; must be positive.
     ///   - scheduler: where the ticks run and the dates are read.
     ///   - leeway: how late a tick may run, to let the system coalesce wake-ups.
+    ///   - file: the call site's file, recorded with the timer's node.
+    ///   - line: the call site's line, recorded with the timer's node.
     public static func timer(interval: DispatchTimeInterval, on scheduler: DateScheduler,
                              leeway: DispatchTimeInterval = .nanoseconds(0),
                              file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Date, Never> {
