@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test tsan demo figures bench clean
+.PHONY: all deps build test tsan demo figures bench docs clean
 
 all: build
 
@@ -58,6 +58,19 @@ figures: build
 	    *) $(SWIFT) run -q marbles play "$$spec" --draw "$${spec%.marbles}.svg" >/dev/null || exit 1 ;; \
 	  esac; \
 	done
+
+# The Signals DocC catalogue, checked and rendered by the toolchain's docc (no package plugin):
+# the module's symbol graph from the debug build, every link resolved, any warning an error.
+DOCC ?= docc
+docs: build
+	rm -rf .build/signals-symbols && mkdir -p .build/signals-symbols
+	$(SWIFT) symbolgraph-extract -module-name Signals -minimum-access-level public \
+	  -I "$$($(SWIFT) build --show-bin-path)/Modules" \
+	  -target "$$($(SWIFT) -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -n 1)" \
+	  -output-dir .build/signals-symbols
+	$(DOCC) convert Sources/Signals/Signals.docc --additional-symbol-graph-dir .build/signals-symbols \
+	  --fallback-display-name Signals --fallback-bundle-identifier marbles.Signals \
+	  --warnings-as-errors --output-path .build/Signals.doccarchive
 
 clean:
 	rm -rf .build .build-*
