@@ -17,10 +17,16 @@ struct DiffCommand: ParsableCommand {
         terminal events that differ (completed, failed, interrupted), times shifted beyond \
         the tolerance, and threads that differ (by scheduler name, else thread name).
 
+        A node only in one trace whose events only feed a boundary call both traces have \
+        (the fake service behind `call`, which a replay does not run) is listed under "not \
+        compared" rather than counted as a difference.
+
         Times: with both traces virtual the default tolerance is 0, so any shift is a \
         difference. When either trace is real (a live recording against its replay), times \
         are compared but not judged unless --time-tolerance is given; the report says by how \
         much they differ.
+
+        Both traces are read into memory.
 
         Exit status: 0 the traces are the same, 1 they differ, 2 a trace is missing or \
         malformed or an option is invalid.

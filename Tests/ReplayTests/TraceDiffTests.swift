@@ -1,5 +1,5 @@
 import Foundation
-import Replay
+@testable import Replay
 import TraceLog
 import XCTest
 
@@ -192,5 +192,28 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertEqual(TraceDiff.duration(3_250_000), "3.25ms")
         XCTAssertEqual(TraceDiff.duration(1_500_000_000), "1.5s")
         XCTAssertEqual(TraceDiff.duration(-2_000_000), "-2ms")
+    }
+}
+
+final class AlignmentTests: XCTestCase {
+    func testTheLongestCommonSubsequenceAlignsAroundInsertionsAndDeletions() {
+        let steps = Alignment.align(["a", "b", "c", "d"], ["a", "x", "c", "d", "e"])
+        XCTAssertEqual(steps, [.match(0, 0), .onlyA(1), .onlyB(1), .match(2, 2), .match(3, 3), .onlyB(4)])
+        XCTAssertEqual(Alignment.align([], ["a"]), [.onlyB(0)])
+        XCTAssertEqual(Alignment.align(["a"], []), [.onlyA(0)])
+    }
+
+    func testVeryLongMiddlesArePairedByPositionInsteadOfATable() {
+        let count = 2_100
+        XCTAssertGreaterThan(count * count, Alignment.maxCells)
+        let a = ["start"] + (0..<count).map { "a\($0)" } + ["end"]
+        var b = a
+        b[1] = "changed"
+        b[count] = "changed too"
+        let steps = Alignment.align(a, b)
+        XCTAssertEqual(steps.first, .match(0, 0))
+        XCTAssertEqual(steps.last, .match(count + 1, count + 1))
+        XCTAssertEqual(steps.filter { if case .match = $0 { return false } else { return true } },
+                       [.onlyA(1), .onlyB(1), .onlyA(count), .onlyB(count)])
     }
 }
