@@ -124,13 +124,14 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {
     ) -> SignalProducer<Value, Failure> {
         let node = Node.call(label, file: file, line: line)
         return SignalProducer(node: node) { [self] observer, lifetime in
-            let start = lock.withLock { () -> Int in
-                defer { callStarts[label, default: 0] += 1 }
-                return callStarts[label, default: 0]
-            }
             guard let recording = callRecording(label: label, node: node) else {
                 fail(.missingCall, node, record: nil, message: "expected a call labelled \"\(label)\" in the trace; it has none")
                 return
+            }
+            // Starts are counted per recorded node set, the same set the k-th start is looked up in.
+            let start = lock.withLock { () -> Int in
+                defer { callStarts[recording.nodes, default: 0] += 1 }
+                return callStarts[recording.nodes, default: 0]
             }
             guard start < recording.subscriptions.count else {
                 fail(.extraCall, node, record: nil,
@@ -177,6 +178,8 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {
     /// A call's recorded starts and their events, indexed once per call site (a replay
     /// starts calls thousands of times).
     private struct CallRecording {
+        /// The recorded call nodes, by id: `3,7`.
+        var nodes: String
         var subscriptions: [SubscriptionRecord]
         var events: [UInt64: [EventRecord]]
     }
@@ -190,7 +193,8 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {
         let subscriptions = trace.subscriptions.filter { ids.contains($0.node) }
         var events: [UInt64: [EventRecord]] = [:]
         for record in mergedEvents(of: recorded) { events[record.subscription, default: []].append(record) }
-        let recording = CallRecording(subscriptions: subscriptions, events: events)
+        let recording = CallRecording(nodes: recorded.map { String($0.id) }.joined(separator: ","),
+                                      subscriptions: subscriptions, events: events)
         lock.withLock { callRecordings[key] = recording }
         return recording
     }

@@ -164,3 +164,31 @@ final class ReplayLabelTests: XCTestCase {
         XCTAssertEqual(first.trace.events.last?.json, "\"HI\"")
     }
 }
+
+final class ReplayCallSiteTests: XCTestCase {
+    func testTwoCallSitesWithOneLabelEachReplayTheirOwnStarts() throws {
+        let trace = try craftedTrace([
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"go","file":"App.swift","line":1,"label":"go","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"node","id":2,"kind":"source","name":"call","parameters":"fetch","file":"App.swift","line":10,"label":"fetch","upstream":[]}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":1000,"thread":1}"#,
+            #"{"type":"event","seq":2,"time":1500,"node":2,"sub":2,"kind":"value","thread":1,"causes":[],"text":"10","json":10}"#,
+            #"{"type":"node","id":3,"kind":"source","name":"call","parameters":"fetch","file":"App.swift","line":20,"label":"fetch","upstream":[]}"#,
+            #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":1000,"thread":1}"#,
+            #"{"type":"event","seq":3,"time":1700,"node":3,"sub":3,"kind":"value","thread":1,"causes":[],"text":"20","json":20}"#,
+        ])
+        var seen: [Int] = []
+        _ = try Replayer(trace: trace).replay { environment in
+            let disposable = environment.input("go", of: Int.self).observeValues { _ in
+                environment.call("fetch", file: "App.swift", line: 10) { SignalProducer<Int, ServiceError>(value: 0) }
+                    .startWithValues { seen.append($0) }
+                environment.call("fetch", file: "App.swift", line: 20) { SignalProducer<Int, ServiceError>(value: 0) }
+                    .startWithValues { seen.append($0) }
+            }
+            return AnyDisposable { disposable?.dispose() }
+        }
+        XCTAssertEqual(seen, [10, 20])
+    }
+}
