@@ -160,7 +160,7 @@ enum Recording {
         let bytes = Recorder.record(virtual: scheduler) {
             let teardown = pipeline.build(environment).0
             for step in pipeline.script {
-                script.schedule(after: ReplayEnvironmentTestsSupport.date(milliseconds: step.milliseconds)) {
+                script.schedule(after: Date(timeIntervalSinceReferenceDate: Double(step.milliseconds) / 1000)) {
                     step.action(environment)
                 }
             }
@@ -168,12 +168,6 @@ enum Recording {
             teardown.dispose()
         }
         return (bytes, try Trace(bytes: bytes, name: "simulated"))
-    }
-}
-
-enum ReplayEnvironmentTestsSupport {
-    static func date(milliseconds: Int) -> Date {
-        Date(timeIntervalSinceReferenceDate: Double(milliseconds) / 1000)
     }
 }
 
