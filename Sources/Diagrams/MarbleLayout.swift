@@ -17,6 +17,8 @@ struct MarbleLayout {
     static let radius = 13.0
     static let innerRadius = 10.0
     static let maxPill = 104.0
+    static let groupReach = 36.0
+    static let countFont = Scene.Font(size: 10)
     static let breakWidth = 28.0
     static let labelFont = Scene.Font(size: 13, bold: true)
     static let innerLabelFont = Scene.Font(size: 11, italic: true)
@@ -162,7 +164,10 @@ struct MarbleLayout {
         var firstX = -Double.infinity
         for marble in sorted {
             let x = scale.x(marble.time)
-            if x - firstX < 2 * Self.radius, !result.isEmpty {
+            // A group (two or more) reaches a little further than a marble's width, so that
+            // the count it shows has room to be read.
+            let reach = (result.last?.count ?? 0) > 1 ? Self.groupReach : 2 * Self.radius
+            if x - firstX < reach, !result.isEmpty {
                 result[result.count - 1].append(marble)
             } else {
                 result.append([marble])
@@ -178,12 +183,13 @@ struct MarbleLayout {
         let colours = threads.count == 1 ? Self.colour(group[0].thread) : Self.mixed
         let joined = group.map { TextSafety.singleLine($0.display) }.joined(separator: ",")
         let text: String
+        var font = Self.marbleFont
         if group.count == 1 || joined.count <= 7 {
             text = joined
         } else {
-            text = "\u{00D7}\(group.count)"
+            text = group.count < 1_000 ? "\u{00D7}\(group.count)" : "\u{00D7}\(group.count / 1_000)k"
+            font = Self.countFont
         }
-        let font = Self.marbleFont
         let shown = fitted(text, font: font, width: max(2 * radius, room))
         let width = max(2 * radius, min(Scene.textWidth(shown, font: font) + 12, room))
         let shape: Scene.Item
@@ -220,7 +226,7 @@ struct MarbleLayout {
     /// The text cut (ending in `…`) until it fits a marble `width` wide.
     private func fitted(_ text: String, font: Scene.Font, width: Double) -> String {
         var shown = text
-        while Scene.textWidth(shown, font: font) + 10 > width, shown.count > 2 {
+        while Scene.textWidth(shown, font: font) + 8 > width, shown.count > 2 {
             shown = TextSafety.truncated(shown, to: shown.count - 1)
         }
         return shown

@@ -141,6 +141,9 @@ final class MarbleRendererTests: XCTestCase {
         let counts = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/@data-count").compactMap { Int($0.stringValue ?? "") }
         XCTAssertEqual(counts.reduce(0, +), 10_000, "every value is in some marble")
         XCTAssertLessThan(counts.count, 60, "one marble per marble-width of the axis")
+        let texts = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/*[local-name()='text']").map { $0.stringValue ?? "" }
+        XCTAssertEqual(texts.first, "\u{00D7}\(counts[0])", "a group shows its count")
+        XCTAssertTrue(texts.dropLast(2).allSatisfy { $0.range(of: "^\u{00D7}[0-9]+$", options: .regularExpression) != nil }, "\(texts)")
         XCTAssertLessThan(svg.utf8.count, 200_000)
     }
 
