@@ -30,9 +30,10 @@ struct DrawCommand: ParsableCommand {
         received them, and boxes around the nodes that deliver on one thread. --heat colours \
         nodes by their p95 stage latency (as 'marbles stats' computes it).
 
-        The output format comes from the file's extension: .svg, .png, .pdf, or .txt (marble \
-        lines, --marble only). Without -o, marble lines go to standard output. SVG and text \
-        are byte-identical for the same input and options.
+        The output format comes from the file's extension: .svg, .png, .pdf, .txt (marble \
+        lines, --marble only) or .dot (the laid-out graph in Graphviz's language, --pipeline \
+        only). Without -o, marble lines go to standard output. SVG and text are \
+        byte-identical for the same input and options.
 
         Exit status: 0 on success, 2 when the input is missing or malformed (the message \
         names file, line and column), a --nodes name is unknown, or the output cannot be \
@@ -63,7 +64,7 @@ struct DrawCommand: ParsableCommand {
     @Flag(help: "What to draw.")
     var kind: Kind = .marble
 
-    @Option(name: .shortAndLong, help: "The file to write: .svg, .png, .pdf, or .txt (marble lines). Standard output (marble lines) when absent.")
+    @Option(name: .shortAndLong, help: "The file to write: .svg, .png, .pdf, .txt (marble lines) or .dot (the laid-out pipeline graph). Standard output (marble lines) when absent.")
     var output: String?
 
     @Option(help: "Comma-separated nodes to draw lanes for, each by label, operator name or id (3 or #3). Default: the nodes on a path from a source to a sink.")
@@ -139,11 +140,11 @@ struct DrawCommand: ParsableCommand {
     /// The output format's name, from the file extension.
     private func outputFormat() throws -> String {
         guard let output else {
-            guard kind == .marble else { throw fail("marbles draw: error: a pipeline diagram needs -o FILE.svg, .png or .pdf") }
+            guard kind == .marble else { throw fail("marbles draw: error: a pipeline diagram needs -o FILE.svg, .png, .pdf or .dot") }
             return "txt"
         }
         let ext = (output as NSString).pathExtension.lowercased()
-        let allowed = kind == .marble ? ["svg", "png", "pdf", "txt"] : ["svg", "png", "pdf"]
+        let allowed = kind == .marble ? ["svg", "png", "pdf", "txt"] : ["svg", "png", "pdf", "dot"]
         guard allowed.contains(ext) else {
             throw fail("\(output): error: expected a file name ending in \(allowed.map { "." + $0 }.joined(separator: ", ")) for a \(kind.rawValue) diagram")
         }
