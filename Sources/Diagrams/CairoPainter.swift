@@ -17,8 +17,13 @@ enum CairoPainter {
 
     static func png(_ scene: Scene) throws -> Data {
         let scale = 2.0
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(scene.width * scale),
-                                                       Int32(scene.height * scale)) else {
+        let (width, height) = (scene.width * scale, scene.height * scale)
+        // cairo's image surfaces stop at 32767 pixels a side.
+        guard width <= 32_767, height <= 32_767 else {
+            throw DiagramError.cairo("the figure is too large for PNG (\(Int(width))×\(Int(height)) pixels, at most 32767 a side); "
+                                     + "choose fewer lanes with --nodes, or write SVG or PDF")
+        }
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)) else {
             throw DiagramError.cairo("could not create an image surface")
         }
         defer { cairo_surface_destroy(surface) }

@@ -213,8 +213,9 @@ struct HeatScale {
     let high: Int64
 
     init(_ latencies: [Int64]) {
-        low = latencies.min() ?? 0
-        high = max(latencies.max() ?? 0, low + 1)
+        let bounded = latencies.map { min(max($0, 0), TimeFormat.limit) }
+        low = bounded.min() ?? 0
+        high = max(bounded.max() ?? 0, low + 1)
     }
 
     func bucket(_ latency: Int64) -> Int {

@@ -20,6 +20,15 @@ enum TimeFormat {
         }
     }
 
+    /// Times figures work with: about 18 years either side of the origin. A trace is bad
+    /// input like any other; clamping keeps the arithmetic on its times from overflowing.
+    static let limit: Int64 = 1 << 59
+
+    /// `time` within `-limit...limit`.
+    static func clamped(_ time: Int64) -> Int64 {
+        min(max(time, -limit), limit)
+    }
+
     /// `850 ns`, `12.5 µs`, `4 ms`, `1.5 s`: at most one decimal, trailing `.0` dropped.
     static func duration(_ nanoseconds: Int64) -> String {
         let magnitude = nanoseconds.magnitude

@@ -34,7 +34,7 @@ struct TimeScale {
     ///   - breakWidth: the width a compressed gap takes.
     init(times: [Int64], startX: Double, minWidth: Double, maxWidth: Double, spacing: Double, breakWidth: Double) {
         self.startX = startX
-        let sorted = Array(Set(times)).sorted()
+        let sorted = Array(Set(times.map(TimeFormat.clamped))).sorted()
         guard let first = sorted.first, let last = sorted.last, last > first else {
             let time = sorted.first ?? 0
             stretches = [Stretch(start: time, end: time, x: startX + minWidth / 2, scale: 0)]
@@ -70,6 +70,7 @@ struct TimeScale {
     /// The x of `time`. Times inside a compressed gap go to its break; times before the first
     /// or after the last extend the nearest stretch.
     func x(_ time: Int64) -> Double {
+        let time = TimeFormat.clamped(time)
         guard let first = stretches.first, let last = stretches.last else { return startX }
         if time <= first.end { return first.x + Double(time - first.start) * first.scale }
         for (index, stretch) in stretches.enumerated().dropFirst() {

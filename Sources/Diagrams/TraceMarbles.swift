@@ -114,7 +114,7 @@ private struct TraceMarbleBuilder {
         let topLevel: [SubscriptionRecord] = nodes.flatMap { subscriptionsByNode[$0.id] ?? [] }.filter { $0.parent == 0 }
         let firstEvent: Int64 = trace.events.first?.time ?? 0
         let start: Int64 = topLevel.map(\.time).min() ?? firstEvent
-        let span: Int64 = max(0, (trace.events.last?.time ?? start) - start)
+        let span: Int64 = max(0, TimeFormat.clamped(trace.events.last?.time ?? start) - TimeFormat.clamped(start))
         var previous: UInt64?
 
         for node in nodes {
@@ -244,7 +244,9 @@ private struct TraceMarbleBuilder {
         var lane = MarbleFigure.Lane(title: title, detail: "\(node.file):\(node.line)", isInner: inner)
         // In a real-time trace every lane subscribes a few microseconds apart; only a lane
         // subscribed noticeably later than the first (or an inner one) shows the mark.
-        if inner || subscription.time - start > span / 50 { lane.subscribed = subscription.time }
+        if inner || TimeFormat.clamped(subscription.time) - TimeFormat.clamped(start) > span / 50 {
+            lane.subscribed = subscription.time
+        }
         for event in eventsBySubscription[subscription.id] ?? [] {
             switch event.kind {
             case .value:

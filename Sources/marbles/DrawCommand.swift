@@ -82,12 +82,12 @@ struct DrawCommand: ParsableCommand {
     @Option(help: "A title above the figure. Default: the input's file name.")
     var title: String?
 
-    @Option(help: "The widest a marble diagram may be, in pixels (at least 400).")
+    @Option(help: "The widest a marble diagram may be, in pixels (400 to 16000).")
     var width: Double = MarbleRenderer.defaultMaxWidth
 
     func validate() throws {
         if nodes != nil && all { throw ValidationError("--nodes and --all choose lanes in two ways; give one.") }
-        if width < 400 { throw ValidationError("--width must be at least 400 pixels.") }
+        if !(400...16_000).contains(width) { throw ValidationError("--width must be between 400 and 16000 pixels.") }
     }
 
     func run() throws {

@@ -121,6 +121,23 @@ final class MarbleRendererTests: XCTestCase {
         XCTAssertTrue(legend[0].hasPrefix("<b>\"q\""))
     }
 
+    func testHostileTextPaintsIntoPNGAndPDF() throws {
+        let hostile = "<b>\"q\" & \\ \nline\u{01} é 日本 🙂"
+        let figure = MarbleFigure(title: hostile, rows: [
+            .lane(.init(title: hostile, marbles: [.init(id: 1, time: 0, display: hostile)], end: .failed(at: 5, message: hostile))),
+        ], threads: [hostile])
+        XCTAssertEqual(Array(try MarbleRenderer.render(figure, format: .png).prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+        XCTAssertEqual(String(decoding: try MarbleRenderer.render(figure, format: .pdf).prefix(5), as: UTF8.self), "%PDF-")
+    }
+
+    func testAFigureTooTallForPNGIsAClearError() throws {
+        let lanes = (0..<400).map { MarbleFigure.Row.lane(.init(title: "lane \($0)", marbles: [.init(id: UInt64($0), time: 0, display: "x")])) }
+        XCTAssertThrowsError(try MarbleRenderer.render(MarbleFigure(rows: lanes), format: .png)) { error in
+            XCTAssertTrue("\(error)".contains("too large for PNG"), "\(error)")
+        }
+        XCTAssertNoThrow(try MarbleRenderer.render(MarbleFigure(rows: lanes), format: .svg))
+    }
+
     func testLongIdleGapIsCompressedWithABreak() throws {
         var marbles: [MarbleFigure.Marble] = []
         for index in 0..<5 { marbles.append(.init(id: UInt64(index), time: Int64(index) * 10 * Self.ms, display: "a")) }

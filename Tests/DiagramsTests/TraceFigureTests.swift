@@ -193,3 +193,24 @@ final class TraceManySubscriptionsTests: XCTestCase {
         XCTAssertEqual(figure.lanes.first?.end, .completed(at: 5_000_000))
     }
 }
+
+final class HostileTimesTests: XCTestCase {
+    func testExtremeTimesInATraceDrawWithoutOverflow() throws {
+        var trace = Trace(header: TraceHeader(clock: .real))
+        let records: [TraceRecord] = [
+            .thread(ThreadRecord(id: 1, name: "main")),
+            .node(NodeRecord(id: 1, kind: "source", name: "pipe", file: "A.swift", line: 1, upstream: [])),
+            .subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: Int64.min, thread: 1)),
+            .event(EventRecord(sequence: 1, time: Int64.min, node: 1, subscription: 1, kind: .value, thread: 1, text: "a")),
+            .event(EventRecord(sequence: 2, time: 0, node: 1, subscription: 1, kind: .value, thread: 1, text: "b")),
+            .event(EventRecord(sequence: 3, time: Int64.max, node: 1, subscription: 1, kind: .completed, thread: 1)),
+        ]
+        for record in records { XCTAssertNil(trace.add(record)) }
+        let figure = try MarbleFigure(trace: trace)
+        XCTAssertEqual(figure.lanes.first?.marbles.map(\.display), ["a", "b"])
+        let xml = try XMLDocument(data: Data(MarbleRenderer.svg(figure).utf8), options: [])
+        XCTAssertEqual(try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']").count, 2)
+        XCTAssertFalse(MarbleText.render(figure).isEmpty)
+        XCTAssertNoThrow(try PipelineRenderer.render(PipelineGraph(trace: trace, latencies: [1: Int64.min]), format: .svg))
+    }
+}
