@@ -1,14 +1,18 @@
+import Dispatch
+
 extension Signal {
     /// Forwards every event on `scheduler` (ReactiveCocoa 2: `deliverOn:`), in order when the
     /// scheduler is serial. Each event is a thread hop the probe sees: `hopEnqueued` when it
     /// is enqueued, `hopStarted` when it runs on the target, and the event sent there has the
     /// upstream event as its cause.
+    @inlinable
     public func observe(on scheduler: Scheduler,
                         file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
         observe(on: scheduler, node: .operator("observe(on:)", parameters: scheduler.name,
                                                (node, .data), file: file, line: line))
     }
 
+    @inlinable
     func observe(on scheduler: Scheduler, node: Node) -> Signal<Value, Error> {
         // With no probe attached, a hop onto a queue scheduler is a bare `async`: the hops are
         // not kept (below), so the cancellable wrapper `schedule` makes would be made for nothing.

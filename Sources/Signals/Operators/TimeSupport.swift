@@ -25,7 +25,9 @@ final class Machine<State>: @unchecked Sendable {
 
 extension Signal {
     /// A serialised operator signal of `node` whose generator also gets the new signal's
-    /// subscription id (to report hops and to parent the streams it starts).
+    /// subscription id (to report hops and to parent the streams it starts). Inlinable so the
+    /// send closure is made where the value type is known (see `Signal.init(node:...)`).
+    @inlinable
     static func scheduled(
         _ node: Node,
         _ generator: (Observer, Lifetime, UInt64) -> Void
@@ -39,7 +41,7 @@ extension Signal {
 /// Enqueues `action` on `scheduler` as a thread hop of `node`'s `subscription`: the probe
 /// hears `hopEnqueued` now and `hopStarted` when the action begins on the target. With no
 /// probe attached this is a plain `schedule`.
-@discardableResult
+@usableFromInline @discardableResult
 func scheduleHop(on scheduler: Scheduler, node: Node, subscription: UInt64,
                  _ action: @escaping () -> Void) -> Disposable? {
     guard let probe = Instrumentation.probe else { return scheduler.schedule(action) }
