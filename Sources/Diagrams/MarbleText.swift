@@ -3,7 +3,13 @@
 /// or disposed, `^` subscribed, `~` idle time cut out. Values longer than one character get
 /// a letter, listed under the lines.
 public enum MarbleText {
-    private static let reserved: Set<Character> = ["-", "|", "#", "^", "!", "(", ")", "~", " "]
+    private static let reserved: Set<Character> = ["-", "|", "#", "^", "!", "(", ")", "~", "*", "?", " "]
+    /// More distinct times than this and the lines stop giving each time its own column.
+    static let denseSlots = 150
+    /// The most letters listed under the lines.
+    static let maxLegend = 40
+    static let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    static let letterOrder: [String: Int] = Dictionary(uniqueKeysWithValues: letters.enumerated().map { (String($0.element), $0.offset) })
 
     /// The figure as marble lines, one per lane, operators between them.
     public static func render(_ figure: MarbleFigure) -> String {
@@ -19,8 +25,8 @@ public enum MarbleText {
         let scale = TimeScale(times: slots, startX: 0, minWidth: Double(min(slots.count * 2, 60)), maxWidth: 100,
                               spacing: 2, breakWidth: 2)
 
-        // A token per lane per time; a slot is as wide as its widest token.
-        var tokens: [[Int64: String]] = []
+        // A token per lane per time: its values' keys, `(ab)` for several, then its end.
+        var tokens: [[Int64: [String]]] = []
         for lane in lanes {
             var byTime: [Int64: [String]] = [:]
             for marble in lane.marbles.enumerated().sorted(by: { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }) {
@@ -36,24 +42,50 @@ public enum MarbleText {
                 byTime[end.time, default: []].append(symbol)
             }
             if let subscribed = lane.subscribed, byTime[subscribed] == nil { byTime[subscribed] = ["^"] }
-            tokens.append(byTime.mapValues { $0.count == 1 ? $0[0] : "(" + $0.joined() + ")" })
+            tokens.append(byTime)
         }
+
         var columns: [Int64: Int] = [:]
-        var next = 0
+        var cells: [[Int: String]] = Array(repeating: [:], count: lanes.count)
         var breakColumns: [Int] = []
-        var breakIndex = 0
-        for time in slots {
-            while breakIndex < scale.breaks.count, scale.breaks[breakIndex].to <= time {
-                breakColumns.append(next)
-                next += 2
-                breakIndex += 1
+        var lineWidth: Int
+        let dense = slots.count > Self.denseSlots
+        if dense {
+            // Too many times for a column each: times share the scale's columns, and a
+            // column holding several values shows `*` (an end still shows its symbol).
+            for time in slots { columns[time] = Int(scale.x(time).rounded()) }
+            breakColumns = scale.breaks.map { Int($0.x.rounded()) - 1 }
+            for (index, byTime) in tokens.enumerated() {
+                var byColumn: [Int: [String]] = [:]
+                for time in byTime.keys.sorted() { byColumn[columns[time] ?? 0, default: []] += byTime[time] ?? [] }
+                for (column, symbols) in byColumn {
+                    let ends = symbols.filter { ["|", "#", "!"].contains($0) }
+                    cells[index][column] = ends.last ?? (symbols.count == 1 ? symbols[0] : "*")
+                }
             }
-            let column = max(next, Int(scale.x(time).rounded()))
-            columns[time] = column
-            let width = tokens.map { ($0[time] ?? "-").count }.max() ?? 1
-            next = column + width + 1
+            lineWidth = (columns.values.max() ?? 0) + 2
+        } else {
+            // A column per time, as wide as its widest token.
+            var next = 0
+            var breakIndex = 0
+            for time in slots {
+                while breakIndex < scale.breaks.count, scale.breaks[breakIndex].to <= time {
+                    breakColumns.append(next)
+                    next += 2
+                    breakIndex += 1
+                }
+                let column = max(next, Int(scale.x(time).rounded()))
+                columns[time] = column
+                let width = tokens.map { token in token[time].map { $0.count == 1 ? $0[0].count : $0.joined().count + 2 } ?? 1 }.max() ?? 1
+                next = column + width + 1
+            }
+            for (index, byTime) in tokens.enumerated() {
+                for (time, symbols) in byTime {
+                    cells[index][columns[time] ?? 0] = symbols.count == 1 ? symbols[0] : "(" + symbols.joined() + ")"
+                }
+            }
+            lineWidth = next + 1
         }
-        let lineWidth = next + 1
 
         let titles = lanes.map { ($0.isInner ? "  " : "") + TextSafety.truncated(TextSafety.singleLine($0.title), to: 28) }
         let labelWidth = (titles.map(\.count).max() ?? 0) + 2
@@ -65,7 +97,7 @@ public enum MarbleText {
             case let .operator(op):
                 out.append(String(repeating: " ", count: labelWidth) + "[ " + TextSafety.singleLine(op.text) + " ]")
             case let .lane(lane):
-                out.append(line(lane, title: titles[laneIndex], labelWidth: labelWidth, tokens: tokens[laneIndex],
+                out.append(line(lane, title: titles[laneIndex], labelWidth: labelWidth, cells: cells[laneIndex],
                                 columns: columns, breaks: breakColumns, width: lineWidth, threads: figure.threads))
                 laneIndex += 1
             }
@@ -73,18 +105,25 @@ public enum MarbleText {
         if let first = slots.first, let last = slots.last {
             var axis = "time \(TimeFormat.duration(first)) \u{2192} \(TimeFormat.duration(last))"
             if !scale.breaks.isEmpty { axis += "; ~ marks idle time cut out" }
+            if dense { axis += "; * marks several values in one column" }
             out.append("")
             out.append(axis)
         }
-        let legend = keys.filter { $0.key.count != 1 || $0.value != $0.key }.sorted { $0.value < $1.value }
+        // The letters the lines use, in letter order; a value without a letter of its own
+        // (more values than letters) is drawn as `?`.
+        let shown = Set(cells.flatMap { $0.values.flatMap { $0.map(String.init) } })
+        let legend = keys.filter { $0.value != "?" && $0.value != $0.key && shown.contains($0.value) }
+            .sorted { (Self.letterOrder[$0.value] ?? 0, $0.value) < (Self.letterOrder[$1.value] ?? 0, $1.value) }
         if !legend.isEmpty {
             out.append("")
-            for (display, key) in legend { out.append("  \(key) = \(TextSafety.singleLine(display))") }
+            for (display, key) in legend.prefix(Self.maxLegend) { out.append("  \(key) = \(TextSafety.singleLine(display))") }
+            if legend.count > Self.maxLegend { out.append("  \u{2026} and \(legend.count - Self.maxLegend) more") }
         }
+        if shown.contains("?") { out.append("  ? = one of the values beyond the \(Self.letters.count) letters") }
         return out.joined(separator: "\n") + "\n"
     }
 
-    private static func line(_ lane: MarbleFigure.Lane, title: String, labelWidth: Int, tokens: [Int64: String],
+    private static func line(_ lane: MarbleFigure.Lane, title: String, labelWidth: Int, cells tokens: [Int: String],
                              columns: [Int64: Int], breaks: [Int], width: Int, threads: [String]) -> String {
         var cells = [Character](repeating: " ", count: width)
         let start = lane.subscribed.flatMap { columns[$0] } ?? 0
@@ -96,8 +135,7 @@ public enum MarbleText {
             cells[column] = "~"
             cells[column + 1] = "~"
         }
-        for (time, token) in tokens {
-            guard let column = columns[time] else { continue }
+        for (column, token) in tokens {
             for (offset, character) in token.enumerated() where column + offset < width {
                 cells[column + offset] = character
             }
@@ -126,9 +164,9 @@ public enum MarbleText {
                 taken.insert(character)
             }
         }
-        var pool = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789").filter { !taken.contains($0) }.makeIterator()
+        var pool = letters.filter { !taken.contains($0) }.makeIterator()
         for display in displays where keys[display] == nil {
-            keys[display] = pool.next().map(String.init) ?? "*"
+            keys[display] = pool.next().map(String.init) ?? "?"
         }
         return keys
     }

@@ -25,6 +25,17 @@ final class MarbleTextTests: XCTestCase {
         XCTAssertEqual(line, "s  (xy)-(z|)")
     }
 
+    func testThousandsOfValuesShareColumnsAndTheLegendStaysShort() {
+        let marbles = (0..<5_000).map { MarbleFigure.Marble(id: UInt64($0), time: Int64($0) * 1_000_000, display: "v\($0)") }
+        let text = MarbleText.render(MarbleFigure(rows: [.lane(.init(title: "s", marbles: marbles, end: .completed(at: 5_000_000_000)))]))
+        let lines = text.split(separator: "\n").map(String.init)
+        XCTAssertLessThan(lines[0].count, 120, lines[0])
+        XCTAssertTrue(lines[0].hasPrefix("s  ****"), lines[0])
+        XCTAssertTrue(lines[0].hasSuffix("|"), lines[0])
+        XCTAssertTrue(lines.contains { $0.contains("* marks several values in one column") })
+        XCTAssertLessThan(lines.count, 10, "no legend for values drawn as *")
+    }
+
     func testTextIsDeterministicAndHostileTextStaysOnOneLine() {
         let hostile = "a\nb\u{01}"
         let figure = MarbleFigure(rows: [.lane(.init(title: hostile, marbles: [.init(id: 1, time: 0, display: hostile)]))],
