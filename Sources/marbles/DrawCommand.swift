@@ -85,12 +85,9 @@ struct DrawCommand: ParsableCommand {
     @Option(help: "The widest a marble diagram may be, in pixels (400 to 16000).")
     var width: Double = MarbleRenderer.defaultMaxWidth
 
-    func validate() throws {
-        if nodes != nil && all { throw ValidationError("--nodes and --all choose lanes in two ways; give one.") }
-        if !(400...16_000).contains(width) { throw ValidationError("--width must be between 400 and 16000 pixels.") }
-    }
-
     func run() throws {
+        if nodes != nil && all { throw fail("marbles draw: error: --nodes and --all choose lanes in two ways; give one") }
+        if !(400...16_000).contains(width) { throw fail("marbles draw: error: --width must be between 400 and 16000 pixels") }
         let format = try outputFormat()
         let name = (input as NSString).lastPathComponent
         let figureTitle = title ?? name
