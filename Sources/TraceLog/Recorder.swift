@@ -52,6 +52,10 @@ public final class Recorder: Probe, @unchecked Sendable {
     public let url: URL?
 
     private let clock: Clock
+    /// For a virtual recording, the thread that started it: a virtual-time run is driven by
+    /// one thread, and what other threads of the process do meanwhile (a live pipeline still
+    /// winding down, another test) is not part of it and would make the bytes differ.
+    private var owner: pthread_t?
     private let sink: Sink
     private let origin: Int64
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -151,6 +155,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         lock()
         if !started {
             started = true
+            if case .virtual = clock { owner = pthread_self() }
             append(.header(makeHeader()))
         }
         unlock()
@@ -228,6 +233,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     // MARK: Probe
 
     public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64) {
+        guard isRecordedThread else { return }
         let context = ProbeContext.current
         lock()
         defer { unlock() }
@@ -243,6 +249,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     public func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes: Causes) -> UInt64 {
+        guard isRecordedThread else { return 0 }
         let context = ProbeContext.current
         let formatted = value.map(Self.format)
         lock()
@@ -266,6 +273,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     public func didDispose(_ node: Node, subscription: UInt64) {
+        guard isRecordedThread else { return }
         let context = ProbeContext.current
         lock()
         defer { unlock() }
@@ -278,6 +286,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     public func hopEnqueued(_ node: Node?, subscription: UInt64, scheduler: String) -> UInt64 {
+        guard isRecordedThread else { return 0 }
         let context = ProbeContext.current
         lock()
         defer { unlock() }
@@ -294,6 +303,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     public func hopStarted(_ hop: UInt64) {
+        guard isRecordedThread else { return }
         let context = ProbeContext.current
         lock()
         defer { unlock() }
@@ -305,12 +315,20 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     public func mark(_ label: String) {
+        guard isRecordedThread else { return }
         let context = ProbeContext.current
         lock()
         defer { unlock() }
         guard !stopped else { return }
         markCount += 1
         append(.mark(MarkRecord(time: now(), thread: threadID(context), label: label)))
+    }
+
+    /// Whether the calling thread's activity belongs in this recording: any thread for a real
+    /// one, the starting thread for a virtual one. `owner` is set once, before attaching.
+    @inline(__always) private var isRecordedThread: Bool {
+        guard let owner else { return true }
+        return pthread_equal(owner, pthread_self()) != 0
     }
 
     // MARK: Internals (called with the lock held)

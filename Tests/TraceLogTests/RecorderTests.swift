@@ -210,3 +210,28 @@ extension RecorderTests {
         XCTAssertEqual(events.map(\.text), [#"("a", 1)"#, #"("b", 1)"#])
     }
 }
+
+final class VirtualRecordingThreadTests: XCTestCase {
+    func testAVirtualRecordingIgnoresOtherThreads() {
+        let scheduler = TestScheduler()
+        let (other, otherInput) = Signal<Int, Never>.pipe(named: "elsewhere")
+        other.observeValues { _ in }
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (signal, input) = Signal<Int, Never>.pipe(named: "here")
+            signal.map { $0 + 1 }.observeValues { _ in }
+            let sent = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                otherInput.send(value: 99)
+                sent.signal()
+            }
+            sent.wait()
+            scheduler.schedule(after: 0.001) { input.send(value: 1) }
+            scheduler.run()
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        XCTAssertTrue(text.contains("\"label\":\"here\""))
+        XCTAssertFalse(text.contains("elsewhere"), text)
+        XCTAssertFalse(text.contains("99"), text)
+        XCTAssertTrue(text.contains("\"json\":2"), text)
+    }
+}
