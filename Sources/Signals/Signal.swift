@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A hot stream: events happen whether or not anyone observes, and each observer sees the
 /// events sent after it started observing.
 ///
@@ -176,10 +174,9 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {
     /// Taken for the whole delivery of an event when several threads may send; recursive so
     /// that an observer sending back into its own signal gets a nested, defined delivery.
     @usableFromInline let sendLock: Lock?
-    /// A `Mutex` rather than a class `var` under a `Lock`: its state is reached through
-    /// `withLock`'s `inout`, so the send path pays no dynamic exclusivity check, and its
-    /// uncontended lock is an inlined atomic rather than a call into libc.
-    @usableFromInline let state = Mutex(SignalState<Value, Error>())
+    /// Observers and the terminated flag, reached `inout` under the lock: no run-time
+    /// exclusivity check on the send path.
+    @usableFromInline let state = LockedState(SignalState<Value, Error>())
     /// Disposed when the signal terminates: the lifetime's resources.
     @usableFromInline let resources = CompositeDisposable()
     let detachWhenUnobserved: Bool
