@@ -68,37 +68,14 @@ extension Signal {
     }
 
     func audit(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node) -> Signal<Value, Error> {
-        Signal.scheduled(node) { observer, lifetime, _ in
-            let machine = Machine(AuditState<Value>(interval: interval))
-            let timer = SerialDisposable()
-            lifetime += timer
-            lifetime += self.observeInternally { event in
-                switch event {
-                case let .value(value):
-                    machine.step({ $0.receive(value, now: scheduler.currentDate) }) { request in
-                        guard let request else { return }
-                        timer.inner = scheduler.schedule(after: request.date) {
-                            machine.step({ $0.fire(request.token) }) { fired in
-                                if let value = fired.value { observer.send(value: value) }
-                                if fired.complete { observer.sendCompleted() }
-                            }
-                        }
-                    }
-                case .completed:
-                    machine.step({ $0.complete() }) { now in
-                        guard now else { return }
-                        timer.dispose()
-                        observer.sendCompleted()
-                    }
-                case .failed, .interrupted:
-                    machine.step({ $0.terminate() }) { forward in
-                        guard forward else { return }
-                        timer.dispose()
-                        observer.send(event)
-                    }
-                }
-            }
-        }
+        timed(node, on: scheduler, AuditState<Value>(interval: interval),
+              receive: { TimedEffect(arm: $0.receive($1, now: $2)) },
+              fire: { state, request in
+                  let fired = state.fire(request.token)
+                  return TimedEffect(send: fired.value, complete: fired.complete)
+              },
+              complete: { TimedEffect(complete: $0.complete()) },
+              terminate: { $0.terminate() })
     }
 }
 

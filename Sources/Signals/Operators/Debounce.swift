@@ -44,44 +44,17 @@ extension Signal {
 
     func debounce(_ interval: TimeInterval, on scheduler: DateScheduler,
                   discardWhenCompleted: Bool, node: Node) -> Signal<Value, Error> {
-        Signal.scheduled(node) { observer, lifetime, _ in
-            let machine = Machine(DebounceState<Value>(interval: interval,
-                                                       discardWhenCompleted: discardWhenCompleted))
-            let timer = SerialDisposable()
-            lifetime += timer
-            lifetime += self.observeInternally { event in
-                switch event {
-                case let .value(value):
-                    machine.step({ $0.receive(value, now: scheduler.currentDate) }) { request in
-                        guard let request else { return }
-                        timer.inner = scheduler.schedule(after: request.date) {
-                            machine.step({ $0.fire(request.token) }) { fire in
-                                switch fire {
-                                case .none: break
-                                case let .send(value):
-                                    observer.send(value: value)
-                                case let .sendThenComplete(value):
-                                    observer.send(value: value)
-                                    observer.sendCompleted()
-                                }
-                            }
-                        }
-                    }
-                case .completed:
-                    machine.step({ $0.complete() }) { completion in
-                        guard completion == .completeNow else { return }
-                        timer.dispose()
-                        observer.sendCompleted()
-                    }
-                case .failed, .interrupted:
-                    machine.step({ $0.terminate() }) { forward in
-                        guard forward else { return }
-                        timer.dispose()
-                        observer.send(event)
-                    }
-                }
-            }
-        }
+        timed(node, on: scheduler, DebounceState<Value>(interval: interval, discardWhenCompleted: discardWhenCompleted),
+              receive: { TimedEffect(arm: $0.receive($1, now: $2)) },
+              fire: { state, request in
+                  switch state.fire(request.token) {
+                  case .none: TimedEffect()
+                  case let .send(value): TimedEffect(send: value)
+                  case let .sendThenComplete(value): TimedEffect(send: value, complete: true)
+                  }
+              },
+              complete: { TimedEffect(complete: $0.complete() == .completeNow) },
+              terminate: { $0.terminate() })
     }
 }
 

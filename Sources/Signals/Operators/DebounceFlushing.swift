@@ -57,37 +57,14 @@ extension Signal {
     }
 
     func debounceFlushing(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node) -> Signal<Value, Error> {
-        Signal.scheduled(node) { observer, lifetime, _ in
-            let machine = Machine(DebounceFlushingState<Value>(interval: interval))
-            let timer = SerialDisposable()
-            lifetime += timer
-            lifetime += self.observeInternally { event in
-                switch event {
-                case let .value(value):
-                    machine.step({ $0.receive(value, now: scheduler.currentDate) }) { request in
-                        guard let request else { return }
-                        timer.inner = scheduler.schedule(after: request.date) {
-                            machine.step({ $0.fire(request.token) }) { value in
-                                if let value { observer.send(value: value) }
-                            }
-                        }
-                    }
-                case .completed:
-                    machine.step({ $0.complete() }) { decision in
-                        guard decision.complete else { return }
-                        timer.dispose()
-                        if let value = decision.flush { observer.send(value: value) }
-                        observer.sendCompleted()
-                    }
-                case .failed, .interrupted:
-                    machine.step({ $0.terminate() }) { forward in
-                        guard forward else { return }
-                        timer.dispose()
-                        observer.send(event)
-                    }
-                }
-            }
-        }
+        timed(node, on: scheduler, DebounceFlushingState<Value>(interval: interval),
+              receive: { TimedEffect(arm: $0.receive($1, now: $2)) },
+              fire: { TimedEffect(send: $0.fire($1.token)) },
+              complete: { state in
+                  let decision = state.complete()
+                  return TimedEffect(send: decision.flush, complete: decision.complete)
+              },
+              terminate: { $0.terminate() })
     }
 }
 

@@ -19,32 +19,14 @@ extension Signal {
     }
 
     func throttle(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node) -> Signal<Value, Error> {
-        Signal.scheduled(node) { observer, lifetime, _ in
-            let machine = Machine(ThrottleState<Value>(interval: interval))
-            let timer = SerialDisposable()
-            lifetime += timer
-            lifetime += self.observeInternally { event in
-                switch event {
-                case let .value(value):
-                    machine.step({ $0.receive(value, now: scheduler.currentDate) }) { request in
-                        guard let request else { return }
-                        // Rescheduled for each value (same date) so that the value sent is
-                        // caused, in the trace, by the value it is.
-                        timer.inner = scheduler.schedule(after: request.date) {
-                            machine.step({ $0.fire(request) }) { value in
-                                if let value { observer.send(value: value) }
-                            }
-                        }
-                    }
-                case .failed, .completed, .interrupted:
-                    machine.step({ $0.terminate() }) { forward in
-                        guard forward else { return }
-                        timer.dispose()
-                        observer.send(event)
-                    }
-                }
-            }
-        }
+        // The timer is rescheduled for each value (same date) so that the value sent is
+        // caused, in the trace, by the value it is. Completion, like failure, drops a value
+        // still waiting.
+        timed(node, on: scheduler, ThrottleState<Value>(interval: interval),
+              receive: { TimedEffect(arm: $0.receive($1, now: $2)) },
+              fire: { TimedEffect(send: $0.fire($1)) },
+              complete: { TimedEffect(complete: $0.terminate()) },
+              terminate: { $0.terminate() })
     }
 }
 

@@ -101,38 +101,14 @@ extension Signal {
 
     func throttle(_ interval: TimeInterval, leading: Bool, trailing: Bool, on scheduler: DateScheduler,
                   node: Node) -> Signal<Value, Error> {
-        Signal.scheduled(node) { observer, lifetime, _ in
-            let machine = Machine(ThrottleEdgesState<Value>(interval: interval, leading: leading, trailing: trailing))
-            let timer = SerialDisposable()
-            lifetime += timer
-            func perform(_ action: ThrottleEdgesState<Value>.Action) {
-                if let request = action.arm {
-                    timer.inner = scheduler.schedule(after: request.date) {
-                        machine.step({ $0.fire(request.token, now: scheduler.currentDate) }, perform)
-                    }
-                }
-                if let value = action.send { observer.send(value: value) }
-                if action.complete { observer.sendCompleted() }
-            }
-            lifetime += self.observeInternally { event in
-                switch event {
-                case let .value(value):
-                    machine.step({ $0.receive(value, now: scheduler.currentDate) }, perform)
-                case .completed:
-                    machine.step({ $0.complete() }) { now in
-                        guard now else { return }
-                        timer.dispose()
-                        observer.sendCompleted()
-                    }
-                case .failed, .interrupted:
-                    machine.step({ $0.terminate() }) { forward in
-                        guard forward else { return }
-                        timer.dispose()
-                        observer.send(event)
-                    }
-                }
-            }
+        func effect(_ action: ThrottleEdgesState<Value>.Action) -> TimedEffect<Value> {
+            TimedEffect(arm: action.arm, send: action.send, complete: action.complete)
         }
+        return timed(node, on: scheduler, ThrottleEdgesState<Value>(interval: interval, leading: leading, trailing: trailing),
+                     receive: { effect($0.receive($1, now: $2)) },
+                     fire: { effect($0.fire($1.token, now: scheduler.currentDate)) },
+                     complete: { TimedEffect(complete: $0.complete()) },
+                     terminate: { $0.terminate() })
     }
 }
 

@@ -14,7 +14,7 @@ extension Signal {
 
     func timeout(after interval: TimeInterval, raising error: Error, on scheduler: DateScheduler,
                  node: Node) -> Signal<Value, Error> {
-        withDeadline(interval, on: scheduler, node: node) { observer, _, _ in
+        deadline(interval, on: scheduler, node: node) { observer, _, _ in
             observer.send(error: error)
         }
     }
@@ -33,41 +33,19 @@ extension Signal {
 
     func timeout(after interval: TimeInterval, switchingTo fallback: SignalProducer<Value, Error>,
                  on scheduler: DateScheduler, node: Node) -> Signal<Value, Error> {
-        withDeadline(interval, on: scheduler, node: node) { observer, lifetime, subscription in
-            ProbeContext.current.asParent(subscription) {
-                fallback.startWithSignal { signal, interrupter in
-                    lifetime += interrupter
-                    signal.observeInternally(observer.send)
-                }
-            }
-        }
+        deadline(interval, on: scheduler, node: node, Signal.startingFallback(fallback))
     }
 
     /// Forwards the upstream until it terminates or the deadline passes; in the latter case
-    /// stops observing it and runs `onTimeout`.
-    private func withDeadline(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node,
-                              _ onTimeout: @escaping (Observer, Lifetime, UInt64) -> Void) -> Signal<Value, Error> {
-        Signal.scheduled(node) { observer, lifetime, subscription in
-            let machine = Machine(TimeoutState())
-            let upstream = SerialDisposable()
-            let deadline = SerialDisposable()
-            lifetime += upstream
-            lifetime += deadline
-            deadline.inner = scheduler.schedule(after: scheduler.currentDate.addingTimeInterval(interval)) {
-                machine.step({ $0.deadlinePassed() }) { won in
-                    guard won else { return }
-                    upstream.dispose()
-                    onTimeout(observer, lifetime, subscription)
-                }
-            }
-            upstream.inner = self.observeInternally { event in
-                machine.step({ $0.receive(isTerminating: event.isTerminating) }) { forward in
-                    guard forward else { return }
-                    if event.isTerminating { deadline.dispose() }
-                    observer.send(event)
-                }
-            }
-        }
+    /// stops observing it and runs `onTimeout`. The one deadline is never re-armed, so its
+    /// token is unused.
+    private func deadline(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node,
+                          _ onTimeout: @escaping (Observer, Lifetime, UInt64) -> Void) -> Signal<Value, Error> {
+        withDeadline(node, on: scheduler, TimeoutState(),
+                     start: { _, now in TimerRequest(date: now.addingTimeInterval(interval), token: 0) },
+                     receive: { ($0.receive(isTerminating: $1), nil) },
+                     fire: { state, _ in state.deadlinePassed() },
+                     onTimeout: onTimeout)
     }
 }
 

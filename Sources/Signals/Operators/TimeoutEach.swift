@@ -62,43 +62,16 @@ extension Signal {
 
     func timeout(each interval: TimeInterval, switchingTo fallback: SignalProducer<Value, Error>,
                  on scheduler: DateScheduler, node: Node) -> Signal<Value, Error> {
-        timeout(each: interval, on: scheduler, node: node) { observer, lifetime, subscription in
-            ProbeContext.current.asParent(subscription) {
-                fallback.startWithSignal { signal, interrupter in
-                    lifetime += interrupter
-                    signal.observeInternally(observer.send)
-                }
-            }
-        }
+        timeout(each: interval, on: scheduler, node: node, Signal.startingFallback(fallback))
     }
 
     func timeout(each interval: TimeInterval, on scheduler: DateScheduler, node: Node,
                  _ onTimeout: @escaping (Observer, Lifetime, UInt64) -> Void) -> Signal<Value, Error> {
-        Signal.scheduled(node) { observer, lifetime, subscription in
-            let machine = Machine(TimeoutEachState(interval: interval))
-            let upstream = SerialDisposable()
-            let deadline = SerialDisposable()
-            lifetime += upstream
-            lifetime += deadline
-            func arm(_ request: TimerRequest) {
-                deadline.inner = scheduler.schedule(after: request.date) {
-                    machine.step({ $0.fire(request.token) }) { timedOut in
-                        guard timedOut else { return }
-                        upstream.dispose()
-                        onTimeout(observer, lifetime, subscription)
-                    }
-                }
-            }
-            machine.step({ $0.start(now: scheduler.currentDate) }, arm)
-            upstream.inner = self.observeInternally { event in
-                machine.step({ $0.receive(isTerminating: event.isTerminating, now: scheduler.currentDate) }) { decision in
-                    guard decision.forward else { return }
-                    if let request = decision.rearm { arm(request) }
-                    if event.isTerminating { deadline.dispose() }
-                    observer.send(event)
-                }
-            }
-        }
+        withDeadline(node, on: scheduler, TimeoutEachState(interval: interval),
+                     start: { $0.start(now: $1) },
+                     receive: { $0.receive(isTerminating: $1, now: scheduler.currentDate) },
+                     fire: { $0.fire($1) },
+                     onTimeout: onTimeout)
     }
 }
 
