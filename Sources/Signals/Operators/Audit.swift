@@ -63,7 +63,7 @@ extension Signal {
     /// `debounce(_:on:)` (restarts the wait on every value).
     public func audit(_ interval: TimeInterval, on scheduler: DateScheduler,
                       file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
-        audit(interval, on: scheduler, node: .operator("audit", parameters: "\(formatInterval(interval)), on: \(scheduler.name)",
+        audit(interval, on: scheduler, node: .operator("audit", parameters: intervalParameters(interval, on: scheduler),
                                                       (node, .data), file: file, line: line))
     }
 
@@ -83,7 +83,7 @@ extension SignalProducer {
     /// See `Signal.audit(_:on:)` (RxJS's `auditTime`).
     public func audit(_ interval: TimeInterval, on scheduler: DateScheduler,
                       file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
-        let node = Node.operator("audit", parameters: "\(formatInterval(interval)), on: \(scheduler.name)",
+        let node = Node.operator("audit", parameters: intervalParameters(interval, on: scheduler),
                                  (self.node, .data), file: file, line: line)
         return lift(node) { $0.audit(interval, on: scheduler, node: node) }
     }

@@ -38,7 +38,7 @@ extension Signal {
                          file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
         debounce(quietPeriod, on: scheduler, discardWhenCompleted: true,
                  node: .operator("throttle(quietPeriod:)",
-                                 parameters: "\(formatInterval(quietPeriod)), on: \(scheduler.name)",
+                                 parameters: intervalParameters(quietPeriod, on: scheduler),
                                  (node, .data), file: file, line: line))
     }
 
@@ -59,7 +59,7 @@ extension Signal {
 }
 
 func debounceParameters(_ interval: TimeInterval, _ scheduler: Scheduler, _ discardWhenCompleted: Bool) -> String {
-    let base = "\(formatInterval(interval)), on: \(scheduler.name)"
+    let base = intervalParameters(interval, on: scheduler)
     return discardWhenCompleted ? base : base + ", discardWhenCompleted: false"
 }
 
@@ -80,7 +80,7 @@ extension SignalProducer {
     public func throttle(quietPeriod: TimeInterval, on scheduler: DateScheduler,
                          file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
         let node = Node.operator("throttle(quietPeriod:)",
-                                 parameters: "\(formatInterval(quietPeriod)), on: \(scheduler.name)",
+                                 parameters: intervalParameters(quietPeriod, on: scheduler),
                                  (self.node, .data), file: file, line: line)
         return lift(node) { $0.debounce(quietPeriod, on: scheduler, discardWhenCompleted: true, node: node) }
     }

@@ -52,7 +52,7 @@ extension Signal {
     public func debounceFlushing(_ interval: TimeInterval, on scheduler: DateScheduler,
                                  file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
         debounceFlushing(interval, on: scheduler,
-                         node: .operator("debounceFlushing", parameters: "\(formatInterval(interval)), on: \(scheduler.name)",
+                         node: .operator("debounceFlushing", parameters: intervalParameters(interval, on: scheduler),
                                          (node, .data), file: file, line: line))
     }
 
@@ -72,7 +72,7 @@ extension SignalProducer {
     /// See `Signal.debounceFlushing(_:on:)` (RxJS's `debounceTime`).
     public func debounceFlushing(_ interval: TimeInterval, on scheduler: DateScheduler,
                                  file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
-        let node = Node.operator("debounceFlushing", parameters: "\(formatInterval(interval)), on: \(scheduler.name)",
+        let node = Node.operator("debounceFlushing", parameters: intervalParameters(interval, on: scheduler),
                                  (self.node, .data), file: file, line: line)
         return lift(node) { $0.debounceFlushing(interval, on: scheduler, node: node) }
     }

@@ -6,7 +6,7 @@ extension Signal {
     public func delay(_ interval: TimeInterval, on scheduler: DateScheduler,
                       file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
         delay(interval, on: scheduler,
-              node: .operator("delay", parameters: "\(formatInterval(interval)), on: \(scheduler.name)",
+              node: .operator("delay", parameters: intervalParameters(interval, on: scheduler),
                               (node, .data), file: file, line: line))
     }
 
@@ -47,7 +47,7 @@ extension SignalProducer {
     /// interruption at once. See `Signal.delay(_:on:)`.
     public func delay(_ interval: TimeInterval, on scheduler: DateScheduler,
                       file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
-        let node = Node.operator("delay", parameters: "\(formatInterval(interval)), on: \(scheduler.name)",
+        let node = Node.operator("delay", parameters: intervalParameters(interval, on: scheduler),
                                  (self.node, .data), file: file, line: line)
         return lift(node) { $0.delay(interval, on: scheduler, node: node) }
     }

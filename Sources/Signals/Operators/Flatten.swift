@@ -214,6 +214,19 @@ extension Signal {
     }
 }
 
+extension SignalProducer {
+    /// `Signal.flatMapCore` lifted: every start of the result flattens its own start of this
+    /// producer under `node`.
+    func flatMapCore<Inner, U, F>(
+        _ strategy: FlattenStrategy, node: Node,
+        transform: @escaping (Value) -> Inner,
+        outerError: @escaping (Error) -> F,
+        start: @escaping (Inner, Signals.Observer<U, F>) -> Disposable
+    ) -> SignalProducer<U, F> {
+        lift(node) { $0.flatMapCore(strategy, node: node, transform: transform, outerError: outerError, start: start) }
+    }
+}
+
 // MARK: Signal
 
 extension Signal where Value: SignalProducerConvertible, Value.Error == Error {
@@ -319,10 +332,8 @@ extension SignalProducer where Value: SignalProducerConvertible, Value.Error == 
     public func flatten(_ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line)
         -> SignalProducer<Value.Value, Error> {
         let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
-        return lift(node) {
-            $0.flatMapCore(strategy, node: node, transform: { $0 }, outerError: { $0 },
+        return flatMapCore(strategy, node: node, transform: { $0 }, outerError: { $0 },
                            start: { $0.startInner($1, { $0 }) })
-        }
     }
 }
 
@@ -332,10 +343,8 @@ extension SignalProducer where Value: SignalProducerConvertible, Value.Error == 
     public func flatten(_ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line)
         -> SignalProducer<Value.Value, Error> {
         let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
-        return lift(node) {
-            $0.flatMapCore(strategy, node: node, transform: { $0 }, outerError: { $0 },
+        return flatMapCore(strategy, node: node, transform: { $0 }, outerError: { $0 },
                            start: { $0.startInner($1, neverFails) })
-        }
     }
 }
 
@@ -346,10 +355,8 @@ extension SignalProducer where Value: SignalProducerConvertible, Error == Never 
     public func flatten(_ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line)
         -> SignalProducer<Value.Value, Value.Error> {
         let node = Node.operator("flatten", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
-        return lift(node) {
-            $0.flatMapCore(strategy, node: node, transform: { $0 }, outerError: neverFails,
+        return flatMapCore(strategy, node: node, transform: { $0 }, outerError: neverFails,
                            start: { $0.startInner($1, { $0 }) })
-        }
     }
 }
 
@@ -362,10 +369,8 @@ extension SignalProducer {
         _ transform: @escaping (Value) -> Inner
     ) -> SignalProducer<Inner.Value, Error> where Inner.Error == Error {
         let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
-        return lift(node) {
-            $0.flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
+        return flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
                            start: { $0.startInner($1, { $0 }) })
-        }
     }
 
     /// `flatMap` with inner streams that cannot fail.
@@ -375,10 +380,8 @@ extension SignalProducer {
         _ transform: @escaping (Value) -> Inner
     ) -> SignalProducer<Inner.Value, Error> where Inner.Error == Never {
         let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
-        return lift(node) {
-            $0.flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
+        return flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
                            start: { $0.startInner($1, neverFails) })
-        }
     }
 
     /// ReactiveCocoa 2's `flattenMap:`: `flatMap(.merge, transform)`, recorded under the
@@ -388,10 +391,8 @@ extension SignalProducer {
         _ transform: @escaping (Value) -> Inner
     ) -> SignalProducer<Inner.Value, Error> where Inner.Error == Error {
         let node = Node.operator("flattenMap", parameters: "merge", (self.node, .data), file: file, line: line)
-        return lift(node) {
-            $0.flatMapCore(.merge, node: node, transform: transform, outerError: { $0 },
+        return flatMapCore(.merge, node: node, transform: transform, outerError: { $0 },
                            start: { $0.startInner($1, { $0 }) })
-        }
     }
 }
 
@@ -404,10 +405,8 @@ extension SignalProducer where Error == Never {
         _ transform: @escaping (Value) -> Inner
     ) -> SignalProducer<Inner.Value, Inner.Error> {
         let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
-        return lift(node) {
-            $0.flatMapCore(strategy, node: node, transform: transform, outerError: neverFails,
+        return flatMapCore(strategy, node: node, transform: transform, outerError: neverFails,
                            start: { $0.startInner($1, { $0 }) })
-        }
     }
 
     /// ReactiveCocoa 2's `flattenMap:` from a stream that cannot fail into inner streams that can.
@@ -417,9 +416,7 @@ extension SignalProducer where Error == Never {
         _ transform: @escaping (Value) -> Inner
     ) -> SignalProducer<Inner.Value, Inner.Error> {
         let node = Node.operator("flattenMap", parameters: "merge", (self.node, .data), file: file, line: line)
-        return lift(node) {
-            $0.flatMapCore(.merge, node: node, transform: transform, outerError: neverFails,
+        return flatMapCore(.merge, node: node, transform: transform, outerError: neverFails,
                            start: { $0.startInner($1, { $0 }) })
-        }
     }
 }

@@ -14,7 +14,7 @@ extension Signal {
     public func throttle(_ interval: TimeInterval, on scheduler: DateScheduler,
                          file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
         throttle(interval, on: scheduler,
-                 node: .operator("throttle", parameters: "\(formatInterval(interval)), on: \(scheduler.name)",
+                 node: .operator("throttle", parameters: intervalParameters(interval, on: scheduler),
                                  (node, .data), file: file, line: line))
     }
 
@@ -36,7 +36,7 @@ extension SignalProducer {
     /// `throttle(quietPeriod:on:)`.
     public func throttle(_ interval: TimeInterval, on scheduler: DateScheduler,
                          file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
-        let node = Node.operator("throttle", parameters: "\(formatInterval(interval)), on: \(scheduler.name)",
+        let node = Node.operator("throttle", parameters: intervalParameters(interval, on: scheduler),
                                  (self.node, .data), file: file, line: line)
         return lift(node) { $0.throttle(interval, on: scheduler, node: node) }
     }

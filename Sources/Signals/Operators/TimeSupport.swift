@@ -178,3 +178,15 @@ public struct TimerRequest: Equatable, Sendable {
 
 /// Formats an interval for node parameters: the shortest round-tripping decimal, stable.
 func formatInterval(_ interval: TimeInterval) -> String { "\(interval)s" }
+
+/// The node parameters of an operator timed by `interval` on `scheduler`: `0.5s, on: main`.
+func intervalParameters(_ interval: TimeInterval, on scheduler: Scheduler) -> String {
+    "\(formatInterval(interval)), on: \(scheduler.name)"
+}
+
+/// The node parameters of a timeout: `each: ` before the interval of a per-gap deadline, then
+/// the error it raises (nil when it switches to a fallback), then the scheduler.
+func timeoutParameters(each: Bool = false, _ interval: TimeInterval, raising error: String?,
+                       on scheduler: Scheduler) -> String {
+    (each ? "each: " : "") + formatInterval(interval) + (error.map { ", raising: \($0)" } ?? "") + ", on: \(scheduler.name)"
+}

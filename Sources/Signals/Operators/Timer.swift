@@ -14,7 +14,7 @@ extension SignalProducer where Value == Date, Error == Never {
                              leeway: DispatchTimeInterval = .nanoseconds(0),
                              file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Date, Never> {
         let node = Node.make(.source, "timer",
-                             parameters: "\(formatInterval(interval.timeInterval)), on: \(scheduler.name)",
+                             parameters: intervalParameters(interval.timeInterval, on: scheduler),
                              file: file, line: line)
         return SignalProducer(node: node) { observer, lifetime in
             let machine = Machine(TimerState())
