@@ -3,45 +3,37 @@ import Foundation
 // debounceFlushing (RxJS debounceTime): a debounce whose completion sends the pending value
 // at once, instead of dropping it or waiting for its timer.
 
-/// The decisions of `debounceFlushing`, free of clocks.
+/// The decisions of `debounceFlushing`, free of clocks: `DebounceState`'s, except at
+/// completion, which sends the pending value at once.
 public struct DebounceFlushingState<Value> {
-    /// The quiet period, in seconds.
-    public let interval: TimeInterval
-    private var pending: Value?
-    private var token: UInt64 = 0
-    private var ended = false
+    private var debounce: DebounceState<Value>
 
-    public init(interval: TimeInterval) { self.interval = interval }
+    /// The quiet period, in seconds.
+    public var interval: TimeInterval { debounce.interval }
+
+    /// A flushing debounce of `interval` seconds.
+    public init(interval: TimeInterval) { debounce = DebounceState(interval: interval) }
 
     /// A value arrived at `now`: it replaces any pending one; arm a timer for the request.
     public mutating func receive(_ value: Value, now: Date) -> TimerRequest? {
-        guard !ended else { return nil }
-        pending = value
-        token &+= 1
-        return TimerRequest(date: now.addingTimeInterval(interval), token: token)
+        debounce.receive(value, now: now)
     }
 
     /// The timer of `token` fired: the value to send, if it is still current.
     public mutating func fire(_ token: UInt64) -> Value? {
-        guard !ended, token == self.token, let value = pending else { return nil }
-        pending = nil
+        // Never `.sendThenComplete`: `completeFlushing()` ends the stream without waiting.
+        guard case let .send(value) = debounce.fire(token) else { return nil }
         return value
     }
 
     /// The upstream completed: whether to complete, and the pending value to send first.
     public mutating func complete() -> (complete: Bool, flush: Value?) {
-        guard !ended else { return (false, nil) }
-        ended = true
-        defer { pending = nil }
-        return (true, pending)
+        debounce.completeFlushing()
     }
 
     /// The upstream failed or was interrupted: whether to forward it (the pending value is dropped).
     public mutating func terminate() -> Bool {
-        guard !ended else { return false }
-        ended = true
-        pending = nil
-        return true
+        debounce.terminate()
     }
 }
 

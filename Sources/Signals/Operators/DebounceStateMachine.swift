@@ -74,6 +74,15 @@ public struct DebounceState<Value> {
         return .completeNow
     }
 
+    /// The upstream completed, and a pending value is to be sent at once (`debounceFlushing`,
+    /// RxJS's `debounceTime`): whether to complete, and the value to send first.
+    mutating func completeFlushing() -> (complete: Bool, flush: Value?) {
+        guard !ended && !completing else { return (false, nil) }
+        ended = true
+        defer { pending = nil }
+        return (true, pending)
+    }
+
     /// The upstream failed or was interrupted: drop any pending value. Returns whether the
     /// event is to be forwarded (false once the stream has ended).
     public mutating func terminate() -> Bool {
