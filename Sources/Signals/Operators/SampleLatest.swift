@@ -52,7 +52,7 @@ extension Signal {
     public func sampleLatest<T>(on trigger: Signal<T, Never>, file: StaticString = #fileID, line: UInt = #line)
         -> Signal<Value, Error> {
         sampleLatest(on: trigger, node: .operator("sampleLatest(on:)", (node, .data), (trigger.node, .sampler),
-                                                  file: file, line: line), failure: { never in switch never {} })
+                                                  file: file, line: line), failure: neverFails)
     }
 
     /// As `sampleLatest(on:)` with a trigger that can fail: its failure fails the result, as
@@ -84,7 +84,7 @@ extension SignalProducer {
     public func sampleLatest<T>(on trigger: SignalProducer<T, Never>, file: StaticString = #fileID, line: UInt = #line)
         -> SignalProducer<Value, Error> {
         let node = Node.operator("sampleLatest(on:)", (self.node, .data), (trigger.node, .sampler), file: file, line: line)
-        return lift(node, trigger) { $0.sampleLatest(on: $1, node: node, failure: { never in switch never {} }) }
+        return lift(node, trigger) { $0.sampleLatest(on: $1, node: node, failure: neverFails) }
     }
 
     /// As `sampleLatest(on:)` with a trigger that can fail: its failure fails the result.
