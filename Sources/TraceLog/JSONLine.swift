@@ -74,7 +74,7 @@ public struct JSONLine {
 
     /// Writes the decimal digits of `value` at `out`; returns how many (at most 20).
     @inline(__always)
-    private static func digits(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    static func digits(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
         var length = 1
         var probe = value
         while probe >= 10 {

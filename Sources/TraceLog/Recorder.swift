@@ -1,5 +1,6 @@
 import Foundation
 import Signals
+import Synchronization
 
 /// Records what instrumented streams report into a trace: attach it, run the pipeline,
 /// stop it.
@@ -59,6 +60,13 @@ public final class Recorder: Probe, @unchecked Sendable {
     private let sink: Sink
     private let origin: Int64
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// This recorder's number in the process: tells its entries in the per-thread cache
+    /// (`ThreadInfo`) from those of an earlier recorder.
+    private let serial = Recorder.serials.add(1, ordering: .relaxed).oldValue
+    private static let serials = Atomic<UInt64>(1)
+    /// In front of `nodeIDs` and `subscriptionIDs`, guarded by `mutex` like them.
+    private let nodeCache = IDCache(capacity: 256)
+    private let subscriptionCache = IDCache(capacity: 1024)
 
     // Everything below is guarded by `mutex`.
     private var buffer: [UInt8] = []
@@ -115,6 +123,8 @@ public final class Recorder: Probe, @unchecked Sendable {
         if case let .file(fd) = sink, !fileClosed { close(fd) }
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        nodeCache.deallocate()
+        subscriptionCache.deallocate()
     }
 
     /// Records everything `body` makes happen into a new trace at `url`.
@@ -199,6 +209,8 @@ public final class Recorder: Probe, @unchecked Sendable {
         nodeIDs = [:]
         nodesWritten = []
         subscriptionIDs = [:]
+        nodeCache.removeAll()
+        subscriptionCache.removeAll()
         threadIDs = [:]
         lastThread = nil
         buffer = []
@@ -241,10 +253,11 @@ public final class Recorder: Probe, @unchecked Sendable {
         let time = now()
         let thread = threadID(context)
         let nodeID = self.nodeID(node)
-        let parentID = parent == 0 ? 0 : (subscriptionIDs[parent] ?? 0)
+        let parentID = parent == 0 ? 0 : subscriptionCache.lookup(parent) ?? subscriptionIDs[parent] ?? 0
         subscriptionCount += 1
         let id = subscriptionCount
         subscriptionIDs[subscription] = id
+        subscriptionCache.store(subscription, id)
         append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: parentID, time: time, thread: thread)))
     }
 
@@ -260,6 +273,20 @@ public final class Recorder: Probe, @unchecked Sendable {
         let thread = threadID(context)
         let subscriptionID = self.subscriptionID(subscription, node: node, time: time, thread: thread)
         let nodeID = self.nodeID(node)
+        if causes.others.isEmpty {
+            switch formatted {
+            case nil:
+                appendEvent(node: nodeID, subscription: subscriptionID, kind: kind, time: time, thread: thread,
+                            cause: causes.primary, integer: nil)
+                return sequence
+            case let .integer(integer):
+                appendEvent(node: nodeID, subscription: subscriptionID, kind: kind, time: time, thread: thread,
+                            cause: causes.primary, integer: integer)
+                return sequence
+            default:
+                break
+            }
+        }
         var line = JSONLine(capacity: 0)
         swap(&line.bytes, &buffer)
         line.begin()
@@ -282,6 +309,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         let thread = threadID(context)
         let id = subscriptionID(subscription, node: node, time: time, thread: thread)
         subscriptionIDs[subscription] = nil
+        subscriptionCache.remove(subscription)
         append(.dispose(DisposeRecord(subscription: id, time: time, thread: thread)))
     }
 
@@ -349,6 +377,45 @@ public final class Recorder: Probe, @unchecked Sendable {
         bufferedRecords += 1
         highWater = max(highWater, buffer.count)
         if buffer.count >= bufferCapacity { flush() }
+    }
+
+    /// Appends an event record with at most one cause and an integer value or none, the
+    /// commonest shape, assembled on the stack and appended in one piece: the same bytes as
+    /// `writeEventFields`, without an `Array.append` per key.
+    private func appendEvent(node: UInt64, subscription: UInt64, kind: EventKind, time: Int64, thread: UInt64,
+                             cause: UInt64, integer: Int64?) {
+        // Seven numbers of at most 20 digits and a minus sign each, and under 130 bytes of keys.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 320) { scratch in
+            var out = EventBytes(scratch.baseAddress!)
+            out.literal("{\"type\":\"event\",\"seq\":")
+            out.number(sequence)
+            out.literal(",\"time\":")
+            out.signed(time)
+            out.literal(",\"node\":")
+            out.number(node)
+            out.literal(",\"sub\":")
+            out.number(subscription)
+            switch kind {
+            case .value: out.literal(",\"kind\":\"value\",\"thread\":")
+            case .failed: out.literal(",\"kind\":\"failed\",\"thread\":")
+            case .completed: out.literal(",\"kind\":\"completed\",\"thread\":")
+            case .interrupted: out.literal(",\"kind\":\"interrupted\",\"thread\":")
+            }
+            out.number(thread)
+            out.literal(",\"causes\":[")
+            // As `causesField`: a cause not below this event's number is left over from an earlier recording.
+            if cause != 0 && cause < sequence { out.number(cause) }
+            out.literal("]")
+            if let integer {
+                out.literal(",\"text\":\"")
+                out.signed(integer)
+                out.literal("\",\"json\":")
+                out.signed(integer)
+            }
+            out.literal("}\n")
+            buffer.append(contentsOf: UnsafeBufferPointer(start: scratch.baseAddress, count: out.count(from: scratch.baseAddress!)))
+        }
+        appended()
     }
 
     private func flush() {
@@ -429,13 +496,18 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     private func nodeID(_ node: Node) -> UInt64 {
-        if let id = nodeIDs[node.id] { return id }
+        if let id = nodeCache.lookup(node.id) { return id }
+        if let id = nodeIDs[node.id] {
+            nodeCache.store(node.id, id)
+            return id
+        }
         var upstream: [NodeRecord.Edge] = []
         for edge in node.upstream {
             upstream.append(.init(node: nodeID(edge.node), role: edge.role.rawValue))
         }
         let id = UInt64(nodeIDs.count + 1)
         nodeIDs[node.id] = id
+        nodeCache.store(node.id, id)
         let label = node.label
         nodesWritten.append((id, node, label))
         append(.node(NodeRecord(id: id, kind: node.kind.rawValue, name: node.name, parameters: node.parameters,
@@ -446,17 +518,33 @@ public final class Recorder: Probe, @unchecked Sendable {
     /// The trace id of a subscription, writing a late subscription record for one that began
     /// before the recording.
     private func subscriptionID(_ subscription: UInt64, node: Node, time: Int64, thread: UInt64) -> UInt64 {
-        if let id = subscriptionIDs[subscription] { return id }
+        if let id = subscriptionCache.lookup(subscription) { return id }
+        if let id = subscriptionIDs[subscription] {
+            subscriptionCache.store(subscription, id)
+            return id
+        }
         let nodeID = self.nodeID(node)
         subscriptionCount += 1
         let id = subscriptionCount
         subscriptionIDs[subscription] = id
+        subscriptionCache.store(subscription, id)
         append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: 0, time: time, thread: thread, late: true)))
         return id
     }
 
     private func threadID(_ context: ProbeContext) -> UInt64 {
         let info = ThreadInfo.current
+        // The thread's last answer, kept on the thread: no key built, no hashing. Only this
+        // thread touches its `ThreadInfo`, so the lock is not what makes this safe.
+        if info.cachedRecorder == serial && info.cachedScheduler == context.schedulerName { return info.cachedID }
+        let id = threadID(info, context)
+        info.cachedRecorder = serial
+        info.cachedScheduler = context.schedulerName
+        info.cachedID = id
+        return id
+    }
+
+    private func threadID(_ info: ThreadInfo, _ context: ProbeContext) -> UInt64 {
         let key: ThreadKey
         if isVirtual {
             key = ThreadKey(os: 0, name: context.schedulerName ?? info.name, scheduler: nil)
@@ -569,6 +657,11 @@ private struct ThreadKey: Hashable {
 private final class ThreadInfo {
     let tid: UInt64
     let name: String
+    /// The `serial` of the recorder that last numbered this thread, the scheduler name it
+    /// was numbered under, and the id it got.
+    var cachedRecorder: UInt64 = 0
+    var cachedScheduler: String?
+    var cachedID: UInt64 = 0
 
     // Swift cannot call `gettid` or `pthread_getname_np` from Glibc (GNU extensions), so the
     // id and name come from `/proc/thread-self/stat`: "TID (NAME) ...", read once per thread.
@@ -611,5 +704,82 @@ private final class ThreadInfo {
         let info = ThreadInfo()
         pthread_setspecific(key, Unmanaged.passRetained(info).toOpaque())
         return info
+    }
+}
+
+/// Writes ASCII into memory the caller sized: the recorder's event fast path.
+private struct EventBytes {
+    private var cursor: UnsafeMutablePointer<UInt8>
+
+    init(_ start: UnsafeMutablePointer<UInt8>) { cursor = start }
+
+    /// Bytes written since `start`.
+    func count(from start: UnsafeMutablePointer<UInt8>) -> Int { cursor - start }
+
+    /// A literal of two or more characters (always stored as a pointer to its UTF-8).
+    @inline(__always) mutating func literal(_ text: StaticString) {
+        let length = text.utf8CodeUnitCount
+        cursor.update(from: text.utf8Start, count: length)
+        cursor += length
+    }
+
+    @inline(__always) mutating func number(_ value: UInt64) {
+        cursor += JSONLine.digits(value, to: cursor)
+    }
+
+    @inline(__always) mutating func signed(_ value: Int64) {
+        if value < 0 {
+            cursor.pointee = UInt8(ascii: "-")
+            cursor += 1
+        }
+        number(value.magnitude)
+    }
+}
+
+/// A direct-mapped cache from process-wide ids (of nodes, of subscriptions) to trace-local
+/// ones, in front of the recorder's dictionaries: a load and a compare where a lookup would
+/// hash. Each slot keeps the last key stored into it; the dictionaries stay the record.
+private struct IDCache {
+    private let mask: Int
+    /// Pairs of key and trace id; a trace id is never 0, so 0 marks an empty slot.
+    private let slots: UnsafeMutablePointer<UInt64>
+
+    /// `capacity` must be a power of two.
+    init(capacity: Int) {
+        mask = capacity - 1
+        slots = .allocate(capacity: 2 * capacity)
+        slots.initialize(repeating: 0, count: 2 * capacity)
+    }
+
+    @inline(__always) private func index(_ key: UInt64) -> Int {
+        2 * (Int(truncatingIfNeeded: key) & mask)
+    }
+
+    @inline(__always) func lookup(_ key: UInt64) -> UInt64? {
+        let slot = index(key)
+        let id = slots[slot + 1]
+        return slots[slot] == key && id != 0 ? id : nil
+    }
+
+    @inline(__always) func store(_ key: UInt64, _ id: UInt64) {
+        let slot = index(key)
+        slots[slot] = key
+        slots[slot + 1] = id
+    }
+
+    func remove(_ key: UInt64) {
+        let slot = index(key)
+        if slots[slot] == key {
+            slots[slot] = 0
+            slots[slot + 1] = 0
+        }
+    }
+
+    func removeAll() {
+        slots.update(repeating: 0, count: 2 * (mask + 1))
+    }
+
+    func deallocate() {
+        slots.deallocate()
     }
 }
