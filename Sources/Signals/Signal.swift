@@ -230,7 +230,9 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {
         }
     }
 
-    @usableFromInline
+    /// Inlinable so that it is specialised with the send path: unspecialised, it looked up the
+    /// generic metadata of `Event` and `Observation` on every recorded event.
+    @inlinable
     func deliverInstrumented(_ event: Event<Value, Error>, to snapshot: ContiguousArray<Observation<Value, Error>>, probe: Probe) {
         let context = ProbeContext.current
         let payload: Any?

@@ -209,6 +209,30 @@ extension RecorderTests {
         XCTAssertEqual(events.map(\.causes), [[2, 1], [4, 2]])
         XCTAssertEqual(events.map(\.text), [#"("a", 1)"#, #"("b", 1)"#])
     }
+
+    /// Integer events take the recorder's fast path (the line assembled on the stack); these
+    /// are the exact bytes FORMAT.md's event record has, at every digit-count boundary.
+    func testIntegerEventLinesHaveTheExactFormatAtEveryDigitBoundary() {
+        let scheduler = TestScheduler()
+        let values = [Int.min, -1, 0, 9, 10, 99, 100, 12_345, Int.max]
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (signal, input) = Signal<Int, Never>.pipe(named: "integers")
+            signal.observeValues { _ in }
+            _ = scheduler.schedule(atNanoseconds: 9_876_543_210_123) {
+                for value in values { input.send(value: value) }
+                input.sendInterrupted()
+            }
+            scheduler.run()
+        }
+        let events = String(decoding: bytes, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix(#"{"type":"event""#) }
+        // Thread 1 is "main", where the pipe subscribed; the events run as the scheduler's thread 2.
+        var expected = values.enumerated().map { index, value in
+            #"{"type":"event","seq":\#(index + 1),"time":9876543210123,"node":1,"sub":1,"kind":"value","thread":2,"#
+                + #""causes":[],"text":"\#(value)","json":\#(value)}"#
+        }
+        expected.append(#"{"type":"event","seq":10,"time":9876543210123,"node":1,"sub":1,"kind":"interrupted","thread":2,"causes":[]}"#)
+        XCTAssertEqual(events.map(String.init), expected)
+    }
 }
 
 final class VirtualRecordingThreadTests: XCTestCase {
