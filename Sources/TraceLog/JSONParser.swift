@@ -35,11 +35,41 @@ struct JSONSyntaxError: Error {
     let expected: String
 }
 
-/// One top-level field of a line: its value, where the value starts, and its raw text.
-struct JSONField {
-    let value: JSONValue
-    let offset: Int
-    let range: Range<Int>
+/// A top-level value of a record line, parsed only as far as reading a record needs: scalars
+/// in place, strings without escapes left as bytes, arrays and objects checked but not built.
+/// Trivial (no references), so the fields of a line are copied and dropped without reference
+/// counting.
+enum LineValue {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    /// A string that is exactly its bytes between the quotes (ASCII, no escapes): no `String`
+    /// is made unless a reader asks for it.
+    case plainString(Range<Int>)
+    /// A string with escapes or non-ASCII characters: the index of its decoded text in
+    /// `RecordLine.strings`.
+    case string(Int)
+    /// An array, an object or a number that is not an `Int64`: its syntax is checked; it is
+    /// parsed again from the field's range when asked for.
+    case other
+}
+
+/// One top-level field of a record line: its key's bytes, its value, and the value's bytes.
+struct LineField {
+    /// The key's bytes between the quotes; meaningful only when `decodedKey` is nil.
+    var key: Range<Int>
+    /// The index in `RecordLine.strings` of the key decoded, when it has escapes or non-ASCII
+    /// characters (the writer never makes such keys).
+    var decodedKey: Int?
+    var value: LineValue
+    /// The value's bytes as written; its lower bound is where errors about the value point.
+    var range: Range<Int>
+}
+
+/// The top-level fields of one record line, in file order, and the strings that had to be decoded.
+struct RecordLine {
+    var fields: [LineField] = []
+    var strings: [String] = []
 }
 
 /// A strict JSON parser over UTF-8 bytes (RFC 8259), made for one record per line: it
@@ -54,14 +84,21 @@ struct JSONParser {
         self.bytes = bytes
     }
 
-    /// Parses one object spanning the whole text: its fields by key, in order.
-    static func parseObjectLine(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [(key: String, field: JSONField)] {
+    /// Parses one object spanning the whole text into `fields` (emptied first), in file order.
+    /// Only what a record needs is built: no `String` for a key or a plain string value.
+    static func parseRecordLine(_ bytes: UnsafeBufferPointer<UInt8>, into line: inout RecordLine) throws {
+        line.fields.removeAll(keepingCapacity: true)
+        line.strings.removeAll(keepingCapacity: true)
+        func store(_ string: String?) -> Int? {
+            guard let string else { return nil }
+            line.strings.append(string)
+            return line.strings.count - 1
+        }
         var parser = JSONParser(bytes)
         parser.skipSpace()
         guard parser.peek == UInt8(ascii: "{") else { throw parser.failure("'{' to open a record") }
         parser.index += 1
         parser.depth = 1
-        var fields: [(key: String, field: JSONField)] = []
         parser.skipSpace()
         if parser.peek == UInt8(ascii: "}") {
             parser.index += 1
@@ -69,13 +106,32 @@ struct JSONParser {
             while true {
                 parser.skipSpace()
                 guard parser.peek == UInt8(ascii: "\"") else { throw parser.failure("a quoted key") }
-                let key = try parser.parseString()
+                let keyStart = parser.index + 1
+                let decodedKey = store(try parser.scanString())
+                let key = keyStart..<(decodedKey == nil ? parser.index - 1 : keyStart)
                 parser.skipSpace()
                 try parser.expect(":", "':' after a key")
                 parser.skipSpace()
                 let start = parser.index
-                let value = try parser.parseValue()
-                fields.append((key, JSONField(value: value, offset: start, range: start..<parser.index)))
+                let value: LineValue
+                switch parser.peek ?? 0 {
+                case UInt8(ascii: "\""):
+                    let decoded = store(try parser.scanString())
+                    value = decoded.map(LineValue.string) ?? .plainString(start + 1..<parser.index - 1)
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    if case let .integer(integer) = try parser.parseNumber() {
+                        value = .integer(integer)
+                    } else {
+                        value = .other
+                    }
+                case UInt8(ascii: "t"): try parser.literal("true"); value = .bool(true)
+                case UInt8(ascii: "f"): try parser.literal("false"); value = .bool(false)
+                case UInt8(ascii: "n"): try parser.literal("null"); value = .null
+                default:
+                    _ = try parser.parseValue(build: false)
+                    value = .other
+                }
+                line.fields.append(LineField(key: key, decodedKey: decodedKey, value: value, range: start..<parser.index))
                 parser.skipSpace()
                 if parser.peek == UInt8(ascii: ",") { parser.index += 1; continue }
                 if parser.peek == UInt8(ascii: "}") { parser.index += 1; break }
@@ -84,7 +140,26 @@ struct JSONParser {
         }
         parser.skipSpace()
         guard parser.index == bytes.count else { throw parser.failure("the end of the line after the record") }
-        return fields
+    }
+
+    /// The elements of an array of positive integers, or nil when the text is anything else.
+    static func positiveIntegers(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt64]? {
+        var parser = JSONParser(bytes)
+        parser.skipSpace()
+        guard parser.peek == UInt8(ascii: "[") else { return nil }
+        parser.index += 1
+        parser.skipSpace()
+        var elements: [UInt64] = []
+        if parser.peek == UInt8(ascii: "]") { return elements }
+        while true {
+            parser.skipSpace()
+            guard let first = parser.peek, first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")),
+                  case let .integer(element)? = try? parser.parseNumber(), element > 0 else { return nil }
+            elements.append(UInt64(element))
+            parser.skipSpace()
+            if parser.peek == UInt8(ascii: ",") { parser.index += 1; continue }
+            return parser.peek == UInt8(ascii: "]") ? elements : nil
+        }
     }
 
     /// Parses a whole text as one value.
@@ -117,16 +192,27 @@ struct JSONParser {
         index += 1
     }
 
-    private mutating func parseValue() throws -> JSONValue {
+    /// Parses one value; with `build` false it only checks the syntax (reporting the same
+    /// errors) and returns `.null`, so nothing is allocated (`JSONValue` is indirect: every
+    /// case with a payload is a heap box).
+    private mutating func parseValue(build: Bool = true) throws -> JSONValue {
         guard let byte = peek else { throw failure("a value") }
         switch byte {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "{"): return try parseObject(build: build)
+        case UInt8(ascii: "["): return try parseArray(build: build)
+        case UInt8(ascii: "\""):
+            guard build else { _ = try scanString(); return .null }
+            return .string(try parseString())
+        case UInt8(ascii: "t"): try literal("true"); return build ? .bool(true) : .null
+        case UInt8(ascii: "f"): try literal("false"); return build ? .bool(false) : .null
         case UInt8(ascii: "n"): try literal("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let number = try parseNumber()
+            guard build else { return .null }
+            switch number {
+            case let .integer(integer): return .integer(integer)
+            case let .double(double): return .double(double)
+            }
         default: throw failure("a value (object, array, string, number, true, false or null)")
         }
     }
@@ -145,55 +231,94 @@ struct JSONParser {
         guard depth <= Self.maxDepth else { throw failure("at most \(Self.maxDepth) levels of nesting") }
     }
 
-    private mutating func parseObject() throws -> JSONValue {
+    private mutating func parseObject(build: Bool) throws -> JSONValue {
         try nest()
         defer { depth -= 1 }
         index += 1
         var fields: [(key: String, value: JSONValue)] = []
         skipSpace()
-        if peek == UInt8(ascii: "}") { index += 1; return .object(fields) }
+        if peek == UInt8(ascii: "}") { index += 1; return build ? .object(fields) : .null }
         while true {
             skipSpace()
             guard peek == UInt8(ascii: "\"") else { throw failure("a quoted key") }
-            let key = try parseString()
-            skipSpace()
-            try expect(":", "':' after a key")
-            skipSpace()
-            fields.append((key, try parseValue()))
+            if build {
+                let key = try parseString()
+                skipSpace()
+                try expect(":", "':' after a key")
+                skipSpace()
+                fields.append((key, try parseValue()))
+            } else {
+                _ = try scanString()
+                skipSpace()
+                try expect(":", "':' after a key")
+                skipSpace()
+                _ = try parseValue(build: false)
+            }
             skipSpace()
             if peek == UInt8(ascii: ",") { index += 1; continue }
-            if peek == UInt8(ascii: "}") { index += 1; return .object(fields) }
+            if peek == UInt8(ascii: "}") { index += 1; return build ? .object(fields) : .null }
             throw failure("',' or '}' in an object")
         }
     }
 
-    private mutating func parseArray() throws -> JSONValue {
+    private mutating func parseArray(build: Bool) throws -> JSONValue {
         try nest()
         defer { depth -= 1 }
         index += 1
         var elements: [JSONValue] = []
         skipSpace()
-        if peek == UInt8(ascii: "]") { index += 1; return .array(elements) }
+        if peek == UInt8(ascii: "]") { index += 1; return build ? .array(elements) : .null }
         while true {
             skipSpace()
-            elements.append(try parseValue())
+            let element = try parseValue(build: build)
+            if build { elements.append(element) }
             skipSpace()
             if peek == UInt8(ascii: ",") { index += 1; continue }
-            if peek == UInt8(ascii: "]") { index += 1; return .array(elements) }
+            if peek == UInt8(ascii: "]") { index += 1; return build ? .array(elements) : .null }
             throw failure("',' or ']' in an array")
         }
     }
 
-    private mutating func parseNumber() throws -> JSONValue {
+    private enum Number {
+        case integer(Int64)
+        case double(Double)
+    }
+
+    /// Parses a number, computing an integer's value while scanning its digits.
+    private mutating func parseNumber() throws -> Number {
         let start = index
-        var isInteger = true
-        if peek == UInt8(ascii: "-") { index += 1 }
+        let negative = peek == UInt8(ascii: "-")
+        if negative { index += 1 }
         guard let first = peek, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else { throw failure("a digit") }
+        // Up to 18 digits fit an Int64 whatever they are, so only longer numbers need checking.
+        var magnitude: UInt64 = 0
+        let digitsStart = index
         if first == UInt8(ascii: "0") {
             index += 1
         } else {
-            while let digit = peek, digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") { index += 1 }
+            while index < bytes.count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit <= 9 else { break }
+                magnitude = magnitude &* 10 &+ UInt64(digit)
+                index += 1
+            }
         }
+        var overflow = false
+        var value: Int64 = 0
+        if index - digitsStart <= 18 {
+            value = negative ? -Int64(magnitude) : Int64(magnitude)
+        } else {
+            // Accumulating negatives reaches Int64.min, whose magnitude has no positive Int64.
+            for position in digitsStart..<index {
+                let digit = Int64(bytes[position] &- UInt8(ascii: "0"))
+                let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (next, overflow2) = negative ? shifted.subtractingReportingOverflow(digit)
+                                                 : shifted.addingReportingOverflow(digit)
+                overflow = overflow || overflow1 || overflow2
+                value = next
+            }
+        }
+        var isInteger = true
         if peek == UInt8(ascii: ".") {
             isInteger = false
             index += 1
@@ -211,9 +336,7 @@ struct JSONParser {
             }
             while let digit = peek, digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") { index += 1 }
         }
-        if isInteger, let integer = Self.integer(UnsafeBufferPointer(rebasing: bytes[start..<index])) {
-            return .integer(integer)
-        }
+        if isInteger && !overflow { return .integer(value) }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let double = Double(text) else {
             index = start
@@ -222,18 +345,19 @@ struct JSONParser {
         return .double(double)
     }
 
-    /// The value of an optional '-' and decimal digits, or nil when it overflows `Int64`.
-    private static func integer(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {
-        let negative = digits.first == UInt8(ascii: "-")
-        var value: Int64 = 0
-        for digit in digits.dropFirst(negative ? 1 : 0) {
-            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = negative ? shifted.subtractingReportingOverflow(Int64(digit &- 48))
-                                             : shifted.addingReportingOverflow(Int64(digit &- 48))
-            if overflow1 || overflow2 { return nil }
-            value = next
+    /// Reads a string without making a `String` when its text is exactly its bytes (ASCII, no
+    /// escapes): returns nil then, else the decoded string (errors as `parseString`'s).
+    private mutating func scanString() throws -> String? {
+        let open = index
+        index += 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") { index += 1; return nil }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            index += 1
         }
-        return value
+        index = open
+        return try parseString()
     }
 
     private mutating func parseString() throws -> String {

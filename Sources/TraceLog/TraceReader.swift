@@ -61,6 +61,8 @@ public final class TraceReader {
     private var end = 0
     private var atEOF = false
     private var unknownKinds: [String: Int] = [:]
+    /// The fields of the line being decoded, kept to reuse their storage from line to line.
+    private var recordLine = RecordLine()
     private var suppressedWarnings = 0
 
     private enum Source {
@@ -161,7 +163,12 @@ public final class TraceReader {
     private func nextLine() throws -> Line? {
         var scanned = start
         while true {
-            if let newline = buffer[scanned..<end].firstIndex(of: UInt8(ascii: "\n")) {
+            let found = buffer.withUnsafeBufferPointer { whole -> Int? in
+                guard scanned < end, let base = whole.baseAddress,
+                      let hit = memchr(base + scanned, Int32(UInt8(ascii: "\n")), end - scanned) else { return nil }
+                return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            }
+            if let newline = found {
                 lineNumber += 1
                 let line = Line(range: start..<newline, complete: true)
                 bytesRead += Int64(newline + 1 - start)
@@ -204,13 +211,15 @@ public final class TraceReader {
     // MARK: Records
 
     private func decode(_ line: Line) throws -> TraceRecord? {
-        let text = buffer[line.range]
-        if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
         do {
             return try buffer.withUnsafeBufferPointer { whole in
                 let bytes = UnsafeBufferPointer(rebasing: whole[line.range])
-                let fields = try JSONParser.parseObjectLine(bytes)
-                return try record(Fields(fields, bytes: bytes))
+                // A record starts with '{'; only a line starting otherwise can be blank.
+                if bytes.first != UInt8(ascii: "{"),
+                   bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
+                try JSONParser.parseRecordLine(bytes, into: &recordLine)
+                var fields = Fields(recordLine, bytes: bytes)
+                return try record(&fields)
             }
         } catch let error as JSONSyntaxError {
             if !line.complete && lineNumber > 1 {
@@ -238,10 +247,32 @@ public final class TraceReader {
         return column
     }
 
-    private func record(_ fields: Fields) throws -> TraceRecord? {
-        let type = try fields.string("type")
+    private enum RecordType {
+        case header, node, subscribe, dispose, thread, event, hop, mark, label, summary
+    }
+
+    /// The record types by name, the most frequent first.
+    private static let recordTypes: [(name: StaticString, value: RecordType)] = [
+        ("event", .event), ("subscribe", .subscribe), ("dispose", .dispose), ("hop", .hop), ("thread", .thread),
+        ("node", .node), ("mark", .mark), ("label", .label), ("summary", .summary), ("header", .header),
+    ]
+
+    private static let eventKinds: [(name: StaticString, value: EventKind)] = [
+        ("value", .value), ("completed", .completed), ("failed", .failed), ("interrupted", .interrupted),
+    ]
+
+    private func record(_ fields: inout Fields) throws -> TraceRecord? {
+        guard let type = try fields.choice("type", among: Self.recordTypes) else {
+            let name = try fields.string("type")
+            unknownKinds[name, default: 0] += 1
+            if unknownKinds[name] == 1 {
+                warn("skipped a record of unknown type \"\(name)\" (written by a newer Marbles?); "
+                     + "further records of this type are skipped silently")
+            }
+            return nil
+        }
         switch type {
-        case "header":
+        case .header:
             let format = try fields.string("format")
             guard format == TraceFormat.name else {
                 throw fields.error("format \"\(TraceFormat.name)\", found \"\(format)\"", at: "format")
@@ -268,7 +299,7 @@ public final class TraceReader {
             header.major = major
             header.minor = minor
             return .header(header)
-        case "node":
+        case .node:
             var upstream: [NodeRecord.Edge] = []
             for (index, element) in try fields.array("upstream").enumerated() {
                 guard case .object = element, case let .integer(node)? = element["node"], node > 0,
@@ -281,58 +312,48 @@ public final class TraceReader {
                                     parameters: try fields.string("parameters"), file: try fields.string("file"),
                                     line: try fields.unsigned("line"), label: try fields.optionalString("label"),
                                     upstream: upstream))
-        case "subscribe":
+        case .subscribe:
             return .subscribe(SubscriptionRecord(id: try fields.id("id"), node: try fields.id("node"),
                                                  parent: try fields.unsigned("parent"), time: try fields.integer("time"),
                                                  thread: try fields.id("thread"), late: try fields.optionalBool("late") ?? false))
-        case "dispose":
+        case .dispose:
             return .dispose(DisposeRecord(subscription: try fields.id("sub"), time: try fields.integer("time"),
                                           thread: try fields.id("thread")))
-        case "thread":
+        case .thread:
             let os = try fields.optionalInteger("os")
             return .thread(ThreadRecord(id: try fields.id("id"), name: try fields.string("name"),
                                         scheduler: try fields.optionalString("scheduler"), os: os.map { UInt64(max(0, $0)) }))
-        case "event":
-            let kindName = try fields.string("kind")
-            guard let kind = EventKind(rawValue: kindName) else {
+        case .event:
+            // Read in the order the writer writes, so each key is found at the lookup's cursor.
+            let sequence = try fields.id("seq"), time = try fields.integer("time")
+            let node = try fields.id("node"), subscription = try fields.id("sub")
+            guard let kind = try fields.choice("kind", among: Self.eventKinds) else {
+                let kindName = try fields.string("kind")
                 throw fields.error("kind value, failed, completed or interrupted, found \"\(kindName)\"", at: "kind")
             }
-            var causes: [UInt64] = []
-            for element in try fields.array("causes") {
-                guard case let .integer(cause) = element, cause > 0 else {
-                    throw fields.error("causes to be positive sequence numbers", at: "causes")
-                }
-                causes.append(UInt64(cause))
-            }
-            return .event(EventRecord(sequence: try fields.id("seq"), time: try fields.integer("time"),
-                                      node: try fields.id("node"), subscription: try fields.id("sub"), kind: kind,
-                                      thread: try fields.id("thread"), causes: causes, text: try fields.optionalString("text"),
+            let thread = try fields.id("thread")
+            let causes = try fields.positiveIntegers("causes", "causes to be positive sequence numbers")
+            return .event(EventRecord(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind,
+                                      thread: thread, causes: causes, text: try fields.optionalString("text"),
                                       truncated: try fields.optionalBool("truncated") ?? false, json: fields.raw("json"),
                                       omittedJSONBytes: try fields.optionalInteger("jsonOmitted") ?? 0))
-        case "hop":
+        case .hop:
             let started = try fields.optionalInteger("started")
             let to = try fields.optionalInteger("to")
             return .hop(HopRecord(id: try fields.id("id"), node: try fields.unsigned("node"), subscription: try fields.unsigned("sub"),
                                   scheduler: try fields.string("scheduler"), enqueued: try fields.integer("enqueued"),
                                   from: try fields.id("from"), started: started, to: to.map { UInt64(max(0, $0)) }))
-        case "mark":
+        case .mark:
             return .mark(MarkRecord(time: try fields.integer("time"), thread: try fields.id("thread"),
                                     label: try fields.string("label")))
-        case "label":
+        case .label:
             return .label(LabelRecord(node: try fields.id("node"), label: try fields.string("label")))
-        case "summary":
+        case .summary:
             return .summary(SummaryRecord(events: try fields.unsigned("events"), nodes: try fields.unsigned("nodes"),
                                           subscriptions: try fields.unsigned("subscriptions"),
                                           threads: try fields.unsigned("threads"), hops: try fields.unsigned("hops"),
                                           marks: try fields.unsigned("marks"), dropped: try fields.unsigned("dropped"),
                                           duration: try fields.integer("duration")))
-        default:
-            unknownKinds[type, default: 0] += 1
-            if unknownKinds[type] == 1 {
-                warn("skipped a record of unknown type \"\(type)\" (written by a newer Marbles?); "
-                     + "further records of this type are skipped silently")
-            }
-            return nil
         }
     }
 
@@ -352,103 +373,164 @@ struct FieldError: Error {
 }
 
 /// The top-level fields of one record line, with typed access that names what is wrong.
-final class Fields {
-    let fields: [(key: String, field: JSONField)]
+/// Keys are matched as bytes; a `String` is made only for a string value asked for.
+struct Fields {
+    let fields: [LineField]
+    let strings: [String]
     let bytes: UnsafeBufferPointer<UInt8>
     /// Where the next lookup starts: records are read in the order they are written, so the
     /// key asked for is almost always the one after the last found.
     private var cursor = 0
 
-    init(_ fields: [(key: String, field: JSONField)], bytes: UnsafeBufferPointer<UInt8>) {
-        self.fields = fields
+    init(_ line: RecordLine, bytes: UnsafeBufferPointer<UInt8>) {
+        self.fields = line.fields
+        self.strings = line.strings
         self.bytes = bytes
     }
 
-    private func field(_ key: String) -> JSONField? {
+    private func equals(_ range: Range<Int>, _ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard range.count == count else { return false }
+        guard count > 0, let base = bytes.baseAddress else { return true }
+        return memcmp(base + range.lowerBound, text.utf8Start, count) == 0
+    }
+
+    /// The field of `key`, searched from the one after the last found.
+    private mutating func field(_ key: StaticString) -> LineField? {
         let count = fields.count
-        guard count > 0 else { return nil }
-        for step in 0..<count {
-            let index = (cursor + step) % count
-            if fields[index].key == key {
-                cursor = index + 1
-                return fields[index].field
+        var index = cursor < count ? cursor : 0
+        for _ in 0..<count {
+            let candidate = fields[index]
+            let found: Bool
+            if let decoded = candidate.decodedKey {
+                found = strings[decoded] == key.description
+            } else {
+                found = equals(candidate.key, key)
             }
+            if found {
+                cursor = index + 1
+                return candidate
+            }
+            index = index + 1 == count ? 0 : index + 1
         }
         return nil
     }
 
-    func error(_ expected: String, at key: String) -> FieldError {
-        FieldError(offset: field(key)?.offset ?? 0, expected: expected)
+    mutating func error(_ expected: String, at key: StaticString) -> FieldError {
+        FieldError(offset: field(key)?.range.lowerBound ?? 0, expected: expected)
     }
 
-    private func required(_ key: String, _ what: String) throws -> JSONField {
+    private mutating func required(_ key: StaticString, _ what: String) throws -> LineField {
         guard let field = field(key) else {
             throw FieldError(offset: 0, expected: "a field \"\(key)\" (\(what)) in this record")
         }
         return field
     }
 
-    func string(_ key: String) throws -> String {
-        let field = try required(key, "a string")
-        guard case let .string(value) = field.value else { throw FieldError(offset: field.offset, expected: "a string for \"\(key)\"") }
-        return value
-    }
-
-    func optionalString(_ key: String) throws -> String? {
-        guard let field = field(key) else { return nil }
-        switch field.value {
-        case .null: return nil
-        case let .string(value): return value
-        default: throw FieldError(offset: field.offset, expected: "a string or null for \"\(key)\"")
+    private func text(_ value: LineValue) -> String? {
+        switch value {
+        case let .plainString(range): return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        case let .string(index): return strings[index]
+        default: return nil
         }
     }
 
-    func integer(_ key: String) throws -> Int64 {
-        let field = try required(key, "an integer")
-        guard case let .integer(value) = field.value else { throw FieldError(offset: field.offset, expected: "an integer for \"\(key)\"") }
+    mutating func string(_ key: StaticString) throws -> String {
+        let field = try required(key, "a string")
+        guard let value = text(field.value) else {
+            throw FieldError(offset: field.range.lowerBound, expected: "a string for \"\(key)\"")
+        }
         return value
     }
 
-    func optionalInteger(_ key: String) throws -> Int64? {
+    /// The value among `choices` whose name the string value of `key` is, or nil when it is
+    /// none of them (`string(key)` then says what it is); no `String` is made for a match.
+    mutating func choice<Value>(_ key: StaticString, among choices: [(name: StaticString, value: Value)]) throws -> Value? {
+        let field = try required(key, "a string")
+        switch field.value {
+        case let .plainString(range):
+            return choices.first { equals(range, $0.name) }?.value
+        case let .string(index):
+            return choices.first { strings[index] == $0.name.description }?.value
+        default:
+            throw FieldError(offset: field.range.lowerBound, expected: "a string for \"\(key)\"")
+        }
+    }
+
+    mutating func optionalString(_ key: StaticString) throws -> String? {
+        guard let field = field(key) else { return nil }
+        if case .null = field.value { return nil }
+        guard let value = text(field.value) else {
+            throw FieldError(offset: field.range.lowerBound, expected: "a string or null for \"\(key)\"")
+        }
+        return value
+    }
+
+    mutating func integer(_ key: StaticString) throws -> Int64 {
+        let field = try required(key, "an integer")
+        guard case let .integer(value) = field.value else {
+            throw FieldError(offset: field.range.lowerBound, expected: "an integer for \"\(key)\"")
+        }
+        return value
+    }
+
+    mutating func optionalInteger(_ key: StaticString) throws -> Int64? {
         guard let field = field(key) else { return nil }
         switch field.value {
         case .null: return nil
         case let .integer(value): return value
-        default: throw FieldError(offset: field.offset, expected: "an integer or null for \"\(key)\"")
+        default: throw FieldError(offset: field.range.lowerBound, expected: "an integer or null for \"\(key)\"")
         }
     }
 
-    func optionalBool(_ key: String) throws -> Bool? {
+    mutating func optionalBool(_ key: StaticString) throws -> Bool? {
         guard let field = field(key) else { return nil }
-        guard case let .bool(value) = field.value else { throw FieldError(offset: field.offset, expected: "true or false for \"\(key)\"") }
+        guard case let .bool(value) = field.value else {
+            throw FieldError(offset: field.range.lowerBound, expected: "true or false for \"\(key)\"")
+        }
         return value
     }
 
-    func unsigned(_ key: String) throws -> UInt64 {
+    mutating func unsigned(_ key: StaticString) throws -> UInt64 {
         let field = try required(key, "an integer")
         guard case let .integer(value) = field.value, value >= 0 else {
-            throw FieldError(offset: field.offset, expected: "a non-negative integer for \"\(key)\"")
+            throw FieldError(offset: field.range.lowerBound, expected: "a non-negative integer for \"\(key)\"")
         }
         return UInt64(value)
     }
 
     /// A positive id (ids start at 1).
-    func id(_ key: String) throws -> UInt64 {
+    mutating func id(_ key: StaticString) throws -> UInt64 {
         let field = try required(key, "an id")
         guard case let .integer(value) = field.value, value > 0 else {
-            throw FieldError(offset: field.offset, expected: "a positive integer id for \"\(key)\"")
+            throw FieldError(offset: field.range.lowerBound, expected: "a positive integer id for \"\(key)\"")
         }
         return UInt64(value)
     }
 
-    func array(_ key: String) throws -> [JSONValue] {
+    mutating func array(_ key: StaticString) throws -> [JSONValue] {
         let field = try required(key, "an array")
-        guard case let .array(value) = field.value else { throw FieldError(offset: field.offset, expected: "an array for \"\(key)\"") }
+        guard case .other = field.value,
+              case let .array(value)? = try? JSONParser.parse(UnsafeBufferPointer(rebasing: bytes[field.range])) else {
+            throw FieldError(offset: field.range.lowerBound, expected: "an array for \"\(key)\"")
+        }
         return value
     }
 
+    /// An array of positive integers, parsed straight into `UInt64`s.
+    mutating func positiveIntegers(_ key: StaticString, _ what: String) throws -> [UInt64] {
+        let field = try required(key, "an array")
+        guard case .other = field.value, bytes[field.range.lowerBound] == UInt8(ascii: "[") else {
+            throw FieldError(offset: field.range.lowerBound, expected: "an array for \"\(key)\"")
+        }
+        guard let elements = JSONParser.positiveIntegers(UnsafeBufferPointer(rebasing: bytes[field.range])) else {
+            throw FieldError(offset: field.range.lowerBound, expected: what)
+        }
+        return elements
+    }
+
     /// The field's JSON text as written.
-    func raw(_ key: String) -> String? {
+    mutating func raw(_ key: StaticString) -> String? {
         guard let field = field(key) else { return nil }
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[field.range]), as: UTF8.self)
     }

@@ -201,4 +201,51 @@ extension TraceReaderTests {
             XCTFail("unexpected \(error)")
         }
     }
+
+    // The reader matches keys and enumerated values as bytes; these cover the paths where the
+    // bytes are not the text (escapes) and where a scalar is not what a record needs.
+
+    func testEscapedKeysAndValuesMatchTheirDecodedText() throws {
+        let escaped = #"{"\u0074ype":"ev\u0065nt","seq":1,"time":10,"n\u006fde":1,"sub":1,"kind":"val\u0075e","thread":1,"#
+            + #""causes":[],"text":"caf\u00e9 \"x\"","json":"v"}"#
+        let trace = try Trace(bytes: bytes([header, thread, node, subscribe, escaped]))
+        XCTAssertEqual(trace.events.map(\.sequence), [1])
+        XCTAssertEqual(trace.events.first?.kind, .value)
+        XCTAssertEqual(trace.events.first?.text, "café \"x\"")
+    }
+
+    func testAnUnknownKindIsAnErrorNamingIt() {
+        let broken = #"{"type":"event","seq":1,"time":1,"node":1,"sub":1,"kind":"valu","thread":1,"causes":[]}"#
+        expectError(bytes([header, thread, node, subscribe, broken]), line: 5, column: 58, containing: "found \"valu\"")
+    }
+
+    func testAFractionOrAnOverflowingIntegerIsNotAnInteger() {
+        let fraction = #"{"type":"event","seq":1,"time":1.5,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#
+        expectError(bytes([header, thread, node, subscribe, fraction]), line: 5, column: 32, containing: "an integer for \"time\"")
+        let huge = #"{"type":"event","seq":1,"time":9223372036854775808,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#
+        expectError(bytes([header, thread, node, subscribe, huge]), line: 5, column: 32, containing: "an integer for \"time\"")
+    }
+
+    func testTheExtremeIntegersAreRead() throws {
+        let mark = #"{"type":"mark","time":-9223372036854775808,"thread":1,"label":"m"}"#
+        let last = #"{"type":"mark","time":9223372036854775807,"thread":1,"label":"n"}"#
+        let trace = try Trace(bytes: bytes([header, thread, mark, last]))
+        XCTAssertEqual(trace.marks.map(\.time), [.min, .max])
+    }
+
+    func testCausesThatAreNotPositiveIntegersAreAnError() {
+        for causes in ["[0]", "[1,\"2\"]", "[1.0]", "{}"] {
+            let broken = #"{"type":"event","seq":1,"time":1,"node":1,"sub":1,"kind":"value","thread":1,"causes":"# + causes + "}"
+            expectError(bytes([header, thread, node, subscribe, broken]), line: 5, column: 86,
+                        containing: causes == "{}" ? "an array for \"causes\"" : "positive sequence numbers")
+        }
+    }
+
+    func testNullIsAcceptedForOptionalKeys() throws {
+        let withNulls = #"{"type":"event","seq":1,"time":1,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"#
+            + #""text":null,"json":null,"jsonOmitted":null}"#
+        let trace = try Trace(bytes: bytes([header, thread, node, subscribe, withNulls]))
+        XCTAssertNil(trace.events.first?.text)
+        XCTAssertEqual(trace.events.first?.omittedJSONBytes, 0)
+    }
 }
