@@ -58,7 +58,7 @@ public enum MarbleNotation {
         case progression(Int64)
     }
 
-    private static func tokens(_ text: String, line: Int) throws -> [(token: Token, column: Int)] {
+    private static func tokens(_ text: String, line: Int, columnOffset: Int) throws -> [(token: Token, column: Int)] {
         let characters = Array(text)
         var result: [(Token, Int)] = []
         var index = 0
@@ -70,8 +70,12 @@ public enum MarbleNotation {
                 continue
             }
             if character.isASCII, character.isNumber, index == 0 || characters[index - 1] == " " || characters[index - 1] == "\t",
-               let (duration, length) = progression(characters, from: index) {
-                result.append((.progression(duration), column))
+               let (nanoseconds, length) = progression(characters, from: index) {
+                guard nanoseconds < Self.longest else {
+                    throw MarbleSyntaxError(line: line, column: column + columnOffset,
+                                            message: "expected a time progression shorter than 292 years (Int64 nanoseconds)")
+                }
+                result.append((.progression(Int64(nanoseconds)), column))
                 index += length
                 continue
             }
@@ -90,8 +94,21 @@ public enum MarbleNotation {
         return result
     }
 
-    /// Reads `10ms `, `1.5s `, `2m ` (the trailing space or end of line is required).
-    private static func progression(_ characters: [Character], from start: Int) -> (Int64, Int)? {
+    /// Virtual time is integer nanoseconds: a line may not reach past `Int64.max`.
+    private static let longest = 9.2e18
+
+    /// Adds `duration` to `time`, or fails when the line would run past the end of virtual time.
+    private static func later(_ time: Int64, by duration: Int64, line: Int, column: Int) throws -> Int64 {
+        let (sum, overflow) = time.addingReportingOverflow(duration)
+        guard !overflow else {
+            throw MarbleSyntaxError(line: line, column: column,
+                                    message: "expected the line to end within 292 years of virtual time (Int64 nanoseconds)")
+        }
+        return sum
+    }
+
+    /// Reads `10ms `, `1.5s `, `2m ` (the trailing space or end of line is required) as nanoseconds.
+    private static func progression(_ characters: [Character], from start: Int) -> (Double, Int)? {
         var index = start
         var digits = ""
         while index < characters.count, characters[index].isASCII, characters[index].isNumber || characters[index] == "." {
@@ -112,7 +129,7 @@ public enum MarbleNotation {
         case "m": scale = 60e9
         default: return nil
         }
-        return (Int64((amount * scale).rounded()), index - start)
+        return ((amount * scale).rounded(), index - start)
     }
 
     /// Parses a stream's marble line into its events, in order.
@@ -135,30 +152,30 @@ public enum MarbleNotation {
         func fail(_ column: Int, _ message: String) -> MarbleSyntaxError {
             MarbleSyntaxError(line: line, column: column + columnOffset, message: message)
         }
-        for (token, column) in try tokens(text, line: line) {
+        for (token, column) in try tokens(text, line: line, columnOffset: columnOffset) {
             switch token {
             case .dash:
-                time += frame
+                time = try later(time, by: frame, line: line, column: column + columnOffset)
             case let .progression(duration):
                 if groupStart != nil { throw fail(column, "expected ')' before a time progression") }
-                time += duration
+                time = try later(time, by: duration, line: line, column: column + columnOffset)
             case .open:
                 if groupStart != nil { throw fail(column, "expected ')' before '(' (groups do not nest)") }
                 groupStart = time
                 groupColumn = column
                 groupHasEvents = false
-                time += frame
+                time = try later(time, by: frame, line: line, column: column + columnOffset)
             case .close:
                 if groupStart == nil { throw fail(column, "expected '(' before ')'") }
                 if !groupHasEvents { throw fail(column, "expected an event inside '(' ... ')'") }
                 groupStart = nil
-                time += frame
+                time = try later(time, by: frame, line: line, column: column + columnOffset)
             case .caret:
                 if !hot { throw fail(column, "expected no '^': only hot streams have a subscription point") }
                 if subscription != nil { throw fail(column, "expected one '^' at most") }
                 if groupStart != nil { throw fail(column, "expected '^' outside a group") }
                 subscription = time
-                time += frame
+                time = try later(time, by: frame, line: line, column: column + columnOffset)
             case .bang:
                 throw fail(column, "expected a value, '-', '|' or '#' ('!' belongs in an unsubscribe line)")
             case .complete, .error, .value:
@@ -174,7 +191,7 @@ public enum MarbleNotation {
                 }
                 events.append(Event(time: groupStart ?? time, kind: kind, column: column + columnOffset))
                 groupHasEvents = true
-                time += frame
+                time = try later(time, by: frame, line: line, column: column + columnOffset)
             }
         }
         if groupStart != nil { throw fail(groupColumn, "expected ')' to close the group opened here") }
@@ -193,27 +210,27 @@ public enum MarbleNotation {
         func fail(_ column: Int, _ message: String) -> MarbleSyntaxError {
             MarbleSyntaxError(line: line, column: column + columnOffset, message: message)
         }
-        for (token, column) in try tokens(text, line: line) {
+        for (token, column) in try tokens(text, line: line, columnOffset: columnOffset) {
             switch token {
-            case .dash: time += frame
-            case let .progression(duration): time += duration
+            case .dash: time = try later(time, by: frame, line: line, column: column + columnOffset)
+            case let .progression(duration): time = try later(time, by: duration, line: line, column: column + columnOffset)
             case .open:
                 if groupStart != nil { throw fail(column, "expected ')' before '(' (groups do not nest)") }
                 groupStart = time
-                time += frame
+                time = try later(time, by: frame, line: line, column: column + columnOffset)
             case .close:
                 if groupStart == nil { throw fail(column, "expected '(' before ')'") }
                 groupStart = nil
-                time += frame
+                time = try later(time, by: frame, line: line, column: column + columnOffset)
             case .caret:
                 if result.subscribe != nil { throw fail(column, "expected one '^' at most") }
                 if result.unsubscribe != nil { throw fail(column, "expected '^' before '!'") }
                 result.subscribe = groupStart ?? time
-                time += frame
+                time = try later(time, by: frame, line: line, column: column + columnOffset)
             case .bang:
                 if result.unsubscribe != nil { throw fail(column, "expected one '!' at most") }
                 result.unsubscribe = groupStart ?? time
-                time += frame
+                time = try later(time, by: frame, line: line, column: column + columnOffset)
             default:
                 throw fail(column, "expected '-', '^', '!', '(' or ')' in a subscription line")
             }

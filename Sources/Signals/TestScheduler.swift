@@ -86,7 +86,18 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {
     public func lane(_ name: String) -> Lane { Lane(scheduler: self, name: name) }
 
     static func nanoseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSinceReferenceDate * 1e9).rounded())
+        saturatingNanoseconds(date.timeIntervalSinceReferenceDate)
+    }
+
+    /// Seconds as whole nanoseconds, clamped to `Int64`'s range: a due date past the end of
+    /// virtual time (a delay of `1e300` seconds, an infinite one) never falls due instead of
+    /// trapping in the conversion. NaN counts as now.
+    static func saturatingNanoseconds(_ seconds: TimeInterval) -> Int64 {
+        let nanoseconds = (seconds * 1e9).rounded()
+        if nanoseconds.isNaN { return 0 }
+        if nanoseconds >= 9.2e18 { return Int64.max }
+        if nanoseconds <= -9.2e18 { return Int64.min }
+        return Int64(nanoseconds)
     }
 
     @discardableResult
@@ -131,7 +142,8 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {
         func arm(_ due: Int64) {
             serial.inner = enqueue(at: due, lane: lane) {
                 action()
-                arm(due + step)
+                let (next, overflow) = due.addingReportingOverflow(step)
+                if !overflow { arm(next) }
             }
         }
         arm(start)
@@ -143,7 +155,8 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {
 
     /// Moves the clock forward by `interval` seconds, running what falls due.
     public func advance(by interval: TimeInterval) {
-        advance(toNanoseconds: now + Int64((interval * 1e9).rounded()))
+        let (target, overflow) = now.addingReportingOverflow(Self.saturatingNanoseconds(interval))
+        advance(toNanoseconds: overflow ? (interval < 0 ? Int64.min : Int64.max) : target)
     }
 
     /// Moves the clock forward by `interval`, running what falls due.

@@ -56,7 +56,8 @@ extension SpecOperators {
         case .string("concat"): return .concat
         case .string("race"): return .race
         case .string("throttle"): return .throttle
-        case let .number(limit) where limit >= 1 && limit == limit.rounded(): return .concurrent(limit: UInt(limit))
+        case let .number(limit) where limit >= 1 && limit == limit.rounded():
+            return limit > Double(UInt32.max) ? .merge : .concurrent(limit: UInt(limit))
         default:
             throw SpecSyntaxError(location: argument.location,
                                   message: "expected a strategy: latest, merge, concat, race, throttle or a concurrency limit")

@@ -151,6 +151,11 @@ struct SpecLexer {
 struct SpecExpressionParser {
     private let tokens: [SpecToken]
     private var position = 0
+    private var depth = 0
+    /// Parsing, evaluating and freeing an expression all recurse over its tree: a bound on
+    /// its depth keeps a hostile spec (`((((…` or a chain of thousands of calls) from
+    /// overflowing the stack.
+    static let maxDepth = 200
 
     init(tokens: [SpecToken]) { self.tokens = tokens }
 
@@ -200,8 +205,18 @@ struct SpecExpressionParser {
     }
 
     mutating func expression() throws -> SpecExpression {
+        try nest()
+        defer { depth -= 1 }
         if let lambda = try lambda() { return lambda }
         return try conditional()
+    }
+
+    private mutating func nest(by levels: Int = 1) throws {
+        depth += levels
+        guard depth <= Self.maxDepth else {
+            throw SpecSyntaxError(location: current.location,
+                                  message: "expected an expression nested at most \(Self.maxDepth) levels deep")
+        }
     }
 
     /// `x => body`, `(a, b) => body` or `() => body`, recognised by looking ahead for `=>`.
@@ -244,8 +259,12 @@ struct SpecExpressionParser {
     private mutating func binary(level: Int) throws -> SpecExpression {
         if level == Self.levels.count { return try unary() }
         var left = try binary(level: level + 1)
+        var links = 0
+        defer { depth -= links }
         while case let .symbol(symbol) = current.kind, Self.levels[level].contains(symbol) {
             let location = current.location
+            links += 1
+            try nest()
             position += 1
             let right = try binary(level: level + 1)
             left = .binary(symbol, left, right, location)
@@ -257,6 +276,8 @@ struct SpecExpressionParser {
         if case let .symbol(symbol) = current.kind, ["!", "-", "+"].contains(symbol) {
             let location = current.location
             position += 1
+            try nest()
+            defer { depth -= 1 }
             return .unary(symbol, try unary(), location)
         }
         return try postfix()
@@ -264,8 +285,14 @@ struct SpecExpressionParser {
 
     private mutating func postfix() throws -> SpecExpression {
         var base = try primary()
+        var links = 0
+        defer { depth -= links }
         while true {
             let location = current.location
+            if isSymbol(".") || isSymbol("(") || isSymbol("[") {
+                links += 1
+                try nest()
+            }
             if isSymbol(".") {
                 position += 1
                 let nameLocation = current.location

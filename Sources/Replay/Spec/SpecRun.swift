@@ -237,7 +237,11 @@ final class SubscriptionLog {
             self.begin(name, lifetime)
             let start = scheduler.now
             for (time, event) in events {
-                lifetime += scheduler.schedule(atNanoseconds: start + time) { observer.send(event) }
+                // A subscription that starts near the end of virtual time (after a retry
+                // delay of 1e300ms) has events that can never fall due.
+                let (due, overflow) = start.addingReportingOverflow(time)
+                if overflow { break }
+                lifetime += scheduler.schedule(atNanoseconds: due) { observer.send(event) }
             }
         }
         .named(name)

@@ -31,9 +31,10 @@ public struct FlattenStrategy: Equatable, Sendable, CustomStringConvertible {
 
     /// At most `limit` inner streams at a time; the rest wait in arrival order.
     /// `.merge` is an unlimited `concurrent`, `.concat` is `concurrent(limit: 1)`.
+    /// A limit of 0 is taken as 1 (`.concat`): no inner stream could ever start otherwise,
+    /// and a value read from a file or a flag should not be able to trap the process.
     public static func concurrent(limit: UInt) -> FlattenStrategy {
-        precondition(limit > 0, "FlattenStrategy.concurrent needs a limit of at least 1")
-        return FlattenStrategy(kind: .concurrent(limit: limit))
+        FlattenStrategy(kind: .concurrent(limit: max(limit, 1)))
     }
 
     /// The name recorded as the node's parameters: `merge`, `concat`, `latest`, ...

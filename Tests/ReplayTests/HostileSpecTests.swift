@@ -1,0 +1,57 @@
+import Replay
+import XCTest
+
+/// Absurd numbers and hostile nesting in a spec get an error with a location or a defined
+/// result, never a trap or a stack overflow.
+final class HostileSpecTests: XCTestCase {
+    private func nestedParentheses(_ depth: Int) -> String {
+        "cold e = a|\nout = e.map(x => " + String(repeating: "(", count: depth) + "1" + String(repeating: ")", count: depth) + ")"
+    }
+
+    func testDeepParenthesesAreAnErrorNotAStackOverflow() {
+        let error = specError(nestedParentheses(20_000))
+        XCTAssertEqual(error?.message, "expected an expression nested at most 200 levels deep")
+        XCTAssertEqual(error?.location.line, 2)
+    }
+
+    func testModestNestingStillRuns() throws {
+        XCTAssertEqual(events(try play(nestedParentheses(50)), "out"), ["0:1", "1:|"])
+    }
+
+    func testLongCallChainsAndOperatorChainsAreBounded() {
+        let chain = "cold e = a|\nout = e" + String(repeating: ".map(x => x)", count: 5_000)
+        XCTAssertEqual(specError(chain)?.message, "expected an expression nested at most 200 levels deep")
+        let sum = "cold e = a|\nout = e.map(x => 1" + String(repeating: " + 1", count: 50_000) + ")"
+        XCTAssertEqual(specError(sum)?.message, "expected an expression nested at most 200 levels deep")
+        let negations = "cold e = a|\nout = e.map(x => " + String(repeating: "!", count: 50_000) + "x)"
+        XCTAssertEqual(specError(negations)?.message, "expected an expression nested at most 200 levels deep")
+    }
+
+    func testHugeTimeProgressionIsAnErrorAtItsColumn() {
+        let error = specError("hot e1 = -a 99999999999999999999ms b|\nout = e1.map(x => x)")
+        XCTAssertEqual(error?.message, "expected a time progression shorter than 292 years (Int64 nanoseconds)")
+        XCTAssertEqual(error?.location, SpecLocation(line: 1, column: 13))
+    }
+
+    func testTimeProgressionsAddingPastTheEndOfVirtualTimeAreAnError() {
+        XCTAssertThrowsError(try MarbleNotation.parse("a 9000000000000ms b 9000000000000ms c|")) { error in
+            XCTAssertEqual((error as? MarbleSyntaxError)?.column, 21)
+        }
+    }
+
+    func testHugeConcurrencyLimitsAreUnlimited() throws {
+        for limit in ["1e300", "1/0"] {
+            let result = try play("hot e1 = -a-b|\ncold e2 = -x|\nout = e1.flatMap(\(limit), v => e2)")
+            XCTAssertEqual(events(result, "out"), ["2:\"x\"", "4:\"x\"", "5:|"], limit)
+        }
+    }
+
+    func testHugeDurationsNeverFallDueInsteadOfTrapping() throws {
+        let debounced = try play("hot e1 = -a-b|\nout = e1.debounceTime(1e308)")
+        XCTAssertEqual(events(debounced, "out"), ["4:\"b\"", "4:|"])
+        let throttled = try play("hot e1 = -a-b|\nout = e1.throttle(1e308)")
+        XCTAssertEqual(events(throttled, "out"), ["1:\"a\"", "4:|"])
+        let timed = try play("hot e1 = -a-b|\nout = e1.timeout(each: 1e308)")
+        XCTAssertEqual(events(timed, "out"), ["1:\"a\"", "3:\"b\"", "4:|"])
+    }
+}
