@@ -41,12 +41,21 @@ struct TimeScale {
             endX = startX + minWidth
             return
         }
-        let gaps = zip(sorted.dropFirst(), sorted).map { $0 - $1 }
+        // Differences saturate: a hostile trace may hold times from Int64.min to Int64.max.
+        func distance(_ from: Int64, _ to: Int64) -> Int64 {
+            let (difference, overflow) = to.subtractingReportingOverflow(from)
+            return overflow ? Int64.max : difference
+        }
+        let gaps = zip(sorted.dropFirst(), sorted).map { distance($1, $0) }
         let median = gaps.sorted()[gaps.count / 2]
-        let span = last - first
-        let compress = gaps.map { gaps.count >= 3 && $0 > median * 10 && $0 > span / 4 }
-        let compressedTotal = zip(gaps, compress).reduce(Int64(0)) { $0 + ($1.1 ? $1.0 : 0) }
-        let linear = Double(span - compressedTotal)
+        let span = distance(first, last)
+        let compress = gaps.map { gaps.count >= 3 && median <= Int64.max / 10 && $0 > median * 10 && $0 > span / 4 }
+        let compressedTotal = zip(gaps, compress).reduce(Int64(0)) { total, gap in
+            guard gap.1 else { return total }
+            let (sum, overflow) = total.addingReportingOverflow(gap.0)
+            return overflow ? Int64.max : sum
+        }
+        let linear = (Double(span) - Double(compressedTotal))
         let breakCount = Double(compress.filter { $0 }.count)
         let available = max(minWidth, maxWidth - breakCount * breakWidth)
         let smallest = zip(gaps, compress).filter { !$0.1 }.map(\.0).min() ?? span
@@ -58,13 +67,13 @@ struct TimeScale {
         for index in gaps.indices where compress[index] {
             let time = sorted[index]
             stretches.append(Stretch(start: stretchStart, end: time, x: x, scale: scale))
-            x += Double(time - stretchStart) * scale
+            x += (Double(time) - Double(stretchStart)) * scale
             breaks.append(Break(x: x + breakWidth / 2, from: time, to: sorted[index + 1]))
             x += breakWidth
             stretchStart = sorted[index + 1]
         }
         stretches.append(Stretch(start: stretchStart, end: last, x: x, scale: scale))
-        endX = x + Double(last - stretchStart) * scale
+        endX = x + (Double(last) - Double(stretchStart)) * scale
     }
 
     /// The x of `time`. Times inside a compressed gap go to its break; times before the first
@@ -72,14 +81,14 @@ struct TimeScale {
     func x(_ time: Int64) -> Double {
         let time = TimeFormat.clamped(time)
         guard let first = stretches.first, let last = stretches.last else { return startX }
-        if time <= first.end { return first.x + Double(time - first.start) * first.scale }
+        if time <= first.end { return first.x + (Double(time) - Double(first.start)) * first.scale }
         for (index, stretch) in stretches.enumerated().dropFirst() {
             if time < stretch.start { return breaks[index - 1].x }
             if time <= stretch.end {
-                return stretch.x + Double(time - stretch.start) * stretch.scale
+                return stretch.x + (Double(time) - Double(stretch.start)) * stretch.scale
             }
         }
-        return last.x + Double(time - last.start) * last.scale
+        return last.x + (Double(time) - Double(last.start)) * last.scale
     }
 
     /// A tick step of 1, 2 or 5 times a power of ten nanoseconds, at least `minimum` pixels
@@ -98,10 +107,12 @@ struct TimeScale {
         }
         var times: [Int64] = []
         for stretch in stretches {
-            var tick = stretch.start >= 0 ? (stretch.start + step - 1) / step * step : stretch.start / step * step
-            while tick <= stretch.end {
-                times.append(tick)
-                tick += step
+            // Added with overflow checks: a trace may hold times up to Int64.max.
+            let rounded = stretch.start / step * step
+            var tick: (partialValue: Int64, overflow: Bool) = rounded < stretch.start ? rounded.addingReportingOverflow(step) : (rounded, false)
+            while !tick.overflow, tick.partialValue <= stretch.end {
+                times.append(tick.partialValue)
+                tick = tick.partialValue.addingReportingOverflow(step)
             }
         }
         return (step, times)
