@@ -55,3 +55,13 @@ final class HostileSpecTests: XCTestCase {
         XCTAssertEqual(events(timed, "out"), ["1:\"a\"", "3:\"b\"", "4:|"])
     }
 }
+
+/// Strings built at run time stay bounded.
+final class SpecStringLimitTests: XCTestCase {
+    func testADoublingScanStopsWithALocatedErrorInsteadOfExhaustingMemory() {
+        let spec = "hot e1 = -" + String(repeating: "a", count: 80) + "|\nout = e1.scan((acc, x) => acc + acc, \"xx\")"
+        let error = specError(spec)
+        XCTAssertEqual(error?.message, "expected a string of at most 1048576 bytes; '+' would make 2097152")
+        XCTAssertEqual(error?.location, SpecLocation(line: 2, column: 31))
+    }
+}

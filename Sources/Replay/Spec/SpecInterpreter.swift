@@ -24,6 +24,9 @@ final class SpecInterpreter {
         self.scheduler = scheduler
     }
 
+    /// The longest string '+' may build (1 MiB): far more than any figure shows.
+    static let longestString = 1 << 20
+
     /// Keeps the first runtime error.
     func fail(_ location: SpecLocation, _ message: String) {
         lock.withLock {
@@ -137,7 +140,14 @@ final class SpecInterpreter {
         case "+":
             switch (lhs, rhs) {
             case (.string, _), (_, .string), (.array, _), (_, .array), (.object, _), (_, .object):
-                return .string(lhs.text + rhs.text)
+                let (left, right) = (lhs.text, rhs.text)
+                // A scan doubling a string would otherwise eat all memory before any error.
+                let length = left.utf8.count + right.utf8.count
+                guard length <= Self.longestString else {
+                    throw SpecSyntaxError(location: location,
+                                          message: "expected a string of at most \(Self.longestString) bytes; '+' would make \(length)")
+                }
+                return .string(left + right)
             default:
                 return .number(try number(lhs, location) + number(rhs, location))
             }
