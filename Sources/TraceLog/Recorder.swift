@@ -56,10 +56,18 @@ public final class Recorder: Probe, @unchecked Sendable {
     /// For a virtual recording, the thread that started it: a virtual-time run is driven by
     /// one thread, and what other threads of the process do meanwhile (a live pipeline still
     /// winding down, another test) is not part of it and would make the bytes differ.
+    /// Kept apart from `hot`: it is read without the lock by every probe call, and Swift
+    /// tracks access to a pointee as a whole, so a field of `hot` would race with the locked
+    /// writes to its neighbours.
     private var owner: pthread_t? {
-        get { hot.pointee.owner }
-        _modify { yield &hot.pointee.owner }
+        get { ownerSlot.pointee }
+        set { ownerSlot.pointee = newValue }
     }
+    private let ownerSlot: UnsafeMutablePointer<pthread_t?> = {
+        let slot = UnsafeMutablePointer<pthread_t?>.allocate(capacity: 1)
+        slot.initialize(to: nil)
+        return slot
+    }()
     private let sink: Sink
     private let origin: Int64
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -76,7 +84,6 @@ public final class Recorder: Probe, @unchecked Sendable {
     /// the recorder's instructions per event), a pointer's pointee is not.
     private let hot = UnsafeMutablePointer<HotState>.allocate(capacity: 1)
     private struct HotState {
-        var owner: pthread_t?
         var buffer: [UInt8] = []
         var bufferedRecords: UInt64 = 0
         var stopped = false
@@ -84,7 +91,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         var highWater = 0
     }
 
-    // Everything below (and `hot` but its `owner`) is guarded by `mutex`.
+    // Everything below (and `hot`) is guarded by `mutex`.
     private var buffer: [UInt8] {
         get { hot.pointee.buffer }
         _modify { yield &hot.pointee.buffer }
@@ -158,6 +165,8 @@ public final class Recorder: Probe, @unchecked Sendable {
         mutex.deallocate()
         hot.deinitialize(count: 1)
         hot.deallocate()
+        ownerSlot.deinitialize(count: 1)
+        ownerSlot.deallocate()
         nodeCache.deallocate()
         subscriptionCache.deallocate()
     }
