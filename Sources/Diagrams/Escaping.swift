@@ -55,9 +55,18 @@ enum TextSafety {
         return out
     }
 
-    /// Cuts text to at most `limit` characters, ending with `…` when cut.
+    /// Cuts text to at most `limit` characters, ending with `…` when cut. It reads at most
+    /// `limit` characters, so a text of many megabytes costs no more than a short one.
     static func truncated(_ text: String, to limit: Int) -> String {
-        guard text.count > limit, limit > 1 else { return text }
-        return String(text.prefix(limit - 1)) + "\u{2026}"
+        // A character is at least one UTF-8 byte: no more bytes than the limit, nothing to cut.
+        guard limit > 1, text.utf8.count > limit,
+              let end = text.index(text.startIndex, offsetBy: limit, limitedBy: text.endIndex),
+              end != text.endIndex else { return text }
+        return String(text[..<text.index(before: end)]) + "\u{2026}"
     }
+
+    /// The most characters of a trace's event text a figure draws in a marble.
+    static let displayLimit = 120
+    /// The most characters of a trace's event text a figure keeps for hovering (an SVG `<title>`).
+    static let fullLimit = 2000
 }

@@ -250,14 +250,17 @@ private struct TraceMarbleBuilder {
         for event in eventsBySubscription[subscription.id] ?? [] {
             switch event.kind {
             case .value:
+                // The reader accepts texts of any length; a figure draws and keeps a bounded part.
                 let text = event.text ?? ""
-                lane.marbles.append(.init(id: event.sequence, time: event.time, display: text,
-                                          full: text, thread: threads.index(event.thread)))
+                lane.marbles.append(.init(id: event.sequence, time: event.time,
+                                          display: TextSafety.truncated(text, to: TextSafety.displayLimit),
+                                          full: TextSafety.truncated(text, to: TextSafety.fullLimit),
+                                          thread: threads.index(event.thread)))
                 drawn.insert(event.sequence)
             case .completed:
                 lane.end = .completed(at: event.time)
             case .failed:
-                lane.end = .failed(at: event.time, message: event.text ?? "")
+                lane.end = .failed(at: event.time, message: TextSafety.truncated(event.text ?? "", to: TextSafety.fullLimit))
             case .interrupted:
                 lane.end = .interrupted(at: event.time)
             }

@@ -110,6 +110,30 @@ final class TraceMarbleTests: XCTestCase {
         let dot = String(decoding: try PipelineRenderer.render(graph, format: .dot), as: UTF8.self)
         XCTAssertNotNil(try Graphviz.parse(dot: dot))
     }
+
+    func testATwentyMegabyteTextIsCutForTheMarbleAndItsHoverTitle() throws {
+        var lines = String(decoding: Pipelines.twitterInstantBytes(), as: UTF8.self)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let index = try XCTUnwrap(lines.firstIndex { $0.contains("\"kind\":\"value\"") && $0.contains("\"text\":\"") })
+        let start = try XCTUnwrap(lines[index].range(of: "\"text\":\"")).upperBound
+        let end = try XCTUnwrap(lines[index][start...].firstIndex(of: "\""))
+        lines[index].replaceSubrange(start..<end, with: String(repeating: "w", count: 20_000_000))
+        let figure = try MarbleFigure(trace: Trace(bytes: Array(lines.joined(separator: "\n").utf8), name: "long"))
+        let marble = try XCTUnwrap(figure.lanes.flatMap(\.marbles).first { $0.full.hasPrefix("www") })
+        XCTAssertEqual(marble.display, String(repeating: "w", count: 119) + "\u{2026}")
+        XCTAssertEqual(marble.full, String(repeating: "w", count: 1999) + "\u{2026}")
+        let svg = MarbleRenderer.svg(figure)
+        XCTAssertLessThan(svg.utf8.count, 200_000)
+        XCTAssertTrue(svg.contains(String(repeating: "w", count: 1999) + "\u{2026} (at "))
+        XCTAssertFalse(svg.contains(String(repeating: "w", count: 2000)))
+        XCTAssertLessThan(MarbleText.render(figure).utf8.count, 20_000)
+    }
+
+    func testTruncationCountsCharactersNotBytes() {
+        XCTAssertEqual(TextSafety.truncated("日本語です", to: 5), "日本語です")
+        XCTAssertEqual(TextSafety.truncated("日本語です!", to: 5), "日本語で\u{2026}")
+        XCTAssertEqual(TextSafety.truncated("abc", to: 2), "a\u{2026}")
+    }
 }
 
 final class TracePipelineTests: XCTestCase {
