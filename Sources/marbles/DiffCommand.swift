@@ -32,10 +32,10 @@ struct DiffCommand: ParsableCommand {
         malformed or an option is invalid.
 
         Examples:
-          marbles diff traces/search.trace replay.trace
-          marbles diff --time-tolerance 2ms live.trace replay.trace
-          marbles diff --json a.trace b.trace > diff.json
-          marbles diff live.trace replay.trace --draw diff.svg
+          marbles diff traces/twitter-instant.trace traces/twitter-instant.replay.trace
+          marbles diff --time-tolerance 2ms traces/twitter-instant.trace traces/twitter-instant.replay.trace
+          marbles diff --json traces/twitter-instant.trace traces/twitter-instant.replay.trace > diff.json
+          marbles diff traces/twitter-instant.trace traces/twitter-instant.replay.trace --draw diff.svg
         """
     )
 

@@ -42,8 +42,8 @@ struct DrawCommand: ParsableCommand {
         Examples:
           marbles draw traces/twitter-instant.trace --marble -o diagrams/twitter-instant.svg
           marbles draw traces/twitter-instant.trace --pipeline --heat -o pipeline.png
-          marbles draw traces/search.trace --nodes searchText,throttle,flatMap --causes
-          marbles draw examples/switch.marbles -o switch.pdf
+          marbles draw traces/twitter-instant.trace --nodes searchText,validSearchText,searchResults --causes
+          marbles draw Sources/Signals/Signals.docc/Resources/guide-flatten.marbles -o flatten.pdf
         """
     )
 

@@ -21,7 +21,7 @@ struct Export: ParsableCommand {
         chosen, or the output cannot be written.
 
         Example:
-          marbles export --perfetto traces/search.trace -o search.json
+          marbles export --perfetto traces/twitter-instant.trace -o twitter-instant.json
         """
     )
 

@@ -23,8 +23,8 @@ struct Stats: ParsableCommand {
         names file, line and column).
 
         Example:
-          marbles stats traces/search.trace
-          marbles stats --json traces/search.trace > stats.json
+          marbles stats traces/twitter-instant.trace
+          marbles stats --json traces/twitter-instant.replay.trace > stats.json
         """
     )
 
