@@ -40,6 +40,8 @@ extension Signal {
 
     /// Forwards events until `trigger` sends a value or completes, then completes
     /// (ReactiveCocoa 2: `takeUntil:`). A trigger that is interrupted stops nothing.
+    /// A value and a trigger at the same instant go in delivery order: whichever is delivered
+    /// first (on a TestScheduler, whichever was scheduled first) decides whether the value passes.
     public func take<T>(until trigger: Signal<T, Never>, file: StaticString = #fileID, line: UInt = #line) -> Signal {
         take(until: trigger, node: .operator("take", parameters: "until:", (node, .data), (trigger.node, .trigger),
                                              file: file, line: line))
@@ -52,7 +54,11 @@ extension Signal {
 
     func take<T>(until trigger: Signal<T, Never>, node: Node) -> Signal {
         Signal.combining(node) { observer, lifetime in
-            // The trigger is observed first: a trigger firing in the same instant as a value wins.
+            // The trigger is observed first, so a trigger that fires while this signal is being
+            // observed (a producer's trigger is started first) ends the output before any value.
+            // Otherwise events go in delivery order: a value delivered before the trigger's is
+            // forwarded, one after it is not. On a TestScheduler, a value and a trigger due at
+            // the same instant are delivered in the order they were scheduled, so either can win.
             lifetime += trigger.observeInternally { event in
                 switch event {
                 case .value, .completed: observer.sendCompleted()
