@@ -243,6 +243,8 @@ public enum MarbleNotation {
     /// it than that width is printed at the first free position (as late as the grammar forces).
     /// When any event is before time 0, or `hot` is set, the line starts at the earliest event
     /// and `^` marks time 0.
+    /// A gap longer than ``longestDashRun`` frames prints as a time progression (` 1000ms `),
+    /// so a line stays short however far apart its events are.
     ///
     /// - Parameters:
     ///   - events: the events, in time order (ties keep their order).
@@ -273,13 +275,13 @@ public enum MarbleNotation {
         var caretPending = caret
         for group in groups {
             if caretPending && group.frame >= 0 {
-                out += String(repeating: "-", count: Int(max(0, 0 - cursor)))
+                out += gap(max(0, 0 - cursor), frame: frame)
                 out += "^"
                 cursor = 1
                 caretPending = false
             }
             if group.frame > cursor {
-                out += String(repeating: "-", count: Int(group.frame - cursor))
+                out += gap(group.frame - cursor, frame: frame)
                 cursor = group.frame
             }
             if group.symbols.count == 1 {
@@ -291,9 +293,30 @@ public enum MarbleNotation {
             }
         }
         if caretPending {
-            out += String(repeating: "-", count: Int(max(0, 0 - cursor))) + "^"
+            out += gap(max(0, 0 - cursor), frame: frame) + "^"
         }
         return out
+    }
+
+    /// The most frames ``print(_:frame:hot:)`` and ``gap(_:frame:)`` write as dashes; a longer
+    /// gap is a time progression. A delay of 1e308 ms would otherwise ask for terabytes of dashes.
+    public static let longestDashRun: Int64 = 1000
+
+    /// `frames` frames of silence: that many dashes, or when there are more than
+    /// ``longestDashRun``, a time progression surrounded by spaces (` 1500ms `) that parses
+    /// back to the same duration.
+    public static func gap(_ frames: Int64, frame: Int64 = millisecond) -> String {
+        guard frames > longestDashRun else { return String(repeating: "-", count: Int(max(0, frames))) }
+        let (nanoseconds, overflow) = frames.multipliedReportingOverflow(by: frame)
+        // Past Int64 nanoseconds no line could be parsed back anyway; say the most there is.
+        let total = overflow ? Int64.max : nanoseconds
+        let whole = total / 1_000_000
+        let fraction = total % 1_000_000
+        guard fraction != 0 else { return " \(whole)ms " }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 6 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return " \(whole).\(digits)ms "
     }
 }
 

@@ -54,6 +54,46 @@ final class HostileSpecTests: XCTestCase {
         let timed = try play("hot e1 = -a-b|\nout = e1.timeout(each: 1e308)")
         XCTAssertEqual(events(timed, "out"), ["1:\"a\"", "3:\"b\"", "4:|"])
     }
+
+    func testASampleTimePeriodShorterThanANanosecondIsALocatedError() throws {
+        let error = specError("hot e1 = -a-b|\nout = e1.sampleTime(1e-300)")
+        XCTAssertEqual(error?.message, "expected a period of at least 0.000001ms (1ns), found 1e-300ms")
+        XCTAssertEqual(error?.location, SpecLocation(line: 2, column: 21))
+        XCTAssertEqual(specError("hot e1 = -a-b|\nout = e1.sampleTime(0)")?.message,
+                       "expected a period of at least 0.000001ms (1ns), found 0ms")
+        XCTAssertEqual(events(try play("hot e1 = -a-b|\nout = e1.sampleTime(1e308)"), "out"), ["4:|"])
+    }
+
+    func testAMarbleLineLongerThanTheActionLimitSaysSoInsteadOfBlamingTimers() {
+        let spec = "hot e1 = " + String(repeating: "a", count: 200_000) + "|\nout = e1.map(x => x)"
+        let error = specError(spec)
+        XCTAssertEqual(error?.message, "expected a run of at most 200000 scheduled actions, but the limit was reached at 199999ms with events of this input still to send; shorten the marble lines")
+        XCTAssertEqual(error?.location.line, 1)
+        XCTAssertFalse(error?.message.contains("unsubscribe") ?? true)
+    }
+
+    func testTimersLeftRunningStillSuggestAnUnsubscribeLine() {
+        let error = specError("hot e1 = -a|\nout = merge(e1, never()).sampleTime(1)")
+        XCTAssertEqual(error?.message, "expected the streams to settle, but the limit of 200000 scheduled actions was reached with timers still running; add an 'unsubscribe' line for this stream")
+        XCTAssertEqual(error?.location.line, 2, error?.description ?? "")
+    }
+
+    func testAnEmptySpecSaysItHasNoStreams() {
+        for spec in ["", "# only a comment\n", "frame 2ms\n"] {
+            XCTAssertEqual(specError(spec)?.message,
+                           "expected at least one stream (a 'hot NAME = ...', 'cold NAME = ...' or 'NAME = EXPRESSION' line)", spec)
+        }
+    }
+
+    func testAHugeDelayPrintsItsGapAsATimeProgressionNotAsDashes() throws {
+        let result = try play("hot a = -a|\nout = a.delay(1e308)")
+        let diagram = result.diagram()
+        XCTAssertLessThan(diagram.utf8.count, 200, diagram)
+        let out = diagram.split(separator: "\n").first { $0.hasPrefix("out") }
+        let time = try XCTUnwrap(result.stream("out")?.events.first?.time)
+        XCTAssertEqual(out.map(String.init), "out  " + MarbleNotation.gap(time / 1_000_000) + "(a|)")
+        XCTAssertTrue(out?.contains("ms (a|)") ?? false, diagram)
+    }
 }
 
 /// Strings built at run time stay bounded.

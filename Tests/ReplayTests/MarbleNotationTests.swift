@@ -15,6 +15,16 @@ final class MarbleNotationTests: XCTestCase {
         }
     }
 
+    func testLongGapsPrintAsTimeProgressionsThatParseBack() throws {
+        let events = try MarbleNotation.parse("a 5000ms b 1.5ms c|")
+        let printed = MarbleNotation.print(events)
+        XCTAssertEqual(printed, "a 5000ms b-c|")
+        XCTAssertEqual(summary(try MarbleNotation.parse(printed)), summary(events))
+        XCTAssertEqual(MarbleNotation.gap(3), "---")
+        XCTAssertEqual(MarbleNotation.gap(1001, frame: 1500), " 1.5015ms ")
+        XCTAssertEqual(MarbleNotation.gap(Int64.max / 2), " 9223372036854.775807ms ")
+    }
+
     func testDashesAndValuesEachTakeOneFrame() throws {
         XCTAssertEqual(summary(try MarbleNotation.parse("--a-b--|")), ["2:a", "4:b", "7:|"])
     }

@@ -152,10 +152,15 @@ extension SpecOperators {
         "sampleTime": { call in
             try call.expectArguments(1)
             let period = try call.duration(0)
-            guard period > 0 else {
-                throw SpecSyntaxError(location: call.positional[0].location, message: "expected a period longer than 0ms")
+            // Virtual time counts whole nanoseconds: a shorter period would round to a
+            // timer that never advances the clock.
+            let nanoseconds = (period * 1e9).rounded()
+            guard nanoseconds >= 1 else {
+                throw SpecSyntaxError(location: call.positional[0].location,
+                                      message: "expected a period of at least 0.000001ms (1ns), found \(SpecValue.format(period * 1000))ms")
             }
-            let ticks = SignalProducer<Date, Never>.timer(interval: .nanoseconds(Int((period * 1e9).rounded())),
+            // A period past the end of virtual time (Int64 nanoseconds) never ticks.
+            let ticks = SignalProducer<Date, Never>.timer(interval: .nanoseconds(Int(min(nanoseconds, 9.2e18))),
                                                           on: call.scheduler, file: file, line: call.line)
             return stream(call.stream.sampleLatest(on: ticks, file: file, line: call.line))
         },

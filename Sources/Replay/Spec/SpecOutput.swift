@@ -114,12 +114,11 @@ extension SpecResult {
 
     /// `^` where a subscription began and `!` where it ended, in frames.
     private func subscriptionLine(_ subscription: Subscription) -> String {
-        let start = Int(subscription.subscribe / frame)
-        guard let unsubscribe = subscription.unsubscribe else {
-            return String(repeating: "-", count: start) + "^"
-        }
-        let end = Int(unsubscribe / frame)
-        if end == start { return String(repeating: "-", count: start) + "(^!)" }
-        return String(repeating: "-", count: start) + "^" + String(repeating: "-", count: max(0, end - start - 1)) + "!"
+        let start = subscription.subscribe / frame
+        let lead = MarbleNotation.gap(start, frame: frame)
+        guard let unsubscribe = subscription.unsubscribe else { return lead + "^" }
+        let end = unsubscribe / frame
+        if end == start { return lead + "(^!)" }
+        return lead + "^" + MarbleNotation.gap(max(0, end - start - 1), frame: frame) + "!"
     }
 }

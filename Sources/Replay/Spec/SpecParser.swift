@@ -422,6 +422,10 @@ extension SpecDocument {
         } catch let error as MarbleSyntaxError {
             throw document.error(SpecLocation(line: error.line, column: error.column), error.message)
         }
+        if document.inputs.isEmpty && document.derived.isEmpty {
+            throw document.error(SpecLocation(line: 1, column: 1),
+                                 "expected at least one stream (a 'hot NAME = ...', 'cold NAME = ...' or 'NAME = EXPRESSION' line)")
+        }
         return document
     }
 

@@ -142,13 +142,20 @@ extension SpecDocument {
         }
         scheduler.run(limit: Self.actionLimit)
         let settled = scheduler.isEmpty
+        // Read before disposing: disposal interrupts every stream still running.
+        let stillRunning = outputs.indices.first { !ended[$0] }
         for disposable in disposables { disposable.dispose() }
         if let failure = interpreter.runtimeError {
             throw self.error(failure.location, failure.message)
         }
         guard settled else {
-            let location = outputs.indices.first { !ended[$0] }.map { outputs[$0].0.location } ?? SpecLocation(line: 1, column: 1)
-            throw self.error(location, "expected the streams to settle, but timers were still running after \(Self.actionLimit) scheduled actions; add an 'unsubscribe' line for this stream")
+            // The limit can be reached by the inputs' own events (a very long marble line):
+            // then no 'unsubscribe' line would help, and saying timers were left would mislead.
+            if let input = hotInputs.map(\.1).first(where: { $0.events.contains { $0.time > scheduler.now } }) {
+                throw self.error(input.location, "expected a run of at most \(Self.actionLimit) scheduled actions, but the limit was reached at \(SpecResult.milliseconds(scheduler.now))ms with events of this input still to send; shorten the marble lines")
+            }
+            let location = stillRunning.map { outputs[$0].0.location } ?? SpecLocation(line: 1, column: 1)
+            throw self.error(location, "expected the streams to settle, but the limit of \(Self.actionLimit) scheduled actions was reached with timers still running; add an 'unsubscribe' line for this stream")
         }
 
         var streams: [SpecResult.Stream] = inputs.map { input in
