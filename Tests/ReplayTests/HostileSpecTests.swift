@@ -72,6 +72,13 @@ final class HostileSpecTests: XCTestCase {
         XCTAssertFalse(error?.message.contains("unsubscribe") ?? true)
     }
 
+    func testALongColdMarbleLineAlsoSaysTheLimitWasReachedByItsEvents() {
+        let spec = "cold e1 = " + String(repeating: "a", count: 200_000) + "|\nout = e1.map(x => x)"
+        let error = specError(spec)
+        XCTAssertEqual(error?.message, "expected a run of at most 200000 scheduled actions, but the limit was reached at 199999ms with events of this input still to send; shorten the marble lines")
+        XCTAssertEqual(error?.location.line, 1)
+    }
+
     func testTimersLeftRunningStillSuggestAnUnsubscribeLine() {
         let error = specError("hot e1 = -a|\nout = merge(e1, never()).sampleTime(1)")
         XCTAssertEqual(error?.message, "expected the streams to settle, but the limit of 200000 scheduled actions was reached with timers still running; add an 'unsubscribe' line for this stream")

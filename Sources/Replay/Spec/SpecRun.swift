@@ -151,8 +151,19 @@ extension SpecDocument {
         guard settled else {
             // The limit can be reached by the inputs' own events (a very long marble line):
             // then no 'unsubscribe' line would help, and saying timers were left would mislead.
-            if let input = hotInputs.map(\.1).first(where: { $0.events.contains { $0.time > scheduler.now } }) {
-                throw self.error(input.location, "expected a run of at most \(Self.actionLimit) scheduled actions, but the limit was reached at \(SpecResult.milliseconds(scheduler.now))ms with events of this input still to send; shorten the marble lines")
+            let now = scheduler.now
+            let unsent = inputs.first { input in
+                guard let last = input.events.map(\.time).max() else { return false }
+                if input.hot { return last > now }
+                // A cold input sends from each subscription's start; one cut off by the
+                // disposal above ended at `now`.
+                return log.subscriptions(of: input.name).contains { subscription in
+                    let (due, overflow) = subscription.subscribe.addingReportingOverflow(last)
+                    return !overflow && due > now && (subscription.unsubscribe ?? now) >= now
+                }
+            }
+            if let input = unsent {
+                throw self.error(input.location, "expected a run of at most \(Self.actionLimit) scheduled actions, but the limit was reached at \(SpecResult.milliseconds(now))ms with events of this input still to send; shorten the marble lines")
             }
             let location = stillRunning.map { outputs[$0].0.location } ?? SpecLocation(line: 1, column: 1)
             throw self.error(location, "expected the streams to settle, but the limit of \(Self.actionLimit) scheduled actions was reached with timers still running; add an 'unsubscribe' line for this stream")
