@@ -74,6 +74,18 @@ final class ReplayCommandLineTests: XCTestCase {
         XCTAssertTrue(latency.err.contains("--hop-latency: expected zero or recorded"), latency.err)
     }
 
+    func testUsageMistakesExitWithStatusTwoAndSayWhatIsMissing() throws {
+        let missing = try marbles(["replay"])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.err.contains("Missing expected argument"), missing.err)
+        let unknown = try marbles(["diff", "a.trace", "b.trace", "--no-such-option"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.err.contains("Unknown option '--no-such-option'"), unknown.err)
+        let help = try marbles(["diff", "--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.out.contains("USAGE: marbles diff"), help.out)
+    }
+
     func testDiffExitsOneWithTheReportJSONAndAFigure() throws {
         let lines = [
             #"{"type":"thread","id":1,"name":"main"}"#,
