@@ -64,20 +64,8 @@ final class Protected<Value>: @unchecked Sendable {
 /// makes the accesses exclusive). A pthread mutex rather than `Synchronization.Mutex`, whose
 /// futex word the thread sanitizer cannot see on Linux (it reported every send as a race).
 @usableFromInline
-final class LockedState<State>: @unchecked Sendable {
+final class LockedState<State>: OperatorState<State>, @unchecked Sendable {
     @usableFromInline let lock = Lock()
-    @usableFromInline let pointer: UnsafeMutablePointer<State>
-
-    @inlinable
-    init(_ initial: State) {
-        pointer = .allocate(capacity: 1)
-        pointer.initialize(to: initial)
-    }
-
-    deinit {
-        pointer.deinitialize(count: 1)
-        pointer.deallocate()
-    }
 
     @inlinable @inline(__always)
     func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {

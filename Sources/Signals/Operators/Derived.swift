@@ -41,8 +41,9 @@ extension Signal {
 /// run time on every event (`swift_beginAccess`), because the compiler cannot see that an
 /// operator's events arrive one at a time. They do — a single-upstream operator's signal is
 /// fed by one serialised upstream — so the check buys nothing on this path and is skipped.
+/// `LockedState` adds a lock to it for state that several threads reach.
 @usableFromInline
-final class OperatorState<State>: @unchecked Sendable {
+class OperatorState<State>: @unchecked Sendable {
     @usableFromInline let pointer: UnsafeMutablePointer<State>
 
     @inlinable
