@@ -68,7 +68,7 @@ func machineDescription() -> String {
     let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
         .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown"
     let memory = Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30)
-    return "\(ProcessInfo.processInfo.activeProcessorCount) cores (\(model ?? "unknown")), \(decimal(memory)) GiB memory"
+    return "\(ProcessInfo.processInfo.activeProcessorCount) cores (\(model)), \(decimal(memory)) GiB memory"
 }
 
 func runBenchmarks(_ options: Options) throws {
