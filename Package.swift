@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Signals", targets: ["Signals"]),
         .library(name: "TraceLog", targets: ["TraceLog"]),
+        .library(name: "Recording", targets: ["Recording"]),
         .library(name: "Diagrams", targets: ["Diagrams"]),
         .library(name: "Replay", targets: ["Replay"]),
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
@@ -18,9 +19,11 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
-        .target(name: "Signals"),
-        .target(name: "TraceLog", dependencies: ["Signals"]),
-        .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Replay", "Diagrams"]),
+        .target(name: "TraceKinds"),
+        .target(name: "Signals", dependencies: ["TraceKinds"]),
+        .target(name: "TraceLog", dependencies: ["TraceKinds"]),
+        .target(name: "Recording", dependencies: ["Signals", "TraceLog"]),
+        .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Recording", "Replay", "Diagrams"]),
         .systemLibrary(
             name: "CGraphviz",
             pkgConfig: "libgvc",
@@ -32,35 +35,38 @@ let package = Package(
             providers: [.apt(["libcairo2-dev"])]
         ),
         .target(name: "Diagrams", dependencies: ["TraceLog", "CGraphviz", "CCairo"]),
-        .target(name: "Replay", dependencies: ["Signals", "TraceLog"]),
-        .target(name: "MarblesTesting", dependencies: ["Signals", "TraceLog", "Replay"]),
+        .target(name: "Replay", dependencies: ["Signals", "TraceLog", "Recording"]),
+        .target(name: "MarblesTesting", dependencies: ["Signals", "TraceLog", "Recording", "Replay"]),
         .executableTarget(
             name: "marbles",
             dependencies: [
                 "Signals",
                 "TraceLog",
+                "Recording",
                 "Replay",
                 "Diagrams",
                 "Tutorials",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "Benchmarks", dependencies: ["Signals", "TraceLog", "Replay"]),
+        .executableTarget(name: "Benchmarks", dependencies: ["Signals", "TraceLog", "Recording", "Replay"]),
         .executableTarget(
             name: "MarblesBench",
             dependencies: [
                 "Signals",
                 "TraceLog",
+                "Recording",
                 "Replay",
                 "Diagrams",
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
-        .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Signals"]),
-        .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog", "Replay"]),
-        .testTarget(name: "DiagramsTests", dependencies: ["Diagrams", "TraceLog", "Signals"]),
-        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Signals", "MarblesTesting", "TraceLog"]),
+        .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Recording", "Signals"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "TraceLog", "Signals"]),
+        .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog", "Recording", "Replay"]),
+        .testTarget(name: "DiagramsTests", dependencies: ["Diagrams", "TraceLog", "Recording", "Signals"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
     ],
     swiftLanguageModes: [.v5]
 )

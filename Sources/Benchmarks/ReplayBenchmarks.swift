@@ -2,6 +2,7 @@ import Foundation
 import Replay
 import Signals
 import TraceLog
+import Recording
 
 /// Replay throughput (recorded events re-driven and re-recorded per second) and diff
 /// throughput, on a search-like pipeline recorded in virtual time.

@@ -1,6 +1,7 @@
 import Foundation
 import Signals
 import TraceLog
+import Recording
 
 /// Recording overhead per event per operator, trace write and read throughput, and the
 /// memory a streaming summary of a large trace needs.

@@ -1,4 +1,3 @@
-import Signals
 import TraceLog
 
 /// The inner streams of each higher-order operator in a trace, as figures draw them.

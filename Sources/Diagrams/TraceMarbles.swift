@@ -1,4 +1,3 @@
-import Signals
 import TraceLog
 
 /// What a marble diagram of a trace shows.
@@ -65,12 +64,12 @@ private struct TraceMarbleBuilder {
 
     /// A node whose every subscription was started by a higher-order operator.
     func isInnerOnly(_ node: NodeRecord) -> Bool {
-        guard node.kind != "sink", let subscriptions = subscriptionsByNode[node.id], !subscriptions.isEmpty else { return false }
+        guard node.kind != .sink, let subscriptions = subscriptionsByNode[node.id], !subscriptions.isEmpty else { return false }
         return subscriptions.allSatisfy { $0.parent != 0 }
     }
 
     func chosenNodes() throws -> [NodeRecord] {
-        let candidates = trace.nodes.filter { $0.kind != "sink" && subscriptionsByNode[$0.id] != nil }
+        let candidates = trace.nodes.filter { $0.kind != .sink && subscriptionsByNode[$0.id] != nil }
         switch options.selection {
         case .all:
             return candidates.filter { !isInnerOnly($0) }
@@ -79,7 +78,7 @@ private struct TraceMarbleBuilder {
             var reaches: Set<UInt64> = []
             for node in trace.nodes.reversed() {
                 let downstream = trace.nodes.filter { $0.upstream.contains { $0.node == node.id } }
-                if node.kind == "sink" || downstream.contains(where: { reaches.contains($0.id) }) {
+                if node.kind == .sink || downstream.contains(where: { reaches.contains($0.id) }) {
                     reaches.insert(node.id)
                 }
             }

@@ -1,4 +1,3 @@
-import Signals
 import TraceLog
 
 extension PipelineGraph {
@@ -24,10 +23,10 @@ extension PipelineGraph {
         var nodes: [Node] = []
         for record in trace.nodes {
             var threadID = busiestThread(record.id)
-            if threadID == nil, record.kind == "sink", let observed = record.upstream.first?.node {
+            if threadID == nil, record.kind == .sink, let observed = record.upstream.first?.node {
                 threadID = busiestThread(observed)
             }
-            let kind: Kind = record.kind == "source" ? .source : (record.kind == "sink" ? .sink : .operator)
+            let kind: Kind = record.kind == .source ? .source : (record.kind == .sink ? .sink : .operator)
             nodes.append(Node(
                 id: String(record.id), kind: kind, name: record.name, parameters: record.parameters,
                 label: record.label, callSite: "\(record.file):\(record.line)",
@@ -41,11 +40,11 @@ extension PipelineGraph {
             for upstream in record.upstream {
                 let style: EdgeStyle
                 switch upstream.role {
-                case "data", "latest", "fallback": style = .data
-                case "inner": style = .inner
+                case .data, .latest, .fallback: style = .data
+                case .inner: style = .inner
                 default: style = .control
                 }
-                let label = record.kind == "sink" ? nil : Self.countLabel(values[upstream.node] ?? 0)
+                let label = record.kind == .sink ? nil : Self.countLabel(values[upstream.node] ?? 0)
                 edges.append(Edge(from: String(upstream.node), to: String(record.id), style: style, label: label))
             }
         }
@@ -74,7 +73,7 @@ extension PipelineGraph {
     /// error. One edge per (origin, sink, error text).
     private static func errorPaths(_ trace: Trace) -> [Edge] {
         var sinksObserving: [UInt64: [UInt64]] = [:]
-        for node in trace.nodes where node.kind == "sink" {
+        for node in trace.nodes where node.kind == .sink {
             for upstream in node.upstream { sinksObserving[upstream.node, default: []].append(node.id) }
         }
         var seen: Set<String> = []

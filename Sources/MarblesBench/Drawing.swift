@@ -2,6 +2,7 @@ import Diagrams
 import Foundation
 import Signals
 import TraceLog
+import Recording
 
 /// Drawing figures from traces, as `marbles draw` does: a marble diagram and a pipeline
 /// diagram, each from a virtual-time trace recorded here, to SVG.
@@ -53,7 +54,7 @@ enum Drawing {
     static func measure(events target: Int, runs: Int, table: inout Table) throws {
         let marbles = try marbleTrace(inputs: target * 2 / 7)
         let pipeline = try pipelineTrace()
-        let operators = pipeline.nodes.filter { $0.kind != "sink" }.count
+        let operators = pipeline.nodes.filter { $0.kind != .sink }.count
         var marbleTimes: [Double] = [], pipelineTimes: [Double] = []
         var marbleBytes = 0, pipelineBytes = 0
         for _ in 0..<runs {

@@ -1,6 +1,7 @@
 import Foundation
 import Signals
 import TraceLog
+import Recording
 
 /// The core pipeline with the recorder attached: in memory, and writing a trace file.
 enum Recording {

@@ -2,6 +2,7 @@ import Foundation
 import Replay
 import Signals
 import TraceLog
+import Recording
 
 /// Replaying a recorded run: the core chain built against an `Environment`, run live with
 /// the recorder writing a file, then re-run in virtual time by `Replayer`.

@@ -42,9 +42,9 @@ enum TraceGenerator {
         let names = ["pipe", "map", "filter", "map", "scan"]
         for (index, name) in names.enumerated() {
             let id = UInt64(index + 1)
-            try emit(.node(NodeRecord(id: id, kind: index == 0 ? "source" : "operator", name: name,
+            try emit(.node(NodeRecord(id: id, kind: index == 0 ? .source : .operator, name: name,
                                       file: "MarblesBench/Core.swift", line: UInt64(12 + index),
-                                      upstream: index == 0 ? [] : [.init(node: id - 1, role: "data")])))
+                                      upstream: index == 0 ? [] : [.init(node: id - 1, role: .data)])))
             try emit(.subscribe(SubscriptionRecord(id: id, node: id, parent: 0, time: 0, thread: 1)))
         }
         var sequence: UInt64 = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Signals
 import TraceLog
+import Recording
 
 /// The queue waits a trace recorded, per hopping node, in the order the hops were enqueued,
 /// handed out one by one as the replay's hops are enqueued.

@@ -1,6 +1,7 @@
 import Foundation
 import Signals
 import TraceLog
+import Recording
 
 /// Re-runs a pipeline from a recorded trace in virtual time and records the run as a new,
 /// virtual trace.

@@ -326,7 +326,7 @@ struct CallBoundary {
                             break
                         }
                     }
-                } else if node.kind == "sink", !node.upstream.isEmpty {
+                } else if node.kind == .sink, !node.upstream.isEmpty {
                     for edge in node.upstream {
                         guard let further = feeds[edge.node] else {
                             inside = false

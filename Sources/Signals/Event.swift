@@ -86,10 +86,5 @@ extension Event: CustomStringConvertible {
     }
 }
 
-/// The four kinds of `Event`, as the probe and the trace log name them.
-public enum EventKind: String, Sendable, CaseIterable {
-    case value, failed, completed, interrupted
-}
-
 /// An error type with no values, for streams that cannot fail (ReactiveSwift's `NoError`).
 public typealias NoError = Never

@@ -1,31 +1,6 @@
 import Foundation
 import Synchronization
-
-/// How an upstream feeds a node: plain data, an inner stream, a trigger, a sampler...
-public struct EdgeRole: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// The values of the upstream become (or decide) the node's values.
-    public static let data = EdgeRole(rawValue: "data")
-    /// An inner stream of a higher-order operator (`flatMap`, `flatten`).
-    public static let inner = EdgeRole(rawValue: "inner")
-    /// A stream whose events end or start the node (`take(until:)`, `then`).
-    public static let trigger = EdgeRole(rawValue: "trigger")
-    /// A stream that says when to sample (`sample(on:)`, `sample(with:)`).
-    public static let sampler = EdgeRole(rawValue: "sampler")
-    /// A stream the node reads the latest value of (`withLatest(from:)`).
-    public static let latest = EdgeRole(rawValue: "latest")
-    /// A stream used after a failure or timeout (`flatMapError`, `timeout(with:)`).
-    public static let fallback = EdgeRole(rawValue: "fallback")
-
-    public var description: String { rawValue }
-}
-
-/// Whether a node creates events, transforms them, or consumes them.
-public enum NodeKind: String, Sendable {
-    case source, `operator`, sink
-}
+@_exported import TraceKinds
 
 /// One operator, source or sink of a pipeline: a place in the code that makes a stream.
 ///

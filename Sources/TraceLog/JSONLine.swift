@@ -1,11 +1,10 @@
-import Signals
 
 /// Builds one JSON object as bytes, keys in the order they are added: the trace log's
 /// hand-written formatter. Foundation's `JSONEncoder` orders keys differently from run to run
 /// and is about forty times slower per record, so every record is written through this.
 public struct JSONLine {
     /// The bytes written so far.
-    public internal(set) var bytes: [UInt8] = []
+    public package(set) var bytes: [UInt8] = []
     private var needsComma = false
 
     /// An empty line with `capacity` bytes reserved.
@@ -76,7 +75,7 @@ public struct JSONLine {
     /// The length comes from comparisons and the digits two at a time from a table: this
     /// runs for every number of every record.
     @inline(__always)
-    static func digits(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    package static func digits(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
         var length = 1
         var bound: UInt64 = 10
         while length < 20 && value >= bound {
@@ -177,12 +176,12 @@ public struct JSONLine {
     /// Adds `"causes":[primary,others...]`: zeros, repeats of the primary and numbers not
     /// below `sequence` (left in a thread's context by an earlier recording) left out.
     /// Written without building an array: this runs for every recorded event.
-    mutating func causesField(_ causes: Causes, below sequence: UInt64) {
-        let hasPrimary = causes.primary != 0 && causes.primary < sequence
-        if causes.others.isEmpty {
+    package mutating func causesField(primary: UInt64, others: [UInt64], below sequence: UInt64) {
+        let hasPrimary = primary != 0 && primary < sequence
+        if others.isEmpty {
             keyed("causes") { out in
                 out[0] = UInt8(ascii: "[")
-                let count = hasPrimary ? 1 + Self.digits(causes.primary, to: out + 1) : 1
+                let count = hasPrimary ? 1 + Self.digits(primary, to: out + 1) : 1
                 out[count] = UInt8(ascii: "]")
                 return count + 1
             }
@@ -192,10 +191,10 @@ public struct JSONLine {
         bytes.append(UInt8(ascii: "["))
         var first = true
         if hasPrimary {
-            Self.appendInteger(causes.primary, to: &bytes)
+            Self.appendInteger(primary, to: &bytes)
             first = false
         }
-        for other in causes.others where other != 0 && other != causes.primary && other < sequence {
+        for other in others where other != 0 && other != primary && other < sequence {
             if !first { bytes.append(UInt8(ascii: ",")) }
             Self.appendInteger(other, to: &bytes)
             first = false

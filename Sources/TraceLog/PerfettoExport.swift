@@ -1,5 +1,4 @@
 import Foundation
-import Signals
 
 /// Exports a trace as Chrome trace-event JSON, which Perfetto's UI (ui.perfetto.dev) and
 /// chrome://tracing open. Streaming: one pass over the reader, bounded memory.

@@ -1,4 +1,5 @@
-import Signals
+@_exported import TraceKinds
+
 
 /// The format's name and the version this library writes and reads (`traces/FORMAT.md`).
 public enum TraceFormat {
@@ -51,8 +52,8 @@ public struct NodeRecord: Equatable, Sendable {
     /// An upstream node and how it feeds this one (`data`, `inner`, `trigger`, ...).
     public struct Edge: Equatable, Sendable {
         public var node: UInt64
-        public var role: String
-        public init(node: UInt64, role: String) {
+        public var role: EdgeRole
+        public init(node: UInt64, role: EdgeRole) {
             self.node = node
             self.role = role
         }
@@ -61,7 +62,7 @@ public struct NodeRecord: Equatable, Sendable {
     /// Trace-local id, 1, 2, ... in order of first appearance.
     public var id: UInt64
     /// `source`, `operator` or `sink`.
-    public var kind: String
+    public var kind: NodeKind
     public var name: String
     public var parameters: String
     public var file: String
@@ -69,7 +70,7 @@ public struct NodeRecord: Equatable, Sendable {
     public var label: String?
     public var upstream: [Edge]
 
-    public init(id: UInt64, kind: String, name: String, parameters: String = "", file: String, line: UInt64,
+    public init(id: UInt64, kind: NodeKind, name: String, parameters: String = "", file: String, line: UInt64,
                 label: String? = nil, upstream: [Edge] = []) {
         self.id = id
         self.kind = kind

@@ -1,5 +1,4 @@
 import Foundation
-import Signals
 
 /// A whole trace in memory: nodes, subscriptions, threads, events, hops and marks, with
 /// lookups by id. Built on `TraceReader`; use the reader directly for traces too large for
@@ -151,7 +150,7 @@ public struct Trace: Sendable {
     }
 
     /// The nodes no other node reads from, but sinks read: the ends of the pipelines.
-    public var sinks: [NodeRecord] { nodes.filter { $0.kind == "sink" } }
+    public var sinks: [NodeRecord] { nodes.filter { $0.kind == .sink } }
 
     /// The nodes with no upstream: sources.
     public var sources: [NodeRecord] { nodes.filter { $0.upstream.isEmpty } }
@@ -164,7 +163,7 @@ public struct Trace: Sendable {
     public var innerEdges: [InnerEdge] {
         var childrenByParent: [UInt64: Set<UInt64>] = [:]
         for subscription in subscriptions where subscription.parent != 0 {
-            guard let node = node(subscription.node), node.kind != "sink" else { continue }
+            guard let node = node(subscription.node), node.kind != .sink else { continue }
             childrenByParent[subscription.parent, default: []].insert(subscription.node)
         }
         var edges = Set<InnerEdge>()

@@ -1,5 +1,4 @@
 import Foundation
-import Signals
 
 /// A problem in a trace file: where it is and what was expected there.
 public struct TraceError: Error, Equatable, CustomStringConvertible {
@@ -306,9 +305,9 @@ public final class TraceReader {
                       case let .string(role)? = element["role"] else {
                     throw fields.error("upstream element \(index) to be {\"node\":ID,\"role\":\"...\"}", at: "upstream")
                 }
-                upstream.append(.init(node: UInt64(node), role: role))
+                upstream.append(.init(node: UInt64(node), role: EdgeRole(rawValue: role)))
             }
-            return .node(NodeRecord(id: try fields.id("id"), kind: try fields.string("kind"), name: try fields.string("name"),
+            return .node(NodeRecord(id: try fields.id("id"), kind: NodeKind(rawValue: try fields.string("kind")), name: try fields.string("name"),
                                     parameters: try fields.string("parameters"), file: try fields.string("file"),
                                     line: try fields.unsigned("line"), label: try fields.optionalString("label"),
                                     upstream: upstream))

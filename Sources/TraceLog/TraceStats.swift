@@ -1,4 +1,3 @@
-import Signals
 
 /// Timing analysis of a trace, computed in one streaming pass (`marbles stats`).
 ///
@@ -149,10 +148,10 @@ public struct TraceStats: Sendable {
             switch record {
             case let .node(node):
                 var state = NodeState(record: node, stats: NodeStats(node: node))
-                state.dataUpstream = node.upstream.filter { $0.role == "data" }.map(\.node)
+                state.dataUpstream = node.upstream.filter { $0.role == .data }.map(\.node)
                 for upstream in state.dataUpstream {
                     nodes[upstream]?.dataDownstream.append(node.id)
-                    if node.kind == "sink" { nodes[upstream]?.feedsSinks.append(node.id) }
+                    if node.kind == .sink { nodes[upstream]?.feedsSinks.append(node.id) }
                 }
                 nodes[node.id] = state
                 order.append(node.id)
@@ -215,7 +214,7 @@ public struct TraceStats: Sendable {
                 current = cause
                 steps += 1
             }
-            guard let node = nodes[current.node], node.record.upstream.isEmpty || node.record.kind == "source" else {
+            guard let node = nodes[current.node], node.record.upstream.isEmpty || node.record.kind == .source else {
                 return nil
             }
             return current
@@ -236,7 +235,7 @@ public struct TraceStats: Sendable {
                 // subscription of the node and of each of its data upstream nodes.
                 let unambiguous = state.subscriptions == 1
                     && state.dataUpstream.allSatisfy { nodes[$0]?.subscriptions == 1 }
-                if state.record.kind == "operator", !state.dataUpstream.isEmpty, !state.otherCaused, unambiguous {
+                if state.record.kind == .operator, !state.dataUpstream.isEmpty, !state.otherCaused, unambiguous {
                     line.dropped = max(0, state.inputs - state.passed)
                 }
                 stats.nodes.append(line)
@@ -273,7 +272,7 @@ public struct TraceStats: Sendable {
     public var text: String {
         var out = "\(name): \(header.clock.rawValue) time, \(events) events, \(formatDuration(duration))\n\n"
         var rows = [["node", "at", "values", "failed", "done", "intr", "p50", "p95", "p99", "max", "dropped"]]
-        for line in nodes where line.node.kind != "sink" {
+        for line in nodes where line.node.kind != .sink {
             let latency = line.stageLatency
             rows.append([
                 Self.nodeName(line.node), "\(line.node.file):\(line.node.line)", "\(line.values)", "\(line.failed)",
@@ -369,7 +368,7 @@ public struct TraceStats: Sendable {
         line.field("duration", duration)
         line.field("nodes", objects: nodes) { object, node in
             Self.nodeFields(&object, node.node)
-            object.field("kind", node.node.kind)
+            object.field("kind", node.node.kind.rawValue)
             object.field("values", node.values)
             object.field("failed", node.failed)
             object.field("completed", node.completed)

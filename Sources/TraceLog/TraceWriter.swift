@@ -1,4 +1,3 @@
-import Signals
 
 extension TraceRecord {
     /// The record as one JSON line, newline included, keys in the order FORMAT.md gives.
@@ -26,7 +25,7 @@ extension TraceRecord {
         case let .node(node):
             line.field("type", "node")
             line.field("id", node.id)
-            line.field("kind", node.kind)
+            line.field("kind", node.kind.rawValue)
             line.field("name", node.name)
             line.field("parameters", node.parameters)
             line.field("file", node.file)
@@ -34,7 +33,7 @@ extension TraceRecord {
             line.field("label", ifPresent: node.label)
             line.field("upstream", objects: node.upstream) { object, edge in
                 object.field("node", edge.node)
-                object.field("role", edge.role)
+                object.field("role", edge.role.rawValue)
             }
         case let .subscribe(subscription):
             line.field("type", "subscribe")
@@ -101,7 +100,7 @@ extension TraceRecord {
 extension JSONLine {
     /// The fields of an event record, in FORMAT.md's order: shared by `TraceRecord.write`
     /// and the recorder's hot path, which writes events without building a record first.
-    mutating func writeEventFields(sequence: UInt64, time: Int64, node: UInt64, subscription: UInt64, kind: EventKind,
+    package mutating func writeEventFields(sequence: UInt64, time: Int64, node: UInt64, subscription: UInt64, kind: EventKind,
                                    thread: UInt64, causes: (inout JSONLine) -> Void, value: (inout JSONLine) -> Void) {
         field("type", "event")
         field("seq", sequence)

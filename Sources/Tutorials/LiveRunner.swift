@@ -1,6 +1,7 @@
 import Foundation
 import Signals
 import TraceLog
+import Recording
 
 /// Runs a scenario live: real threads, the simulated user's script on the main queue at its
 /// offsets, the fake services on their own queues, everything recorded by a real-clock

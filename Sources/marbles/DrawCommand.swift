@@ -4,6 +4,7 @@ import Foundation
 import Replay
 import Signals
 import TraceLog
+import Recording
 
 /// `marbles draw TRACE|SPEC --marble|--pipeline -o FILE`: figures from a trace or a spec.
 struct DrawCommand: ParsableCommand {

@@ -4,6 +4,7 @@ import Foundation
 import Replay
 import Signals
 import TraceLog
+import Recording
 
 /// `marbles play SPEC`: runs a `.marbles` spec with the real operators in virtual time.
 struct PlayCommand: ParsableCommand {

@@ -5,6 +5,7 @@ import FoundationXML
 #endif
 import Signals
 import TraceLog
+import Recording
 import XCTest
 
 final class TraceMarbleTests: XCTestCase {
@@ -223,7 +224,7 @@ final class HostileTimesTests: XCTestCase {
         var trace = Trace(header: TraceHeader(clock: .real))
         let records: [TraceRecord] = [
             .thread(ThreadRecord(id: 1, name: "main")),
-            .node(NodeRecord(id: 1, kind: "source", name: "pipe", file: "A.swift", line: 1, upstream: [])),
+            .node(NodeRecord(id: 1, kind: .source, name: "pipe", file: "A.swift", line: 1, upstream: [])),
             .subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: Int64.min, thread: 1)),
             .event(EventRecord(sequence: 1, time: Int64.min, node: 1, subscription: 1, kind: .value, thread: 1, text: "a")),
             .event(EventRecord(sequence: 2, time: 0, node: 1, subscription: 1, kind: .value, thread: 1, text: "b")),

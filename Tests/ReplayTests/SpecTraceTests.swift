@@ -2,6 +2,7 @@ import Foundation
 import Replay
 import Signals
 import TraceLog
+import Recording
 import XCTest
 
 final class SpecTraceTests: XCTestCase {

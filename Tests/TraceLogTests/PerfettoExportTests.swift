@@ -1,6 +1,7 @@
 import Foundation
 import Signals
 import TraceLog
+import Recording
 import XCTest
 
 final class PerfettoExportTests: XCTestCase {

@@ -139,9 +139,9 @@ final class TraceReaderTests: XCTestCase {
     func testEveryRecordKindRoundTrips() throws {
         let records: [TraceRecord] = [
             .thread(ThreadRecord(id: 1, name: "worker", scheduler: "background", os: 4242)),
-            .node(NodeRecord(id: 1, kind: "source", name: "pipe", file: "A.swift", line: 1, label: "in")),
-            .node(NodeRecord(id: 2, kind: "operator", name: "flatMap", parameters: "latest", file: "A.swift", line: 2,
-                             upstream: [.init(node: 1, role: "data")])),
+            .node(NodeRecord(id: 1, kind: .source, name: "pipe", file: "A.swift", line: 1, label: "in")),
+            .node(NodeRecord(id: 2, kind: .operator, name: "flatMap", parameters: "latest", file: "A.swift", line: 2,
+                             upstream: [.init(node: 1, role: .data)])),
             .subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: 0, thread: 1)),
             .subscribe(SubscriptionRecord(id: 2, node: 2, parent: 1, time: 5, thread: 1, late: true)),
             .event(EventRecord(sequence: 1, time: 7, node: 1, subscription: 1, kind: .value, thread: 1, causes: [],

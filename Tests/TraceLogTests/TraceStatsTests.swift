@@ -1,6 +1,6 @@
-import Foundation
 import Signals
 import TraceLog
+import Recording
 import XCTest
 
 final class TraceStatsTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import Signals
 import TraceLog
+import Recording
 
 /// The failure of the pipelines recorded for these tests.
 struct SearchError: Swift.Error, CustomStringConvertible {
@@ -102,9 +103,9 @@ extension Pipelines {
             .thread(ThreadRecord(id: 1, name: "main", os: 7)),
             .thread(ThreadRecord(id: 2, name: "main", scheduler: "main", os: 7)),
             .thread(ThreadRecord(id: 3, name: "com.apple.root.default-qos", scheduler: "background", os: 9)),
-            .node(NodeRecord(id: 1, kind: "source", name: "pipe", file: "A.swift", line: 1, upstream: [])),
-            .node(NodeRecord(id: 2, kind: "operator", name: "map", file: "A.swift", line: 2,
-                             upstream: [.init(node: 1, role: "data")])),
+            .node(NodeRecord(id: 1, kind: .source, name: "pipe", file: "A.swift", line: 1, upstream: [])),
+            .node(NodeRecord(id: 2, kind: .operator, name: "map", file: "A.swift", line: 2,
+                             upstream: [.init(node: 1, role: .data)])),
             .subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: 0, thread: 1)),
             .subscribe(SubscriptionRecord(id: 2, node: 2, parent: 0, time: 3_000, thread: 1)),
             .event(EventRecord(sequence: 1, time: 1_000_000, node: 1, subscription: 1, kind: .value, thread: 1, text: "x")),

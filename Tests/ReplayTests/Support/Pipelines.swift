@@ -1,7 +1,7 @@
-import Foundation
 import Replay
 import Signals
 import TraceLog
+import Recording
 import XCTest
 
 /// The error the test services fail with.

@@ -1,6 +1,7 @@
 import Foundation
 import Signals
 import TraceLog
+import Recording
 import Tutorials
 
 /// A scenario's world in virtual time: inputs are pipes the script sends into, every

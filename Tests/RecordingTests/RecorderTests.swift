@@ -1,5 +1,6 @@
 import Signals
 import TraceLog
+import Recording
 import XCTest
 
 final class RecorderTests: XCTestCase {
@@ -30,7 +31,7 @@ final class RecorderTests: XCTestCase {
         XCTAssertNil(trace.header.host)
         XCTAssertEqual(trace.nodes.map(\.name), ["pipe", "map", "filter", "observeValues"])
         XCTAssertEqual(trace.nodes.first?.label, "numbers")
-        XCTAssertEqual(trace.nodes[1].upstream, [NodeRecord.Edge(node: 1, role: "data")])
+        XCTAssertEqual(trace.nodes[1].upstream, [NodeRecord.Edge(node: 1, role: .data)])
         let pipe = trace.events(of: 1)
         XCTAssertEqual(pipe.map(\.json), ["1", "2", "3", nil])
         XCTAssertEqual(pipe.map(\.time), [1_000_000, 2_000_000, 3_000_000, 5_000_000])

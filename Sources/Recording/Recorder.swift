@@ -1,5 +1,6 @@
 import Foundation
 import Signals
+import TraceLog
 import Synchronization
 
 /// Records what instrumented streams report into a trace: attach it, run the pipeline,
@@ -335,7 +336,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         swap(&line.bytes, &buffer)
         line.begin()
         line.writeEventFields(sequence: sequence, time: time, node: nodeID, subscription: subscriptionID, kind: kind,
-                              thread: thread, causes: { $0.causesField(causes, below: sequence) },
+                              thread: thread, causes: { $0.causesField(primary: causes.primary, others: causes.others, below: sequence) },
                               value: { line in formatted?.write(to: &line) })
         line.end()
         swap(&line.bytes, &buffer)
@@ -547,14 +548,14 @@ public final class Recorder: Probe, @unchecked Sendable {
         }
         var upstream: [NodeRecord.Edge] = []
         for edge in node.upstream {
-            upstream.append(.init(node: nodeID(edge.node), role: edge.role.rawValue))
+            upstream.append(.init(node: nodeID(edge.node), role: edge.role))
         }
         let id = UInt64(nodeIDs.count + 1)
         nodeIDs[node.id] = id
         nodeCache.store(node.id, id)
         let label = node.label
         nodesWritten.append((id, node, label))
-        append(.node(NodeRecord(id: id, kind: node.kind.rawValue, name: node.name, parameters: node.parameters,
+        append(.node(NodeRecord(id: id, kind: node.kind, name: node.name, parameters: node.parameters,
                                 file: node.file, line: UInt64(node.line), label: label, upstream: upstream)))
         return id
     }
