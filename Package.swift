@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "Recording", targets: ["Recording"]),
         .library(name: "Diagrams", targets: ["Diagrams"]),
         .library(name: "Replay", targets: ["Replay"]),
+        .library(name: "MarbleNotation", targets: ["MarbleNotation"]),
+        .library(name: "Spec", targets: ["Spec"]),
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
         .executable(name: "marbles", targets: ["marbles"]),
         .executable(name: "marbles-bench", targets: ["Benchmarks"]),
@@ -35,8 +37,10 @@ let package = Package(
             providers: [.apt(["libcairo2-dev"])]
         ),
         .target(name: "Diagrams", dependencies: ["TraceLog", "CGraphviz", "CCairo"]),
+        .target(name: "MarbleNotation"),
+        .target(name: "Spec", dependencies: ["Signals", "MarbleNotation"]),
         .target(name: "Replay", dependencies: ["Signals", "TraceLog", "Recording"]),
-        .target(name: "MarblesTesting", dependencies: ["Signals", "TraceLog", "Recording", "Replay"]),
+        .target(name: "MarblesTesting", dependencies: ["Signals", "TraceLog", "Recording", "Replay", "MarbleNotation"]),
         .executableTarget(
             name: "marbles",
             dependencies: [
@@ -44,6 +48,7 @@ let package = Package(
                 "TraceLog",
                 "Recording",
                 "Replay",
+                "Spec",
                 "Diagrams",
                 "Tutorials",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -66,7 +71,9 @@ let package = Package(
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "TraceLog", "Signals"]),
         .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog", "Recording", "Replay"]),
         .testTarget(name: "DiagramsTests", dependencies: ["Diagrams", "TraceLog", "Recording", "Signals"]),
-        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
+        .testTarget(name: "MarbleNotationTests", dependencies: ["MarbleNotation"]),
+        .testTarget(name: "SpecTests", dependencies: ["Spec", "MarbleNotation", "Signals", "TraceLog", "Recording"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Replay", "MarbleNotation", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
     ],
     swiftLanguageModes: [.v5]
 )

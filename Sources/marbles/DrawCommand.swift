@@ -2,6 +2,7 @@ import ArgumentParser
 import Diagrams
 import Foundation
 import Replay
+import Spec
 import Signals
 import TraceLog
 import Recording

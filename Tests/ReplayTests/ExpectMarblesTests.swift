@@ -1,3 +1,4 @@
+import MarbleNotation
 @testable import MarblesTesting
 import Replay
 import Signals
@@ -18,7 +19,7 @@ final class ExpectMarblesTests: XCTestCase {
 
     func testMalformedLinesThrow() {
         XCTAssertThrowsError(try expectMarbles(inputs: ["e1": "-(a"], { $0["e1"] }, "-a")) { error in
-            XCTAssertEqual((error as? Replay.MarbleSyntaxError)?.column, 2)
+            XCTAssertEqual((error as? MarbleSyntaxError)?.column, 2)
         }
     }
 }

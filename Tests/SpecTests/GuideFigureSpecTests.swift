@@ -1,5 +1,5 @@
 import Foundation
-import Replay
+import Spec
 import XCTest
 
 /// The figures of the Signals guides (Sources/Signals/Signals.docc/Resources/*.marbles) show

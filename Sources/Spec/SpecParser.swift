@@ -1,3 +1,4 @@
+import MarbleNotation
 import Foundation
 
 /// A token of the expression language.

@@ -1,4 +1,4 @@
-import Replay
+import MarbleNotation
 import XCTest
 
 final class MarbleNotationTests: XCTestCase {

@@ -1,4 +1,5 @@
-import Replay
+import Spec
+import MarbleNotation
 import XCTest
 
 /// Each spec operator, run through the real Signals operators, against the behaviour the

@@ -1,4 +1,4 @@
-import Replay
+import Spec
 import XCTest
 
 final class SpecLanguageTests: XCTestCase {

@@ -1,4 +1,5 @@
-import Replay
+import Spec
+import MarbleNotation
 import XCTest
 
 /// Absurd numbers and hostile nesting in a spec get an error with a location or a defined

@@ -1,5 +1,5 @@
 import Foundation
-import Replay
+import Spec
 import Signals
 import TraceLog
 import Recording

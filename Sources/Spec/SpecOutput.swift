@@ -1,3 +1,4 @@
+import MarbleNotation
 extension SpecResult {
     /// Milliseconds from nanoseconds: whole numbers print bare, fractions in shortest form.
     static func milliseconds(_ nanoseconds: Int64) -> String {

@@ -1,5 +1,5 @@
 import Foundation
-import Replay
+import Spec
 import XCTest
 
 /// The operator figure specs in diagrams/operators stay valid: each parses, runs, and

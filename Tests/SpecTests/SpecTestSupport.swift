@@ -1,4 +1,4 @@
-import Replay
+import Spec
 import XCTest
 
 /// Runs a spec and returns each derived stream's events as a compact marble-ish summary.

@@ -1,3 +1,4 @@
+import MarbleNotation
 /// A place in a spec file: 1-based line and column.
 public struct SpecLocation: Equatable, Sendable {
     public var line: Int

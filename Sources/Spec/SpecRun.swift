@@ -1,3 +1,4 @@
+import MarbleNotation
 import Foundation
 import Signals
 
