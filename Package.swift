@@ -25,7 +25,8 @@ let package = Package(
         .target(name: "Signals", dependencies: ["TraceKinds"]),
         .target(name: "TraceLog", dependencies: ["TraceKinds"]),
         .target(name: "Recording", dependencies: ["Signals", "TraceLog"]),
-        .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Recording", "Replay", "Diagrams"]),
+        .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Recording"]),
+        .target(name: "Demo", dependencies: ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams"]),
         .systemLibrary(
             name: "CGraphviz",
             pkgConfig: "libgvc",
@@ -51,6 +52,7 @@ let package = Package(
                 "Spec",
                 "Diagrams",
                 "Tutorials",
+                "Demo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -69,7 +71,8 @@ let package = Package(
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Recording", "Signals"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "TraceLog", "Signals"]),
-        .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Signals", "TraceLog", "Recording", "Replay"]),
+        .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Demo", "Signals", "TraceLog", "Recording"]),
+        .testTarget(name: "DemoTests", dependencies: ["Demo", "Tutorials", "TraceLog"]),
         .testTarget(name: "DiagramsTests", dependencies: ["Diagrams", "TraceLog", "Recording", "Signals"]),
         .testTarget(name: "MarbleNotationTests", dependencies: ["MarbleNotation"]),
         .testTarget(name: "SpecTests", dependencies: ["Spec", "MarbleNotation", "Signals", "TraceLog", "Recording"]),

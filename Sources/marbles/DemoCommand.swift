@@ -4,6 +4,7 @@ import Foundation
 import Replay
 import TraceLog
 import Tutorials
+import Demo
 
 /// `marbles demo`: record, replay and draw the tutorial scenarios, and sum them up.
 struct DemoCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import Foundation
 import Signals
 import TraceLog
 import Tutorials
+import Demo
 import XCTest
 
 /// The live runner on real threads, with a scenario a few tenths of a second long. Outcomes

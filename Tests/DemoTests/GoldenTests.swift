@@ -1,12 +1,13 @@
 import Foundation
 import TraceLog
+import Demo
 import Tutorials
 import XCTest
 
 /// The committed replays (and figures) are what the committed recordings give: regenerating
 /// them must not change a byte.
 final class GoldenTests: XCTestCase {
-    /// The repository's top: this file is Tests/TutorialsTests/GoldenTests.swift.
+    /// The repository's top: this file is Tests/DemoTests/GoldenTests.swift.
     private let top = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

@@ -3,6 +3,7 @@ import Foundation
 import Replay
 import Signals
 import TraceLog
+import Tutorials
 
 /// A file derived deterministically from a scenario's recording, by its path from the
 /// repository's top (`traces/signin.replay.trace`).
