@@ -78,5 +78,5 @@ let package = Package(
         .testTarget(name: "SpecTests", dependencies: ["Spec", "MarbleNotation", "Signals", "TraceLog", "Recording"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "MarbleNotation", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

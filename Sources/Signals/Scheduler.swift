@@ -123,7 +123,9 @@ public final class QueueScheduler: DateScheduler, @unchecked Sendable {
     @discardableResult
     public func schedule(_ action: @escaping () -> Void) -> Disposable? {
         let disposable = AnyDisposable()
-        let action = instrumented(action, on: name)
+        // Not Sendable by type: a scheduler's actions carry values of any type across threads,
+        // as ReactiveSwift's do; the queue runs each once, serialised, which is the guarantee.
+        nonisolated(unsafe) let action = instrumented(action, on: name)
         queue.async {
             if !disposable.isDisposed { action() }
         }
@@ -133,7 +135,7 @@ public final class QueueScheduler: DateScheduler, @unchecked Sendable {
     @discardableResult
     public func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? {
         let disposable = AnyDisposable()
-        let action = instrumented(action, on: name)
+        nonisolated(unsafe) let action = instrumented(action, on: name)  // as in `schedule(_:)`
         queue.asyncAfter(wallDeadline: Self.wallTime(date)) {
             if !disposable.isDisposed { action() }
         }
@@ -144,9 +146,9 @@ public final class QueueScheduler: DateScheduler, @unchecked Sendable {
     public func schedule(after date: Date, interval: DispatchTimeInterval, leeway: DispatchTimeInterval,
                          action: @escaping () -> Void) -> Disposable? {
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        let action = instrumented(action, on: name)
+        nonisolated(unsafe) let action = instrumented(action, on: name)  // as in `schedule(_:)`
         timer.schedule(wallDeadline: Self.wallTime(date), repeating: interval, leeway: leeway)
-        timer.setEventHandler(handler: action)
+        timer.setEventHandler { action() }
         timer.resume()
         return AnyDisposable { timer.cancel() }
     }
@@ -167,7 +169,7 @@ public final class UIScheduler: Scheduler, @unchecked Sendable {
 
     @discardableResult
     public func schedule(_ action: @escaping () -> Void) -> Disposable? {
-        let action = instrumented(action, on: name)
+        nonisolated(unsafe) let action = instrumented(action, on: name)  // as in `QueueScheduler`
         let position = queued.add(1, ordering: .acquiringAndReleasing).newValue
         if Thread.isMainThread && position == 1 {
             action()

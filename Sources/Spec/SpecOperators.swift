@@ -8,7 +8,7 @@ import Signals
 /// seed starts from the first value, `map` passes the index); the Swift API's names
 /// (`skipRepeats`, `flatMap(latest, f)`, `take(until: s)`) call the Signals operator directly.
 enum SpecOperators {
-    typealias Implementation = (SpecCall) throws -> SpecValue
+    typealias Implementation = @Sendable (SpecCall) throws -> SpecValue
 
     /// Operators called on a stream: `e1.map(x => x * 2)`.
     static let methods: [String: Implementation] = {

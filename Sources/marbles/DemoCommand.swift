@@ -130,7 +130,7 @@ struct DemoCommand: ParsableCommand {
 
     private func progress(_ line: String) {
         print(line)
-        fflush(stdout)
+        fflush(nil)  // all streams: the C `stdout` global is not concurrency-safe to name
     }
 
     /// Prints `marbles demo: error: message` to standard error; the exit status 2 to throw.

@@ -20,6 +20,9 @@ extension Signal {
         return Signal.scheduled(node) { observer, lifetime, subscription in
             lifetime += self.observeInternally { event in
                 if let queue, Instrumentation.probe == nil {
+                    // Values of any type cross to the queue, as with every scheduler (see
+                    // `QueueScheduler.schedule(_:)`); the queue delivers them serialised.
+                    nonisolated(unsafe) let event = event
                     queue.async { observer.send(event) }
                     return
                 }
