@@ -22,10 +22,11 @@ let package = Package(
     ],
     targets: [
         .target(name: "TraceKinds"),
-        .target(name: "Signals", dependencies: ["TraceKinds"]),
+        .target(name: "Locks"),
+        .target(name: "Signals", dependencies: ["TraceKinds", "Locks"]),
         .target(name: "TraceLog", dependencies: ["TraceKinds"]),
         .target(name: "Recording", dependencies: ["Signals", "TraceLog"]),
-        .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Recording"]),
+        .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Recording", "Locks"]),
         .target(name: "Demo", dependencies: ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams"]),
         .systemLibrary(
             name: "CGraphviz",
@@ -37,10 +38,10 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]
         ),
-        .target(name: "Diagrams", dependencies: ["TraceLog", "CGraphviz", "CCairo"]),
+        .target(name: "Diagrams", dependencies: ["TraceLog", "Locks", "CGraphviz", "CCairo"]),
         .target(name: "MarbleNotation"),
-        .target(name: "Spec", dependencies: ["Signals", "MarbleNotation"]),
-        .target(name: "Replay", dependencies: ["Signals", "TraceLog", "Recording"]),
+        .target(name: "Spec", dependencies: ["Signals", "MarbleNotation", "Locks"]),
+        .target(name: "Replay", dependencies: ["Signals", "TraceLog", "Recording", "Locks"]),
         .target(name: "MarblesTesting", dependencies: ["Signals", "TraceLog", "Recording", "Replay", "MarbleNotation"]),
         .executableTarget(
             name: "marbles",
@@ -68,15 +69,15 @@ let package = Package(
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
-        .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
+        .testTarget(name: "SignalsTests", dependencies: ["Locks", "Signals"]),
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Recording", "Signals"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "TraceLog", "Signals"]),
         .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Demo", "Signals", "TraceLog", "Recording"]),
         .testTarget(name: "DemoTests", dependencies: ["Demo", "Tutorials", "TraceLog"]),
-        .testTarget(name: "DiagramsTests", dependencies: ["Diagrams", "TraceLog", "Recording", "Signals"]),
+        .testTarget(name: "DiagramsTests", dependencies: ["Locks", "Diagrams", "TraceLog", "Recording", "Signals"]),
         .testTarget(name: "MarbleNotationTests", dependencies: ["MarbleNotation"]),
         .testTarget(name: "SpecTests", dependencies: ["Spec", "MarbleNotation", "Signals", "TraceLog", "Recording"]),
-        .testTarget(name: "ReplayTests", dependencies: ["Replay", "MarbleNotation", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Locks", "Replay", "MarbleNotation", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
     ],
     swiftLanguageModes: [.v6]
 )

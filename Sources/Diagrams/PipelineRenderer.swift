@@ -1,3 +1,4 @@
+import Locks
 import CGraphviz
 import Foundation
 
@@ -233,7 +234,7 @@ struct HeatScale {
 /// Every call into libgraphviz goes through here: the library keeps global state and is not
 /// thread-safe, so one lock serialises all use of it, and one context is made once.
 enum Graphviz {
-    private static let lock = NSLock()
+    private static let lock = Lock()
     nonisolated(unsafe) private static var context: OpaquePointer?
 
     static func locked<R>(_ body: (OpaquePointer) throws -> R) throws -> R {

@@ -1,3 +1,4 @@
+import Locks
 import Foundation
 import Signals
 import TraceLog
@@ -11,7 +12,7 @@ import Recording
 /// report `hopEnqueued` right before they hand their action to the scheduler, so the replay's
 /// probe notes the node and the scheduler takes the note.
 final class HopWaits: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var waits: [String: [Int64]]
     private var used: [String: Int] = [:]
     private var pending: (node: String, scheduler: String)?

@@ -1,3 +1,4 @@
+import Locks
 import Foundation
 import Signals
 import TraceLog
@@ -47,7 +48,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {
     /// The recorded waits, when hops keep them.
     let hopWaits: HopWaits?
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var inputs: [String: AnyObject] = [:]
     private var schedulers: [String: DateScheduler] = [:]
     private var callStarts: [String: Int] = [:]

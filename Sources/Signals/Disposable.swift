@@ -1,3 +1,4 @@
+import Locks
 import Synchronization
 
 /// Something that can be cancelled or released, at most once.

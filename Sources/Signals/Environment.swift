@@ -1,3 +1,4 @@
+import Locks
 import Foundation
 
 /// Where the outside world enters a pipeline: the boundaries of nondeterminism.

@@ -1,3 +1,4 @@
+import Locks
 import Synchronization
 
 /// Receives the events of a stream. Sending into an observer calls its action.

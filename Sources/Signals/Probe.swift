@@ -1,3 +1,4 @@
+import Locks
 import Foundation
 import Synchronization
 @_exported import TraceKinds

@@ -1,3 +1,5 @@
+import Locks
+
 // Property, MutableProperty, binding (`<~`): values over time, as in ReactiveSwift.
 
 /// A value that changes over time, whose changes can be observed.

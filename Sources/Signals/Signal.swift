@@ -1,3 +1,5 @@
+import Locks
+
 /// A hot stream: events happen whether or not anyone observes, and each observer sees the
 /// events sent after it started observing.
 ///

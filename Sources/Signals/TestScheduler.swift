@@ -1,3 +1,4 @@
+import Locks
 import Dispatch
 import Foundation
 

@@ -1,3 +1,4 @@
+import Locks
 import Foundation
 import Signals
 
@@ -17,7 +18,7 @@ final class SpecInterpreter {
     var streams: [String: SpecStream] = [:]
     /// The first error raised while the streams ran.
     private(set) var runtimeError: SpecSyntaxError?
-    private let lock = NSLock()
+    private let lock = Lock()
 
     init(document: SpecDocument, scheduler: TestScheduler) {
         self.document = document

@@ -1,3 +1,4 @@
+import Locks
 import MarbleNotation
 import Foundation
 import Signals
@@ -213,7 +214,7 @@ extension SpecDocument {
 final class SubscriptionLog {
     private let scheduler: TestScheduler
     private var log: [String: [(subscribe: Int64, unsubscribe: Int64?)]] = [:]
-    private let lock = NSLock()
+    private let lock = Lock()
 
     init(scheduler: TestScheduler) { self.scheduler = scheduler }
 

@@ -1,10 +1,11 @@
+import Locks
 import Foundation
 import Signals
 
 /// State shared between the pipeline (which writes it on the main scheduler) and whoever
 /// reads it afterwards (a test, the runner): a value behind a lock.
 public final class Guarded<Value>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var storage: Value
 
     /// A guarded `value`.

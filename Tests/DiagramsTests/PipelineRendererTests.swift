@@ -1,3 +1,4 @@
+import Locks
 @testable import Diagrams
 import Foundation
 #if canImport(FoundationXML)
@@ -135,7 +136,7 @@ final class PipelineRendererTests: XCTestCase {
 }
 
 final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var stored: [Data?] = []
     func append(_ value: Data?) { lock.lock(); stored.append(value); lock.unlock() }
     var values: [Data?] { lock.lock(); defer { lock.unlock() }; return stored }

@@ -1,3 +1,4 @@
+import Locks
 import Foundation
 import Signals
 import XCTest
@@ -156,7 +157,7 @@ final class TimerTests: XCTestCase {
 
 /// A value shared between threads in a test.
 final class SharedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value: Value
     init(_ value: Value) { self.value = value }
     var current: Value { lock.withLock { value } }

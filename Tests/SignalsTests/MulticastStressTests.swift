@@ -1,3 +1,4 @@
+import Locks
 import Dispatch
 import Foundation
 import Signals
@@ -52,7 +53,7 @@ final class MulticastStressTests: XCTestCase {
 
     /// A value shared between test threads.
     private final class Box<Value>: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = Lock()
         private var stored: Value
         init(_ value: Value) { stored = value }
         var value: Value { lock.withLock { stored } }

@@ -1,3 +1,5 @@
+import Locks
+
 // The plumbing of multi-input operators (merge, combineLatest, zip, sample, withLatest):
 // type-erased inputs, a state object that decides under one lock, and the producer lift
 // over any number of producers.

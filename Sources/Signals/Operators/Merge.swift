@@ -1,3 +1,5 @@
+import Locks
+
 // merge: the values of several streams of one type, interleaved as they arrive.
 
 extension Signal {

@@ -1,3 +1,5 @@
+import Locks
+
 // publish, connect, autoconnect: ReactiveCocoa 2's multicast connection.
 
 extension SignalProducer {

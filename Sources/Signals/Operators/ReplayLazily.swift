@@ -1,3 +1,5 @@
+import Locks
+
 // replayLazily(upTo:): one shared start of a producer, replayed to every consumer.
 
 extension SignalProducer {

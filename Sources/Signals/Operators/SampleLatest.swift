@@ -1,3 +1,5 @@
+import Locks
+
 // sampleLatest(on:) (RxJS sample): at each trigger value, the latest value if a new one came
 // since the previous sample; ends with the source.
 

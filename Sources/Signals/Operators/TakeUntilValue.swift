@@ -1,3 +1,5 @@
+import Locks
+
 // take(untilValueFrom:) (RxJS takeUntil): completes at the trigger's first value; the
 // trigger's failure fails the result; its completion changes nothing.
 

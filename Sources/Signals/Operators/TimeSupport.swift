@@ -1,3 +1,4 @@
+import Locks
 import Foundation
 
 // The effects side shared by the time-based operators: a locked state machine, a signal

@@ -1,3 +1,5 @@
+import Locks
+
 // withLatest(from:) with a samplee that can fail (RxJS withLatestFrom): the samplee's failure
 // fails the result.
 

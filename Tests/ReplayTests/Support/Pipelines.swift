@@ -1,3 +1,4 @@
+import Locks
 import Replay
 import Signals
 import TraceLog
@@ -8,7 +9,6 @@ import XCTest
 struct ServiceError: Swift.Error, Codable, Equatable {
     var code: Int
 }
-
 /// The environment a pipeline is recorded in, live or simulated: inputs a script sends into.
 protocol ScriptableEnvironment: Environment {
     func send<Value: Codable>(_ value: Value, to label: String) -> Bool
@@ -71,7 +71,7 @@ final class SimulatedEnvironment: ScriptableEnvironment, @unchecked Sendable {
 
 /// What a test pipeline's sink saw, thread-safely.
 final class Outcome<Value>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var storedValues: [Value] = []
     private var storedTerminal: String?
     private let finished = DispatchSemaphore(value: 0)
@@ -290,7 +290,7 @@ enum Pipelines {
 
 /// A thread-safe count of how often a service ran.
 final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var count = 0
     var value: Int { lock.withLock { count } }
     @discardableResult

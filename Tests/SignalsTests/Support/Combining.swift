@@ -1,3 +1,4 @@
+import Locks
 import Signals
 import Synchronization
 import XCTest
@@ -45,7 +46,7 @@ func collect<V, E>(_ build: (TestScheduler) -> Signal<V, E>) -> Collector<V, E> 
 final class DeliveryRecorder<Value, Error: Swift.Error>: @unchecked Sendable {
     private let inDelivery = Atomic<Bool>(false)
     private let overlapped = Atomic<Bool>(false)
-    private let lock = NSLock()
+    private let lock = Lock()
     private var recorded: [Event<Value, Error>] = []
 
     var observer: Signals.Observer<Value, Error> {

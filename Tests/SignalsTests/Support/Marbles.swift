@@ -1,3 +1,4 @@
+import Locks
 import Signals
 import XCTest
 
@@ -150,7 +151,7 @@ final class TestProbe: Probe, @unchecked Sendable {
         let causes: [UInt64]
     }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var nextSequence: UInt64 = 0
     private(set) var subscriptions: [(node: Node, subscription: UInt64, parent: UInt64)] = []
     private(set) var sent: [Sent] = []
