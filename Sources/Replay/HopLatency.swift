@@ -11,7 +11,7 @@ import Recording
 /// node's hops. Which node is hopping comes from the probe: `observe(on:)` and `start(on:)`
 /// report `hopEnqueued` right before they hand their action to the scheduler, so the replay's
 /// probe notes the node and the scheduler takes the note.
-final class HopWaits: @unchecked Sendable {
+final class HopWaits: @unchecked Sendable {  // mutable state only under `lock`
     private let lock = Lock()
     private var waits: [String: [Int64]]
     private var used: [String: Int] = [:]
@@ -58,7 +58,7 @@ final class HopWaits: @unchecked Sendable {
 }
 
 /// A lane whose immediate actions that are hops wait their recorded queue wait.
-final class HopDelayingScheduler: DateScheduler, @unchecked Sendable {
+final class HopDelayingScheduler: DateScheduler, @unchecked Sendable {  // immutable; the lane and the waits guard themselves
     let lane: TestScheduler.Lane
     let waits: HopWaits
 
@@ -91,7 +91,7 @@ final class HopDelayingScheduler: DateScheduler, @unchecked Sendable {
 
 /// The replay's probe when hops keep their recorded latency: forwards everything to the
 /// recorder, and tells `HopWaits` which node is enqueuing a hop.
-final class HopNotingProbe: Probe, @unchecked Sendable {
+final class HopNotingProbe: Probe, @unchecked Sendable {  // immutable; the recorder and the waits guard themselves
     let recorder: Recorder
     let waits: HopWaits
 

@@ -25,7 +25,7 @@ import TraceLog
 /// When both a trace node at the requesting call site and others with the same label exist,
 /// the one at the call site is used; otherwise every node with the label is (a pipeline whose
 /// lines moved still replays).
-public final class ReplayEnvironment: Environment, @unchecked Sendable {
+public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mutable state only under `lock`
     /// How long a thread hop (`observe(on:)`, `start(on:)`) onto one of the environment's
     /// schedulers waits before it runs.
     public enum HopLatency: String, Sendable, Equatable {
@@ -264,7 +264,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {
         }
     }
 
-    private final class InputBox<Value>: @unchecked Sendable {
+    private final class InputBox<Value>: @unchecked Sendable {  // immutable after init
         let signal: Signal<Value, Never>
         init(signal: Signal<Value, Never>) { self.signal = signal }
     }

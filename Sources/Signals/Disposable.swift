@@ -10,7 +10,7 @@ public protocol Disposable: AnyObject, Sendable {
 }
 
 /// Runs an action once, on the first `dispose()`.
-public final class AnyDisposable: Disposable, @unchecked Sendable {
+public final class AnyDisposable: Disposable, @unchecked Sendable {  // the action is taken once, after the atomic flag is won
     private let state = Atomic<Bool>(false)
     private var action: (() -> Void)?
 
@@ -36,7 +36,7 @@ public final class AnyDisposable: Disposable, @unchecked Sendable {
 }
 
 /// Disposes many disposables together; anything added after disposal is disposed at once.
-public final class CompositeDisposable: Disposable, @unchecked Sendable {
+public final class CompositeDisposable: Disposable, @unchecked Sendable {  // disposables only under `lock`
     /// Removes one added disposable from the composite without disposing it.
     public struct Handle {
         fileprivate weak var owner: CompositeDisposable?
@@ -107,7 +107,7 @@ public final class CompositeDisposable: Disposable, @unchecked Sendable {
 }
 
 /// Holds one disposable at a time; replacing it disposes the previous one.
-public final class SerialDisposable: Disposable, @unchecked Sendable {
+public final class SerialDisposable: Disposable, @unchecked Sendable {  // state only under `lock`
     private let lock = Lock()
     private var current: Disposable?
     private var disposed = false
@@ -143,7 +143,7 @@ public final class SerialDisposable: Disposable, @unchecked Sendable {
 }
 
 /// Disposes what it wraps when it is deinitialised.
-public final class ScopedDisposable<Inner: Disposable>: Disposable, @unchecked Sendable {
+public final class ScopedDisposable<Inner: Disposable>: Disposable, @unchecked Sendable {  // immutable; the inner disposable guards itself
     /// The wrapped disposable.
     public let inner: Inner
 

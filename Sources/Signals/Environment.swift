@@ -59,7 +59,7 @@ extension Node {
 
 /// The real world: inputs are pipes a script sends into, schedulers are dispatch queues
 /// (`main` is the main queue), calls run the real (or simulated) service.
-public final class LiveEnvironment: Environment, @unchecked Sendable {
+public final class LiveEnvironment: Environment, @unchecked Sendable {  // mutable state only under `lock`
     private let lock = Lock()
     private var inputs: [String: AnyObject] = [:]
     private var schedulers: [String: QueueScheduler] = [:]

@@ -2,10 +2,10 @@
 ///
 /// A `Lifetime` ends once; what was added to it is disposed then. A stream's start handler
 /// gets the stream's lifetime, which ends when the stream terminates or is disposed.
-public final class Lifetime: @unchecked Sendable {
+public final class Lifetime: @unchecked Sendable {  // immutable; CompositeDisposable guards itself
     /// Ends its lifetime when it is deinitialised (an object's lifetime: keep the token as
     /// a stored property).
-    public final class Token: @unchecked Sendable {
+    public final class Token: @unchecked Sendable {  // immutable; CompositeDisposable guards itself
         fileprivate let disposables = CompositeDisposable()
         public init() {}
         deinit { disposables.dispose() }

@@ -5,7 +5,7 @@ import Locks
 /// makes the accesses exclusive). A pthread mutex rather than `Synchronization.Mutex`, whose
 /// futex word the thread sanitizer cannot see on Linux (it reported every send as a race).
 @usableFromInline
-final class LockedState<State>: OperatorState<State>, @unchecked Sendable {
+final class LockedState<State>: OperatorState<State>, @unchecked Sendable {  // the state only under `lock`
     @usableFromInline let lock = Lock()
 
     @inlinable @inline(__always)

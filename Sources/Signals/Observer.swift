@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// An `Observer` is also the input end of a `Signal.pipe()` and what a `SignalProducer`'s
 /// start handler sends into.
-public final class Observer<Value, Error: Swift.Error>: @unchecked Sendable {
+public final class Observer<Value, Error: Swift.Error>: @unchecked Sendable {  // immutable; an action of any type, serialised by its signal
     @usableFromInline let action: (Event<Value, Error>) -> Void
 
     /// An observer that calls `action` with each event.
@@ -52,7 +52,7 @@ extension Observer where Value == Void {
 /// An observer's place in a signal: checked before each delivery so that nothing reaches an
 /// observer once its observation has been disposed.
 @usableFromInline
-final class Observation<Value, Error: Swift.Error>: @unchecked Sendable {
+final class Observation<Value, Error: Swift.Error>: @unchecked Sendable {  // immutable; `disposed` is atomic, delivery serialised by `gate` or the signal
     @usableFromInline let observer: Observer<Value, Error>
     @usableFromInline let disposed = Atomic<Bool>(false)
     /// Held for each delivery of a gated observation, so disposal can wait one out.

@@ -8,7 +8,7 @@ import Synchronization
 /// Nodes are interned: the same operator applied at the same call site to the same upstream
 /// nodes is one node, however many times the code runs; each run is a *subscription* of it.
 /// That keeps a pipeline diagram the shape of the code, not the shape of its history.
-public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible {
+public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible {  // immutable but for the label, which is Protected
     /// An upstream node and how it feeds this one.
     public struct Edge: Sendable {
         public let node: Node

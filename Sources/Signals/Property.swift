@@ -20,7 +20,7 @@ public protocol PropertyProtocol: AnyObject, BindingSource {
 ///
 /// The property is a source node of the pipeline (`named(_:)` labels it). It completes its
 /// `signal` and `producer` observers when it is released; its `lifetime` ends then too.
-public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvider, @unchecked Sendable {
+public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvider, @unchecked Sendable {  // immutable; the box guards the value
     /// The property's source node.
     public let node: Node
     private let box: PropertyBox<Value>
@@ -90,7 +90,7 @@ public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvid
 }
 
 /// The state of a `MutableProperty`, shared with its producers (which may outlive it).
-private final class PropertyBox<Value>: @unchecked Sendable {
+private final class PropertyBox<Value>: @unchecked Sendable {  // value in Protected storage, updates under `updateLock`
     private let storage: Protected<(value: Value, ended: Bool)>
     /// Held while a change is sent and while a start reads the value and attaches, so a
     /// start never misses or repeats a change. Recursive: an observer may set the property.
@@ -140,7 +140,7 @@ private final class PropertyBox<Value>: @unchecked Sendable {
 
 /// A read-only property: a constant, a view of another property, or the latest value of a
 /// stream.
-public final class Property<Value>: PropertyProtocol, @unchecked Sendable {
+public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // immutable after init
     private let getter: () -> Value
     private let makeProducer: () -> SignalProducer<Value, Never>
     private let makeSignal: () -> Signal<Value, Never>

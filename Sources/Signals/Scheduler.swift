@@ -93,7 +93,7 @@ public enum SchedulerPriority: String, Sendable {
 }
 
 /// Runs actions in order on a serial dispatch queue.
-public final class QueueScheduler: DateScheduler, @unchecked Sendable {
+public final class QueueScheduler: DateScheduler, @unchecked Sendable {  // immutable; the queue serialises the actions
     public let name: String
     /// The serial queue the actions run on.
     public let queue: DispatchQueue
@@ -161,7 +161,7 @@ public final class QueueScheduler: DateScheduler, @unchecked Sendable {
 
 /// Runs actions on the main thread: at once when already there and nothing is queued
 /// before it, otherwise enqueued on the main queue (ReactiveSwift's `UIScheduler`).
-public final class UIScheduler: Scheduler, @unchecked Sendable {
+public final class UIScheduler: Scheduler, @unchecked Sendable {  // immutable but for an atomic counter
     public let name = "main"
     private let queued = Atomic<Int>(0)
 

@@ -6,7 +6,7 @@ import Locks
 /// A `Signal` is made by `Signal.pipe()` (you send into its input), by `Signal.init` (a
 /// generator sends), by operators on other signals, or by starting a `SignalProducer`.
 /// Every signal is a running instance — a *subscription* — of an instrumented `Node`.
-public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {
+public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // immutable; the core guards its state
     public typealias Observer = Signals.Observer<Value, Error>
 
     @usableFromInline let core: SignalCore<Value, Error>
@@ -170,7 +170,7 @@ struct SignalState<Value, Error: Swift.Error> {
 
 /// The state and delivery of one signal instance.
 @usableFromInline
-final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {
+final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // observers and flags only under its LockedState; sends serialised by `sendLock`
     @usableFromInline let node: Node
     @usableFromInline let subscription: UInt64
     /// Taken for the whole delivery of an event when several threads may send; recursive so

@@ -1,6 +1,6 @@
 /// A cold stream: a recipe that does its work anew each time it is started, giving each
 /// start its own `Signal` (its own subscription).
-public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {
+public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  // a start closure; values cross threads by design, as in ReactiveSwift
     /// One started instance: its signal, how to interrupt it, and how to begin its work.
     /// The work begins only after the consumer has attached to `signal`.
     @usableFromInline

@@ -7,7 +7,7 @@ import Foundation
 /// Time is integer nanoseconds from 0. Actions due at the same instant run in the order
 /// they were scheduled; an action scheduled while others run, for a time already reached,
 /// runs in the same advance. Dates convert to the nearest nanosecond.
-public final class TestScheduler: DateScheduler, @unchecked Sendable {
+public final class TestScheduler: DateScheduler, @unchecked Sendable {  // driven from one thread at a time, as a virtual clock must be
     private final class Item {
         let due: Int64
         let order: UInt64
@@ -30,7 +30,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {
 
     /// A view of a test scheduler under another name: the same clock and queue, but its
     /// actions run as that name (a replay keeps each recorded thread this way).
-    public final class Lane: DateScheduler, @unchecked Sendable {
+    public final class Lane: DateScheduler, @unchecked Sendable {  // immutable; its scheduler is driven from one thread at a time
         public let name: String
         /// The scheduler whose clock this lane shares.
         public private(set) weak var scheduler: TestScheduler?

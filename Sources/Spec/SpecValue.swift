@@ -192,7 +192,7 @@ public struct SpecStream: Sendable {
 }
 
 /// A function written in a spec (`x => x * 10`), closed over its scope.
-public final class SpecLambda: @unchecked Sendable {
+public final class SpecLambda: @unchecked Sendable {  // immutable after init; its captured scope is values only
     let parameters: [String]
     let body: SpecExpression
     let scope: [String: SpecValue]

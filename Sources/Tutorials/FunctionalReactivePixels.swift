@@ -56,7 +56,7 @@ public enum PixelsError: Error, Codable, Equatable, Sendable, CustomStringConver
 
 /// A photo in the gallery: its record, and its images once downloaded (bound properties, the
 /// book's `RAC(photoModel, thumbnailData) = …`).
-public final class PhotoModel: @unchecked Sendable, CustomStringConvertible {
+public final class PhotoModel: @unchecked Sendable, CustomStringConvertible {  // immutable; its properties guard themselves
     /// The photo as the API sent it.
     public let record: PhotoRecord
     /// The thumbnail, nil until downloaded.

@@ -4,7 +4,7 @@ import Signals
 
 /// State shared between the pipeline (which writes it on the main scheduler) and whoever
 /// reads it afterwards (a test, the runner): a value behind a lock.
-public final class Guarded<Value>: @unchecked Sendable {
+public final class Guarded<Value>: @unchecked Sendable {  // storage only under `lock`
     private let lock = Lock()
     private var storage: Value
 
@@ -27,7 +27,7 @@ public final class Guarded<Value>: @unchecked Sendable {
 /// A simulated remote service. The latency and outcome of each call are drawn from a seeded
 /// generator when the call starts, so a live run with the same seed makes the same decisions
 /// in the same order; a replay never asks (it re-delivers what was recorded).
-public final class FakeService: @unchecked Sendable {
+public final class FakeService: @unchecked Sendable {  // immutable; the generator is Guarded
     /// The label of the node a fake response is an instance of: it runs inside a call's
     /// `perform`, so it is in live traces only.
     public static let nodeLabel = "fake service"

@@ -4,7 +4,7 @@
 /// The state of one combineLatest instance. The typed latest values live in the closures
 /// of its inputs and `combine`; this keeps which inputs completed and, for the probe, the
 /// sequence number of each input's latest value.
-final class CombineLatestState<Value, Error: Swift.Error>: JoinState, @unchecked Sendable {
+final class CombineLatestState<Value, Error: Swift.Error>: JoinState, @unchecked Sendable {  // mutable state only under the OperatorLock
     private let lock: OperatorLock<Value, Error>
     private let combine: () -> Value?
     private var causes: [UInt64]

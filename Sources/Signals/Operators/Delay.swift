@@ -38,7 +38,7 @@ extension Signal {
 
 /// Where a scheduled delivery finds its own entry in the in-flight set. Set under the
 /// machine's lock before the delivery (which takes the same lock) can run.
-private final class Slot: @unchecked Sendable {
+private final class Slot: @unchecked Sendable {  // written once before the delayed action can run, read by it on the scheduler
     var handle: CompositeDisposable.Handle?
 }
 

@@ -43,7 +43,7 @@ extension Signal {
 /// fed by one serialised upstream — so the check buys nothing on this path and is skipped.
 /// `LockedState` adds a lock to it for state that several threads reach.
 @usableFromInline
-class OperatorState<State>: @unchecked Sendable {
+class OperatorState<State>: @unchecked Sendable {  // the pointee is reached only by serialised sends (or under a subclass's lock)
     @usableFromInline let pointer: UnsafeMutablePointer<State>
 
     @inlinable

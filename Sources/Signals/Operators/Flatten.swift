@@ -78,7 +78,7 @@ extension MutableProperty: SignalProducerConvertible {}
 /// outer stream has completed. Decisions and forwarded values happen under one
 /// `OperatorLock`, so an inner stream that is replaced or loses a race cannot slip a value
 /// through after the decision; the replaced stream is disposed once the lock is released.
-final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sendable {
+final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under the OperatorLock
     private let kind: FlattenStrategy.Kind
     private let lock: OperatorLock<Value, Error>
     private let parent: UInt64

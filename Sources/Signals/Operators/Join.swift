@@ -94,7 +94,7 @@ extension Node {
 /// go: both interrupt upstream streams, and an upstream delivering on another thread may be
 /// waiting for this very lock while holding its own. It is recursive, so an inner stream
 /// that sends synchronously while it is being started re-enters safely.
-final class OperatorLock<Value, Error: Swift.Error>: @unchecked Sendable {
+final class OperatorLock<Value, Error: Swift.Error>: @unchecked Sendable {  // depth and pending work only under `lock`
     private let lock = Lock(recursive: true)
     private let output: Observer<Value, Error>
     private var depth = 0

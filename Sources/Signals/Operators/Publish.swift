@@ -17,7 +17,7 @@ extension SignalProducer {
 
 /// One shared start of a producer and the hot signal that carries its events (ReactiveCocoa
 /// 2's `RACMulticastConnection`). Made by `SignalProducer.publish()`.
-public final class MulticastConnection<Value, Error: Swift.Error>: @unchecked Sendable {
+public final class MulticastConnection<Value, Error: Swift.Error>: @unchecked Sendable {  // connection only under `lock`
     /// The shared events: those of the source's one start, from when it is connected.
     public let signal: Signal<Value, Error>
     private let input: Signals.Observer<Value, Error>

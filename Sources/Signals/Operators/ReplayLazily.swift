@@ -39,7 +39,7 @@ extension SignalProducer {
 
 /// The shared state of one `replayLazily`: the buffered values, the terminal event, and the
 /// consumers attached.
-final class ReplayBuffer<Value, Error: Swift.Error>: @unchecked Sendable {
+final class ReplayBuffer<Value, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under `lock`
     private let capacity: Int
     /// Held while replaying to a new consumer and while delivering a live event, so that a
     /// consumer sees the buffer and the live events in order, without gaps or repeats.

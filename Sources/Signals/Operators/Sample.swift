@@ -3,7 +3,7 @@
 
 /// The state of one sample instance: the source's latest value (and, for the probe, its
 /// sequence number), read each time the sampler sends.
-final class SampleState<Value, Sample, Output, Error: Swift.Error>: @unchecked Sendable {
+final class SampleState<Value, Sample, Output, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under the OperatorLock
     private let lock: OperatorLock<Output, Error>
     private let combine: (Value, Sample) -> Output
     private var latest: Value?
@@ -53,7 +53,7 @@ final class SampleState<Value, Sample, Output, Error: Swift.Error>: @unchecked S
 
 /// The state of one withLatest instance: the samplee's latest value, read with each value
 /// of the source. The source alone decides when the result ends.
-final class WithLatestState<Value, Latest, Error: Swift.Error>: @unchecked Sendable {
+final class WithLatestState<Value, Latest, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under the OperatorLock
     private let lock: OperatorLock<(Value, Latest), Error>
     private var latest: Latest?
     private var latestCause: UInt64 = 0

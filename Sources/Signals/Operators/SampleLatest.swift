@@ -4,7 +4,7 @@ import Locks
 // since the previous sample; ends with the source.
 
 /// The state of one `sampleLatest` instance: the value waiting to be sampled.
-final class SampleLatestState<Value, Error: Swift.Error>: @unchecked Sendable {
+final class SampleLatestState<Value, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under `lock`
     private let lock = Lock(recursive: true)
     private let output: Observer<Value, Error>
     private var latest: Value?

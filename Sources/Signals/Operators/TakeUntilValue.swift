@@ -4,7 +4,7 @@ import Locks
 // trigger's failure fails the result; its completion changes nothing.
 
 /// The state of one `take(untilValueFrom:)` instance.
-final class TakeUntilValueState<Value, Error: Swift.Error>: @unchecked Sendable {
+final class TakeUntilValueState<Value, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under `lock`
     private let lock = Lock(recursive: true)
     private let output: Observer<Value, Error>
     private var terminated = false

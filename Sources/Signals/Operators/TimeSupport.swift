@@ -7,7 +7,7 @@ import Foundation
 /// A state machine owned by one operator instance. Upstream events and scheduled actions
 /// arrive on different threads; each runs one transition and then its action, under one
 /// recursive lock, so actions leave in the order their transitions were taken.
-final class Machine<State>: @unchecked Sendable {
+final class Machine<State>: @unchecked Sendable {  // state only under `lock`
     private let lock = Lock(recursive: true)
     private var state: State
 

@@ -4,7 +4,7 @@ import Locks
 // fails the result.
 
 /// The state of one failable `withLatest(from:)` instance.
-final class WithLatestFailableState<Value, Sample, Error: Swift.Error>: @unchecked Sendable {
+final class WithLatestFailableState<Value, Sample, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under `lock`
     private let lock = Lock(recursive: true)
     private let output: Observer<(Value, Sample), Error>
     private var latest: Sample?

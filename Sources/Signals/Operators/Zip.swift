@@ -3,7 +3,7 @@
 /// The state of one zip instance. The typed queues of values live in the closures of its
 /// inputs and `pop`; this keeps, per input, one queued sequence number per queued value
 /// (its length is the queue's length) and whether the input completed.
-final class ZipState<Value, Error: Swift.Error>: JoinState, @unchecked Sendable {
+final class ZipState<Value, Error: Swift.Error>: JoinState, @unchecked Sendable {  // queues only under the OperatorLock
     private let lock: OperatorLock<Value, Error>
     private let pop: () -> Value?
     private var queued: [Queue<UInt64>]
