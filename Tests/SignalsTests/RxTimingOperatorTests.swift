@@ -24,18 +24,6 @@ final class RxTimingOperatorTests: XCTestCase {
         expectMarbles("--(b|)") { $0.cold("ab|").audit(0.002, on: $0) }
     }
 
-    func testAuditStateArmsOneTimerPerWindow() {
-        var state = AuditState<Int>(interval: 1)
-        let start = Date(timeIntervalSinceReferenceDate: 0)
-        let request = state.receive(1, now: start)
-        XCTAssertEqual(request?.date, start.addingTimeInterval(1))
-        XCTAssertNil(state.receive(2, now: start))
-        guard let token = request?.token else { return XCTFail("no timer") }
-        XCTAssertEqual(state.fire(token).value, 2)
-        XCTAssertNil(state.fire(token).value, "a timer fires once")
-        XCTAssertTrue(state.complete())
-    }
-
     // MARK: throttle(_:leading:trailing:on:)
 
     func testThrottleLeadingOnlyDropsValuesInsideTheWindow() {
@@ -94,17 +82,6 @@ final class RxTimingOperatorTests: XCTestCase {
     func testTimeoutEachSwitchesToTheFallback() {
         expectMarbles("a-xy|") { $0.cold("a-----b|").timeout(each: 0.002, switchingTo: $0.cold("xy|"), on: $0) }
     }
-
-    func testTimeoutEachStateIgnoresAStaleDeadline() {
-        var state = TimeoutEachState(interval: 1)
-        let first = state.start(now: Date(timeIntervalSinceReferenceDate: 0))
-        let next = state.receive(isTerminating: false, now: Date(timeIntervalSinceReferenceDate: 0.5))
-        XCTAssertTrue(next.forward)
-        XCTAssertFalse(state.fire(first.token), "the deadline was re-armed by the value")
-        guard let rearmed = next.rearm else { return XCTFail("no new deadline") }
-        XCTAssertTrue(state.fire(rearmed.token))
-        XCTAssertFalse(state.receive(isTerminating: true, now: Date(timeIntervalSinceReferenceDate: 2)).forward)
-    }
 }
 
 /// debounceFlushing (RxJS debounceTime).
@@ -119,17 +96,6 @@ final class DebounceFlushingTests: XCTestCase {
 
     func testFailureDropsThePendingValue() {
         expectMarbles("--#") { $0.hot("a-#").debounceFlushing(0.003, on: $0) }
-    }
-
-    func testStateFlushesOnlyTheCurrentValue() {
-        var state = DebounceFlushingState<Int>(interval: 1)
-        let first = state.receive(1, now: Date(timeIntervalSinceReferenceDate: 0))
-        _ = state.receive(2, now: Date(timeIntervalSinceReferenceDate: 0.5))
-        XCTAssertNil(state.fire(first?.token ?? 0), "a superseded timer sends nothing")
-        let decision = state.complete()
-        XCTAssertTrue(decision.complete)
-        XCTAssertEqual(decision.flush, 2)
-        XCTAssertFalse(state.complete().complete)
     }
 }
 

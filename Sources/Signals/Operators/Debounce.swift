@@ -44,17 +44,9 @@ extension Signal {
 
     func debounce(_ interval: TimeInterval, on scheduler: DateScheduler,
                   discardWhenCompleted: Bool, node: Node) -> Signal<Value, Error> {
-        timed(node, on: scheduler, DebounceState<Value>(interval: interval, discardWhenCompleted: discardWhenCompleted),
-              receive: { TimedEffect(arm: $0.receive($1, now: $2)) },
-              fire: { state, request in
-                  switch state.fire(request.token) {
-                  case .none: TimedEffect()
-                  case let .send(value): TimedEffect(send: value)
-                  case let .sendThenComplete(value): TimedEffect(send: value, complete: true)
-                  }
-              },
-              complete: { TimedEffect(complete: $0.complete() == .completeNow) },
-              terminate: { $0.terminate() })
+        timed(node, on: scheduler,
+              DebounceStateMachine<Value>(interval: interval,
+                                          completion: discardWhenCompleted ? .discardPending : .sendPendingWhenDue))
     }
 }
 

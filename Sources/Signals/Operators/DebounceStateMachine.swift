@@ -1,94 +1,105 @@
 import Foundation
 
-/// The decisions of `debounce`, free of clocks and schedulers: the operator feeds it
-/// upstream events with the current time and the firing of the timers it asked for, and
-/// performs the actions it returns.
-public struct DebounceState<Value> {
-    /// What to do when a timer fires.
-    public enum Fire {
-        /// Nothing: the timer was superseded, or the stream has ended.
-        case none
-        /// Send the value.
-        case send(Value)
-        /// Send the value, then complete (completion waited for it).
-        case sendThenComplete(Value)
+/// The decisions of `debounce` and `debounceFlushing`, free of clocks and schedulers: the
+/// operator feeds it upstream events with the current time and the firing of the timers it
+/// asked for, and performs the actions it returns.
+public struct DebounceStateMachine<Value>: TimedStateMachine {
+    /// What completion does with a value still waiting for its quiet period.
+    public enum CompletionPolicy: Equatable, Sendable {
+        /// Drop it and complete at once (ReactiveSwift's `discardWhenCompleted: true`).
+        case discardPending
+        /// Send it when its quiet period ends, then complete (`discardWhenCompleted: false`).
+        case sendPendingWhenDue
+        /// Send it at once, then complete (`debounceFlushing`, RxJS's `debounceTime`).
+        case sendPendingAtOnce
     }
 
-    /// What to do when the upstream completes.
-    public enum Completion: Equatable {
-        /// Cancel the timer and complete now.
-        case completeNow
-        /// Keep the timer: the pending value is sent when it fires, then completion.
-        case awaitPendingValue
-        /// Nothing: the stream had already ended.
-        case none
+    /// Where the stream is.
+    public enum State {
+        /// No value is waiting.
+        case idle
+        /// `value` waits for the timer of `token` (its quiet period) to fire.
+        case waiting(Value, token: UInt64)
+        /// The upstream completed; `value` is sent when the timer of `token` fires, then
+        /// completion.
+        case completing(Value, token: UInt64)
+        /// The stream has ended: every later input is ignored.
+        case finished
     }
 
     /// The quiet period, in seconds.
     public let interval: TimeInterval
-    /// Whether a value still pending when the upstream completes is dropped.
-    public let discardWhenCompleted: Bool
-    private var pending: Value?
-    private var token: UInt64 = 0
-    private var completing = false
-    private var ended = false
+    /// What completion does with a waiting value.
+    public let completion: CompletionPolicy
+    /// Where the stream is now.
+    public private(set) var state = State.idle
+    /// The token of the latest timer asked for; each new timer gets the next one, so a
+    /// superseded timer already on its way is recognised.
+    private var lastToken: UInt64 = 0
 
-    /// A debounce of `interval` seconds, with ReactiveSwift's `discardWhenCompleted`.
-    public init(interval: TimeInterval, discardWhenCompleted: Bool = true) {
+    /// A debounce of `interval` seconds whose completion follows `completion`.
+    public init(interval: TimeInterval, completion: CompletionPolicy = .discardPending) {
         self.interval = interval
-        self.discardWhenCompleted = discardWhenCompleted
+        self.completion = completion
     }
 
-    /// Whether a value is waiting for its quiet period to pass.
-    public var hasPendingValue: Bool { pending != nil }
-
-    /// A value arrived at `now`: it replaces any pending one; arm a timer for the request
-    /// (replacing the previous timer). Nil once the stream has ended.
-    public mutating func receive(_ value: Value, now: Date) -> TimerRequest? {
-        guard !ended && !completing else { return nil }
-        pending = value
-        token &+= 1
-        return TimerRequest(date: now.addingTimeInterval(interval), token: token)
-    }
-
-    /// The timer of `token` fired.
-    public mutating func fire(_ token: UInt64) -> Fire {
-        guard !ended, token == self.token, let value = pending else { return .none }
-        pending = nil
-        if completing {
-            ended = true
-            return .sendThenComplete(value)
+    /// A value arrived at `now`: it replaces any waiting one, and a new timer replaces the
+    /// armed one.
+    public mutating func receive(_ value: Value, now: Date) -> TimedAction<Value> {
+        switch state {
+        case .idle, .waiting:
+            lastToken &+= 1
+            state = .waiting(value, token: lastToken)
+            return .schedule(TimerRequest(date: now.addingTimeInterval(interval), token: lastToken))
+        case .completing, .finished:
+            return .none
         }
-        return .send(value)
     }
 
-    /// The upstream completed.
-    public mutating func complete() -> Completion {
-        guard !ended && !completing else { return .none }
-        if pending != nil && !discardWhenCompleted {
-            completing = true
-            return .awaitPendingValue
+    /// The timer of `request` fired: the waiting value is sent if the timer is current.
+    public mutating func fire(_ request: TimerRequest, now: Date) -> TimedAction<Value> {
+        switch state {
+        case let .waiting(value, token) where token == request.token:
+            state = .idle
+            return .emit(value)
+        case let .completing(value, token) where token == request.token:
+            state = .finished
+            return .complete(emittingFirst: value)
+        case .idle, .waiting, .completing, .finished:
+            return .none
         }
-        ended = true
-        pending = nil
-        return .completeNow
     }
 
-    /// The upstream completed, and a pending value is to be sent at once (`debounceFlushing`,
-    /// RxJS's `debounceTime`): whether to complete, and the value to send first.
-    mutating func completeFlushing() -> (complete: Bool, flush: Value?) {
-        guard !ended && !completing else { return (false, nil) }
-        ended = true
-        defer { pending = nil }
-        return (true, pending)
+    /// The upstream completed: the waiting value is dropped, awaited or flushed, as the
+    /// completion policy says.
+    public mutating func complete() -> TimedAction<Value> {
+        switch state {
+        case .idle:
+            state = .finished
+            return .complete(emittingFirst: nil)
+        case let .waiting(value, token):
+            switch completion {
+            case .discardPending:
+                state = .finished
+                return .complete(emittingFirst: nil)
+            case .sendPendingWhenDue:
+                state = .completing(value, token: token)
+                return .none
+            case .sendPendingAtOnce:
+                state = .finished
+                return .complete(emittingFirst: value)
+            }
+        case .completing, .finished:
+            return .none
+        }
     }
 
-    /// The upstream failed or was interrupted: drop any pending value. Returns whether the
-    /// event is to be forwarded (false once the stream has ended).
-    public mutating func terminate() -> Bool {
-        guard !ended else { return false }
-        ended = true
-        pending = nil
-        return true
+    /// The upstream failed or was interrupted: a waiting value is dropped.
+    public mutating func terminate() -> TimedAction<Value> {
+        if case .finished = state { return .none }
+        state = .finished
+        return .forwardTermination
     }
 }
+
+extension DebounceStateMachine.State: Equatable where Value: Equatable {}

@@ -12,12 +12,12 @@ extension Signal {
 
     func delay(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node) -> Signal<Value, Error> {
         Signal.scheduled(node) { observer, lifetime, _ in
-            let machine = Machine(DelayState(interval: interval))
+            let machine = Machine(DelayStateMachine(interval: interval))
             // The deliveries on their way, so that ending the signal cancels (and releases) them.
             let inFlight = CompositeDisposable()
             lifetime += inFlight
             lifetime += self.observeInternally { event in
-                machine.step({ $0.receive(event.kind, now: scheduler.currentDate) }) { timing in
+                machine.step({ $0.receive(event.kind, now: scheduler.currentDate) }) { action in
                     let slot = Slot()
                     let deliver = {
                         machine.step({ _ in }) { _ in
@@ -25,10 +25,10 @@ extension Signal {
                             observer.send(event)
                         }
                     }
-                    switch timing {
+                    switch action {
                     case .drop: return
-                    case let .at(date): slot.handle = inFlight.add(scheduler.schedule(after: date, action: deliver))
-                    case .now: slot.handle = inFlight.add(scheduler.schedule(deliver))
+                    case let .deliver(date): slot.handle = inFlight.add(scheduler.schedule(after: date, action: deliver))
+                    case .deliverNow: slot.handle = inFlight.add(scheduler.schedule(deliver))
                     }
                 }
             }

@@ -3,20 +3,29 @@ import Foundation
 /// The decisions of `delay`, free of clocks and schedulers: values and completion are
 /// shifted by the interval; failure and interruption are not delayed, and overtake what
 /// is still on its way.
-public struct DelayState {
-    /// When an event is to be sent.
-    public enum Timing: Equatable {
-        /// At this date.
-        case at(Date)
-        /// As soon as the scheduler can.
-        case now
-        /// Never: the stream has already ended.
+public struct DelayStateMachine: Equatable, Sendable {
+    /// Where the stream is.
+    public enum State: Equatable, Sendable {
+        /// Events are delayed.
+        case forwarding
+        /// A terminal event has been scheduled: every later event is dropped.
+        case finished
+    }
+
+    /// What to do with an upstream event.
+    public enum Action: Equatable, Sendable {
+        /// Send it at this date.
+        case deliver(at: Date)
+        /// Send it as soon as the scheduler can.
+        case deliverNow
+        /// Drop it: the stream has already ended.
         case drop
     }
 
     /// The delay, in seconds.
     public let interval: TimeInterval
-    private var ended = false
+    /// Where the stream is now.
+    public private(set) var state = State.forwarding
 
     /// A delay of `interval` seconds.
     public init(interval: TimeInterval) {
@@ -24,17 +33,17 @@ public struct DelayState {
     }
 
     /// An upstream event of this kind arrived at `now`.
-    public mutating func receive(_ kind: EventKind, now: Date) -> Timing {
-        guard !ended else { return .drop }
+    public mutating func receive(_ kind: EventKind, now: Date) -> Action {
+        guard state == .forwarding else { return .drop }
         switch kind {
         case .value:
-            return .at(now.addingTimeInterval(interval))
+            return .deliver(at: now.addingTimeInterval(interval))
         case .completed:
-            ended = true
-            return .at(now.addingTimeInterval(interval))
+            state = .finished
+            return .deliver(at: now.addingTimeInterval(interval))
         case .failed, .interrupted:
-            ended = true
-            return .now
+            state = .finished
+            return .deliverNow
         }
     }
 }

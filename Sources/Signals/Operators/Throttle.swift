@@ -19,14 +19,7 @@ extension Signal {
     }
 
     func throttle(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node) -> Signal<Value, Error> {
-        // The timer is rescheduled for each value (same date) so that the value sent is
-        // caused, in the trace, by the value it is. Completion, like failure, drops a value
-        // still waiting.
-        timed(node, on: scheduler, ThrottleState<Value>(interval: interval),
-              receive: { TimedEffect(arm: $0.receive($1, now: $2)) },
-              fire: { TimedEffect(send: $0.fire($1)) },
-              complete: { TimedEffect(complete: $0.terminate()) },
-              terminate: { $0.terminate() })
+        timed(node, on: scheduler, ThrottleStateMachine<Value>(interval: interval))
     }
 }
 

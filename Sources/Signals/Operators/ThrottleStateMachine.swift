@@ -3,51 +3,69 @@ import Foundation
 /// The decisions of ReactiveSwift's `throttle`, free of clocks and schedulers: at most one
 /// value per interval, the latest one, sent at the end of the interval (or at once when an
 /// interval has passed since the last value sent).
-public struct ThrottleState<Value> {
+public struct ThrottleStateMachine<Value>: TimedStateMachine {
+    /// Where the stream is.
+    public enum State {
+        /// No value is waiting; `lastSent` is when the last value was sent, if any.
+        case idle(lastSent: Date?)
+        /// `value` waits for the timer of `token`; `lastSent` as in `idle`.
+        case waiting(Value, token: UInt64, lastSent: Date?)
+        /// The stream has ended: every later input is ignored.
+        case finished
+    }
+
     /// The minimum time between two values sent, in seconds.
     public let interval: TimeInterval
-    private var lastSent: Date?
-    private var pending: Value?
-    private var token: UInt64 = 0
-    private var ended = false
+    /// Where the stream is now.
+    public private(set) var state = State.idle(lastSent: nil)
+    /// The token of the latest timer asked for; each new timer gets the next one.
+    private var lastToken: UInt64 = 0
 
     /// A throttle sending at most one value per `interval` seconds.
     public init(interval: TimeInterval) {
         self.interval = interval
     }
 
-    /// Whether a value is waiting for its interval to end.
-    public var hasPendingValue: Bool { pending != nil }
-
-    /// A value arrived at `now`: it becomes the pending value; arm a timer for the request
-    /// (replacing the previous one, which asked for the same date). Nil once ended.
-    public mutating func receive(_ value: Value, now: Date) -> TimerRequest? {
-        guard !ended else { return nil }
-        pending = value
-        token &+= 1
+    /// A value arrived at `now`: it becomes the waiting value, and a timer replaces the armed
+    /// one (which asked for the same date), so that the value sent is caused, in the trace,
+    /// by the value it is.
+    public mutating func receive(_ value: Value, now: Date) -> TimedAction<Value> {
+        let lastSent: Date?
+        switch state {
+        case let .idle(sent), let .waiting(_, _, sent): lastSent = sent
+        case .finished: return .none
+        }
         var due = now
         // A last-sent date in the future means the clock went backwards: send at once.
         if let lastSent, lastSent <= now {
             due = max(lastSent.addingTimeInterval(interval), now)
         }
-        return TimerRequest(date: due, token: token)
+        lastToken &+= 1
+        state = .waiting(value, token: lastToken, lastSent: lastSent)
+        return .schedule(TimerRequest(date: due, token: lastToken))
     }
 
-    /// The timer of `request` fired: the value to send, if it is still current. The
+    /// The timer of `request` fired: the waiting value is sent if the timer is current. The
     /// interval restarts at the requested date, so a late timer does not stretch it.
-    public mutating func fire(_ request: TimerRequest) -> Value? {
-        guard !ended, request.token == token, let value = pending else { return nil }
-        pending = nil
-        lastSent = request.date
-        return value
+    public mutating func fire(_ request: TimerRequest, now: Date) -> TimedAction<Value> {
+        guard case let .waiting(value, token, _) = state, token == request.token else { return .none }
+        state = .idle(lastSent: request.date)
+        return .emit(value)
     }
 
-    /// The upstream terminated: a pending value is dropped. Returns whether to forward the
-    /// terminal event (false once ended).
-    public mutating func terminate() -> Bool {
-        guard !ended else { return false }
-        ended = true
-        pending = nil
-        return true
+    /// The upstream completed: a waiting value is dropped.
+    public mutating func complete() -> TimedAction<Value> {
+        if case .finished = state { return .none }
+        state = .finished
+        return .complete(emittingFirst: nil)
+    }
+
+    /// The upstream failed or was interrupted: a waiting value is dropped.
+    public mutating func terminate() -> TimedAction<Value> {
+        if case .finished = state { return .none }
+        state = .finished
+        return .forwardTermination
     }
 }
+
+extension ThrottleStateMachine.State: Equatable where Value: Equatable {}

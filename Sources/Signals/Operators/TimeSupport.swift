@@ -54,101 +54,132 @@ func scheduleHop(on scheduler: Scheduler, node: Node, subscription: UInt64,
     }
 }
 
-/// What a time-based operator's state machine asks for after a transition, performed in
-/// this order: arm the timer (replacing the armed one), send a value, complete.
-struct TimedEffect<Value> {
-    var arm: TimerRequest?
-    var send: Value?
-    var complete = false
+/// What a timer-driven operator does after a transition of its state machine
+/// (``TimedStateMachine``). The operator owns one timer at a time.
+public enum TimedAction<Value> {
+    /// Nothing.
+    case none
+    /// Arm the timer for `request`, cancelling the armed one.
+    case schedule(TimerRequest)
+    /// Send the value.
+    case emit(Value)
+    /// Arm the timer for `request` (cancelling the armed one), then send the value: sending
+    /// opens a window that the timer closes.
+    case scheduleThenEmit(TimerRequest, Value)
+    /// Cancel the timer, send `emittingFirst` if there is one, then complete.
+    case complete(emittingFirst: Value?)
+    /// Cancel the timer and forward the upstream's failure or interruption.
+    case forwardTermination
+}
+
+/// The decisions of a timer-driven operator (debounce, throttle, audit), free of clocks and
+/// schedulers: each input is a transition that returns the action to perform. Once a
+/// transition has ended the stream, every later input returns `.none`.
+public protocol TimedStateMachine {
+    /// The values the operator forwards.
+    associatedtype Value
+    /// A value arrived at `now`.
+    mutating func receive(_ value: Value, now: Date) -> TimedAction<Value>
+    /// The timer armed for `request` fired at `now` (a superseded timer may still fire: its
+    /// token is stale).
+    mutating func fire(_ request: TimerRequest, now: Date) -> TimedAction<Value>
+    /// The upstream completed.
+    mutating func complete() -> TimedAction<Value>
+    /// The upstream failed or was interrupted.
+    mutating func terminate() -> TimedAction<Value>
 }
 
 extension Signal {
-    /// The effects around a time-based operator's state machine, which owns one timer at a
-    /// time: values and timer firings take a transition and perform its `TimedEffect`;
-    /// completion does too, cancelling the timer first when it completes; failure and
-    /// interruption are forwarded when `terminate` allows, cancelling the timer.
-    ///
-    /// - Parameters:
-    ///   - receive: a value arrived at the scheduler's current date.
-    ///   - fire: the timer armed for the request fired.
-    ///   - complete: the upstream completed.
-    ///   - terminate: the upstream failed or was interrupted; whether to forward it.
-    func timed<State>(_ node: Node, on scheduler: DateScheduler, _ state: State,
-                      receive: @escaping (inout State, Value, Date) -> TimedEffect<Value>,
-                      fire: @escaping (inout State, TimerRequest) -> TimedEffect<Value>,
-                      complete: @escaping (inout State) -> TimedEffect<Value>,
-                      terminate: @escaping (inout State) -> Bool) -> Signal<Value, Error> {
+    /// The effects around a timer-driven operator's state machine: each upstream event and
+    /// each firing of the one timer takes a transition, then performs the action it returned.
+    func timed<State: TimedStateMachine>(_ node: Node, on scheduler: DateScheduler,
+                                         _ state: State) -> Signal<Value, Error>
+    where State.Value == Value {
         Signal.scheduled(node) { observer, lifetime, _ in
             let machine = Machine(state)
             let timer = SerialDisposable()
             lifetime += timer
-            func perform(_ effect: TimedEffect<Value>) {
-                if let request = effect.arm {
-                    timer.inner = scheduler.schedule(after: request.date) {
-                        machine.step({ fire(&$0, request) }, perform)
-                    }
+            // `ending` is the failure or interruption whose transition returned the action.
+            func perform(_ action: TimedAction<Value>, ending event: Event<Value, Error>?) {
+                switch action {
+                case .none:
+                    return
+                case let .schedule(request):
+                    arm(request)
+                case let .emit(value):
+                    observer.send(value: value)
+                case let .scheduleThenEmit(request, value):
+                    arm(request)
+                    observer.send(value: value)
+                case let .complete(value):
+                    timer.dispose()
+                    if let value { observer.send(value: value) }
+                    observer.sendCompleted()
+                case .forwardTermination:
+                    timer.dispose()
+                    if let event { observer.send(event) }
                 }
-                if let value = effect.send { observer.send(value: value) }
-                if effect.complete { observer.sendCompleted() }
+            }
+            func arm(_ request: TimerRequest) {
+                timer.inner = scheduler.schedule(after: request.date) {
+                    machine.step({ $0.fire(request, now: scheduler.currentDate) }) { perform($0, ending: nil) }
+                }
             }
             lifetime += self.observeInternally { event in
                 switch event {
                 case let .value(value):
-                    machine.step({ receive(&$0, value, scheduler.currentDate) }, perform)
+                    machine.step({ $0.receive(value, now: scheduler.currentDate) }) { perform($0, ending: nil) }
                 case .completed:
-                    machine.step(complete) { effect in
-                        if effect.complete { timer.dispose() }
-                        perform(effect)
-                    }
+                    machine.step({ $0.complete() }) { perform($0, ending: nil) }
                 case .failed, .interrupted:
-                    machine.step(terminate) { forward in
-                        guard forward else { return }
-                        timer.dispose()
-                        observer.send(event)
-                    }
+                    machine.step({ $0.terminate() }) { perform($0, ending: event) }
                 }
             }
         }
     }
 
     /// The effects around a deadline operator's state machine: the first deadline is armed
-    /// now; each upstream event is forwarded when `receive` allows, re-arming the deadline
-    /// when it asks to and cancelling it on a terminal event. A deadline that `fire` says
-    /// timed the stream out stops observing the upstream and runs `onTimeout`.
-    ///
-    /// - Parameters:
-    ///   - start: the first deadline, from the scheduler's current date.
-    ///   - receive: an upstream event, terminal or not: whether to forward it, and the next
-    ///     deadline if any.
-    ///   - fire: the deadline of a token passed; whether it timed the stream out.
-    ///   - onTimeout: fails, or starts a fallback (`startingFallback(_:)`).
-    func withDeadline<State>(_ node: Node, on scheduler: DateScheduler, _ state: State,
-                             start: @escaping (inout State, Date) -> TimerRequest,
-                             receive: @escaping (inout State, _ isTerminating: Bool) -> (forward: Bool, rearm: TimerRequest?),
-                             fire: @escaping (inout State, UInt64) -> Bool,
-                             onTimeout: @escaping (Observer, Lifetime, UInt64) -> Void) -> Signal<Value, Error> {
+    /// now; each upstream event and each passing deadline takes a transition, then performs
+    /// the action it returned. A timeout stops observing the upstream and runs `onTimeout`,
+    /// which fails or starts a fallback (`startingFallback(_:)`).
+    func withDeadline<State: DeadlineStateMachine>(_ node: Node, on scheduler: DateScheduler, _ state: State,
+                                                   onTimeout: @escaping (Observer, Lifetime, UInt64) -> Void)
+        -> Signal<Value, Error> {
         Signal.scheduled(node) { observer, lifetime, subscription in
             let machine = Machine(state)
             let upstream = SerialDisposable()
             let deadline = SerialDisposable()
             lifetime += upstream
             lifetime += deadline
-            func arm(_ request: TimerRequest) {
-                deadline.inner = scheduler.schedule(after: request.date) {
-                    machine.step({ fire(&$0, request.token) }) { timedOut in
-                        guard timedOut else { return }
-                        upstream.dispose()
-                        onTimeout(observer, lifetime, subscription)
-                    }
+            // `event` is the upstream event whose transition returned the action, if any.
+            func perform(_ action: DeadlineAction, for event: Event<Value, Error>?) {
+                switch action {
+                case .none:
+                    return
+                case let .schedule(request):
+                    arm(request)
+                case .forward:
+                    if let event { observer.send(event) }
+                case let .rescheduleThenForward(request):
+                    arm(request)
+                    if let event { observer.send(event) }
+                case .cancelDeadlineThenForward:
+                    deadline.dispose()
+                    if let event { observer.send(event) }
+                case .timeOut:
+                    upstream.dispose()
+                    onTimeout(observer, lifetime, subscription)
                 }
             }
-            machine.step({ start(&$0, scheduler.currentDate) }, arm)
+            func arm(_ request: TimerRequest) {
+                deadline.inner = scheduler.schedule(after: request.date) {
+                    machine.step({ $0.deadlinePassed(request) }) { perform($0, for: nil) }
+                }
+            }
+            machine.step({ $0.start(now: scheduler.currentDate) }) { perform($0, for: nil) }
             upstream.inner = self.observeInternally { event in
-                machine.step({ receive(&$0, event.isTerminating) }) { decision in
-                    guard decision.forward else { return }
-                    if let request = decision.rearm { arm(request) }
-                    if event.isTerminating { deadline.dispose() }
-                    observer.send(event)
+                machine.step({ $0.receive(isTerminating: event.isTerminating, now: scheduler.currentDate) }) {
+                    perform($0, for: event)
                 }
             }
         }
@@ -175,6 +206,43 @@ public struct TimerRequest: Equatable, Sendable {
     public let date: Date
     /// Handed back to the state machine when the action runs.
     public let token: UInt64
+
+    /// A request to run at `date`, identified by `token`.
+    public init(date: Date, token: UInt64) {
+        self.date = date
+        self.token = token
+    }
+}
+
+extension TimedAction: Equatable where Value: Equatable {}
+
+/// What a deadline operator (`timeout`) does after a transition of its state machine
+/// (``DeadlineStateMachine``). The operator owns one deadline at a time.
+public enum DeadlineAction: Equatable, Sendable {
+    /// Nothing: the event or the deadline lost the race, or the deadline is stale.
+    case none
+    /// Arm the deadline for `request` (at the start).
+    case schedule(TimerRequest)
+    /// Forward the upstream event.
+    case forward
+    /// Arm the deadline for `request`, cancelling the armed one, then forward the event.
+    case rescheduleThenForward(TimerRequest)
+    /// Cancel the deadline, then forward the upstream's terminal event.
+    case cancelDeadlineThenForward
+    /// The deadline won: stop observing the upstream, then fail or start the fallback.
+    case timeOut
+}
+
+/// The decisions of a deadline operator, free of clocks and schedulers: the upstream races
+/// a deadline; each input is a transition that returns the action to perform.
+public protocol DeadlineStateMachine {
+    /// The operator started at `now`: arm the first deadline.
+    mutating func start(now: Date) -> DeadlineAction
+    /// An upstream event arrived at `now`; `isTerminating` for a terminal event.
+    mutating func receive(isTerminating: Bool, now: Date) -> DeadlineAction
+    /// The deadline armed for `request` passed (a superseded one may still pass: its token
+    /// is stale).
+    mutating func deadlinePassed(_ request: TimerRequest) -> DeadlineAction
 }
 
 /// Formats an interval for node parameters: the shortest round-tripping decimal, stable.

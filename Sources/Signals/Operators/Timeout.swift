@@ -37,15 +37,10 @@ extension Signal {
     }
 
     /// Forwards the upstream until it terminates or the deadline passes; in the latter case
-    /// stops observing it and runs `onTimeout`. The one deadline is never re-armed, so its
-    /// token is unused.
+    /// stops observing it and runs `onTimeout`.
     private func deadline(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node,
                           _ onTimeout: @escaping (Observer, Lifetime, UInt64) -> Void) -> Signal<Value, Error> {
-        withDeadline(node, on: scheduler, TimeoutState(),
-                     start: { _, now in TimerRequest(date: now.addingTimeInterval(interval), token: 0) },
-                     receive: { ($0.receive(isTerminating: $1), nil) },
-                     fire: { state, _ in state.deadlinePassed() },
-                     onTimeout: onTimeout)
+        withDeadline(node, on: scheduler, TimeoutStateMachine(interval: interval), onTimeout: onTimeout)
     }
 }
 

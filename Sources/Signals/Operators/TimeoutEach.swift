@@ -3,40 +3,6 @@ import Foundation
 // timeout(each:) (RxJS timeout({ each })): a deadline for every gap between values, the
 // first one measured from the start.
 
-/// The decisions of a per-value timeout, free of clocks: each value re-arms the deadline;
-/// a deadline that fires before the next event wins.
-public struct TimeoutEachState {
-    /// The longest gap allowed, in seconds.
-    public let interval: TimeInterval
-    private var token: UInt64 = 0
-    private var ended = false
-
-    public init(interval: TimeInterval) { self.interval = interval }
-
-    /// The first deadline, from the start at `now`.
-    public mutating func start(now: Date) -> TimerRequest {
-        token &+= 1
-        return TimerRequest(date: now.addingTimeInterval(interval), token: token)
-    }
-
-    /// An upstream event at `now`: whether to forward it, and the next deadline after a value.
-    public mutating func receive(isTerminating: Bool, now: Date) -> (forward: Bool, rearm: TimerRequest?) {
-        guard !ended else { return (false, nil) }
-        if isTerminating {
-            ended = true
-            return (true, nil)
-        }
-        return (true, start(now: now))
-    }
-
-    /// The deadline of `token` passed: whether it timed the stream out.
-    public mutating func fire(_ token: UInt64) -> Bool {
-        guard !ended, token == self.token else { return false }
-        ended = true
-        return true
-    }
-}
-
 extension Signal {
     /// RxJS's `timeout({ each })`: fails with `error` when `interval` seconds pass without a
     /// value, counting the first gap from when this operator is applied. Contrast
@@ -67,11 +33,7 @@ extension Signal {
 
     func timeout(each interval: TimeInterval, on scheduler: DateScheduler, node: Node,
                  _ onTimeout: @escaping (Observer, Lifetime, UInt64) -> Void) -> Signal<Value, Error> {
-        withDeadline(node, on: scheduler, TimeoutEachState(interval: interval),
-                     start: { $0.start(now: $1) },
-                     receive: { $0.receive(isTerminating: $1, now: scheduler.currentDate) },
-                     fire: { $0.fire($1) },
-                     onTimeout: onTimeout)
+        withDeadline(node, on: scheduler, TimeoutEachStateMachine(interval: interval), onTimeout: onTimeout)
     }
 }
 

@@ -1,9 +1,12 @@
-/// The decisions of `timeout`, free of clocks and schedulers: the upstream has until the
-/// deadline to terminate; if it has not, the operator fails or switches to its fallback.
-public struct TimeoutState: Equatable {
-    /// Where the stream is.
-    public enum Phase: Equatable, Sendable {
-        /// Forwarding the upstream, deadline armed.
+import Foundation
+
+/// The decisions of `timeout(after:)`, free of clocks and schedulers: the upstream has until
+/// the deadline to terminate; if it has not, the operator fails or switches to its fallback.
+/// The one deadline is never re-armed.
+public struct TimeoutStateMachine: DeadlineStateMachine, Equatable, Sendable {
+    /// Where the race is.
+    public enum State: Equatable, Sendable {
+        /// Forwarding the upstream, the deadline armed.
         case running
         /// The deadline passed first: the upstream is ignored.
         case timedOut
@@ -11,24 +14,33 @@ public struct TimeoutState: Equatable {
         case finished
     }
 
-    /// Where the stream is now.
-    public private(set) var phase: Phase = .running
+    /// How long the upstream has to terminate, in seconds.
+    public let interval: TimeInterval
+    /// Where the race is now.
+    public private(set) var state = State.running
 
-    /// A race not yet decided.
-    public init() {}
+    /// A race not yet decided, against a deadline `interval` seconds after the start.
+    public init(interval: TimeInterval) { self.interval = interval }
 
-    /// An upstream event arrived; returns whether to forward it. A terminal event ends the
-    /// race (cancel the deadline).
-    public mutating func receive(isTerminating: Bool) -> Bool {
-        guard phase == .running else { return false }
-        if isTerminating { phase = .finished }
-        return true
+    /// The operator started at `now`: arm the deadline.
+    public mutating func start(now: Date) -> DeadlineAction {
+        guard state == .running else { return .none }
+        // The one deadline is never re-armed, so its token tells nothing apart.
+        return .schedule(TimerRequest(date: now.addingTimeInterval(interval), token: 0))
     }
 
-    /// The deadline passed; returns whether it won the race (fail, or start the fallback).
-    public mutating func deadlinePassed() -> Bool {
-        guard phase == .running else { return false }
-        phase = .timedOut
-        return true
+    /// An upstream event arrived: forwarded while the race is open; a terminal event wins it.
+    public mutating func receive(isTerminating: Bool, now: Date) -> DeadlineAction {
+        guard state == .running else { return .none }
+        guard isTerminating else { return .forward }
+        state = .finished
+        return .cancelDeadlineThenForward
+    }
+
+    /// The deadline passed: it wins the race if the upstream has not terminated.
+    public mutating func deadlinePassed(_ request: TimerRequest) -> DeadlineAction {
+        guard state == .running else { return .none }
+        state = .timedOut
+        return .timeOut
     }
 }

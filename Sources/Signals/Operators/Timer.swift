@@ -17,15 +17,17 @@ extension SignalProducer where Value == Date, Error == Never {
                              parameters: intervalParameters(interval.timeInterval, on: scheduler),
                              file: file, line: line)
         return SignalProducer(node: node) { observer, lifetime in
-            let machine = Machine(TimerState())
+            let machine = Machine(TimerStateMachine())
             let first = scheduler.currentDate.addingTimeInterval(interval.timeInterval)
             let ticks = scheduler.schedule(after: first, interval: interval, leeway: leeway) {
-                machine.step({ $0.tick() }) { send in
-                    if send { observer.send(value: scheduler.currentDate) }
+                machine.step({ $0.tick() }) { action in
+                    if action == .emitTick { observer.send(value: scheduler.currentDate) }
                 }
             }
             lifetime.observeEnded {
-                machine.step({ $0.stop() }) { _ in ticks?.dispose() }
+                machine.step({ $0.stop() }) { action in
+                    if action == .cancelTimer { ticks?.dispose() }
+                }
             }
         }
     }
