@@ -19,13 +19,17 @@ import Synchronization
 /// then one short critical section assigns the sequence number, renumbers ids and appends the
 /// formatted line to the buffer. One lock keeps sequence order and file order the same, so a
 /// reader can rely on every id being defined before it is used. When the buffer holds
-/// `bufferCapacity` bytes the thread that filled it writes it out before going on: under an
-/// event flood the recorder *blocks* producers rather than drop records or grow, so memory
-/// stays bounded by the buffer. Records are dropped (and counted in the summary) only when
-/// the file cannot be written.
+/// `bufferCapacity` bytes it is handed to the writer thread; a producer that fills the next
+/// one while the writer is still writing the previous one waits for it: under an event flood
+/// the recorder *blocks* producers rather than drop records or grow, so memory stays bounded
+/// by two buffers. Records are dropped (and counted in the summary) only when the file cannot
+/// be written.
 ///
-/// **Crash safety.** The buffer is written in whole lines, so a process that dies leaves a
-/// file readable up to the last whole record (the reader warns about a cut-off last line).
+/// **Crash safety.** A recorder writing to a file has a writer thread that appends what was
+/// recorded, in whole lines, at least every `flushInterval` (100 ms by default) and at
+/// `stop()`. A process killed mid-run (`kill -9`) loses at most the records of the last
+/// interval; the file is readable up to its last whole line (the reader warns that the trace
+/// was cut off).
 public final class Recorder: Probe, @unchecked Sendable {
     /// Where the recorder's times come from.
     public enum Clock {
@@ -50,6 +54,9 @@ public final class Recorder: Probe, @unchecked Sendable {
 
     /// Bytes buffered before they are written out.
     public let bufferCapacity: Int
+    /// The longest a record waits in memory before the writer thread appends it to the file:
+    /// what a killed process can lose.
+    public let flushInterval: Duration
     /// The path written, or nil for an in-memory recording.
     public let url: URL?
 
@@ -114,6 +121,20 @@ public final class Recorder: Probe, @unchecked Sendable {
         _modify { yield &hot.pointee.highWater }
     }
     private var memory: [UInt8] = []
+    /// The writer thread's hand-off (file recorders): a full buffer waiting to be written,
+    /// the records it holds, and an empty buffer to swap in for it.
+    private var pending: [UInt8]?
+    private var pendingRecords: UInt64 = 0
+    private var spare: [UInt8] = []
+    /// Buffers handed to the writer and buffers it has written: `synchronize()` waits for
+    /// the second to reach the first.
+    private var handedOff: UInt64 = 0
+    private var writtenOff: UInt64 = 0
+    private var writerRunning = false
+    /// Wakes the writer (a hand-off, a stop) and wakes waiters on the writer (space for a
+    /// hand-off, a buffer written, the writer gone); both with `mutex`.
+    private let writerWake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let writerDone = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var started = false
     private var nodeIDs: [UInt64: UInt64] = [:]
     private var nodesWritten: [(id: UInt64, node: Node, label: String?)] = []
@@ -134,7 +155,11 @@ public final class Recorder: Probe, @unchecked Sendable {
     private var finalSummary: SummaryRecord?
 
     /// A recorder writing to `url` (created or truncated now). Call `start()` to attach it.
-    public init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10) throws {
+    ///
+    /// A writer thread, started by `start()`, appends the records to the file at least every
+    /// `flushInterval` (at least a millisecond) and whenever `bufferCapacity` bytes are waiting.
+    public init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
+                flushInterval: Duration = .milliseconds(100)) throws {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw TraceError(file: url.path, line: 0, column: 0,
@@ -144,9 +169,12 @@ public final class Recorder: Probe, @unchecked Sendable {
         self.sink = .file(fd)
         self.clock = clock
         self.bufferCapacity = max(bufferCapacity, 4096)
+        self.flushInterval = max(flushInterval, .milliseconds(1))
         self.origin = Self.monotonic()
         hot.initialize(to: HotState())
         pthread_mutex_init(mutex, nil)
+        pthread_cond_init(writerWake, nil)
+        pthread_cond_init(writerDone, nil)
     }
 
     /// A recorder keeping the trace in memory (unbounded: for tests and in-process tools).
@@ -155,15 +183,22 @@ public final class Recorder: Probe, @unchecked Sendable {
         self.sink = .memory
         self.clock = clock
         self.bufferCapacity = max(bufferCapacity, 4096)
+        self.flushInterval = .zero
         self.origin = Self.monotonic()
         hot.initialize(to: HotState())
         pthread_mutex_init(mutex, nil)
+        pthread_cond_init(writerWake, nil)
+        pthread_cond_init(writerDone, nil)
     }
 
     deinit {
         if case let .file(fd) = sink, !fileClosed { close(fd) }
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        pthread_cond_destroy(writerWake)
+        writerWake.deallocate()
+        pthread_cond_destroy(writerDone)
+        writerDone.deallocate()
         hot.deinitialize(count: 1)
         hot.deallocate()
         ownerSlot.deinitialize(count: 1)
@@ -205,13 +240,20 @@ public final class Recorder: Probe, @unchecked Sendable {
         Instrumentation.mark(label)
     }
 
-    /// Writes the header and attaches the recorder to the probe (replacing any other).
+    /// Writes the header, starts the writer thread of a file recorder and attaches the
+    /// recorder to the probe (replacing any other).
     public func start() {
         lock()
         if !started {
             started = true
             if case .virtual = clock { owner = pthread_self() }
             append(.header(makeHeader()))
+            if case .file = sink {
+                writerRunning = true
+                let writer = Thread { [self] in runWriter() }
+                writer.name = "marbles.recorder"
+                writer.start()
+            }
         }
         unlock()
         Instrumentation.attach(self)
@@ -241,6 +283,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         let closing = summaryRecord()
         append(.summary(closing))
         flush()
+        while writerRunning { pthread_cond_wait(writerDone, mutex) }
         if case let .file(fd) = sink {
             fsync(fd)
             close(fd)
@@ -266,10 +309,11 @@ public final class Recorder: Probe, @unchecked Sendable {
         return finalSummary ?? closing
     }
 
-    /// Writes buffered records out now.
+    /// Writes buffered records out now, and returns when they are written.
     public func synchronize() {
         lock()
         flush()
+        while writerRunning && writtenOff < handedOff { pthread_cond_wait(writerDone, mutex) }
         unlock()
     }
 
@@ -293,7 +337,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         guard isRecordedThread else { return }
         let context = ProbeContext.current
         lock()
-        defer { unlock() }
+        defer { release() }
         guard !stopped else { return }
         let time = now()
         let thread = threadID(context)
@@ -311,7 +355,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         let context = ProbeContext.current
         let formatted = value.map(Self.format)
         lock()
-        defer { unlock() }
+        defer { release() }
         sequence += 1
         guard !stopped else { return sequence }
         let time = now()
@@ -348,7 +392,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         guard isRecordedThread else { return }
         let context = ProbeContext.current
         lock()
-        defer { unlock() }
+        defer { release() }
         guard !stopped else { return }
         let time = now()
         let thread = threadID(context)
@@ -362,7 +406,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         guard isRecordedThread else { return 0 }
         let context = ProbeContext.current
         lock()
-        defer { unlock() }
+        defer { release() }
         nextHop += 1
         let id = nextHop
         guard !stopped else { return id }
@@ -379,7 +423,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         guard isRecordedThread else { return }
         let context = ProbeContext.current
         lock()
-        defer { unlock() }
+        defer { release() }
         guard !stopped, var record = pendingHops.removeValue(forKey: hop) else { return }
         record.started = now()
         record.to = threadID(context)
@@ -391,7 +435,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         guard isRecordedThread else { return }
         let context = ProbeContext.current
         lock()
-        defer { unlock() }
+        defer { release() }
         guard !stopped else { return }
         markCount += 1
         append(.mark(MarkRecord(time: now(), thread: threadID(context), label: label)))
@@ -417,11 +461,18 @@ public final class Recorder: Probe, @unchecked Sendable {
         appended()
     }
 
-    /// Bookkeeping after a record was appended to the buffer: counts, high water, flush.
+    /// Bookkeeping after a record was appended to the buffer: counts, high water.
     private func appended() {
         bufferedRecords += 1
         highWater = max(highWater, buffer.count)
-        if buffer.count >= bufferCapacity { flush() }
+    }
+
+    /// Ends a probe call: moves a full buffer on, then unlocks. A full buffer is moved only
+    /// here, once the call's records are all appended, because moving it may wait for the
+    /// writer and so let other producers in.
+    @inline(__always) private func release() {
+        if buffer.count >= bufferCapacity { flush(onlyWhenFull: true) }
+        unlock()
     }
 
     /// Appends an event record with at most one cause and an integer value or none, the
@@ -463,31 +514,105 @@ public final class Recorder: Probe, @unchecked Sendable {
         appended()
     }
 
-    private func flush() {
+    /// Moves the buffer on: into the in-memory trace, or to the writer thread of a file
+    /// recorder, first waiting for the writer to take the buffer handed to it before (the
+    /// back-pressure that bounds memory). Called with the lock held; may wait on it.
+    private func flush(onlyWhenFull: Bool = false) {
         guard !buffer.isEmpty else { return }
         switch sink {
         case .memory:
             memory.append(contentsOf: buffer)
-        case let .file(fd):
-            if writeError == nil && !fileClosed {
-                let failure: String? = buffer.withUnsafeBytes { raw in
-                    var offset = 0
-                    while offset < raw.count {
-                        let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                        if written < 0 {
-                            if errno == EINTR { continue }
-                            return String(cString: strerror(errno))
-                        }
-                        offset += written
-                    }
-                    return nil
-                }
-                if let failure { writeError = failure }
+            buffer.removeAll(keepingCapacity: true)
+        case .file:
+            guard writerRunning else {
+                // Nothing will write it: only after a stop, when nothing is recorded any more.
+                dropped += bufferedRecords
+                buffer.removeAll(keepingCapacity: true)
+                bufferedRecords = 0
+                return
             }
-            if writeError != nil { dropped += bufferedRecords }
+            while pending != nil { pthread_cond_wait(writerDone, mutex) }
+            // Another producer may have handed the buffer off while this one waited.
+            guard onlyWhenFull ? buffer.count >= bufferCapacity : !buffer.isEmpty else { return }
+            var next = spare
+            spare = []
+            swap(&next, &buffer)
+            pending = next
+            pendingRecords = bufferedRecords
+            handedOff += 1
+            pthread_cond_signal(writerWake)
         }
-        buffer.removeAll(keepingCapacity: true)
         bufferedRecords = 0
+    }
+
+    /// The writer thread: appends the buffers handed to it, and every `flushInterval` takes
+    /// whatever the buffer holds, until the recorder stops and everything is written. The
+    /// buffer only ever holds whole lines, so the file does too.
+    private func runWriter() {
+        guard case let .file(fd) = sink else { return }
+        lock()
+        while true {
+            if pending == nil {
+                if stopped && buffer.isEmpty { break }
+                if !stopped { waitForWriterWork() }
+                if pending == nil && !buffer.isEmpty {
+                    pending = buffer
+                    pendingRecords = bufferedRecords
+                    buffer = spare
+                    spare = []
+                    bufferedRecords = 0
+                    handedOff += 1
+                }
+                guard pending != nil else { continue }
+            }
+            var chunk = pending ?? []
+            let records = pendingRecords
+            pending = nil
+            pthread_cond_broadcast(writerDone)
+            let failed = writeError != nil
+            unlock()
+            let failure = failed ? nil : Self.writeAll(chunk, to: fd)
+            lock()
+            if let failure, writeError == nil { writeError = failure }
+            if writeError != nil { dropped += records }
+            chunk.removeAll(keepingCapacity: true)
+            if spare.capacity < chunk.capacity { spare = chunk }
+            writtenOff += 1
+            pthread_cond_broadcast(writerDone)
+        }
+        writerRunning = false
+        pthread_cond_broadcast(writerDone)
+        unlock()
+    }
+
+    /// Waits (lock held) until a buffer is handed off, the recorder stops, or `flushInterval`
+    /// passes.
+    private func waitForWriterWork() {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let (seconds, attoseconds) = flushInterval.components
+        var nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        var deadline = timespec()
+        deadline.tv_sec = now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000
+        nanoseconds %= 1_000_000_000
+        deadline.tv_nsec = nanoseconds
+        pthread_cond_timedwait(writerWake, mutex, &deadline)
+    }
+
+    /// Writes all of `bytes`; the reason when the file cannot be written.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                offset += written
+            }
+            return nil
+        }
     }
 
     private func now() -> Int64 {

@@ -37,7 +37,8 @@ public struct TraceWarning: Equatable, CustomStringConvertible, Sendable {
 /// `next()` until nil.
 ///
 /// A last line cut off mid-record (a process that died while writing) ends the trace with a
-/// warning. A malformed line anywhere else is an error naming file, line and column.
+/// warning, and so does a trace ending without its summary record (a recording cut between
+/// two lines). A malformed line anywhere else is an error naming file, line and column.
 public final class TraceReader {
     /// The file's path, or the name given to in-memory bytes.
     public let name: String
@@ -63,6 +64,10 @@ public final class TraceReader {
     /// The fields of the line being decoded, kept to reuse their storage from line to line.
     private var recordLine = RecordLine()
     private var suppressedWarnings = 0
+    /// Whether the summary record was read, and whether the end of the trace was reported as
+    /// cut off (once: by a cut last line or by the missing summary).
+    private var sawSummary = false
+    private var reportedCut = false
 
     private enum Source {
         case file(UnsafeMutablePointer<FILE>)
@@ -107,11 +112,20 @@ public final class TraceReader {
     public func next() throws -> TraceRecord? {
         while let line = try nextLine() {
             if let record = try decode(line) {
-                if case .header = record {
+                switch record {
+                case .header:
                     throw TraceError(file: name, line: lineNumber, column: 1, message: "expected one header, found a second")
+                case .summary:
+                    sawSummary = true
+                default:
+                    break
                 }
                 return record
             }
+        }
+        if !sawSummary && !reportedCut {
+            reportedCut = true
+            warn("the trace ends without its summary record: the recording was cut off after line \(lineNumber)")
         }
         return nil
     }
@@ -222,6 +236,7 @@ public final class TraceReader {
             }
         } catch let error as JSONSyntaxError {
             if !line.complete && lineNumber > 1 {
+                reportedCut = true
                 warn("the last line is cut off (no newline at the end, \(line.range.count) bytes); ignored")
                 return nil
             }
@@ -229,6 +244,7 @@ public final class TraceReader {
                              message: "expected \(error.expected)")
         } catch let error as FieldError {
             if !line.complete && lineNumber > 1 {
+                reportedCut = true
                 warn("the last line is cut off (no newline at the end, \(line.range.count) bytes); ignored")
                 return nil
             }

@@ -43,7 +43,11 @@ struct RecordCommand: ParsableCommand {
         let quiet = self.quiet
         do {
             let summary = try LiveRunner.record(scenario, to: URL(fileURLWithPath: output)) { step in
-                if !quiet { print("  " + String(format: "%5.2f", step.at) + "s  " + step.description) }
+                guard !quiet else { return }
+                print("  " + String(format: "%5.2f", step.at) + "s  " + step.description)
+                // As it happens also when standard output is a pipe (fully buffered otherwise): nil
+                // flushes every output stream, and names no C global.
+                fflush(nil)
             }
             print("\(scenario.name): \(summary.events) events, \(summary.nodes) nodes, \(summary.hops) thread hops "
                 + "→ \(output)")

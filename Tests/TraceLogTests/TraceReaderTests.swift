@@ -8,6 +8,7 @@ final class TraceReaderTests: XCTestCase {
     private let thread = #"{"type":"thread","id":1,"name":"main"}"#
     private let node = #"{"type":"node","id":1,"kind":"source","name":"pipe","parameters":"","file":"A.swift","line":3,"upstream":[]}"#
     private let subscribe = #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#
+    private let summary = #"{"type":"summary","events":2,"nodes":1,"subscriptions":1,"threads":1,"hops":0,"marks":0,"dropped":0,"duration":20}"#
 
     private func event(_ seq: Int) -> String {
         #"{"type":"event","seq":\#(seq),"time":\#(seq * 10),"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"v","json":"v"}"#
@@ -33,7 +34,7 @@ final class TraceReaderTests: XCTestCase {
     }
 
     func testReadsAWellFormedTrace() throws {
-        let trace = try Trace(bytes: bytes([header, thread, node, subscribe, event(1), event(2)]))
+        let trace = try Trace(bytes: bytes([header, thread, node, subscribe, event(1), event(2), summary]))
         XCTAssertEqual(trace.events.map(\.sequence), [1, 2])
         XCTAssertEqual(trace.events.map(\.json), [#""v""#, #""v""#])
         XCTAssertTrue(trace.warnings.isEmpty)
@@ -50,9 +51,16 @@ final class TraceReaderTests: XCTestCase {
     }
 
     func testAWholeLastLineWithoutNewlineIsRead() throws {
-        let trace = try Trace(bytes: bytes([header, thread, node, subscribe, event(1)], trailingNewline: false))
+        let trace = try Trace(bytes: bytes([header, thread, node, subscribe, event(1), summary], trailingNewline: false))
         XCTAssertEqual(trace.events.count, 1)
         XCTAssertTrue(trace.warnings.isEmpty)
+    }
+
+    func testATraceEndingWithoutItsSummaryIsReadWithAWarning() throws {
+        let trace = try Trace(bytes: bytes([header, thread, node, subscribe, event(1)]), name: "t.trace")
+        XCTAssertEqual(trace.events.count, 1)
+        XCTAssertEqual(trace.warnings.map(\.description),
+                       ["t.trace:5: warning: the trace ends without its summary record: the recording was cut off after line 5"])
     }
 
     func testAMalformedLineNamesLineColumnAndWhatWasExpected() {
@@ -96,7 +104,7 @@ final class TraceReaderTests: XCTestCase {
     func testANewerMinorVersionWithUnknownRecordsIsReadWithAWarning() throws {
         let newer = header.replacingOccurrences(of: #""version":"1.0""#, with: #""version":"1.7""#)
         let unknown = #"{"type":"gpu","id":1,"busy":true}"#
-        let trace = try Trace(bytes: bytes([newer, thread, unknown, unknown, node, subscribe, event(1)]), name: "t.trace")
+        let trace = try Trace(bytes: bytes([newer, thread, unknown, unknown, node, subscribe, event(1), summary]), name: "t.trace")
         XCTAssertEqual(trace.header.minor, 7)
         XCTAssertEqual(trace.events.count, 1)
         XCTAssertEqual(trace.warnings.count, 1)
