@@ -12,16 +12,18 @@ import XCTest
 /// assertTrace(replay.bytes, matchesGolden: "golden/search.trace")
 /// ```
 ///
-/// Nodes are compared by identity (including call site: moving the pipeline's code changes
-/// its golden), events by value, kind, thread and time (within `timeTolerance` nanoseconds; 0
-/// for virtual traces).
+/// Nodes are aligned by the pipeline's structure (sources by kind and label, then operator
+/// name, label and edge role under aligned upstream nodes), events compared by value, kind,
+/// thread and time (within `timeTolerance` nanoseconds; 0 for virtual traces). A changed
+/// parameter or a node moved to another file is a difference (`node-changed`); code moved to
+/// other lines of its file is not, unless `comparingLines` is true.
 public func assertTrace(_ bytes: [UInt8], matchesGolden path: String, timeTolerance: Int64? = nil,
-                        file: StaticString = #filePath, line: UInt = #line) {
+                        comparingLines: Bool = false, file: StaticString = #filePath, line: UInt = #line) {
     guard let url = GoldenTrace.url(forGolden: path, sourceFile: "\(file)") else {
         XCTFail("assertTrace: no Package.swift above \(file) to find traces/\(path) from", file: file, line: line)
         return
     }
-    switch GoldenTrace.check(bytes, golden: url, timeTolerance: timeTolerance) {
+    switch GoldenTrace.check(bytes, golden: url, timeTolerance: timeTolerance, comparingLines: comparingLines) {
     case .matched:
         break
     case let .recorded(path):
@@ -38,8 +40,9 @@ public func assertTrace(_ bytes: [UInt8], matchesGolden path: String, timeTolera
 }
 
 /// Asserts that a replay's trace matches the golden trace `path`; see
-/// `assertTrace(_:matchesGolden:timeTolerance:file:line:)`.
+/// `assertTrace(_:matchesGolden:timeTolerance:comparingLines:file:line:)`.
 public func assertTrace(_ replay: ReplayResult, matchesGolden path: String, timeTolerance: Int64? = nil,
-                        file: StaticString = #filePath, line: UInt = #line) {
-    assertTrace(replay.bytes, matchesGolden: path, timeTolerance: timeTolerance, file: file, line: line)
+                        comparingLines: Bool = false, file: StaticString = #filePath, line: UInt = #line) {
+    assertTrace(replay.bytes, matchesGolden: path, timeTolerance: timeTolerance, comparingLines: comparingLines,
+                file: file, line: line)
 }

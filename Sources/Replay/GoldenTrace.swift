@@ -4,9 +4,10 @@ import TraceLog
 /// Compares a trace with a golden trace file, or records it as the golden: the logic behind
 /// `MarblesTesting.assertTrace(_:matchesGolden:)`, usable without XCTest.
 ///
-/// The comparison is `TraceDiff`'s (nodes by identity, events by sequence, times within the
-/// tolerance — 0 for virtual traces), so a golden records what a pipeline does, not the
-/// byte layout of its file.
+/// The comparison is `TraceDiff`'s (nodes aligned by the pipeline's structure, events by
+/// sequence, times within the tolerance — 0 for virtual traces), so a golden records what a
+/// pipeline does, not the byte layout of its file. A node whose code moved to another line of
+/// its file is not a difference unless lines are compared; a changed parameter always is.
 public enum GoldenTrace {
     /// The environment variable that turns comparing into recording: `MARBLES_RECORD=1`.
     public static let recordVariable = "MARBLES_RECORD"
@@ -46,9 +47,10 @@ public enum GoldenTrace {
     }
 
     /// Checks the trace `bytes` against the golden at `url`; with `record`, writes them there
-    /// instead (creating directories). `timeTolerance` as in `TraceDiff`.
+    /// instead (creating directories). `timeTolerance` as in `TraceDiff`; with
+    /// `comparingLines`, a node whose call site moved to another line is a difference too.
     public static func check(_ bytes: [UInt8], golden url: URL, record: Bool = recordingRequested,
-                             timeTolerance: Int64? = nil) -> Outcome {
+                             timeTolerance: Int64? = nil, comparingLines: Bool = false) -> Outcome {
         let actual: Trace
         do {
             actual = try Trace(bytes: bytes, name: "the trace under test")
@@ -71,7 +73,8 @@ public enum GoldenTrace {
         } catch {
             return .unreadable(message: "\(error)")
         }
-        let diff = TraceDiff(golden, actual, nameA: url.path, nameB: "the trace under test", timeTolerance: timeTolerance)
+        let diff = TraceDiff(golden, actual, nameA: url.path, nameB: "the trace under test", timeTolerance: timeTolerance,
+                             ignoringLineShifts: !comparingLines)
         return diff.isSame ? .matched : .differs(report: diff.text)
     }
 }

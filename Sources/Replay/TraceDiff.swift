@@ -1,28 +1,35 @@
 import Foundation
 import TraceLog
 
-/// How two traces differ: nodes only in one, and per node the events that differ.
+/// How two traces differ: nodes only in one, nodes changed, and per node the events that differ.
 ///
-/// Nodes are aligned by stable identity — kind, name, parameters, label, call site and the
-/// identities of their upstream nodes (their position in the graph) — never by numeric id;
-/// the k-th node of one identity in A goes with the k-th in B. Each aligned node's events
-/// (over all its subscriptions, in sequence order) are aligned as sequences by a longest
-/// common subsequence on kind and payload; what is left between two aligned events is paired
-/// up in order as *value differs* or *terminal differs*, and the rest is *missing* (in A,
-/// not B) or *extra* (in B, not A). Aligned events are compared for thread (the logical
-/// name: scheduler, else thread) and time.
+/// Nodes are aligned by the pipelines' structure (`NodeAlignment`): sources by kind and
+/// label, every other node by operator name, label and edge role under its aligned upstream
+/// nodes — never by numeric id, call site or parameters. An aligned node whose parameters or
+/// call site differ is one *node changed* difference; its events are compared all the same,
+/// and so is everything downstream of it. A node in one trace only (inserted, removed or
+/// replaced) is transparent to the alignment of what it feeds.
+///
+/// Each aligned node's events (over all its subscriptions, in sequence order) are aligned as
+/// sequences by a longest common subsequence on kind and payload; what is left between two
+/// aligned events is paired up in order as *value differs* or *terminal differs*, and the
+/// rest is *missing* (in A, not B) or *extra* (in B, not A). Aligned events are compared for
+/// thread (the logical name: scheduler, else thread) and time.
 ///
 /// Times: with a tolerance, a shift larger than it is a difference. Without one (nil), the
 /// tolerance is 0 when both traces are virtual; when either is real (a live recording against
 /// its replay), jitter is expected, so shifts are not differences but are summarised in
 /// `timing` — by how much the times differ.
 ///
-/// Nodes only in one trace that run inside a boundary call both traces have (the service a
-/// replay does not run) are listed in `insideCalls`, not counted as differences.
+/// A node in one trace only is listed in `insideCalls`, not counted as a difference, when it
+/// truly ran inside a boundary call both traces have (the service behind `Environment.call`,
+/// which a replay does not run): every event it sent fed that call, it hangs from no aligned
+/// node, and each of its subscriptions began inside a start of a call.
 ///
-/// Differences are listed in causal order: by the sequence number of A's event (a cause is
-/// always sent before its effects), an event only in B placed after the A event aligned just
-/// before it.
+/// Differences are listed in causal order, the first divergence first: an event of A by its
+/// sequence number (a cause is always sent before its effects); an event of B only right
+/// after the A event its causes (or, without causes, the B event before it) align with; a
+/// node difference at its node's first event.
 public struct TraceDiff: Sendable {
     /// The kinds of difference.
     public enum Kind: String, Codable, Sendable, CaseIterable {
@@ -30,6 +37,8 @@ public struct TraceDiff: Sendable {
         case nodeOnlyInA = "node-only-in-a"
         /// A node of B that A lacks.
         case nodeOnlyInB = "node-only-in-b"
+        /// Aligned nodes whose parameters or call site differ.
+        case nodeChanged = "node-changed"
         /// Two events in the same place carry different values (or errors).
         case valueDiffers = "value-differs"
         /// An event of A that B lacks.
@@ -55,20 +64,83 @@ public struct TraceDiff: Sendable {
         public var thread: String
     }
 
+    /// One side of a changed node: what may change without changing the node's identity.
+    public struct NodeAttributes: Codable, Equatable, Sendable {
+        public var parameters: String
+        public var file: String
+        public var line: UInt64
+    }
+
     /// One difference.
     public struct Difference: Codable, Equatable, Sendable {
         public var kind: Kind
-        /// The node, as `name(parameters) "label" @file:line`.
+        /// The node, as `name(parameters) "label" @file:line` (A's, for aligned nodes).
         public var node: String
         /// The event's 1-based position among the node's events in A (or B, for an extra
         /// event); nil for a node difference.
         public var index: Int?
+        /// A's event; nil for a node difference.
         public var a: EventRef?
+        /// B's event; nil for a node difference.
         public var b: EventRef?
         /// B's time minus A's, for a time shift.
         public var shift: Int64?
         /// How many events the node has, for a node only in one trace.
         public var events: Int?
+        /// A's parameters and call site, for a changed node (`"a"` in JSON).
+        public var nodeA: NodeAttributes?
+        /// B's parameters and call site, for a changed node (`"b"` in JSON).
+        public var nodeB: NodeAttributes?
+
+        public init(kind: Kind, node: String, index: Int? = nil, a: EventRef? = nil, b: EventRef? = nil,
+                    shift: Int64? = nil, events: Int? = nil, nodeA: NodeAttributes? = nil, nodeB: NodeAttributes? = nil) {
+            self.kind = kind
+            self.node = node
+            self.index = index
+            self.a = a
+            self.b = b
+            self.shift = shift
+            self.events = events
+            self.nodeA = nodeA
+            self.nodeB = nodeB
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case kind, node, index, a, b, shift, events
+        }
+
+        /// `a` and `b` hold the events, or for a changed node its attributes on each side.
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            kind = try container.decode(Kind.self, forKey: .kind)
+            node = try container.decode(String.self, forKey: .node)
+            index = try container.decodeIfPresent(Int.self, forKey: .index)
+            shift = try container.decodeIfPresent(Int64.self, forKey: .shift)
+            events = try container.decodeIfPresent(Int.self, forKey: .events)
+            if kind == .nodeChanged {
+                nodeA = try container.decodeIfPresent(NodeAttributes.self, forKey: .a)
+                nodeB = try container.decodeIfPresent(NodeAttributes.self, forKey: .b)
+            } else {
+                a = try container.decodeIfPresent(EventRef.self, forKey: .a)
+                b = try container.decodeIfPresent(EventRef.self, forKey: .b)
+            }
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(node, forKey: .node)
+            try container.encodeIfPresent(index, forKey: .index)
+            try container.encodeIfPresent(shift, forKey: .shift)
+            try container.encodeIfPresent(events, forKey: .events)
+            if kind == .nodeChanged {
+                try container.encodeIfPresent(nodeA, forKey: .a)
+                try container.encodeIfPresent(nodeB, forKey: .b)
+            } else {
+                try container.encodeIfPresent(a, forKey: .a)
+                try container.encodeIfPresent(b, forKey: .b)
+            }
+        }
     }
 
     /// How far apart the times of aligned events are.
@@ -95,99 +167,138 @@ public struct TraceDiff: Sendable {
     public let b: Side
     /// The tolerance applied, in nanoseconds; nil when shifts are only summarised.
     public let timeTolerance: Int64?
+    /// Whether a node whose call site moved to another line of the same file, and nothing
+    /// else, is left out of the differences.
+    public let ignoresLineShifts: Bool
     /// The differences in causal order.
     public let differences: [Difference]
-    /// Nodes only in one trace that run inside a boundary call whose node both traces have:
+    /// With `ignoresLineShifts`: how many aligned nodes moved to another line of their file
+    /// and were otherwise unchanged (not differences).
+    public let linesMoved: Int
+    /// Nodes only in one trace that ran inside a boundary call whose node both traces have:
     /// the service behind an `Environment.call`, which a replay does not run. Listed, not
     /// counted as differences.
     public let insideCalls: [Difference]
     public let timing: Timing
+    /// Which node of A is which node of B.
+    public let alignment: NodeAlignment
 
     /// True when nothing differs.
     public var isSame: Bool { differences.isEmpty }
 
     /// Compares `a` (expected) with `b` (actual). `timeTolerance` in nanoseconds; nil takes
-    /// the default described on the type.
-    public init(_ a: Trace, _ b: Trace, nameA: String = "A", nameB: String = "B", timeTolerance: Int64? = nil) {
+    /// the default described on the type. With `ignoringLineShifts`, an aligned node whose
+    /// only change is its call site's line (code moved within its file) is not a difference;
+    /// its events are compared as always.
+    public init(_ a: Trace, _ b: Trace, nameA: String = "A", nameB: String = "B", timeTolerance: Int64? = nil,
+                ignoringLineShifts: Bool = false) {
         let tolerance = timeTolerance ?? (a.header.clock == .virtual && b.header.clock == .virtual ? 0 : nil)
         self.a = Side(name: nameA, clock: a.header.clock.rawValue, nodes: a.nodes.count, events: a.events.count)
         self.b = Side(name: nameB, clock: b.header.clock.rawValue, nodes: b.nodes.count, events: b.events.count)
         self.timeTolerance = tolerance
-        var builder = Builder(a: a, b: b, tolerance: tolerance)
+        ignoresLineShifts = ignoringLineShifts
+        alignment = NodeAlignment(a, b)
+        var builder = Builder(a: a, b: b, alignment: alignment, tolerance: tolerance,
+                              ignoringLineShifts: ignoringLineShifts)
         builder.run()
-        differences = builder.found.sorted { $0.order < $1.order }.map(\.difference)
+        differences = builder.ordered()
+        linesMoved = builder.linesMoved
         insideCalls = builder.insideCalls
         timing = builder.timing()
     }
 
     // MARK: Building
 
-    private struct Ordered {
-        var order: Order
-        var difference: Difference
+    /// Where a difference goes in causal order, before the places of B's events are known.
+    private enum Place {
+        /// At A's event `sequence`, then by B's event `secondary` (0 for none).
+        case inA(sequence: UInt64, secondary: UInt64)
+        /// At B's event `sequence`: right after what its causes align with.
+        case inB(sequence: UInt64)
+        /// A node difference: where the node first sent an event or first received one from
+        /// upstream, on either side, whichever is earlier.
+        case node(NodeEvents)
     }
 
-    /// Causal position: A's sequence number (or the aligned A event before a B-only one),
-    /// then B's, then discovery order.
+    /// A node's first event and the first event it received, on each side.
+    private struct NodeEvents {
+        var sentA: UInt64?
+        var receivedA: UInt64?
+        var sentB: UInt64?
+        var receivedB: UInt64?
+    }
+
+    /// Causal position: an A event's sequence number (B's events placed among A's), then a
+    /// tier — the events at that place, the nodes that diverge just after it, the events of
+    /// B only caused by it — then B's sequence number, then discovery order.
     private struct Order: Comparable {
         var primary: UInt64
+        var tier: Int
         var secondary: UInt64
         var serial: Int
 
         static func < (lhs: Order, rhs: Order) -> Bool {
-            (lhs.primary, lhs.secondary, lhs.serial) < (rhs.primary, rhs.secondary, rhs.serial)
+            (lhs.primary, lhs.tier, lhs.secondary, lhs.serial) < (rhs.primary, rhs.tier, rhs.secondary, rhs.serial)
         }
     }
 
     private struct Builder {
         let a: Trace
         let b: Trace
+        let alignment: NodeAlignment
         let tolerance: Int64?
-        var found: [Ordered] = []
+        let ignoringLineShifts: Bool
+        var found: [(place: Place, difference: Difference)] = []
+        var linesMoved = 0
         var insideCalls: [Difference] = []
         var matched = 0
         var totalShift: Int64 = 0
         var maxShift: Int64 = 0
         var maxShiftNode: String?
+        /// B's events aligned or paired with an A event: B's sequence number → A's.
+        var alignedB: [UInt64: UInt64] = [:]
+        /// B's events only in B within an aligned node: → the A event aligned before them.
+        var anchorB: [UInt64: UInt64] = [:]
+        /// Each node's first event, per side.
+        let firstA: [UInt64: UInt64]
+        let firstB: [UInt64: UInt64]
 
-        init(a: Trace, b: Trace, tolerance: Int64?) {
+        init(a: Trace, b: Trace, alignment: NodeAlignment, tolerance: Int64?, ignoringLineShifts: Bool) {
             self.a = a
             self.b = b
+            firstA = Self.firstEvents(a)
+            firstB = Self.firstEvents(b)
+            self.alignment = alignment
             self.tolerance = tolerance
+            self.ignoringLineShifts = ignoringLineShifts
         }
 
         mutating func run() {
-            let keysA = NodeIdentity(a), keysB = NodeIdentity(b)
-            var unmatchedB: [String: [NodeRecord]] = [:]
-            for node in b.nodes { unmatchedB[keysB.key(node.id), default: []].append(node) }
-            var onlyA: [NodeRecord] = []
-            var matchedKeysA = Set<String>()
-            for node in a.nodes {
-                let key = keysA.key(node.id)
-                if var candidates = unmatchedB[key], !candidates.isEmpty {
-                    let other = candidates.removeFirst()
-                    unmatchedB[key] = candidates
-                    matchedKeysA.insert(key)
-                    compareEvents(node, other)
+            for pair in alignment.pairs {
+                guard let nodeA = a.node(pair.a), let nodeB = b.node(pair.b) else { continue }
+                compareNodes(nodeA, nodeB)
+                compareEvents(nodeA, nodeB)
+            }
+            let insideA = CallBoundary(a, aligned: { alignment.partner(ofA: $0) != nil })
+            let insideB = CallBoundary(b, aligned: { alignment.partner(ofB: $0) != nil })
+            for id in alignment.onlyInA {
+                guard let node = a.node(id) else { continue }
+                if insideA.isInside(id) {
+                    insideCalls.append(Difference(kind: .nodeOnlyInA, node: describe(node), events: a.events(of: id).count))
                 } else {
-                    onlyA.append(node)
+                    let (sent, received) = events(of: node, firstA)
+                    add(Difference(kind: .nodeOnlyInA, node: describe(node), events: a.events(of: id).count),
+                        .node(NodeEvents(sentA: sent, receivedA: received)))
                 }
             }
-            let insideA = CallBoundary(a), insideB = CallBoundary(b)
-            for node in onlyA {
-                let calls = insideA.calls(fed: node.id).map(keysA.key)
-                if !calls.isEmpty, calls.allSatisfy(matchedKeysA.contains) {
-                    insideCalls.append(Difference(kind: .nodeOnlyInA, node: describe(node), events: a.events(of: node.id).count))
+            for id in alignment.onlyInB {
+                guard let node = b.node(id) else { continue }
+                if insideB.isInside(id) {
+                    insideCalls.append(Difference(kind: .nodeOnlyInB, node: describe(node), events: b.events(of: id).count))
                 } else {
-                    nodeOnly(node, in: a, kind: .nodeOnlyInA)
-                }
-            }
-            for node in b.nodes where unmatchedB[keysB.key(node.id)]?.contains(where: { $0.id == node.id }) == true {
-                let calls = insideB.calls(fed: node.id).map(keysB.key)
-                if !calls.isEmpty, calls.allSatisfy(matchedKeysA.contains) {
-                    insideCalls.append(Difference(kind: .nodeOnlyInB, node: describe(node), events: b.events(of: node.id).count))
-                } else {
-                    nodeOnly(node, in: b, kind: .nodeOnlyInB)
+                    let (sent, received) = events(of: node, firstB)
+                    add(Difference(kind: .nodeOnlyInB, node: describe(node), events: b.events(of: id).count),
+                        .node(NodeEvents(sentB: sent, receivedB: received)))
                 }
             }
         }
@@ -197,16 +308,95 @@ public struct TraceDiff: Sendable {
                    maxShiftNode: maxShiftNode)
         }
 
-        private mutating func add(_ difference: Difference, primary: UInt64, secondary: UInt64) {
-            found.append(Ordered(order: Order(primary: primary, secondary: secondary, serial: found.count),
-                                 difference: difference))
+        private mutating func add(_ difference: Difference, _ place: Place) {
+            found.append((place, difference))
         }
 
-        private mutating func nodeOnly(_ node: NodeRecord, in trace: Trace, kind: Kind) {
-            let events = trace.events(of: node.id)
-            let first = events.first?.sequence ?? UInt64.max
-            add(Difference(kind: kind, node: describe(node), events: events.count),
-                primary: kind == .nodeOnlyInA ? first : UInt64.max, secondary: kind == .nodeOnlyInB ? first : 0)
+        /// The differences in causal order.
+        func ordered() -> [Difference] {
+            let positions = positionsInB()
+            func position(_ sequence: UInt64) -> UInt64 { positions[sequence] ?? .max }
+            var orders: [(Order, Difference)] = []
+            for (serial, item) in found.enumerated() {
+                let order: Order
+                switch item.place {
+                case let .inA(sequence, secondary):
+                    order = Order(primary: sequence, tier: 0, secondary: secondary, serial: serial)
+                case let .inB(sequence):
+                    order = Order(primary: position(sequence), tier: 2, secondary: sequence, serial: serial)
+                case let .node(events):
+                    // Ahead of the node's own events' differences (found after it), behind
+                    // those of the event that first reached it.
+                    let candidates = [
+                        events.sentA.map { Order(primary: $0, tier: 0, secondary: 0, serial: serial) },
+                        events.receivedA.map { Order(primary: $0, tier: 1, secondary: 0, serial: serial) },
+                        events.sentB.map { Order(primary: position($0), tier: 1, secondary: 0, serial: serial) },
+                        events.receivedB.map { Order(primary: position($0), tier: 1, secondary: 0, serial: serial) },
+                    ]
+                    order = candidates.compactMap { $0 }.min() ?? Order(primary: .max, tier: 1, secondary: 0, serial: serial)
+                }
+                orders.append((order, item.difference))
+            }
+            return orders.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+
+        /// Where `node` first sent and first received an event, given its trace's first events.
+        private func events(of node: NodeRecord, _ first: [UInt64: UInt64]) -> (sent: UInt64?, received: UInt64?) {
+            let received = node.upstream.compactMap { first[$0.node] }.min()
+            return (first[node.id], received)
+        }
+
+        /// The sequence number of each node's first event.
+        private static func firstEvents(_ trace: Trace) -> [UInt64: UInt64] {
+            var first: [UInt64: UInt64] = [:]
+            for event in trace.events where event.sequence < first[event.node] ?? .max {
+                first[event.node] = event.sequence
+            }
+            return first
+        }
+
+        /// Each B event's place in A's causal order: its aligned A event's sequence number; for
+        /// an event only in B, the latest place among the A event aligned before it in its
+        /// node and its causes (without causes, the B event just before it).
+        private func positionsInB() -> [UInt64: UInt64] {
+            let needed = found.contains { item in
+                switch item.place {
+                case .inA: return false
+                case .inB, .node: return true
+                }
+            }
+            guard needed else { return [:] }
+            var positions: [UInt64: UInt64] = [:]
+            var previous: UInt64 = 0
+            for event in b.events.sorted(by: { $0.sequence < $1.sequence }) {
+                var place: UInt64
+                if let aligned = alignedB[event.sequence] {
+                    place = aligned
+                } else {
+                    place = anchorB[event.sequence] ?? 0
+                    if event.causes.isEmpty {
+                        place = max(place, previous)
+                    } else {
+                        for cause in event.causes { place = max(place, positions[cause] ?? 0) }
+                    }
+                }
+                positions[event.sequence] = place
+                previous = place
+            }
+            return positions
+        }
+
+        private mutating func compareNodes(_ nodeA: NodeRecord, _ nodeB: NodeRecord) {
+            let sameSite = nodeA.file == nodeB.file && (nodeA.line == nodeB.line || ignoringLineShifts)
+            guard nodeA.parameters != nodeB.parameters || !sameSite else {
+                if nodeA.line != nodeB.line { linesMoved += 1 }
+                return
+            }
+            add(Difference(kind: .nodeChanged, node: describe(nodeA),
+                           nodeA: NodeAttributes(parameters: nodeA.parameters, file: nodeA.file, line: nodeA.line),
+                           nodeB: NodeAttributes(parameters: nodeB.parameters, file: nodeB.file, line: nodeB.line)),
+                .node(NodeEvents(sentA: firstA[nodeA.id], receivedA: events(of: nodeA, firstA).received,
+                                 sentB: firstB[nodeB.id], receivedB: events(of: nodeB, firstB).received)))
         }
 
         private mutating func compareEvents(_ nodeA: NodeRecord, _ nodeB: NodeRecord) {
@@ -222,6 +412,7 @@ public struct TraceDiff: Sendable {
                 case .match, .end:
                     flush(name, eventsA, eventsB, &pendingA, &pendingB, anchor: anchor)
                     if case let .match(i, j) = step {
+                        alignedB[eventsB[j].sequence] = eventsA[i].sequence
                         compareMatched(name, eventsA[i], eventsB[j], index: i + 1)
                         anchor = eventsA[i].sequence
                     }
@@ -238,20 +429,22 @@ public struct TraceDiff: Sendable {
                 let terminal = eventsA[i].kind != .value
                 if let position = restB.firstIndex(where: { (eventsB[$0].kind != .value) == terminal }) {
                     let j = restB.remove(at: position)
+                    alignedB[eventsB[j].sequence] = eventsA[i].sequence
                     add(Difference(kind: terminal ? .terminalDiffers : .valueDiffers, node: name, index: i + 1,
                                    a: ref(eventsA[i], a), b: ref(eventsB[j], b)),
-                        primary: eventsA[i].sequence, secondary: eventsB[j].sequence)
+                        .inA(sequence: eventsA[i].sequence, secondary: eventsB[j].sequence))
                 } else {
                     restA.append(i)
                 }
             }
             for i in restA {
                 add(Difference(kind: .missingInB, node: name, index: i + 1, a: ref(eventsA[i], a)),
-                    primary: eventsA[i].sequence, secondary: 0)
+                    .inA(sequence: eventsA[i].sequence, secondary: 0))
             }
             for j in restB {
+                anchorB[eventsB[j].sequence] = anchor
                 add(Difference(kind: .extraInB, node: name, index: j + 1, b: ref(eventsB[j], b)),
-                    primary: anchor, secondary: eventsB[j].sequence)
+                    .inB(sequence: eventsB[j].sequence))
             }
             pendingA = []
             pendingB = []
@@ -269,11 +462,11 @@ public struct TraceDiff: Sendable {
             if let tolerance, magnitude > tolerance {
                 add(Difference(kind: .timeShifted, node: name, index: index, a: ref(eventA, a), b: ref(eventB, b),
                                shift: shift),
-                    primary: eventA.sequence, secondary: eventB.sequence)
+                    .inA(sequence: eventA.sequence, secondary: eventB.sequence))
             }
             if a.logicalThreadName(eventA.thread) != b.logicalThreadName(eventB.thread) {
                 add(Difference(kind: .threadDiffers, node: name, index: index, a: ref(eventA, a), b: ref(eventB, b)),
-                    primary: eventA.sequence, secondary: eventB.sequence)
+                    .inA(sequence: eventA.sequence, secondary: eventB.sequence))
             }
         }
 
@@ -287,86 +480,91 @@ public struct TraceDiff: Sendable {
         }
 
         private func describe(_ node: NodeRecord) -> String {
-            let params = node.parameters.isEmpty || node.parameters == node.label ? "" : "(\(node.parameters))"
-            let label = node.label.map { " \"\($0)\"" } ?? ""
-            return "\(node.name)\(params)\(label) @\(node.file):\(node.line)"
+            TraceDiff.describe(node)
         }
+    }
+
+    /// A node as differences name it: `name(parameters) "label" @file:line`.
+    public static func describe(_ node: NodeRecord) -> String {
+        let params = node.parameters.isEmpty || node.parameters == node.label ? "" : "(\(node.parameters))"
+        let label = node.label.map { " \"\($0)\"" } ?? ""
+        return "\(node.name)\(params)\(label) @\(node.file):\(node.line)"
     }
 }
 
-/// The nodes of a trace that run inside boundary calls (`Environment.call`): the service's
-/// own streams, found by causality. A node is inside when every event its events caused
-/// belongs to a `call` node or to a node inside; a node without events (a sink) is inside when
-/// all its upstream nodes are.
+/// The nodes of a trace that ran inside boundary calls (`Environment.call`) the other trace
+/// has too: the service's own streams, which a replay does not run.
+///
+/// A node is inside when all three hold:
+/// - by causality: every event its events caused belongs to an aligned `call` node or to a
+///   node inside (a node without events, a sink, is inside when all its upstream nodes are);
+/// - by structure: no node upstream of it, however far, is aligned with the other trace (an
+///   operator inserted into the pipeline hangs from aligned nodes; a service does not);
+/// - by subscription: each of its subscriptions began within a start of a call — as a child
+///   of the call's subscription, or a sibling started no earlier than it by the same parent
+///   (a sink's subscriptions are those of what it observes and are not checked).
 struct CallBoundary {
-    private var feeds: [UInt64: Set<UInt64>] = [:]
+    private var inside = Set<UInt64>()
 
-    init(_ trace: Trace) {
+    init(_ trace: Trace, aligned: (UInt64) -> Bool) {
+        let calls = Set(trace.nodes.filter { $0.name == "call" && aligned($0.id) }.map(\.id))
+        guard !calls.isEmpty else { return }
         var effects: [UInt64: Set<UInt64>] = [:]
         for event in trace.events {
             guard let cause = event.causes.first, let origin = trace.event(sequence: cause) else { continue }
             effects[origin.node, default: []].insert(event.node)
         }
-        let calls = Set(trace.nodes.filter { $0.name == "call" }.map(\.id))
-        guard !calls.isEmpty else { return }
+        var callSubscriptions = Set<UInt64>()
+        var earliestCallByParent: [UInt64: Int64] = [:]
+        var subscriptionsByNode: [UInt64: [SubscriptionRecord]] = [:]
+        for subscription in trace.subscriptions {
+            subscriptionsByNode[subscription.node, default: []].append(subscription)
+            guard calls.contains(subscription.node) else { continue }
+            callSubscriptions.insert(subscription.id)
+            earliestCallByParent[subscription.parent] = min(earliestCallByParent[subscription.parent] ?? .max,
+                                                            subscription.time)
+        }
+        func startedInCall(_ node: NodeRecord) -> Bool {
+            node.kind == .sink || (subscriptionsByNode[node.id] ?? []).allSatisfy { subscription in
+                callSubscriptions.contains(subscription.parent)
+                    || (earliestCallByParent[subscription.parent].map { $0 <= subscription.time } ?? false)
+            }
+        }
+        // Nodes come after their upstream nodes, so one pass in order sees every upstream
+        // node's answer first.
+        var hangsFromAligned = Set<UInt64>()
+        for node in trace.nodes {
+            if node.upstream.contains(where: { aligned($0.node) || hangsFromAligned.contains($0.node) }) {
+                hangsFromAligned.insert(node.id)
+            }
+        }
+        var causallyInside = Set<UInt64>()
         var changed = true
         while changed {
             changed = false
-            for node in trace.nodes where !calls.contains(node.id) && feeds[node.id] == nil {
-                var fed = Set<UInt64>()
-                var inside = true
+            for node in trace.nodes where !calls.contains(node.id) && !causallyInside.contains(node.id) {
+                let isInside: Bool
                 if let caused = effects[node.id], !caused.isEmpty {
-                    for effect in caused {
-                        if calls.contains(effect) {
-                            fed.insert(effect)
-                        } else if let further = feeds[effect] {
-                            fed.formUnion(further)
-                        } else {
-                            inside = false
-                            break
-                        }
-                    }
+                    isInside = caused.allSatisfy { calls.contains($0) || causallyInside.contains($0) }
                 } else if node.kind == .sink, !node.upstream.isEmpty {
-                    for edge in node.upstream {
-                        guard let further = feeds[edge.node] else {
-                            inside = false
-                            break
-                        }
-                        fed.formUnion(further)
-                    }
+                    isInside = node.upstream.allSatisfy { causallyInside.contains($0.node) }
                 } else {
-                    inside = false
+                    isInside = false
                 }
-                if inside {
-                    feeds[node.id] = fed
+                if isInside {
+                    causallyInside.insert(node.id)
                     changed = true
                 }
             }
         }
-    }
-
-    /// The call nodes `node` runs inside (sorted), or none.
-    func calls(fed node: UInt64) -> [UInt64] {
-        (feeds[node] ?? []).sorted()
-    }
-}
-
-/// Stable identities of a trace's nodes: kind, name, parameters, label, call site and the
-/// upstream nodes' identities with their roles.
-struct NodeIdentity {
-    private var keys: [UInt64: String] = [:]
-
-    init(_ trace: Trace) {
-        // Nodes come after their upstream nodes (the format guarantees it), so one pass in id
-        // order finds every upstream key already made.
-        for node in trace.nodes {
-            let upstream = node.upstream.map { "\($0.role):\(keys[$0.node] ?? "?")" }.joined(separator: ",")
-            keys[node.id] = "\(node.kind) \(node.name)(\(node.parameters)) [\(node.label ?? "")] "
-                + "@\(node.file):\(node.line) <- {\(upstream)}"
+        for node in trace.nodes where causallyInside.contains(node.id) && !aligned(node.id)
+            && !hangsFromAligned.contains(node.id) && startedInCall(node) {
+            inside.insert(node.id)
         }
     }
 
-    func key(_ id: UInt64) -> String { keys[id] ?? "?" }
+    /// Whether `node` ran inside a call both traces have.
+    func isInside(_ node: UInt64) -> Bool { inside.contains(node) }
 }
 
 /// Aligns two sequences by a longest common subsequence.

@@ -19,6 +19,10 @@ extension TraceDiff {
                 out += "\(number + 1). \(Self.line(difference))\n"
             }
         }
+        if linesMoved > 0 {
+            out += "lines: \(linesMoved) node\(linesMoved == 1 ? "" : "s") moved to other lines of their files "
+                + "(not differences here)\n"
+        }
         if !insideCalls.isEmpty {
             out += "not compared: \(insideCalls.count) node\(insideCalls.count == 1 ? "" : "s") inside boundary calls "
                 + "(services a replay does not run):\n"
@@ -66,6 +70,8 @@ extension TraceDiff {
             return "node only in A: \(difference.node) (\(difference.events ?? 0) events)"
         case .nodeOnlyInB:
             return "node only in B: \(difference.node) (\(difference.events ?? 0) events)"
+        case .nodeChanged:
+            return "node changed: \(difference.node): \(changes(difference.nodeA, difference.nodeB))"
         case .valueDiffers:
             return "\(at): value differs: \(show(difference.a)) in A, \(show(difference.b)) in B \(location(difference))"
         case .terminalDiffers:
@@ -81,6 +87,20 @@ extension TraceDiff {
             return "\(at): thread differs: \"\(difference.a?.thread ?? "")\" in A, \"\(difference.b?.thread ?? "")\" in B "
                 + "\(location(difference))"
         }
+    }
+
+    /// What changed between two sides of a node: `parameters (0.3s) in A, (0.5s) in B;
+    /// call site App.swift:12 in A, App.swift:14 in B`.
+    private static func changes(_ a: NodeAttributes?, _ b: NodeAttributes?) -> String {
+        guard let a, let b else { return "attributes unknown" }
+        var parts: [String] = []
+        if a.parameters != b.parameters {
+            parts.append("parameters (\(a.parameters)) in A, (\(b.parameters)) in B")
+        }
+        if a.file != b.file || a.line != b.line {
+            parts.append("call site \(a.file):\(a.line) in A, \(b.file):\(b.line) in B")
+        }
+        return parts.joined(separator: "; ")
     }
 
     private static func show(_ event: EventRef?) -> String {

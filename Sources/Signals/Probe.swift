@@ -5,9 +5,11 @@ import Synchronization
 
 /// One operator, source or sink of a pipeline: a place in the code that makes a stream.
 ///
-/// Nodes are interned: the same operator applied at the same call site to the same upstream
-/// nodes is one node, however many times the code runs; each run is a *subscription* of it.
-/// That keeps a pipeline diagram the shape of the code, not the shape of its history.
+/// Nodes are interned: the same operator with the same parameters applied at the same call
+/// site to the same upstream nodes is one node, however many times the code runs; each run is
+/// a *subscription* of it. That keeps a pipeline diagram the shape of the code, not the shape
+/// of its history. One call site run with other arguments (`debounce(interval)` with another
+/// interval) is another node, carrying its own parameters.
 public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible {  // immutable but for the label, which is Protected
     /// An upstream node and how it feeds this one.
     public struct Edge: Sendable {
@@ -48,6 +50,8 @@ public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible 
     private struct Key: Hashable {
         let kind: NodeKind
         let name: String
+        /// Nil for parameters that are data.
+        let parameters: String?
         let file: String
         let line: UInt
         let upstream: [UInt64]
@@ -56,28 +60,38 @@ public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible 
 
     private static let registry = Protected<(next: UInt64, nodes: [Key: Node])>((1, [:]))
 
-    /// The node for this operator at this call site over these upstream nodes.
+    /// The node for this operator with these parameters at this call site over these
+    /// upstream nodes.
+    ///
+    /// - Parameter parametersAreData: true when `parameters` show data the node sends (the
+    ///   value of `SignalProducer(value:)`) rather than how it is configured: the first
+    ///   node made at the call site keeps them, and other data does not make another node —
+    ///   a producer made per value inside a `flatMap` is one node, not one per value.
     public static func make(
         _ kind: NodeKind,
         _ name: String,
         parameters: String = "",
+        parametersAreData: Bool = false,
         upstream: [Edge] = [],
         file: StaticString,
         line: UInt
     ) -> Node {
-        make(kind, name, parameters: parameters, upstream: upstream, file: "\(file)", line: line)
+        make(kind, name, parameters: parameters, parametersAreData: parametersAreData, upstream: upstream,
+             file: "\(file)", line: line)
     }
 
-    /// As `make(_:_:parameters:upstream:file:line:)`, with the file as a `String`.
+    /// As `make(_:_:parameters:parametersAreData:upstream:file:line:)`, with the file as a
+    /// `String`.
     public static func make(
         _ kind: NodeKind,
         _ name: String,
         parameters: String = "",
+        parametersAreData: Bool = false,
         upstream: [Edge] = [],
         file: String,
         line: UInt
     ) -> Node {
-        let key = Key(kind: kind, name: name, file: file, line: line,
+        let key = Key(kind: kind, name: name, parameters: parametersAreData ? nil : parameters, file: file, line: line,
                       upstream: upstream.map(\.node.id), roles: upstream.map(\.role.rawValue))
         return registry.modify { state in
             if let node = state.nodes[key] { return node }

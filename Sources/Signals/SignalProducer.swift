@@ -51,7 +51,8 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
 
     /// Sends one value, then completes.
     public init(value: Value, file: StaticString = #fileID, line: UInt = #line) {
-        let node = Node.make(.source, "SignalProducer(value:)", parameters: "\(value)", file: file, line: line)
+        let node = Node.make(.source, "SignalProducer(value:)", parameters: "\(value)", parametersAreData: true,
+                             file: file, line: line)
         self.init(node: node) { observer, _ in
             observer.send(value: value)
             observer.sendCompleted()
@@ -77,7 +78,8 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
 
     /// Fails at once.
     public init(error: Error, file: StaticString = #fileID, line: UInt = #line) {
-        let node = Node.make(.source, "SignalProducer(error:)", parameters: "\(error)", file: file, line: line)
+        let node = Node.make(.source, "SignalProducer(error:)", parameters: "\(error)", parametersAreData: true,
+                             file: file, line: line)
         self.init(node: node) { observer, _ in observer.send(error: error) }
     }
 
@@ -266,7 +268,8 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
 extension SignalProducer where Error == Never {
     /// Sends one value, then completes (a producer that cannot fail).
     public init(value: Value, file: StaticString = #fileID, line: UInt = #line) {
-        let node = Node.make(.source, "SignalProducer(value:)", parameters: "\(value)", file: file, line: line)
+        let node = Node.make(.source, "SignalProducer(value:)", parameters: "\(value)", parametersAreData: true,
+                             file: file, line: line)
         self.init(node: node) { observer, _ in
             observer.send(value: value)
             observer.sendCompleted()

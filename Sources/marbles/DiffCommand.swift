@@ -10,15 +10,20 @@ struct DiffCommand: ParsableCommand {
         commandName: "diff",
         abstract: "Compare two traces node by node and event by event.",
         discussion: """
-        Nodes are aligned by stable identity (operator name, parameters, label, call site and \
-        the identities of their upstream nodes), never by numeric id. Each node's events are \
-        aligned as sequences. The report lists, first divergence in causal order first: nodes \
-        only in one trace; per node, values that differ, events missing from B or extra in B, \
-        terminal events that differ (completed, failed, interrupted), times shifted beyond \
-        the tolerance, and threads that differ (by scheduler name, else thread name).
+        Nodes are aligned by the pipelines' structure, never by numeric id: sources by kind \
+        and label, then each node by operator name, label and edge role under its aligned \
+        upstream nodes. Parameters and call site are attributes: an aligned node whose \
+        parameters or call site differ is reported once as "node changed", and its events \
+        and everything downstream are still compared. A node inserted or removed (a new \
+        map, a dropped filter) is "only in A" or "only in B", and the nodes below it align \
+        as if it were not there. Each node's events are aligned as sequences. The report \
+        lists, first divergence in causal order first: nodes only in one trace; changed \
+        nodes; per node, values that differ, events missing from B or extra in B, terminal \
+        events that differ (completed, failed, interrupted), times shifted beyond the \
+        tolerance, and threads that differ (by scheduler name, else thread name).
 
-        A node only in one trace whose events only feed a boundary call both traces have \
-        (the fake service behind `call`, which a replay does not run) is listed under "not \
+        A node only in one trace that truly ran inside a boundary call both traces have (the \
+        fake service behind `call`, which a replay does not run) is listed under "not \
         compared" rather than counted as a difference.
 
         Times: with both traces virtual the default tolerance is 0, so any shift is a \
@@ -50,6 +55,9 @@ struct DiffCommand: ParsableCommand {
         valueName: "duration"))
     var timeTolerance: String?
 
+    @Flag(name: .long, help: "A node whose code only moved to another line of its file is not a difference (as for golden traces).")
+    var ignoreLineShifts = false
+
     @Flag(name: .long, help: "Print the report as one JSON document (sorted keys, integer nanoseconds).")
     var json = false
 
@@ -80,7 +88,8 @@ struct DiffCommand: ParsableCommand {
         for warning in traceA.warnings + traceB.warnings {
             FileHandle.standardError.write(Data("\(warning)\n".utf8))
         }
-        let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: tolerance)
+        let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: tolerance,
+                             ignoringLineShifts: ignoreLineShifts)
         if let drawPath, let format = format ?? nil {
             do {
                 let data = try MarbleRenderer.render(DiffFigure.make(traceA, traceB, diff: diff), format: format)

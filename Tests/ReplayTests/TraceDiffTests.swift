@@ -108,11 +108,25 @@ final class TraceDiffTests: XCTestCase {
     }
 
     func testNodesOnlyInOneTrace() throws {
+        let replaced = try trace { $0[3] = $0[3].replacingOccurrences(of: #""name":"map""#, with: #""name":"compactMap""#) }
+        let diff = TraceDiff(try trace(), replaced)
+        XCTAssertEqual(kinds(diff), [.nodeOnlyInA, .nodeOnlyInB])
+        XCTAssertEqual(diff.differences.map(\.node), ["map @App.swift:5", "compactMap @App.swift:5"])
+        XCTAssertEqual(diff.differences.map(\.events), [3, 3])
+    }
+
+    func testAMovedNodeIsChangedAndItsEventsAreCompared() throws {
         let moved = try trace { $0[3] = $0[3].replacingOccurrences(of: #""line":5"#, with: #""line":6"#) }
         let diff = TraceDiff(try trace(), moved)
-        XCTAssertEqual(kinds(diff), [.nodeOnlyInA, .nodeOnlyInB])
-        XCTAssertEqual(diff.differences.map(\.node), ["map @App.swift:5", "map @App.swift:6"])
-        XCTAssertEqual(diff.differences.map(\.events), [3, 3])
+        XCTAssertEqual(kinds(diff), [.nodeChanged])
+        XCTAssertEqual(diff.differences.first?.nodeB, .init(parameters: "", file: "App.swift", line: 6))
+        XCTAssertEqual(diff.timing.matched, 6)
+        XCTAssertTrue(diff.text.contains("node changed: map @App.swift:5: call site App.swift:5 in A, App.swift:6 in B"),
+                      diff.text)
+        XCTAssertTrue(TraceDiff(try trace(), moved, ignoringLineShifts: true).isSame)
+        let otherFile = try trace { $0[3] = $0[3].replacingOccurrences(of: #""file":"App.swift","line":5"#,
+                                                                      with: #""file":"Other.swift","line":5"#) }
+        XCTAssertEqual(kinds(TraceDiff(try trace(), otherFile, ignoringLineShifts: true)), [.nodeChanged])
     }
 
     func testServiceNodesInsideACallAreListedNotCounted() throws {

@@ -39,6 +39,22 @@ final class ProbeTests: XCTestCase {
         XCTAssertNotEqual(maps[0].subscription, maps[1].subscription)
     }
 
+    func testOneCallSiteWithOtherParametersIsAnotherNodeWithItsOwnParameters() {
+        let scheduler = TestScheduler()
+        let (signal, _) = Signal<Int, Never>.pipe(named: "text")
+        func debounced(_ interval: TimeInterval) -> Signal<Int, Never> { signal.debounce(interval, on: scheduler) }
+        let short = debounced(0.3), long = debounced(0.5), again = debounced(0.3)
+        XCTAssertFalse(short.node === long.node)
+        XCTAssertTrue(short.node === again.node)
+        XCTAssertEqual(short.node.parameters, "0.3s, on: test")
+        XCTAssertEqual(long.node.parameters, "0.5s, on: test")
+    }
+
+    func testAValueIsDataNotAnotherNode() {
+        func answer(_ value: Int) -> SignalProducer<Int, Never> { SignalProducer(value: value) }
+        XCTAssertTrue(answer(1).node === answer(2).node, "one producer per value inside a flatMap is one node")
+    }
+
     func testSinksAreReportedAsNodes() {
         let probe = TestProbe()
         probe.attached {
