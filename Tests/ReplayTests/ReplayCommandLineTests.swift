@@ -110,6 +110,51 @@ final class ReplayCommandLineTests: XCTestCase {
         XCTAssertEqual(try marbles(["diff", path("a.trace"), path("a.trace")]).status, 0)
     }
 
+    /// Two runs of one spec whose debounce interval changed, and a run of it moved down a
+    /// line: the changed node is reported once, with both parameter lists, in every output.
+    func testDiffShowsAChangedNodeInTextJSONAndFigure() throws {
+        // One spec file, edited between runs, as a user edits code between recordings.
+        func record(_ name: String, _ spec: String) throws -> String {
+            try spec.write(toFile: path("spec.marbles"), atomically: true, encoding: .utf8)
+            let trace = path("\(name).trace")
+            let run = try marbles(["play", path("spec.marbles"), "--trace", trace])
+            XCTAssertEqual(run.status, 0, run.err)
+            return trace
+        }
+        let spec = "hot  e1 = -a-b------c-d-----|\nout = e1.filter(x => x != \"z\").debounceTime(3).map(x => x + \"!\")\n"
+        let slow = try record("slow", spec)
+        let fast = try record("fast", spec.replacingOccurrences(of: "debounceTime(3)", with: "debounceTime(1)"))
+        let moved = try record("moved", "# one line added above\n" + spec)
+
+        let text = try marbles(["diff", slow, fast, "--draw", path("diff.svg")])
+        XCTAssertEqual(text.status, 1)
+        XCTAssertTrue(text.out.contains("first divergence: node changed: debounceFlushing(0.003s, on: test) @spec.marbles:2: "
+                                        + "parameters (0.003s, on: test) in A, (0.001s, on: test) in B"), text.out)
+        XCTAssertEqual(text.out.components(separatedBy: "node changed:").count - 1, 2, text.out)
+        XCTAssertTrue(text.out.contains(#"map "out" @spec.marbles:2, event 1: extra in B: "a!""#), text.out)
+        let svg = try String(contentsOfFile: path("diff.svg"), encoding: .utf8)
+        for shown in ["debounceFlushing(0.003s, on: test \u{2192} 0.001s, on: test)", "\u{2260} A: 0.003s, on: test",
+                      "\u{2260} B: 0.001s, on: test", "\u{2260} A: out", "\u{2260} B: out"] {
+            XCTAssertTrue(svg.contains(shown), "\(shown) not in the figure")
+        }
+        XCTAssertFalse(svg.contains("A only") || svg.contains("B only"), "every lane has its partner")
+
+        let json = try marbles(["diff", "--json", slow, fast])
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+        let first = try XCTUnwrap((object["differences"] as? [[String: Any]])?.first)
+        XCTAssertEqual(first["kind"] as? String, "node-changed")
+        XCTAssertEqual((first["a"] as? [String: Any])?["parameters"] as? String, "0.003s, on: test")
+        XCTAssertEqual((first["b"] as? [String: Any])?["parameters"] as? String, "0.001s, on: test")
+        XCTAssertEqual((first["b"] as? [String: Any])?["line"] as? Int, 2)
+
+        let shifted = try marbles(["diff", slow, moved])
+        XCTAssertEqual(shifted.status, 1)
+        XCTAssertTrue(shifted.out.contains("call site spec.marbles:2 in A, spec.marbles:3 in B"), shifted.out)
+        let ignored = try marbles(["diff", "--ignore-line-shifts", slow, moved])
+        XCTAssertEqual(ignored.status, 0, ignored.out)
+        XCTAssertTrue(ignored.out.contains("nodes moved to other lines of their files (not differences here)"), ignored.out)
+    }
+
     func testDiffBadInputExitsWithStatusTwo() throws {
         let header = #"{"type":"header","format":"marbles-trace","version":"1.0","unit":"ns","clock":"virtual"}"#
         try (header + "\n").write(toFile: path("ok.trace"), atomically: true, encoding: .utf8)
