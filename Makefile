@@ -71,6 +71,14 @@ docs: build
 	$(DOCC) convert Sources/Signals/Signals.docc --additional-symbol-graph-dir .build/signals-symbols \
 	  --fallback-display-name Signals --fallback-bundle-identifier marbles.Signals \
 	  --warnings-as-errors --output-path .build/Signals.doccarchive
+	rm -rf .build/replay-symbols && mkdir -p .build/replay-symbols
+	$(SWIFT) symbolgraph-extract -module-name Replay -minimum-access-level public \
+	  -I "$$($(SWIFT) build --show-bin-path)/Modules" \
+	  -target "$$($(SWIFT) -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -n 1)" \
+	  -output-dir .build/replay-symbols
+	$(DOCC) convert Sources/Replay/Replay.docc --additional-symbol-graph-dir .build/replay-symbols \
+	  --fallback-display-name Replay --fallback-bundle-identifier marbles.Replay \
+	  --warnings-as-errors --output-path .build/Replay.doccarchive
 
 clean:
 	rm -rf .build .build-*
