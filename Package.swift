@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Diagrams", targets: ["Diagrams"]),
         .library(name: "Replay", targets: ["Replay"]),
         .library(name: "MarbleNotation", targets: ["MarbleNotation"]),
+        .library(name: "MarbleStreams", targets: ["MarbleStreams"]),
         .library(name: "Spec", targets: ["Spec"]),
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
         .executable(name: "marbles", targets: ["marbles"]),
@@ -40,9 +41,10 @@ let package = Package(
         ),
         .target(name: "Diagrams", dependencies: ["TraceLog", "Locks", "CGraphviz", "CCairo"]),
         .target(name: "MarbleNotation"),
-        .target(name: "Spec", dependencies: ["Signals", "MarbleNotation", "Locks"]),
+        .target(name: "MarbleStreams", dependencies: ["Signals", "MarbleNotation", "Locks"]),
+        .target(name: "Spec", dependencies: ["Signals", "MarbleNotation", "MarbleStreams", "Locks"]),
         .target(name: "Replay", dependencies: ["Signals", "TraceLog", "Recording", "Locks"]),
-        .target(name: "MarblesTesting", dependencies: ["Signals", "TraceLog", "Recording", "Replay", "MarbleNotation"]),
+        .target(name: "MarblesTesting", dependencies: ["Signals", "TraceLog", "Recording", "Replay", "MarbleNotation", "MarbleStreams", "Locks"]),
         .executableTarget(
             name: "marbles",
             dependencies: [
@@ -69,7 +71,7 @@ let package = Package(
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
-        .testTarget(name: "SignalsTests", dependencies: ["Locks", "Signals"]),
+        .testTarget(name: "SignalsTests", dependencies: ["Locks", "Signals", "MarbleNotation", "MarbleStreams", "MarblesTesting"]),
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Recording", "Signals"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "TraceLog", "Signals"]),
         .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Demo", "Signals", "TraceLog", "Recording"]),

@@ -1,4 +1,5 @@
-/// Marble notation, the RxJS TestScheduler grammar in "run mode", parsed and printed.
+/// Marble notation, the RxJS TestScheduler grammar in "run mode", parsed and printed: the one
+/// grammar of every marble line in Marbles (tests, `expectMarbles`, `.marbles` specs).
 ///
 /// Frame 0 is the first character. `-` is one frame; any other character is a value and takes
 /// one frame; `|` completes; `#` fails; `(ab|)` puts all its events at the frame of `(` while
@@ -6,7 +7,13 @@
 /// stream (earlier events get negative times); spaces are ignored, except that a time
 /// progression such as `10ms `, `1.5s ` or `2m `, at the start or after a space and followed by
 /// a space, advances the clock by that much. Subscription lines use `^` (subscribe) and `!`
-/// (unsubscribe).
+/// (unsubscribe); `!` means nothing else.
+///
+/// One symbol is added to RxJS's: `‖` (U+2016 DOUBLE VERTICAL LINE, the double bar the
+/// figures draw) is *interrupted*, the third terminal event of Signals' grammar
+/// `value* (failed | completed | interrupted)?`: the stream was cancelled before it ended by
+/// itself. RxJS has no such event (an unsubscribed observable just stops), so RxJS lines never
+/// contain it and a spec's inputs may not use it.
 ///
 /// Times are virtual nanoseconds, so a line can be parsed with any frame duration.
 public enum MarbleNotation {
@@ -18,6 +25,8 @@ public enum MarbleNotation {
         case error
         /// `|`: the stream completes.
         case complete
+        /// `‖`: the stream is interrupted (cancelled before it ended by itself).
+        case interrupted
     }
 
     /// One event of a marble line at a virtual time.
@@ -48,12 +57,15 @@ public enum MarbleNotation {
         }
     }
 
+    /// `‖`, the interruption mark (not part of RxJS's grammar).
+    public static let interruptedSymbol: Character = "\u{2016}"
+
     /// One millisecond in nanoseconds, the default frame (as in RxJS run mode).
     public static let millisecond: Int64 = 1_000_000
 
     /// A token of a marble line: the characters that matter, with columns and frame advances.
     private enum Token {
-        case dash, open, close, caret, bang, complete, error
+        case dash, open, close, caret, bang, complete, error, interrupted
         case value(Character)
         case progression(Int64)
     }
@@ -87,6 +99,7 @@ public enum MarbleNotation {
             case "!": result.append((.bang, column))
             case "|": result.append((.complete, column))
             case "#": result.append((.error, column))
+            case Self.interruptedSymbol: result.append((.interrupted, column))
             default: result.append((.value(character), column))
             }
             index += 1
@@ -177,8 +190,8 @@ public enum MarbleNotation {
                 subscription = time
                 time = try later(time, by: frame, line: line, column: column + columnOffset)
             case .bang:
-                throw fail(column, "expected a value, '-', '|' or '#' ('!' belongs in an unsubscribe line)")
-            case .complete, .error, .value:
+                throw fail(column, "expected a value, '-', '|', '#' or '‖' ('!' belongs in an unsubscribe line)")
+            case .complete, .error, .interrupted, .value:
                 if let terminal {
                     throw fail(column, "expected nothing after the terminal event at column \(terminal + columnOffset)")
                 }
@@ -186,6 +199,7 @@ public enum MarbleNotation {
                 switch token {
                 case .complete: kind = .complete; terminal = column
                 case .error: kind = .error; terminal = column
+                case .interrupted: kind = .interrupted; terminal = column
                 case let .value(character): kind = .value(String(character))
                 default: continue
                 }
@@ -261,6 +275,7 @@ public enum MarbleNotation {
             case let .value(name): symbol = name
             case .error: symbol = "#"
             case .complete: symbol = "|"
+            case .interrupted: symbol = String(Self.interruptedSymbol)
             }
             let at = frameOf(event.time)
             if let last = groups.last, last.frame == at {
@@ -379,7 +394,7 @@ public struct MarbleLegend: Sendable {
     /// Whether a display text can stand for itself in a marble line.
     public static func isPlain(_ text: String) -> Bool {
         guard text.count == 1, let character = text.first else { return false }
-        return !"-()|#^! \t".contains(character) && !character.isWhitespace && character.isASCII
+        return !"-()|#^!\u{2016} \t".contains(character) && !character.isWhitespace && character.isASCII
             && (character.isLetter || character.isNumber || character.isPunctuation || character.isSymbol)
     }
 }

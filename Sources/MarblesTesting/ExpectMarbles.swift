@@ -1,144 +1,308 @@
-import MarbleNotation
 import Foundation
-import Replay
+import MarbleNotation
+import MarbleStreams
 import Signals
 import XCTest
 
-/// The error a `#` in a test's input marbles sends.
-public struct MarbleError: Error, Equatable, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String = "error") { self.message = message }
-    public var description: String { message }
-}
+// MARK: Marble lines on a test scheduler
 
-/// The input streams of a marble test, by name, on one virtual-time scheduler.
-///
-/// A line with `^` is hot (one running signal that every subscriber observes from its own
-/// subscription on); any other line is cold (each subscription gets the events anew,
-/// relative to when it subscribed). Values are the marble characters, as strings.
-public final class MarbleInputs {
-    /// The virtual clock; pass it to time-based operators (`debounce(0.003, on: $0.scheduler)`).
-    public let scheduler: TestScheduler
-    /// How long one frame lasts, in seconds.
-    public let frame: TimeInterval
-    private var producers: [String: SignalProducer<String, MarbleError>] = [:]
+extension TestScheduler {
+    /// A hot signal of a marble line: one running signal that sends the line's events at their
+    /// frames (from frame 0, or from the line's `^`), whoever observes it.
+    ///
+    /// A malformed line, or a symbol with no value, fails the test at the call site; the signal
+    /// then never sends anything.
+    ///
+    /// - Parameters:
+    ///   - marbles: the line (`MarbleNotation`).
+    ///   - symbols: what value symbols stand for and what `#` sends.
+    ///   - frame: one frame, in seconds (1 ms, as in RxJS run mode).
+    public func hot<Value, Failure>(_ marbles: String, symbols: MarbleSymbols<Value, Failure>, frame: TimeInterval = 0.001,
+                                    fileID: StaticString = #fileID, file: StaticString = #filePath,
+                                    line: UInt = #line) -> Signal<Value, Failure> {
+        let timeline = Self.timeline(marbles, symbols: symbols, frame: frame, hot: true, file: file, line: line)
+        let stream = hot(timeline, node: Node.make(.source, "pipe", file: fileID, line: line))
+        stream.scheduleEvents()
+        return stream.signal
+    }
 
-    init(_ lines: [String: String], frame: TimeInterval, scheduler: TestScheduler) throws {
-        self.scheduler = scheduler
-        self.frame = frame
-        let nanoseconds = Int64((frame * 1e9).rounded())
-        for name in lines.keys.sorted() {
-            let line = lines[name] ?? ""
-            let hot = line.contains("^")
-            let events = try MarbleNotation.parse(line, frame: nanoseconds, hot: hot).map { marble in
-                (time: marble.time, event: Self.event(marble.kind))
-            }
-            if hot {
-                let (signal, input) = Signal<String, MarbleError>.pipe(named: name)
-                for (time, event) in events where time >= 0 {
-                    scheduler.schedule(atNanoseconds: time) { input.send(event) }
-                }
-                producers[name] = SignalProducer(signal)
-            } else {
-                producers[name] = SignalProducer { observer, lifetime in
-                    let start = scheduler.now
-                    for (time, event) in events {
-                        lifetime += scheduler.schedule(atNanoseconds: start + time) { observer.send(event) }
-                    }
-                }
-                .named(name)
-            }
+    /// A hot signal of a marble line whose values are `values` (a symbol missing from it stands
+    /// for itself) and whose `#` fails with `error`; see ``hot(_:symbols:frame:fileID:file:line:)``.
+    public func hot<Value>(_ marbles: String, values: [String: Value], error: MarbleError = MarbleError(),
+                           frame: TimeInterval = 0.001, fileID: StaticString = #fileID, file: StaticString = #filePath,
+                           line: UInt = #line) -> Signal<Value, MarbleError> {
+        hot(marbles, symbols: MarbleSymbols(values, error: error), frame: frame, fileID: fileID, file: file, line: line)
+    }
+
+    /// A hot signal of a marble line whose values are its symbols, as strings.
+    public func hot(_ marbles: String, error: MarbleError = MarbleError(), frame: TimeInterval = 0.001,
+                    fileID: StaticString = #fileID, file: StaticString = #filePath, line: UInt = #line) -> Signal<String, MarbleError> {
+        hot(marbles, values: [:], error: error, frame: frame, fileID: fileID, file: file, line: line)
+    }
+
+    /// A cold producer of a marble line: each start sends the line's events at their frames
+    /// from that start.
+    ///
+    /// A malformed line, or a symbol with no value, fails the test at the call site; the
+    /// producer then sends nothing.
+    public func cold<Value, Failure>(_ marbles: String, symbols: MarbleSymbols<Value, Failure>, frame: TimeInterval = 0.001,
+                                     fileID: StaticString = #fileID, file: StaticString = #filePath,
+                                     line: UInt = #line) -> SignalProducer<Value, Failure> {
+        let timeline = Self.timeline(marbles, symbols: symbols, frame: frame, hot: false, file: file, line: line)
+        return cold(timeline, node: Node.make(.source, "SignalProducer", file: fileID, line: line)).producer
+    }
+
+    /// A cold producer of a marble line whose values are `values` (a symbol missing from it
+    /// stands for itself) and whose `#` fails with `error`.
+    public func cold<Value>(_ marbles: String, values: [String: Value], error: MarbleError = MarbleError(),
+                            frame: TimeInterval = 0.001, fileID: StaticString = #fileID, file: StaticString = #filePath,
+                            line: UInt = #line) -> SignalProducer<Value, MarbleError> {
+        cold(marbles, symbols: MarbleSymbols(values, error: error), frame: frame, fileID: fileID, file: file, line: line)
+    }
+
+    /// A cold producer of a marble line whose values are its symbols, as strings.
+    public func cold(_ marbles: String, error: MarbleError = MarbleError(), frame: TimeInterval = 0.001,
+                     fileID: StaticString = #fileID, file: StaticString = #filePath, line: UInt = #line) -> SignalProducer<String, MarbleError> {
+        cold(marbles, values: [:], error: error, frame: frame, fileID: fileID, file: file, line: line)
+    }
+
+    private static func timeline<Value, Failure>(_ marbles: String, symbols: MarbleSymbols<Value, Failure>, frame: TimeInterval,
+                                                 hot: Bool, file: StaticString, line: UInt) -> MarbleTimeline<Value, Failure> {
+        do {
+            return try symbols.timeline(MarbleNotation.parse(marbles, frame: nanoseconds(frame), hot: hot))
+        } catch {
+            XCTFail("marble line \"\(marbles)\": \(error)", file: file, line: line)
+            return []
         }
     }
-
-    private static func event(_ kind: MarbleNotation.Kind) -> Event<String, MarbleError> {
-        switch kind {
-        case let .value(symbol): return .value(symbol)
-        case .error: return .failed(MarbleError())
-        case .complete: return .completed
-        }
-    }
-
-    /// The input with this name; a name not given to `expectMarbles` never sends anything
-    /// (and the test fails, naming it).
-    public subscript(name: String) -> SignalProducer<String, MarbleError> {
-        if let producer = producers[name] { return producer }
-        missing.append(name)
-        return .never
-    }
-
-    var missing: [String] = []
 }
 
-/// Runs `build` over marble inputs in virtual time and checks its output against a marble
-/// line; on a mismatch the failure shows both lines aligned, with a legend for values longer
-/// than one character.
+/// A frame in seconds as virtual nanoseconds.
+func nanoseconds(_ frame: TimeInterval) -> Int64 { Int64((frame * 1e9).rounded()) }
+
+// MARK: Checking what a stream sent
+
+/// Asserts that `events` (what a stream sent, with virtual times) are the marble line
+/// `expected`: the same events in the same frames and order, each value equal to what its
+/// symbol stands for (its entry in `values`, else a value whose description is the symbol).
+/// On a mismatch the failure shows both lines under one legend.
+public func assertMarbles<Value: Equatable, Failure>(_ events: [(time: Int64, event: Event<Value, Failure>)], _ expected: String,
+                                                     values: [String: Value] = [:], frame: TimeInterval = 0.001,
+                                                     file: StaticString = #filePath, line: UInt = #line) {
+    if let failure = marbleFailure(expected: expected, values: values, frame: nanoseconds(frame), received: events, equal: ==) {
+        XCTFail(failure, file: file, line: line)
+    }
+}
+
+/// As `assertMarbles(_:_:values:frame:file:line:)` for values that are not
+/// `Equatable`: values compare by their descriptions.
+public func assertMarbles<Value, Failure>(_ events: [(time: Int64, event: Event<Value, Failure>)], _ expected: String,
+                                          values: [String: Value] = [:], frame: TimeInterval = 0.001,
+                                          file: StaticString = #filePath, line: UInt = #line) {
+    if let failure = marbleFailure(expected: expected, values: values, frame: nanoseconds(frame), received: events,
+                                   equal: { "\($0)" == "\($1)" }) {
+        XCTFail(failure, file: file, line: line)
+    }
+}
+
+// MARK: expectMarbles over a test scheduler
+
+/// Runs `build`'s signal on a fresh test scheduler to the end and asserts that it sent the
+/// marble line `expected` (see `assertMarbles(_:_:values:frame:file:line:)`).
 ///
 /// ```swift
-/// try expectMarbles(inputs: ["e1": "--a--b--|"], { $0["e1"].map { $0.uppercased() } }, "--A--B--|")
+/// expectMarbles("---a-(b|)") { $0.hot("-a-b|").delay(0.002, on: $0) }
+/// ```
+public func expectMarbles<Value: Equatable, Failure>(_ expected: String, values: [String: Value] = [:], frame: TimeInterval = 0.001,
+                                                     file: StaticString = #filePath, line: UInt = #line,
+                                                     _ build: (TestScheduler) -> Signal<Value, Failure>) {
+    expectMarbles(expected, values: values, frame: frame, file: file, line: line) { SignalProducer(build($0)) }
+}
+
+/// As `expectMarbles(_:values:frame:file:line:_:)`, for a producer started at frame 0.
+public func expectMarbles<Value: Equatable, Failure>(_ expected: String, values: [String: Value] = [:], frame: TimeInterval = 0.001,
+                                                     file: StaticString = #filePath, line: UInt = #line,
+                                                     _ build: (TestScheduler) -> SignalProducer<Value, Failure>) {
+    let scheduler = TestScheduler()
+    assertMarbles(run(build(scheduler), on: scheduler), expected, values: values, frame: frame, file: file, line: line)
+}
+
+/// As `expectMarbles(_:values:frame:file:line:_:)` for values that are not
+/// `Equatable`: values compare by their descriptions.
+public func expectMarbles<Value, Failure>(_ expected: String, values: [String: Value] = [:], frame: TimeInterval = 0.001,
+                                          file: StaticString = #filePath, line: UInt = #line,
+                                          _ build: (TestScheduler) -> Signal<Value, Failure>) {
+    let scheduler = TestScheduler()
+    assertMarbles(run(SignalProducer(build(scheduler)), on: scheduler), expected, values: values, frame: frame, file: file, line: line)
+}
+
+/// Starts `producer` at the scheduler's now and runs the scheduler to the end: what the
+/// stream sent by then (the disposal that follows is the test's, not the stream's).
+private func run<Value, Failure>(_ producer: SignalProducer<Value, Failure>,
+                                 on scheduler: TestScheduler) -> [(time: Int64, event: Event<Value, Failure>)] {
+    var received: [(time: Int64, event: Event<Value, Failure>)] = []
+    var running = true
+    let disposable = producer.start { event in
+        if running { received.append((scheduler.now, event)) }
+    }
+    scheduler.run()
+    running = false
+    disposable.dispose()
+    return received
+}
+
+// MARK: expectMarbles over a virtual environment
+
+/// Runs `build` in a ``VirtualEnvironment`` whose inputs and calls play marble lines, and
+/// asserts that its stream sent the marble line `expected`; on a mismatch the failure shows
+/// both lines under one legend. The pipeline may use the environment as any `Environment`
+/// (`input`, `call`, `scheduler`) or read its lines as named streams (`$0["e1"]`).
+///
+/// ```swift
+/// expectMarbles(inputs: ["e1": "-a--b-|"], { $0["e1"].map { $0.count } }, "-5--4-|",
+///               values: ["a": "swift", "b": "swim"])
 /// ```
 ///
 /// - Parameters:
-///   - inputs: marble lines by name (see `MarbleInputs` for hot and cold).
-///   - frame: one frame, in seconds (1 ms by default, as in RxJS run mode).
+///   - inputs: marble lines by input name (see ``VirtualEnvironment``).
+///   - calls: marble lines by call label, each start of a call playing its line.
+///   - inputValues: what the input and call lines' symbols stand for, where they differ from
+///     `values` (an input whose type is the output's uses `values` too).
+///   - errors: what `#` sends, by input name or call label.
+///   - frame: one frame, in seconds (1 ms, as in RxJS run mode).
 ///   - build: makes the stream under test; it is started at frame 0.
-///   - expected: the expected marble line (values by their `String(describing:)`, one character each).
-/// - Throws: `MarbleSyntaxError` for a malformed input or expected line.
-public func expectMarbles<Value, Failure: Error>(
-    inputs: [String: String],
-    frame: TimeInterval = 0.001,
-    _ build: (MarbleInputs) -> SignalProducer<Value, Failure>,
-    _ expected: String,
+///   - expected: the expected marble line.
+///   - values: what the expected line's symbols stand for; a symbol missing from it stands
+///     for a value whose description is the symbol.
+public func expectMarbles<Value: Equatable, Failure>(
+    inputs: [String: String] = [:], calls: [String: String] = [:], inputValues: [String: Any] = [:],
+    errors: [String: any Error] = [:], frame: TimeInterval = 0.001,
+    _ build: (VirtualEnvironment) -> SignalProducer<Value, Failure>,
+    _ expected: String, values: [String: Value] = [:],
     file: StaticString = #filePath, line: UInt = #line
-) throws {
-    let scheduler = TestScheduler()
-    let marbleInputs = try MarbleInputs(inputs, frame: frame, scheduler: scheduler)
-    let nanoseconds = Int64((frame * 1e9).rounded())
-    var received: [(time: Int64, event: Event<Value, Failure>)] = []
-    let disposable = build(marbleInputs).start { event in received.append((scheduler.now, event)) }
-    scheduler.run()
-    disposable.dispose()
-    if !marbleInputs.missing.isEmpty {
-        XCTFail("expectMarbles: no input named " + marbleInputs.missing.map { "'\($0)'" }.joined(separator: ", "),
-                file: file, line: line)
-        return
+) {
+    let environment: VirtualEnvironment
+    do {
+        environment = try VirtualEnvironment(frame: frame, inputs: inputs, calls: calls,
+                                             values: values.mapValues { $0 as Any }.merging(inputValues) { $1 }, errors: errors)
+    } catch {
+        return XCTFail("expectMarbles: \(error)", file: file, line: line)
     }
-    if let message = try marbleMismatch(expected: expected, frame: nanoseconds, received: received) {
-        XCTFail(message, file: file, line: line)
+    let received = run(build(environment), on: environment.scheduler)
+    var failures = environment.problems.map { "expectMarbles: \($0)" }
+    if let mismatch = marbleFailure(expected: expected, values: values, frame: environment.frame, received: received, equal: ==) {
+        failures.append(mismatch)
     }
+    if !failures.isEmpty { XCTFail(failures.joined(separator: "\n"), file: file, line: line) }
 }
 
-/// The failure message of `expectMarbles`: expected and actual lines aligned, with a legend
-/// for values longer than one character; nil when they match.
-func marbleMismatch<Value, Failure: Error>(expected: String, frame nanoseconds: Int64,
-                                           received: [(time: Int64, event: Event<Value, Failure>)]) throws -> String? {
-    let expectedLine = MarbleNotation.print(try MarbleNotation.parse(expected, frame: nanoseconds), frame: nanoseconds)
-    let legend = MarbleLegend(received.compactMap { $0.event.value.map { "\($0)" } })
-    let events = received.compactMap { time, event -> MarbleNotation.Event? in
-        switch event {
-        case let .value(value): return .init(time: time, kind: .value(legend.symbol(for: "\(value)")))
-        case .failed: return .init(time: time, kind: .error)
-        case .completed: return .init(time: time, kind: .complete)
-        case .interrupted: return nil
+/// As `expectMarbles(inputs:calls:inputValues:errors:frame:_:_:values:file:line:)`, for
+/// a stream under test that is a `Signal` (it is observed from frame 0).
+public func expectMarbles<Value: Equatable, Failure>(
+    inputs: [String: String] = [:], calls: [String: String] = [:], inputValues: [String: Any] = [:],
+    errors: [String: any Error] = [:], frame: TimeInterval = 0.001,
+    _ build: (VirtualEnvironment) -> Signal<Value, Failure>,
+    _ expected: String, values: [String: Value] = [:],
+    file: StaticString = #filePath, line: UInt = #line
+) {
+    expectMarbles(inputs: inputs, calls: calls, inputValues: inputValues, errors: errors, frame: frame,
+                  { SignalProducer(build($0)) }, expected, values: values, file: file, line: line)
+}
+
+// MARK: The failure message
+
+/// Why `received` is not the marble line `expected`: both lines under one legend, in which a
+/// symbol means one value only (an actual value equal to one of `values` takes its symbol; any
+/// other gets its own character if that means nothing else, else a letter used by neither
+/// line); nil when they match. A malformed expected line is a failure naming the error.
+func marbleFailure<Value, Failure>(expected: String, values: [String: Value], frame: Int64,
+                                   received: [(time: Int64, event: Event<Value, Failure>)],
+                                   equal: (Value, Value) -> Bool) -> String? {
+    let marbles: [MarbleNotation.Event]
+    do {
+        marbles = try MarbleNotation.parse(expected, frame: frame)
+    } catch {
+        return "expectMarbles: the expected line \"\(expected)\": \(error)"
+    }
+    func frameOf(_ time: Int64) -> Int64 { time >= 0 ? time / frame : -((-time + frame - 1) / frame) }
+    func matches(_ marble: MarbleNotation.Event, _ actual: (time: Int64, event: Event<Value, Failure>)) -> Bool {
+        guard frameOf(marble.time) == frameOf(actual.time) else { return false }
+        switch (marble.kind, actual.event) {
+        case let (.value(symbol), .value(value)):
+            if let expectedValue = values[symbol] { return equal(expectedValue, value) }
+            return "\(value)" == symbol
+        case (.error, .failed), (.complete, .completed), (.interrupted, .interrupted): return true
+        default: return false
         }
     }
-    let actualLine = MarbleNotation.print(events, frame: nanoseconds)
-    guard actualLine != expectedLine else { return nil }
-    var message = "marbles differ\nexpected: \(expectedLine)\n  actual: \(actualLine)"
+    if marbles.count == received.count, zip(marbles, received).allSatisfy(matches) { return nil }
+
+    var legend = Legend(reserving: Set(values.keys).union(marbles.compactMap { marble in
+        if case let .value(symbol) = marble.kind { return symbol }
+        return nil
+    }))
+    for marble in marbles {
+        if case let .value(symbol) = marble.kind, let value = values[symbol] { legend.note(symbol, means: "\(value)") }
+    }
+    let keys = values.keys.sorted()
+    var named: [(value: Value, symbol: String)] = []
+    var actual: [MarbleNotation.Event] = []
+    for (time, event) in received {
+        let kind: MarbleNotation.Kind
+        switch event {
+        case let .value(value):
+            if let key = keys.first(where: { equal(values[$0]!, value) }) {
+                legend.note(key, means: "\(value)")
+                kind = .value(key)
+            } else if let known = named.first(where: { equal($0.value, value) }) {
+                kind = .value(known.symbol)
+            } else {
+                let symbol = legend.symbol(for: "\(value)", free: values[String(describing: value)] == nil)
+                named.append((value, symbol))
+                kind = .value(symbol)
+            }
+        case let .failed(error):
+            legend.note("#", means: "\(error)")
+            kind = .error
+        case .completed: kind = .complete
+        case .interrupted: kind = .interrupted
+        }
+        actual.append(MarbleNotation.Event(time: time, kind: kind))
+    }
+    var message = "marbles differ\nexpected: \(MarbleNotation.print(marbles, frame: frame))\n"
+        + "  actual: \(MarbleNotation.print(actual, frame: frame))"
     if !legend.entries.isEmpty {
         message += "\n  values: " + legend.entries.map { "\($0.symbol) = \($0.text)" }.joined(separator: ", ")
     }
     return message
 }
 
-/// As `expectMarbles(inputs:frame:_:_:)`, for a stream under test that is a `Signal` (it is
-/// observed from frame 0).
-public func expectMarbles<Value, Failure: Error>(
-    inputs: [String: String],
-    frame: TimeInterval = 0.001,
-    _ build: (MarbleInputs) -> Signal<Value, Failure>,
-    _ expected: String,
-    file: StaticString = #filePath, line: UInt = #line
-) throws {
-    try expectMarbles(inputs: inputs, frame: frame, { SignalProducer(build($0)) }, expected, file: file, line: line)
+/// The one legend of a failure message: every symbol it lists means one thing.
+private struct Legend {
+    private(set) var entries: [(symbol: String, text: String)] = []
+    private var used: Set<String>
+    private var lettered: Set<String> = []
+    private static let pool = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".map(String.init)
+
+    init(reserving reserved: Set<String>) { used = reserved }
+
+    /// Lists `symbol = text` (once), unless the symbol is its own text.
+    mutating func note(_ symbol: String, means text: String) {
+        guard symbol != text, !entries.contains(where: { $0.symbol == symbol }) else { return }
+        entries.append((symbol, text))
+    }
+
+    /// A symbol for a value no other symbol names: its own text when that is one plain
+    /// character that is `free` to mean itself, else the first letter or digit in use nowhere.
+    mutating func symbol(for text: String, free: Bool) -> String {
+        if free, MarbleLegend.isPlain(text), !lettered.contains(text) {
+            used.insert(text)
+            return text
+        }
+        let symbol = Self.pool.first { !used.contains($0) } ?? "*"
+        used.insert(symbol)
+        lettered.insert(symbol)
+        note(symbol, means: text)
+        return symbol
+    }
 }

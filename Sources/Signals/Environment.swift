@@ -57,6 +57,23 @@ extension Node {
     }
 }
 
+extension SignalProducer {
+    /// An environment call that runs `perform` on each start, as one subscription of the node
+    /// `call(label)` observing the service without a sink of its own: what a live call is, so
+    /// every environment that runs the service (live, or the tests' virtual one) records the
+    /// same nodes.
+    package static func environmentCall(
+        _ label: String, file: StaticString, line: UInt, _ perform: @escaping () -> SignalProducer
+    ) -> SignalProducer {
+        SignalProducer(node: .call(label, file: file, line: line)) { observer, lifetime in
+            perform().startWithSignal { signal, interrupter in
+                signal.observeInternally(observer.send)
+                lifetime += interrupter
+            }
+        }
+    }
+}
+
 /// The real world: inputs are pipes a script sends into, schedulers are dispatch queues
 /// (`main` is the main queue), calls run the real (or simulated) service.
 public final class LiveEnvironment: Environment, @unchecked Sendable {  // mutable state only under `lock`
@@ -107,12 +124,7 @@ public final class LiveEnvironment: Environment, @unchecked Sendable {  // mutab
         _ label: String, file: StaticString, line: UInt,
         _ perform: @escaping () -> SignalProducer<Value, Failure>
     ) -> SignalProducer<Value, Failure> {
-        SignalProducer(node: .call(label, file: file, line: line)) { observer, lifetime in
-            perform().startWithSignal { signal, interrupter in
-                signal.observeInternally(observer.send)
-                lifetime += interrupter
-            }
-        }
+        .environmentCall(label, file: file, line: line, perform)
     }
 
     private final class Pipe<Value>: Completable {

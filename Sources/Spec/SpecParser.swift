@@ -582,6 +582,11 @@ extension SpecDocument {
 
         for item in pending {
             let events = try MarbleNotation.parse(item.text, frame: frame, hot: item.hot, line: item.line, columnOffset: item.column)
+            if let interruption = events.first(where: { $0.kind == .interrupted }) {
+                throw SpecSyntaxError(location: SpecLocation(line: item.line, column: interruption.column),
+                                      message: "expected a value, '-', '|' or '#': an RxJS input cannot be interrupted "
+                                        + "('‖' is Signals' interruption; end a derived stream early with an 'unsubscribe' line)")
+            }
             inputs.append(Input(name: item.name, hot: item.hot, marbles: item.text.trimmingTrailingSpaces,
                                 events: events, location: item.location))
         }

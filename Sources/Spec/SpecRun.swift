@@ -1,6 +1,6 @@
-import Locks
-import MarbleNotation
 import Foundation
+import MarbleNotation
+import MarbleStreams
 import Signals
 
 /// What running a spec produced: every stream's events in virtual time, and every
@@ -78,24 +78,26 @@ extension SpecDocument {
     public func run(on scheduler: TestScheduler = TestScheduler()) throws -> SpecResult {
         let interpreter = SpecInterpreter(document: self, scheduler: scheduler)
         defer { interpreter.streams = [:] }
-        let log = SubscriptionLog(scheduler: scheduler)
-        var hotInputs: [(Signal<SpecValue, SpecFailure>.Observer, Input)] = []
+        var hotInputs: [HotMarbles<SpecValue, SpecFailure>] = []
+        var subscriptions: [String: MarbleSubscriptions] = [:]
         for input in inputs {
+            let timeline = input.events.map { (time: $0.time, event: self.event($0, of: input.name)) }
+            let stream: SpecProducer
             if input.hot {
                 // One pipe node per input (nodes are interned by call site): with a shared node
                 // every input's label would overwrite the last in a recorded trace.
-                let (signal, sink) = Signal<SpecValue, SpecFailure>.pipe(named: input.name, line: UInt(input.location.line))
-                hotInputs.append((sink, input))
-                let ended = input.events.first { event in
-                    if case .value = event.kind { return false }
-                    return event.time < 0
-                }
-                interpreter.streams[input.name] = SpecStream(log.tracking(input.name, hot: signal, node: inputNode(input),
-                                                                          endedBefore: ended.map { self.event($0, of: input.name) }))
+                let pipe = Node.make(.source, "pipe", file: #fileID, line: UInt(input.location.line))
+                pipe.label = input.name
+                let hot = scheduler.hot(timeline, node: pipe)
+                hotInputs.append(hot)
+                stream = hot.producer(node: inputNode(input))
+                subscriptions[input.name] = hot.subscriptions
             } else {
-                let events = input.events.map { (time: $0.time, event: self.event($0, of: input.name)) }
-                interpreter.streams[input.name] = SpecStream(log.tracking(input.name, cold: events, node: inputNode(input)))
+                let cold = scheduler.cold(timeline, node: inputNode(input))
+                stream = cold.producer
+                subscriptions[input.name] = cold.subscriptions
             }
+            interpreter.streams[input.name] = SpecStream(stream.named(input.name))
         }
         var outputs: [(Derived, SpecProducer)] = []
         do {
@@ -123,12 +125,7 @@ extension SpecDocument {
                 scheduler.schedule(atNanoseconds: time) { serial.dispose() }
             }
         }
-        for (sink, input) in hotInputs {
-            for marble in input.events where marble.time >= 0 {
-                let event = self.event(marble, of: input.name)
-                scheduler.schedule(atNanoseconds: marble.time) { sink.send(event) }
-            }
-        }
+        for hot in hotInputs { hot.scheduleEvents() }
         var recorded: [[SpecResult.Event]] = Array(repeating: [], count: outputs.count)
         var ended = Array(repeating: false, count: outputs.count)
         for (index, (_, producer)) in outputs.enumerated() {
@@ -159,7 +156,7 @@ extension SpecDocument {
                 if input.hot { return last > now }
                 // A cold input sends from each subscription's start; one cut off by the
                 // disposal above ended at `now`.
-                return log.subscriptions(of: input.name).contains { subscription in
+                return Self.specSubscriptions(subscriptions[input.name]).contains { subscription in
                     let (due, overflow) = subscription.subscribe.addingReportingOverflow(last)
                     return !overflow && due > now && (subscription.unsubscribe ?? now) >= now
                 }
@@ -190,7 +187,12 @@ extension SpecDocument {
             streams.append(stream)
         }
         return SpecResult(frame: frame, streams: streams,
-                          subscriptions: inputs.map { ($0.name, log.subscriptions(of: $0.name)) })
+                          subscriptions: inputs.map { ($0.name, Self.specSubscriptions(subscriptions[$0.name])) })
+    }
+
+    /// An input's subscriptions as the result reports them (each has begun).
+    private static func specSubscriptions(_ log: MarbleSubscriptions?) -> [SpecResult.Subscription] {
+        (log?.all ?? []).map { SpecResult.Subscription(subscribe: $0.subscribe ?? 0, unsubscribe: $0.unsubscribe) }
     }
 
     /// An input's source node, at the input's line in the spec (so each input is its own node).
@@ -206,64 +208,7 @@ extension SpecDocument {
             return .value(value)
         case .error: return .failed(SpecFailure(errors[input] ?? .string("error")))
         case .complete: return .completed
+        case .interrupted: return .interrupted
         }
-    }
-}
-
-/// Makes input producers that note when each subscription begins and ends.
-final class SubscriptionLog {
-    private let scheduler: TestScheduler
-    private var log: [String: [(subscribe: Int64, unsubscribe: Int64?)]] = [:]
-    private let lock = Lock()
-
-    init(scheduler: TestScheduler) { self.scheduler = scheduler }
-
-    func subscriptions(of name: String) -> [SpecResult.Subscription] {
-        lock.withLock { (log[name] ?? []).map { SpecResult.Subscription(subscribe: $0.subscribe, unsubscribe: $0.unsubscribe) } }
-    }
-
-    private func begin(_ name: String, _ lifetime: Lifetime) {
-        let scheduler = self.scheduler
-        let index: Int = lock.withLock {
-            log[name, default: []].append((scheduler.now, nil))
-            return log[name, default: []].count - 1
-        }
-        lifetime.observeEnded { [weak self] in
-            guard let self else { return }
-            self.lock.withLock { self.log[name]?[index].unsubscribe = scheduler.now }
-        }
-    }
-
-    /// Each subscription observes the running hot signal; when the input ended before frame 0
-    /// (`-|-^`), each subscriber gets that ending at once, as a late subscriber of an RxJS
-    /// subject does.
-    func tracking(_ name: String, hot signal: Signal<SpecValue, SpecFailure>, node: Node,
-                  endedBefore ending: Event<SpecValue, SpecFailure>?) -> SpecProducer {
-        SpecProducer(node: node) { observer, lifetime in
-            self.begin(name, lifetime)
-            if let ending {
-                observer.send(ending)
-                return
-            }
-            lifetime += signal.observe(observer)
-        }
-        .named(name)
-    }
-
-    /// Each subscription sends the events at their times from its own start.
-    func tracking(_ name: String, cold events: [(time: Int64, event: Event<SpecValue, SpecFailure>)], node: Node) -> SpecProducer {
-        let scheduler = self.scheduler
-        return SpecProducer(node: node) { observer, lifetime in
-            self.begin(name, lifetime)
-            let start = scheduler.now
-            for (time, event) in events {
-                // A subscription that starts near the end of virtual time (after a retry
-                // delay of 1e300ms) has events that can never fall due.
-                let (due, overflow) = start.addingReportingOverflow(time)
-                if overflow { break }
-                lifetime += scheduler.schedule(atNanoseconds: due) { observer.send(event) }
-            }
-        }
-        .named(name)
     }
 }

@@ -11,6 +11,7 @@ final class MarbleNotationTests: XCTestCase {
             case let .value(name): return "\(time):\(name)"
             case .error: return "\(time):#"
             case .complete: return "\(time):|"
+            case .interrupted: return "\(time):‖"
             }
         }
     }
@@ -72,8 +73,22 @@ final class MarbleNotationTests: XCTestCase {
         XCTAssertEqual(error("-|-a"), MarbleSyntaxError(line: 4, column: 14,
                                                        message: "expected nothing after the terminal event at column 12"))
         XCTAssertEqual(error("--!"), MarbleSyntaxError(line: 4, column: 13,
-                                                      message: "expected a value, '-', '|' or '#' ('!' belongs in an unsubscribe line)"))
+                                                      message: "expected a value, '-', '|', '#' or '‖' ('!' belongs in an unsubscribe line)"))
         XCTAssertEqual(error("-()"), MarbleSyntaxError(line: 4, column: 13, message: "expected an event inside '(' ... ')'"))
+    }
+
+    func testDoubleBarIsInterruptionATerminalEventLikeTheOthers() throws {
+        XCTAssertEqual(try MarbleNotation.parse("-a-‖"), [
+            .init(time: 1 * ms, kind: .value("a"), column: 2), .init(time: 3 * ms, kind: .interrupted, column: 4),
+        ])
+        XCTAssertEqual(summary(try MarbleNotation.parse("-(a‖)")), ["1:a", "1:‖"])
+        XCTAssertThrowsError(try MarbleNotation.parse("-‖-a")) { error in
+            XCTAssertEqual(error as? MarbleSyntaxError,
+                           MarbleSyntaxError(line: 1, column: 4, message: "expected nothing after the terminal event at column 2"))
+        }
+        XCTAssertEqual(MarbleNotation.print([.init(time: 2 * ms, kind: .interrupted)]), "--‖")
+        XCTAssertThrowsError(try MarbleNotation.parseSubscription("--‖"), "a subscription line has no events")
+        XCTAssertFalse(MarbleLegend.isPlain("‖"), "a value printed as '‖' would read as an interruption")
     }
 
     func testSubscriptionLines() throws {
@@ -110,7 +125,7 @@ final class MarbleNotationTests: XCTestCase {
     }
 
     func testRoundTripOfCanonicalLines() throws {
-        let lines = ["--a--b--|", "a", "(ab|)", "-(ab)----c-#", "----", "a-^-b--(cd)--|", "x-y-z", "^--a"]
+        let lines = ["--a--b--|", "a", "(ab|)", "-(ab)----c-#", "----", "a-^-b--(cd)--|", "x-y-z", "^--a", "-a-‖", "(a‖)"]
         for line in lines {
             let hot = line.contains("^")
             let printed = MarbleNotation.print(try MarbleNotation.parse(line, hot: hot), hot: hot)

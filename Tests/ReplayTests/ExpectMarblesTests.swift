@@ -1,43 +1,157 @@
 import MarbleNotation
 @testable import MarblesTesting
-import Replay
 import Signals
 import XCTest
 
 final class ExpectMarblesTests: XCTestCase {
-    func testColdInputThroughAnOperator() throws {
-        try expectMarbles(inputs: ["e1": "--a--b--|"], { $0["e1"].map { $0.uppercased() } }, "--A--B--|")
+    func testColdInputThroughAnOperator() {
+        expectMarbles(inputs: ["e1": "--a--b--|"], { $0["e1"].map { $0.uppercased() } }, "--A--B--|")
     }
 
-    func testHotInputAndSpacesInTheExpectedLine() throws {
-        try expectMarbles(inputs: ["e1": "-x-^-a-(bc)-|"], { $0["e1"].filter { $0 != "b" } }, "--a -c---- |")
+    func testHotInputAndSpacesInTheExpectedLine() {
+        expectMarbles(inputs: ["e1": "-x-^-a-(bc)-|"], { $0["e1"].filter { $0 != "b" } }, "--a -c---- |")
     }
 
-    func testLongValuesAreNamedByTheLegend() throws {
-        try expectMarbles(inputs: ["e1": "-a|"], { $0["e1"].map { $0 + "long" } }, "-a|")
+    func testAValuesMapNamesValuesOfAnyEquatableType() {
+        expectMarbles(inputs: ["e1": "-a--b-|"], { $0["e1"] }, "-a--b-|", values: ["a": "swift", "b": "swim"])
+        expectMarbles(inputs: ["e1": "-a--b-|"], inputValues: ["a": "swift", "b": "swim"],
+                      { $0["e1"].map(\.count) }, "-x--y-|", values: ["x": 5, "y": 4])
+        struct Suggestion: Equatable { var text: String; var rank: Int }
+        expectMarbles(inputs: ["e1": "-a-|"], inputValues: ["a": "swift"],
+                      { $0["e1"].map { Suggestion(text: $0, rank: 1) } }, "-s-|", values: ["s": Suggestion(text: "swift", rank: 1)])
     }
 
-    func testMalformedLinesThrow() {
-        XCTAssertThrowsError(try expectMarbles(inputs: ["e1": "-(a"], { $0["e1"] }, "-a")) { error in
-            XCTAssertEqual((error as? MarbleSyntaxError)?.column, 2)
+    func testASymbolWithoutAValueStandsForItsDescription() {
+        expectMarbles(inputs: ["e1": "-1-2|"], { $0.stream("e1", of: Int.self).map { $0 * 3 } }, "-3-6|")
+    }
+
+    func testInterruptionIsTheDoubleBar() {
+        expectMarbles(inputs: ["e1": "-a-‖"], { $0["e1"].map { $0.uppercased() } }, "-A-‖")
+        expectMarbles("-a-‖") { scheduler in scheduler.hot("-a-‖") }
+    }
+
+    /// A pipeline written against `Environment` (the issue's autocomplete: input → filter →
+    /// debounce → flatMap(.latest) { call → retry → flatMapError } → observe(on: main)),
+    /// driven by marble lines for its input and a closure for its service.
+    func testAPipelineWrittenAgainstEnvironment() {
+        func autocomplete(_ environment: Environment) -> Signal<[String], Never> {
+            let main = environment.scheduler("main")
+            return environment.input("query", of: String.self)
+                .filter { $0.count >= 2 }
+                .debounce(0.002, on: main)
+                .flatMap(.latest) { query in
+                    environment.call("search") { SignalProducer<[String], MarbleError>(value: [query]) }
+                        .retry(upTo: 2)
+                        .flatMapError { _ in SignalProducer(value: ["offline"]) }
+                }
+                .observe(on: main)
         }
+        // The service fails its first two starts at once, retry(upTo: 2) gets the third, which
+        // answers after 2 frames.
+        expectMarbles(inputs: ["query": "-a-bc----d-------|"], inputValues: ["a": "s", "b": "sw", "c": "swi", "d": "swim"], { environment in
+            environment.answer("search") { (attempt: Int) -> SignalProducer<[String], MarbleError> in
+                let answer: SignalProducer<[String], MarbleError> = attempt < 2
+                    ? SignalProducer(error: MarbleError("busy")) : SignalProducer(value: ["\(attempt)"])
+                return answer.delay(0.002, on: environment.scheduler)
+            }
+            return autocomplete(environment)
+        }, "--------x----y---|", values: ["x": ["2"], "y": ["3"]])
+
+        // The same pipeline with its call played by a marble line: the search for "sw" is
+        // interrupted by the one for "swi" before it answers, so one answer comes.
+        expectMarbles(inputs: ["query": "-a-b---c---|"], calls: ["search": "-----r|"],
+                      inputValues: ["a": "s", "b": "sw", "c": "swi"], { autocomplete($0) },
+                      "--------------r|", values: ["r": ["swift"]])
+    }
+
+    func testTheVirtualEnvironmentMakesTheNodesALiveOneMakes() {
+        let environment = VirtualEnvironment()
+        let input = environment.input("query", of: String.self)
+        XCTAssertEqual(input.node.name, "input")
+        XCTAssertEqual(input.node.label, "query")
+        let call = environment.call("search") { SignalProducer<Int, MarbleError>(value: 1) }
+        XCTAssertEqual(call.node.name, "call")
+        XCTAssertEqual(call.node.label, "search")
+        XCTAssertTrue(environment.send("swift", to: "query"))
+        XCTAssertFalse(environment.send(1, to: "query"), "the input is of strings")
+        var values: [Int] = []
+        call.startWithValues { values.append($0) }
+        XCTAssertEqual(values, [1])
+        XCTAssertEqual(environment.calls, ["search"])
+        XCTAssertEqual(environment.problems, [])
+    }
+
+    func testMalformedLinesAndMissingValuesAreProblemsNamingTheLine() {
+        XCTAssertThrowsError(try VirtualEnvironment(inputs: ["e1": "-(a"])) { error in
+            XCTAssertEqual(error as? MarbleSyntaxError,
+                           MarbleSyntaxError(line: 1, column: 2, message: "input 'e1': expected ')' to close the group opened here"))
+        }
+        let environment = try? VirtualEnvironment(inputs: ["e1": "-a-#"], values: ["a": 1])
+        _ = environment?.input("e1", of: String.self)
+        _ = environment?["missing"]
+        XCTAssertEqual(environment?.problems, [
+            "input 'e1': 1:2: expected a String value for 'a' in the values map",
+            "no input named 'missing'",
+        ])
+        let never = try? VirtualEnvironment(inputs: ["e1": "-#"])
+        _ = never?.input("e1", of: String.self)
+        XCTAssertEqual(never?.problems, ["input 'e1': 1:2: expected no '#': this stream cannot fail (its error type is Never)"])
     }
 }
 
 final class ExpectMarblesMessageTests: XCTestCase {
-    func testMismatchShowsBothLinesAlignedWithALegend() throws {
+    private let ms = MarbleNotation.millisecond
+
+    func testMismatchShowsBothLinesUnderOneLegend() {
         let received: [(time: Int64, event: Event<String, MarbleError>)] = [
-            (2_000_000, .value("x")), (3_000_000, .value("long")), (3_000_000, .completed),
+            (2 * ms, .value("x")), (3 * ms, .value("long")), (3 * ms, .completed),
         ]
-        XCTAssertEqual(try marbleMismatch(expected: "--x-|", frame: 1_000_000, received: received), """
+        XCTAssertEqual(marbleFailure(expected: "--x-|", values: [:], frame: ms, received: received, equal: ==), """
         marbles differ
         expected: --x-|
           actual: --x(a|)
           values: a = long
         """)
         let matching: [(time: Int64, event: Event<String, MarbleError>)] = [
-            (2_000_000, .value("x")), (3_000_000, .value("a")), (3_000_000, .completed),
+            (2 * ms, .value("x")), (3 * ms, .value("a")), (3 * ms, .completed),
         ]
-        XCTAssertNil(try marbleMismatch(expected: "--x (a|)", frame: 1_000_000, received: matching))
+        XCTAssertNil(marbleFailure(expected: "--x (a|)", values: [:], frame: ms, received: matching, equal: ==))
+    }
+
+    /// The actual line's letters never collide with the expected line's: a value the values
+    /// map names keeps its symbol, one it does not gets a letter neither line uses.
+    func testLegendLettersNeverCollide() {
+        let received: [(time: Int64, event: Event<String, MarbleError>)] = [
+            (1 * ms, .value("swift")), (3 * ms, .value("swam")), (4 * ms, .value("b")), (5 * ms, .failed(MarbleError("offline"))),
+        ]
+        XCTAssertEqual(marbleFailure(expected: "-a-bc|", values: ["a": "swift", "b": "swim"], frame: ms,
+                                     received: received, equal: ==), """
+        marbles differ
+        expected: -a-bc|
+          actual: -a-de#
+          values: a = swift, b = swim, d = swam, e = b, # = offline
+        """)
+    }
+
+    func testAnActualValueThatLooksLikeAnExpectedSymbolIsStillTold() {
+        let received: [(time: Int64, event: Event<String, MarbleError>)] = [(1 * ms, .value("along")), (2 * ms, .completed)]
+        XCTAssertEqual(marbleFailure(expected: "-a|", values: [:], frame: ms, received: received, equal: ==), """
+        marbles differ
+        expected: -a|
+          actual: -b|
+          values: b = along
+        """)
+    }
+
+    func testInterruptionAndTheMalformedExpectedLine() {
+        let interrupted: [(time: Int64, event: Event<String, MarbleError>)] = [(2 * ms, .interrupted)]
+        XCTAssertNil(marbleFailure(expected: "--‖", values: [:], frame: ms, received: interrupted, equal: ==))
+        XCTAssertEqual(marbleFailure(expected: "--|", values: [:], frame: ms, received: interrupted, equal: ==), """
+        marbles differ
+        expected: --|
+          actual: --‖
+        """)
+        XCTAssertEqual(marbleFailure(expected: "--!", values: [:], frame: ms, received: interrupted, equal: ==),
+                       "expectMarbles: the expected line \"--!\": 1:3: expected a value, '-', '|', '#' or '‖' ('!' belongs in an unsubscribe line)")
     }
 }

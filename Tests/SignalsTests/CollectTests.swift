@@ -1,14 +1,16 @@
+import MarbleNotation
+import MarblesTesting
 import Signals
 import XCTest
 
 final class CollectTests: XCTestCase {
     func testCollectSendsAllValuesAsOneArrayOnCompletion() {
         let scheduler = TestScheduler()
-        let collector = Collector<[String], TestError>(scheduler)
+        let collector = Collector<[String], MarbleError>(scheduler)
         scheduler.hot("-a-b-c|").collect().observe(collector.observer)
         scheduler.run()
         XCTAssertEqual(collector.values, [["a", "b", "c"]])
-        XCTAssertEqual(collector.events.map(\.time), [6 * MarbleLine.frame, 6 * MarbleLine.frame])
+        XCTAssertEqual(collector.events.map(\.time), [6 * MarbleNotation.millisecond, 6 * MarbleNotation.millisecond])
         XCTAssertEqual(collector.events.last?.event.isTerminating, true)
     }
 
@@ -20,11 +22,11 @@ final class CollectTests: XCTestCase {
 
     func testCollectCountSendsFullArraysThenTheRest() {
         let scheduler = TestScheduler()
-        let collector = Collector<[String], TestError>(scheduler)
+        let collector = Collector<[String], MarbleError>(scheduler)
         scheduler.cold("-a-b-c|").collect(count: 2).start(collector.observer)
         scheduler.run()
         XCTAssertEqual(collector.values, [["a", "b"], ["c"]])
-        XCTAssertEqual(collector.events.map(\.time), [3, 6, 6].map { $0 * MarbleLine.frame })
+        XCTAssertEqual(collector.events.map(\.time), [3, 6, 6].map { $0 * MarbleNotation.millisecond })
     }
 
     func testCollectCountSendsNoEmptyRestAfterFullArrays() {
@@ -41,7 +43,7 @@ final class CollectTests: XCTestCase {
 
     func testCollectDropsItsValuesOnFailureAndInterruption() {
         expectMarbles("---#") { scheduler in scheduler.hot("-a-#").collect() }
-        expectMarbles("---!") { scheduler in scheduler.hot("-a-!").collect(count: 5) }
+        expectMarbles("---‖") { scheduler in scheduler.hot("-a-‖").collect(count: 5) }
     }
 
     func testCollectCountNodeCarriesTheCount() {

@@ -1,3 +1,4 @@
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -7,7 +8,7 @@ final class CombineLatestTests: XCTestCase {
             Signal.combineLatest(scheduler.hot("-a--b---|"), scheduler.hot("---1--2|"), reduce: +)
         }
         XCTAssertEqual(collector.values, ["a1", "b1", "b2"])
-        XCTAssertEqual(collector.marbles, "---ab-b-|")
+        assertMarbles(collector.events, "---ab-c-|", values: ["a": "a1", "b": "b1", "c": "b2"])
     }
 
     func testTuplesOfTwoThreeAndFour() {
@@ -43,7 +44,7 @@ final class CombineLatestTests: XCTestCase {
                 .map { $0.joined() }
         }
         XCTAssertEqual(collector.values, ["abd", "acd"])
-        XCTAssertEqual(collector.marbles, "---aa-|")
+        assertMarbles(collector.events, "---xy-|", values: ["x": "abd", "y": "acd"])
     }
 
     func testWithIsTheTwoInputForm() {
@@ -79,7 +80,7 @@ final class CombineLatestTests: XCTestCase {
     }
 
     func testFailsWhenAnyInputFails() {
-        expectMarbles("-a#") { scheduler in
+        expectMarbles("-x#", values: ["x": "a1"]) { scheduler in
             Signal.combineLatest(scheduler.hot("-a----|"), scheduler.hot("-1#"), reduce: +)
         }
     }

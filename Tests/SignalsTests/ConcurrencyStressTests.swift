@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MarblesTesting
 import Signals
 import Synchronization
 import XCTest
@@ -42,7 +43,7 @@ final class ConcurrencyStressTests: XCTestCase {
     func testNothingIsDeliveredAfterATerminalEventWhenThreadsRaceToTerminate() {
         for _ in 0..<200 {
             let flags = Flags()
-            let (signal, input) = Signal<Int, TestError>.pipe()
+            let (signal, input) = Signal<Int, MarbleError>.pipe()
             signal.map { $0 }.observe { event in
                 if flags.terminated.load(ordering: .acquiring) { flags.afterTerminal.add(1, ordering: .relaxed) }
                 if event.isTerminating {
@@ -54,7 +55,7 @@ final class ConcurrencyStressTests: XCTestCase {
                 for value in 0..<50 { input.send(value: value) }
                 switch thread % 3 {
                 case 0: input.sendCompleted()
-                case 1: input.send(error: TestError())
+                case 1: input.send(error: MarbleError())
                 default: input.sendInterrupted()
                 }
                 input.send(value: -1)

@@ -1,3 +1,4 @@
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -14,13 +15,13 @@ final class CoreTests: XCTestCase {
     }
 
     func testNothingFollowsATerminalEvent() {
-        let (signal, input) = Signal<Int, TestError>.pipe()
+        let (signal, input) = Signal<Int, MarbleError>.pipe()
         var events: [String] = []
         signal.observe { events.append("\($0)") }
         input.send(value: 1)
         input.sendCompleted()
         input.send(value: 2)
-        input.send(error: TestError())
+        input.send(error: MarbleError())
         XCTAssertEqual(events, ["VALUE 1", "COMPLETED"])
     }
 
@@ -88,14 +89,14 @@ final class CoreTests: XCTestCase {
     }
 
     func testFailurePassesThroughMap() {
-        expectMarbles("-a-#") { scheduler in scheduler.hot("-a-#-b").map { $0 } }
+        expectMarbles("-a-#") { scheduler in scheduler.hot("-a-#").map { $0 } }
     }
 
     func testMapErrorTransformsTheError() {
-        let (signal, input) = Signal<Int, TestError>.pipe()
+        let (signal, input) = Signal<Int, MarbleError>.pipe()
         var error: String?
         signal.mapError { "wrapped \($0)" as String }.observeFailed { error = $0 }
-        input.send(error: TestError(message: "boom"))
+        input.send(error: MarbleError("boom"))
         XCTAssertEqual(error, "wrapped boom")
     }
 }

@@ -1,3 +1,4 @@
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -23,7 +24,7 @@ final class DebounceTests: XCTestCase {
     }
 
     func testInterruptionWhilePendingIsForwardedAtOnce() {
-        expectMarbles("--!") { $0.hot("a-!").debounce(0.003, on: $0) }
+        expectMarbles("--‖") { $0.hot("a-‖").debounce(0.003, on: $0) }
     }
 
     func testAValueArrivingWhenTheTimerIsDueSupersedesIt() {
@@ -37,12 +38,12 @@ final class DebounceTests: XCTestCase {
 
     func testInterruptingAProducerCancelsThePendingValue() {
         let scheduler = TestScheduler()
-        let collector = Collector<String, TestError>(scheduler)
+        let collector = Collector<String, MarbleError>(scheduler)
         let disposable = scheduler.cold("a----|").debounce(0.003, on: scheduler).start(collector.observer)
         scheduler.advance(by: 0.001)
         disposable.dispose()
         scheduler.run()
-        XCTAssertEqual(collector.marbles, "-!")
+        assertMarbles(collector.events, "-‖")
         XCTAssertTrue(scheduler.isEmpty)
     }
 
@@ -76,7 +77,7 @@ final class ThrottleTests: XCTestCase {
     }
 
     func testInterruptionWhilePendingIsForwardedAtOnce() {
-        expectMarbles("a-!") { $0.hot("ab!").throttle(0.003, on: $0) }
+        expectMarbles("a-‖") { $0.hot("ab‖").throttle(0.003, on: $0) }
     }
 
     func testAValueArrivingWhenTheIntervalEndsIsTheOneSent() {

@@ -1,5 +1,6 @@
 import Locks
 import Foundation
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -17,7 +18,7 @@ final class DelayTests: XCTestCase {
     }
 
     func testInterruptionOvertakesDelayedValues() {
-        expectMarbles("-!") { $0.hot("a!").delay(0.002, on: $0) }
+        expectMarbles("-‖") { $0.hot("a‖").delay(0.002, on: $0) }
     }
 
     func testCompletionWhileValuesAreOnTheirWayWaitsForThem() {
@@ -26,26 +27,26 @@ final class DelayTests: XCTestCase {
 
     func testInterruptingAProducerCancelsWhatIsOnItsWay() {
         let scheduler = TestScheduler()
-        let collector = Collector<String, TestError>(scheduler)
+        let collector = Collector<String, MarbleError>(scheduler)
         let disposable = scheduler.cold("ab--|").delay(0.002, on: scheduler).start(collector.observer)
         scheduler.advance(by: 0.002)
         disposable.dispose()
         scheduler.run()
-        XCTAssertEqual(collector.marbles, "--(a!)")
+        assertMarbles(collector.events, "--(a‖)")
     }
 }
 
 final class TimeoutTests: XCTestCase {
     func testAStreamThatEndsInTimeIsUntouched() {
-        expectMarbles("a-|") { $0.hot("a-|").timeout(after: 0.004, raising: TestError(), on: $0) }
+        expectMarbles("a-|") { $0.hot("a-|").timeout(after: 0.004, raising: MarbleError(), on: $0) }
     }
 
     func testAStreamTooSlowFails() {
-        expectMarbles("a---#") { $0.hot("a------|").timeout(after: 0.004, raising: TestError(), on: $0) }
+        expectMarbles("a---#") { $0.hot("a------|").timeout(after: 0.004, raising: MarbleError(), on: $0) }
     }
 
     func testCompletingAtTheDeadlineWinsWhenItWasScheduledFirst() {
-        expectMarbles("a---|") { $0.hot("a---|").timeout(after: 0.004, raising: TestError(), on: $0) }
+        expectMarbles("a---|") { $0.hot("a---|").timeout(after: 0.004, raising: MarbleError(), on: $0) }
     }
 
     func testAStreamTooSlowSwitchesToTheFallback() {
@@ -55,7 +56,7 @@ final class TimeoutTests: XCTestCase {
     }
 
     func testProducerTimesOutEachStart() {
-        expectMarbles("a--#") { $0.cold("a----|").timeout(after: 0.003, raising: TestError(), on: $0) }
+        expectMarbles("a--#") { $0.cold("a----|").timeout(after: 0.003, raising: MarbleError(), on: $0) }
         expectMarbles("a--x|") { scheduler in
             scheduler.cold("a----|").timeout(after: 0.003, switchingTo: scheduler.cold("x|"), on: scheduler)
         }
@@ -81,14 +82,14 @@ final class TimeoutTests: XCTestCase {
 
     func testInterruptingTheFallbackInterruptsTheOutput() {
         let scheduler = TestScheduler()
-        let collector = Collector<String, TestError>(scheduler)
+        let collector = Collector<String, MarbleError>(scheduler)
         let disposable = scheduler.cold("a-----|")
             .timeout(after: 0.002, switchingTo: scheduler.cold("x---|"), on: scheduler)
             .start(collector.observer)
         scheduler.advance(by: 0.003)
         disposable.dispose()
         scheduler.run()
-        XCTAssertEqual(collector.marbles, "a-x!")
+        assertMarbles(collector.events, "a-x‖")
     }
 }
 
@@ -100,7 +101,10 @@ final class TimerTests: XCTestCase {
         scheduler.advance(by: 0.007)
         disposable.dispose()
         scheduler.run()
-        XCTAssertEqual(collector.marbles, "--2-2-2!")
+        assertMarbles(collector.events, "--a-b-c‖", values: [
+            "a": Date(timeIntervalSinceReferenceDate: 0.002), "b": Date(timeIntervalSinceReferenceDate: 0.004),
+            "c": Date(timeIntervalSinceReferenceDate: 0.006),
+        ])
         XCTAssertEqual(collector.values.map { $0.timeIntervalSinceReferenceDate }, [0.002, 0.004, 0.006])
         XCTAssertTrue(scheduler.isEmpty)
     }

@@ -1,3 +1,5 @@
+import MarbleNotation
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -8,7 +10,7 @@ final class FlatMapErrorTests: XCTestCase {
 
     func testFallbackGetsTheError() {
         var values: [String] = []
-        SignalProducer<Int, TestError>(error: TestError(message: "boom"))
+        SignalProducer<Int, MarbleError>(error: MarbleError("boom"))
             .flatMapError { error in SignalProducer<Int, Never>(value: error.message.count) }
             .startWithValues { values.append("\($0)") }
         XCTAssertEqual(values, ["4"])
@@ -38,7 +40,7 @@ final class FlatMapErrorTests: XCTestCase {
 
     func testCatchToNodeHasAFallbackEdge() {
         let fallback = SignalProducer<Int, Never>(value: 0)
-        let producer = SignalProducer<Int, TestError>(error: TestError()).catchTo(fallback)
+        let producer = SignalProducer<Int, MarbleError>(error: MarbleError()).catchTo(fallback)
         XCTAssertEqual(producer.node.name, "catchTo")
         XCTAssertEqual(producer.node.upstream.map(\.role), [.data, .fallback])
         XCTAssertEqual(producer.node.upstream.last?.node, fallback.node)
@@ -48,22 +50,22 @@ final class FlatMapErrorTests: XCTestCase {
     }
 
     func testCatchIsTheReactiveCocoa2Name() {
-        let (signal, input) = Signal<Int, TestError>.pipe()
+        let (signal, input) = Signal<Int, MarbleError>.pipe()
         var events: [String] = []
         let caught = signal.catch { _ in SignalProducer<Int, Never>(value: -1) }
         caught.observe { events.append("\($0)") }
         input.send(value: 1)
-        input.send(error: TestError())
+        input.send(error: MarbleError())
         XCTAssertEqual(events, ["VALUE 1", "VALUE -1", "COMPLETED"])
         XCTAssertEqual(caught.node.name, "flatMapError")
     }
 
     func testDisposingInterruptsTheFallback() {
         let scheduler = TestScheduler()
-        let collector = Collector<String, TestError>(scheduler)
+        let collector = Collector<String, MarbleError>(scheduler)
         let disposable = scheduler.cold("#").flatMapError { _ in scheduler.cold("--x|") }.start(collector.observer)
-        scheduler.schedule(atNanoseconds: 1 * MarbleLine.frame) { disposable.dispose() }
+        scheduler.schedule(atNanoseconds: 1 * MarbleNotation.millisecond) { disposable.dispose() }
         scheduler.run()
-        XCTAssertEqual(collector.marbles, "-!")
+        assertMarbles(collector.events, "-‖")
     }
 }

@@ -1,3 +1,5 @@
+import MarbleNotation
+import MarblesTesting
 import Signals
 import Synchronization
 import XCTest
@@ -8,7 +10,7 @@ private final class StartCounter {
     var ends: [String] = []
 
     /// A cold producer of `line` that records its starts and ends under `name`.
-    func cold(_ scheduler: TestScheduler, _ name: String, _ line: String) -> SignalProducer<String, TestError> {
+    func cold(_ scheduler: TestScheduler, _ name: String, _ line: String) -> SignalProducer<String, MarbleError> {
         let producer = scheduler.cold(line)
         return SignalProducer { observer, lifetime in
             self.starts.append(name)
@@ -166,16 +168,16 @@ final class FlattenTests: XCTestCase {
     }
 
     func testInnerInterruptionInterruptsTheResult() {
-        expectMarbles("-a-!") { scheduler in
-            scheduler.hot("-a-----|").flatMap(.merge) { scheduler.cold("\($0)-!") }
+        expectMarbles("-a-‖") { scheduler in
+            scheduler.hot("-a-----|").flatMap(.merge) { scheduler.cold("\($0)-‖") }
         }
     }
 
     func testNeverFailingOuterTakesTheInnerError() {
         let (outer, input) = Signal<Int, Never>.pipe()
         var events: [String] = []
-        outer.flatMap(.latest) { value -> SignalProducer<Int, TestError> in
-            value < 0 ? SignalProducer(error: TestError(message: "negative")) : SignalProducer(value: value)
+        outer.flatMap(.latest) { value -> SignalProducer<Int, MarbleError> in
+            value < 0 ? SignalProducer(error: MarbleError("negative")) : SignalProducer(value: value)
         }.observe { events.append("\($0)") }
         input.send(value: 1)
         input.send(value: -1)
@@ -184,11 +186,11 @@ final class FlattenTests: XCTestCase {
     }
 
     func testNeverFailingInnersJoinAFailingOuter() {
-        let (outer, input) = Signal<Int, TestError>.pipe()
+        let (outer, input) = Signal<Int, MarbleError>.pipe()
         var events: [String] = []
         outer.flatMap(.merge) { SignalProducer<Int, Never>(value: $0 * 10) }.observe { events.append("\($0)") }
         input.send(value: 1)
-        input.send(error: TestError())
+        input.send(error: MarbleError())
         XCTAssertEqual(events, ["VALUE 10", "FAILED error"])
     }
 
@@ -196,16 +198,16 @@ final class FlattenTests: XCTestCase {
         let scheduler = TestScheduler()
         let counter = StartCounter()
         var outerEnded = false
-        let outer = SignalProducer<String, TestError> { observer, lifetime in
+        let outer = SignalProducer<String, MarbleError> { observer, lifetime in
             lifetime.observeEnded { outerEnded = true }
             lifetime += scheduler.cold("ab------|").start(observer)
         }
-        let collector = Collector<String, TestError>(scheduler)
+        let collector = Collector<String, MarbleError>(scheduler)
         let disposable = outer.flatMap(.merge) { counter.cold(scheduler, $0, "-\($0)------|") }.start(collector.observer)
-        scheduler.advance(toNanoseconds: 3 * MarbleLine.frame)
+        scheduler.advance(toNanoseconds: 3 * MarbleNotation.millisecond)
         disposable.dispose()
         scheduler.run()
-        XCTAssertEqual(collector.marbles, "-ab!")
+        assertMarbles(collector.events, "-ab‖")
         XCTAssertEqual(counter.starts, ["a", "b"])
         XCTAssertEqual(counter.ends, ["a", "b"])
         XCTAssertTrue(outerEnded)

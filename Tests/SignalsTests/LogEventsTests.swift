@@ -1,3 +1,4 @@
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -22,11 +23,11 @@ final class LogEventsTests: XCTestCase {
 
     func testOnlyTheChosenEventsAreLogged() {
         var events: [String] = []
-        let (signal, input) = Signal<Int, TestError>.pipe()
+        let (signal, input) = Signal<Int, MarbleError>.pipe()
         let logged = signal.logEvents(events: [.failed]) { _, event, _, _ in events.append(event) }
         logged.observe { _ in }
         input.send(value: 1)
-        input.send(error: TestError(message: "boom"))
+        input.send(error: MarbleError("boom"))
         XCTAssertEqual(events, ["failed boom"])
         XCTAssertEqual(logged.node.name, "logEvents")
     }

@@ -1,8 +1,10 @@
+import MarbleNotation
+import MarblesTesting
 import Signals
 import XCTest
 
 /// One letter per materialized event: the value itself, or C(ompleted), F(ailed), I(nterrupted).
-private func letter(_ event: Event<String, TestError>) -> String {
+private func letter(_ event: Event<String, MarbleError>) -> String {
     switch event {
     case let .value(value): return value
     case .completed: return "C"
@@ -21,7 +23,7 @@ final class MaterializeTests: XCTestCase {
     }
 
     func testInterruptionIsSentAsAValueAndThenInterrupts() {
-        expectMarbles("-a(I!)") { s in s.hot("-a!").materialize().map(letter) }
+        expectMarbles("-a(I‖)") { s in s.hot("-a‖").materialize().map(letter) }
     }
 
     func testDematerializeInvertsMaterialize() {
@@ -31,7 +33,7 @@ final class MaterializeTests: XCTestCase {
 
     func testDematerializeOfExplicitEvents() {
         var events: [String] = []
-        SignalProducer<Event<Int, TestError>, Never>([.value(1), .failed(TestError(message: "x")), .value(2)])
+        SignalProducer<Event<Int, MarbleError>, Never>([.value(1), .failed(MarbleError("x")), .value(2)])
             .dematerialize()
             .start { events.append("\($0)") }
         XCTAssertEqual(events, ["VALUE 1", "FAILED x"])
@@ -41,8 +43,8 @@ final class MaterializeTests: XCTestCase {
         let scheduler = TestScheduler()
         let collector = Collector<String, Never>(scheduler)
         let disposable = scheduler.cold("-a--b|").materialize().map(letter).start(collector.observer)
-        scheduler.schedule(atNanoseconds: 2 * MarbleLine.frame) { disposable.dispose() }
+        scheduler.schedule(atNanoseconds: 2 * MarbleNotation.millisecond) { disposable.dispose() }
         scheduler.run()
-        XCTAssertEqual(collector.marbles, "-a(I!)")
+        assertMarbles(collector.events, "-a(I‖)")
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -22,8 +23,8 @@ final class MergeTests: XCTestCase {
     }
 
     func testMergeIsInterruptedWhenAnyInputIsInterrupted() {
-        expectMarbles("-a-!") { scheduler in
-            Signal.merge(scheduler.hot("-a-!"), scheduler.hot("-----b|"))
+        expectMarbles("-a-‖") { scheduler in
+            Signal.merge(scheduler.hot("-a-‖"), scheduler.hot("-----b|"))
         }
     }
 
@@ -82,12 +83,12 @@ final class MergeTests: XCTestCase {
 
     func testAFailureRacingOtherThreadsEndsTheMergeForGood() {
         let threads = 4, perThread = 2_000
-        let pipes = (0..<threads).map { _ in Signal<Int, TestError>.pipe() }
-        let recorder = DeliveryRecorder<Int, TestError>()
+        let pipes = (0..<threads).map { _ in Signal<Int, MarbleError>.pipe() }
+        let recorder = DeliveryRecorder<Int, MarbleError>()
         Signal.merge(pipes.map(\.output)).observe(recorder.observer)
         onThreads(threads) { index in
             for value in 0..<perThread {
-                if index == 0 && value == perThread / 2 { pipes[index].input.send(error: TestError()) }
+                if index == 0 && value == perThread / 2 { pipes[index].input.send(error: MarbleError()) }
                 pipes[index].input.send(value: value)
             }
         }

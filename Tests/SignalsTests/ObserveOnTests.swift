@@ -1,3 +1,4 @@
+import MarblesTesting
 import Signals
 import XCTest
 

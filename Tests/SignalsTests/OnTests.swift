@@ -1,3 +1,4 @@
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -42,13 +43,13 @@ final class OnTests: XCTestCase {
 
     func testReactiveCocoa2Aliases() {
         var log: [String] = []
-        let (signal, input) = Signal<Int, TestError>.pipe()
+        let (signal, input) = Signal<Int, MarbleError>.pipe()
         let observed = signal
             .doNext { log.append("next \($0)") }
             .doError { log.append("error \($0)") }
         observed.observe { _ in }
         input.send(value: 1)
-        input.send(error: TestError(message: "bad"))
+        input.send(error: MarbleError("bad"))
         var completed = false
         SignalProducer([1]).doCompleted { completed = true }.start()
         XCTAssertEqual(log, ["next 1", "error bad"])

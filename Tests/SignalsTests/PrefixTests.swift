@@ -1,3 +1,5 @@
+import MarbleNotation
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -42,13 +44,13 @@ final class PrefixTests: XCTestCase {
 
     func testDisposingAfterThePrefixInterruptsTheUpstream() {
         let scheduler = TestScheduler()
-        let collector = Collector<String, TestError>(scheduler)
+        let collector = Collector<String, MarbleError>(scheduler)
         var upstreamEnded = false
         let disposable = scheduler.cold("---a|").on(disposed: { upstreamEnded = true })
             .prefix(value: "z").start(collector.observer)
-        scheduler.schedule(atNanoseconds: 2 * MarbleLine.frame) { disposable.dispose() }
+        scheduler.schedule(atNanoseconds: 2 * MarbleNotation.millisecond) { disposable.dispose() }
         scheduler.run()
-        XCTAssertEqual(collector.marbles, "z-!")
+        assertMarbles(collector.events, "z-‖")
         XCTAssertTrue(upstreamEnded)
     }
 }

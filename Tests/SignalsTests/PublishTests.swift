@@ -1,3 +1,5 @@
+import MarbleNotation
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -6,13 +8,13 @@ final class PublishTests: XCTestCase {
         let scheduler = TestScheduler()
         var starts = 0
         let shared = scheduler.cold("-a-b-c|").on(starting: { starts += 1 }).publish().autoconnect()
-        let first = Collector<String, TestError>(scheduler)
-        let second = Collector<String, TestError>(scheduler)
+        let first = Collector<String, MarbleError>(scheduler)
+        let second = Collector<String, MarbleError>(scheduler)
         shared.start(first.observer)
-        scheduler.schedule(atNanoseconds: 2 * MarbleLine.frame) { shared.start(second.observer) }
+        scheduler.schedule(atNanoseconds: 2 * MarbleNotation.millisecond) { shared.start(second.observer) }
         scheduler.run()
-        XCTAssertEqual(first.marbles, "-a-b-c|")
-        XCTAssertEqual(second.marbles, "---b-c|")
+        assertMarbles(first.events, "-a-b-c|")
+        assertMarbles(second.events, "---b-c|")
         XCTAssertEqual(starts, 1)
     }
 
@@ -22,7 +24,7 @@ final class PublishTests: XCTestCase {
         let shared = scheduler.cold("-a-b-c|").on(disposed: { ended = true }).publish().autoconnect()
         let first = shared.start()
         let second = shared.start()
-        scheduler.advance(toNanoseconds: 2 * MarbleLine.frame)
+        scheduler.advance(toNanoseconds: 2 * MarbleNotation.millisecond)
         first.dispose()
         XCTAssertFalse(ended)
         second.dispose()
@@ -36,13 +38,13 @@ final class PublishTests: XCTestCase {
         let scheduler = TestScheduler()
         var starts = 0
         let connection = scheduler.cold("-a-b|").on(starting: { starts += 1 }).publish()
-        let observed = Collector<String, TestError>(scheduler)
+        let observed = Collector<String, MarbleError>(scheduler)
         connection.signal.observe(observed.observer)
-        scheduler.advance(toNanoseconds: 2 * MarbleLine.frame)
+        scheduler.advance(toNanoseconds: 2 * MarbleNotation.millisecond)
         let disposable = connection.connect()
         XCTAssertTrue(connection.connect() === disposable)
         scheduler.run()
-        XCTAssertEqual(observed.marbles, "---a-b|")
+        assertMarbles(observed.events, "---a-b|")
         XCTAssertEqual(starts, 1)
     }
 
@@ -67,12 +69,12 @@ final class PublishTests: XCTestCase {
     func testAFailureReachesEveryConsumer() {
         let scheduler = TestScheduler()
         let shared = scheduler.cold("-a-#").publish().autoconnect()
-        let first = Collector<String, TestError>(scheduler)
-        let second = Collector<String, TestError>(scheduler)
+        let first = Collector<String, MarbleError>(scheduler)
+        let second = Collector<String, MarbleError>(scheduler)
         shared.start(first.observer)
         shared.start(second.observer)
         scheduler.run()
-        XCTAssertEqual(first.marbles, "-a-#")
-        XCTAssertEqual(second.marbles, "-a-#")
+        assertMarbles(first.events, "-a-#")
+        assertMarbles(second.events, "-a-#")
     }
 }

@@ -1,3 +1,5 @@
+import MarbleNotation
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -6,7 +8,7 @@ final class ReleaseTests: XCTestCase {
     private final class Resource {}
 
     func testCompletedSignalPipelineReleasesItsClosuresAndSignals() {
-        let (signal, input) = Signal<Int, TestError>.pipe()
+        let (signal, input) = Signal<Int, MarbleError>.pipe()
         weak var resource: Resource?
         weak var last: Signal<Int, Never>?
         do {
@@ -14,8 +16,8 @@ final class ReleaseTests: XCTestCase {
             resource = captured
             let pipeline = signal
                 .on(value: { _ in _ = captured })
-                .flatMapError { _ in SignalProducer<Int, TestError>(value: 0) }
-                .then(SignalProducer<Int, TestError>(value: 1))
+                .flatMapError { _ in SignalProducer<Int, MarbleError>(value: 0) }
+                .then(SignalProducer<Int, MarbleError>(value: 1))
                 .materialize().dematerialize()
                 .catchTo(SignalProducer<Int, Never>.empty)
             pipeline.observeValues { _ in _ = captured }
@@ -44,7 +46,7 @@ final class ReleaseTests: XCTestCase {
                 .publish().autoconnect()
                 .startWithValues { _ in _ = captured }
         }
-        scheduler.advance(toNanoseconds: 5 * MarbleLine.frame)
+        scheduler.advance(toNanoseconds: 5 * MarbleNotation.millisecond)
         XCTAssertNotNil(resource)
         disposable?.dispose()
         disposable = nil

@@ -1,3 +1,5 @@
+import MarbleNotation
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -6,7 +8,7 @@ final class ReplayLazilyTests: XCTestCase {
     private final class Source {
         var starts = 0
         var ended = 0
-        func producer(_ scheduler: TestScheduler, _ line: String) -> SignalProducer<String, TestError> {
+        func producer(_ scheduler: TestScheduler, _ line: String) -> SignalProducer<String, MarbleError> {
             scheduler.cold(line).on(starting: { self.starts += 1 }, disposed: { self.ended += 1 })
         }
     }
@@ -23,25 +25,25 @@ final class ReplayLazilyTests: XCTestCase {
         let scheduler = TestScheduler()
         let source = Source()
         let replayed = source.producer(scheduler, "-a-b-c-|").replayLazily(upTo: 1)
-        let early = Collector<String, TestError>(scheduler)
-        let late = Collector<String, TestError>(scheduler)
+        let early = Collector<String, MarbleError>(scheduler)
+        let late = Collector<String, MarbleError>(scheduler)
         replayed.start(early.observer)
-        scheduler.schedule(atNanoseconds: 4 * MarbleLine.frame) { replayed.start(late.observer) }
+        scheduler.schedule(atNanoseconds: 4 * MarbleNotation.millisecond) { replayed.start(late.observer) }
         scheduler.run()
-        XCTAssertEqual(early.marbles, "-a-b-c-|")
-        XCTAssertEqual(late.marbles, "----bc-|")
+        assertMarbles(early.events, "-a-b-c-|")
+        assertMarbles(late.events, "----bc-|")
         XCTAssertEqual(source.starts, 1)
     }
 
     func testConsumerAfterCompletionGetsTheBufferAndTheTerminalEvent() {
         let scheduler = TestScheduler()
         let replayed = scheduler.cold("-a-b-c#").replayLazily(upTo: 2)
-        let first = Collector<String, TestError>(scheduler)
+        let first = Collector<String, MarbleError>(scheduler)
         replayed.start(first.observer)
         scheduler.run()
         var events: [String] = []
         replayed.start { events.append("\($0)") }
-        XCTAssertEqual(first.marbles, "-a-b-c#")
+        assertMarbles(first.events, "-a-b-c#")
         XCTAssertEqual(events, ["VALUE b", "VALUE c", "FAILED error"])
     }
 
@@ -59,25 +61,25 @@ final class ReplayLazilyTests: XCTestCase {
         let scheduler = TestScheduler()
         let source = Source()
         let replayed = source.producer(scheduler, "-a-b-c|").replayLazily(upTo: 1)
-        let first = Collector<String, TestError>(scheduler)
-        let second = Collector<String, TestError>(scheduler)
+        let first = Collector<String, MarbleError>(scheduler)
+        let second = Collector<String, MarbleError>(scheduler)
         let disposable = replayed.start(first.observer)
-        scheduler.schedule(atNanoseconds: 2 * MarbleLine.frame) { disposable.dispose() }
-        scheduler.schedule(atNanoseconds: 4 * MarbleLine.frame) { replayed.start(second.observer) }
+        scheduler.schedule(atNanoseconds: 2 * MarbleNotation.millisecond) { disposable.dispose() }
+        scheduler.schedule(atNanoseconds: 4 * MarbleNotation.millisecond) { replayed.start(second.observer) }
         scheduler.run()
-        XCTAssertEqual(first.marbles, "-a!")
-        XCTAssertEqual(second.marbles, "----bc|")
+        assertMarbles(first.events, "-a‖")
+        assertMarbles(second.events, "----bc|")
         XCTAssertEqual(source.starts, 1)
     }
 
     func testUpstreamIsInterruptedWhenTheProducerAndAllConsumersAreGone() {
         let scheduler = TestScheduler()
         let source = Source()
-        var replayed: SignalProducer<String, TestError>? = source.producer(scheduler, "-a-b-c|").replayLazily(upTo: 1)
+        var replayed: SignalProducer<String, MarbleError>? = source.producer(scheduler, "-a-b-c|").replayLazily(upTo: 1)
         var values: [String] = []
         let first = replayed?.startWithValues { values.append($0) }
         let second = replayed?.startWithValues { values.append($0) }
-        scheduler.advance(toNanoseconds: 1 * MarbleLine.frame)
+        scheduler.advance(toNanoseconds: 1 * MarbleNotation.millisecond)
         replayed = nil
         first?.dispose()
         XCTAssertEqual(source.ended, 0, "one consumer is still attached")

@@ -1,3 +1,5 @@
+import MarbleNotation
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -14,7 +16,7 @@ final class RetryTests: XCTestCase {
         expectMarbles("-a-b|") { s in
             var attempt = 0
             let lines = ["-a#", "-b|", "-c|"]
-            return SignalProducer<String, TestError> { observer, lifetime in
+            return SignalProducer<String, MarbleError> { observer, lifetime in
                 lifetime += s.cold(lines[attempt]).start(observer)
                 attempt += 1
             }.retry(upTo: 5)
@@ -32,23 +34,23 @@ final class RetryTests: XCTestCase {
     func testSynchronousFailuresRetryInOrder() {
         var starts = 0
         var events: [String] = []
-        SignalProducer<Int, TestError> { observer, _ in
+        SignalProducer<Int, MarbleError> { observer, _ in
             starts += 1
             observer.send(value: starts)
-            observer.send(error: TestError())
+            observer.send(error: MarbleError())
         }.retry(upTo: 2).start { events.append("\($0)") }
         XCTAssertEqual(events, ["VALUE 1", "VALUE 2", "VALUE 3", "FAILED error"])
     }
 
     func testDisposingDuringTheWaitCancelsTheNextAttempt() {
         let scheduler = TestScheduler()
-        let collector = Collector<String, TestError>(scheduler)
+        let collector = Collector<String, MarbleError>(scheduler)
         var starts = 0
         let disposable = scheduler.cold("-a#").on(starting: { starts += 1 })
             .retry(upTo: 3, interval: 0.005, on: scheduler).start(collector.observer)
-        scheduler.schedule(atNanoseconds: 4 * MarbleLine.frame) { disposable.dispose() }
+        scheduler.schedule(atNanoseconds: 4 * MarbleNotation.millisecond) { disposable.dispose() }
         scheduler.run()
-        XCTAssertEqual(collector.marbles, "-a--!")
+        assertMarbles(collector.events, "-a--‖")
         XCTAssertEqual(starts, 1)
         XCTAssertTrue(scheduler.isEmpty)
     }
@@ -56,7 +58,7 @@ final class RetryTests: XCTestCase {
     func testEachAttemptIsAChildOfTheRetrySubscription() {
         let probe = TestProbe()
         probe.attached {
-            SignalProducer<Int, TestError>(error: TestError()).named("flaky").retry(upTo: 2).start()
+            SignalProducer<Int, MarbleError>(error: MarbleError()).named("flaky").retry(upTo: 2).start()
         }
         let retry = probe.subscriptions.filter { $0.node.name == "retry" }
         let attempts = probe.subscriptions.filter { $0.node.label == "flaky" }

@@ -1,4 +1,5 @@
 import Foundation
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -68,15 +69,15 @@ final class RxTimingOperatorTests: XCTestCase {
     // MARK: timeout(each:)
 
     func testTimeoutEachLetsShortGapsThrough() {
-        expectMarbles("a-b-c|") { $0.cold("a-b-c|").timeout(each: 0.003, raising: TestError(), on: $0) }
+        expectMarbles("a-b-c|") { $0.cold("a-b-c|").timeout(each: 0.003, raising: MarbleError(), on: $0) }
     }
 
     func testTimeoutEachFailsAfterALongGap() {
-        expectMarbles("a--#") { $0.cold("a----b|").timeout(each: 0.003, raising: TestError(), on: $0) }
+        expectMarbles("a--#") { $0.cold("a----b|").timeout(each: 0.003, raising: MarbleError(), on: $0) }
     }
 
     func testTimeoutEachCountsTheFirstGapFromTheStart() {
-        expectMarbles("---#") { $0.cold("----a|").timeout(each: 0.003, raising: TestError(), on: $0) }
+        expectMarbles("---#") { $0.cold("----a|").timeout(each: 0.003, raising: MarbleError(), on: $0) }
     }
 
     func testTimeoutEachSwitchesToTheFallback() {
@@ -114,7 +115,7 @@ final class RxTriggerTests: XCTestCase {
     }
 
     func testTakeUntilValueStartsTheTriggerFirst() {
-        expectMarbles("|") { $0.cold("a|").take(untilValueFrom: SignalProducer<String, TestError>(value: "now")) }
+        expectMarbles("|") { $0.cold("a|").take(untilValueFrom: SignalProducer<String, MarbleError>(value: "now")) }
     }
 
     func testSampleLatestFailsWithAFailingTrigger() {

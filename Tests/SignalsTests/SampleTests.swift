@@ -1,3 +1,4 @@
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -25,7 +26,7 @@ final class SampleTests: XCTestCase {
             scheduler.hot("-a--b-|").sample(with: scheduler.hotValues("--1-2--|")).map { $0 + $1 }
         }
         XCTAssertEqual(collector.values, ["a1", "b2"])
-        XCTAssertEqual(collector.marbles, "--a-b--|")
+        assertMarbles(collector.events, "--x-y--|", values: ["x": "a1", "y": "b2"])
     }
 
     func testSampleNodeMarksTheSampler() {
@@ -42,11 +43,11 @@ final class SampleTests: XCTestCase {
             scheduler.hot("-a--b--c-|").withLatest(from: scheduler.hotValues("--1---2|")).map { $0 + $1 }
         }
         XCTAssertEqual(collector.values, ["b1", "c2"])
-        XCTAssertEqual(collector.marbles, "----b--c-|")
+        assertMarbles(collector.events, "----x--y-|", values: ["x": "b1", "y": "c2"])
     }
 
     func testWithLatestEndsWithTheSourceOnly() {
-        expectMarbles("--a--b#") { scheduler in
+        expectMarbles("--x--y#", values: ["x": "a1", "y": "b1"]) { scheduler in
             scheduler.hot("--a--b#").withLatest(from: scheduler.hotValues("-1|")).map { $0 + $1 }
         }
     }
@@ -77,12 +78,12 @@ final class SampleTests: XCTestCase {
 
     func testProducerSampleStartsBothAndSamplesOnEachSamplerValue() {
         let collector = collect { scheduler in
-            let (signal, input) = Signal<String, TestError>.pipe()
+            let (signal, input) = Signal<String, MarbleError>.pipe()
             scheduler.cold("-a--b-|").sample(on: SignalProducer(scheduler.hotTrigger("--x--x-x|")))
                 .start(Signals.Observer(input.send))
             return signal
         }
-        XCTAssertEqual(collector.marbles, "--a--b-b|")
+        assertMarbles(collector.events, "--a--b-b|")
     }
 
     func testProducerSampleWithPairsValues() {
@@ -100,7 +101,7 @@ final class SampleTests: XCTestCase {
             observer.send(value: "x")
             lifetime.observeEnded { ended = true }
         }
-        let (source, input) = Signal<Int, TestError>.pipe()
+        let (source, input) = Signal<Int, MarbleError>.pipe()
         var events: [String] = []
         source.withLatest(from: samplee).observe { events.append("\($0)") }
         input.send(value: 1)

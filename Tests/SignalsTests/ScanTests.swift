@@ -1,27 +1,28 @@
+import MarblesTesting
 import Signals
 import XCTest
 
 final class ScanTests: XCTestCase {
     func testScanSendsTheRunningAccumulation() {
         let scheduler = TestScheduler()
-        let collector = Collector<Int, TestError>(scheduler)
+        let collector = Collector<Int, MarbleError>(scheduler)
         scheduler.hot("-1-2-3|").scan(0) { $0 + Int($1)! }.observe(collector.observer)
         scheduler.run()
         XCTAssertEqual(collector.values, [1, 3, 6])
-        XCTAssertEqual(collector.marbles, "-1-3-6|")
+        assertMarbles(collector.events, "-1-3-6|")
     }
 
     func testScanIntoMutatesTheAccumulatorInPlace() {
         let scheduler = TestScheduler()
-        let collector = Collector<[String], TestError>(scheduler)
+        let collector = Collector<[String], MarbleError>(scheduler)
         scheduler.cold("-a-b|").scan(into: [String]()) { $0.append($1) }.start(collector.observer)
         scheduler.run()
         XCTAssertEqual(collector.values, [["a"], ["a", "b"]])
     }
 
     func testScanPassesFailureAndInterruption() {
-        expectMarbles("-a-#") { scheduler in scheduler.hot("-a-#-b").scan("") { $1 } }
-        expectMarbles("-a-!") { scheduler in scheduler.hot("-a-!-b").scan("") { $1 } }
+        expectMarbles("-a-#") { scheduler in scheduler.hot("-a-#").scan("") { $1 } }
+        expectMarbles("-a-‖") { scheduler in scheduler.hot("-a-‖").scan("") { $1 } }
     }
 
     func testEachProducerStartAccumulatesAnew() {
@@ -35,11 +36,11 @@ final class ScanTests: XCTestCase {
 
     func testReduceSendsTheResultWhenUpstreamCompletes() {
         let scheduler = TestScheduler()
-        let collector = Collector<Int, TestError>(scheduler)
+        let collector = Collector<Int, MarbleError>(scheduler)
         scheduler.hot("-1-2-3|").reduce(0) { $0 + Int($1)! }.observe(collector.observer)
         scheduler.run()
         XCTAssertEqual(collector.values, [6])
-        XCTAssertEqual(collector.marbles, "------(6|)")
+        assertMarbles(collector.events, "------(6|)")
     }
 
     func testReduceOfNoValuesSendsTheInitialValue() {
@@ -50,7 +51,7 @@ final class ScanTests: XCTestCase {
 
     func testReduceSendsNothingOnFailureOrInterruption() {
         expectMarbles("---#") { scheduler in scheduler.hot("-a-#").reduce("") { $0 + $1 } }
-        expectMarbles("---!") { scheduler in scheduler.cold("-a-!").reduce("") { $0 + $1 } }
+        expectMarbles("---‖") { scheduler in scheduler.cold("-a-‖").reduce("") { $0 + $1 } }
     }
 
     func testReduceIntoOnAProducer() {

@@ -1,3 +1,4 @@
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -8,11 +9,11 @@ final class SkipRepeatsTests: XCTestCase {
 
     func testSkipRepeatsWithACustomComparator() {
         let scheduler = TestScheduler()
-        let collector = Collector<String, TestError>(scheduler)
+        let collector = Collector<String, MarbleError>(scheduler)
         scheduler.hot("-a-A-b-B-a|").skipRepeats { $0.lowercased() == $1.lowercased() }.observe(collector.observer)
         scheduler.run()
         XCTAssertEqual(collector.values, ["a", "b", "a"])
-        XCTAssertEqual(collector.marbles, "-a---b---a|")
+        assertMarbles(collector.events, "-a---b---a|")
     }
 
     func testAComparatorComparesWithTheLastValueSent() {

@@ -1,3 +1,4 @@
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -9,7 +10,7 @@ final class SkipTests: XCTestCase {
 
     func testSkipFirstPassesFailureAndInterruption() {
         expectMarbles("---#") { scheduler in scheduler.hot("-a-#").skip(first: 5) }
-        expectMarbles("---!") { scheduler in scheduler.cold("-a-!").skip(first: 5) }
+        expectMarbles("---‖") { scheduler in scheduler.cold("-a-‖").skip(first: 5) }
     }
 
     func testSkipFirstCountsAnewOnEachStart() {

@@ -1,3 +1,6 @@
+import MarbleNotation
+import MarbleStreams
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -12,7 +15,7 @@ final class TakeTests: XCTestCase {
     func testTakeFirstPassesEarlierTermination() {
         expectMarbles("-a-#") { scheduler in scheduler.hot("-a-#").take(first: 5) }
         expectMarbles("-a-|") { scheduler in scheduler.cold("-a-|").take(first: 5) }
-        expectMarbles("-a-!") { scheduler in scheduler.cold("-a-!").take(first: 5) }
+        expectMarbles("-a-‖") { scheduler in scheduler.cold("-a-‖").take(first: 5) }
     }
 
     func testTakeFirstInterruptsTheProducerItTookEnoughFrom() {
@@ -40,7 +43,7 @@ final class TakeTests: XCTestCase {
 
     func testTakeFirstZeroOnASignalHasEndedBeforeItIsObserved() {
         // A terminated signal interrupts whoever observes it later: the documented rule.
-        expectMarbles("!") { scheduler in scheduler.hot("-a-b|").take(first: 0) }
+        expectMarbles("‖") { scheduler in scheduler.hot("-a-b|").take(first: 0) }
     }
 
     // MARK: take(while:)
@@ -70,7 +73,7 @@ final class TakeTests: XCTestCase {
 
     func testAnInterruptedTriggerStopsNothing() {
         expectMarbles("-a-b-c|") { scheduler in
-            scheduler.hot("-a-b-c|").take(until: scheduler.hotTrigger("--!"))
+            scheduler.hot("-a-b-c|").take(until: scheduler.hotTrigger("--‖"))
         }
     }
 
@@ -83,15 +86,15 @@ final class TakeTests: XCTestCase {
     func testTakeUntilOnProducersStartsTheTriggerWithEachStart() {
         let scheduler = TestScheduler()
         let producer = scheduler.cold("-a-b-c-d|").take(until: scheduler.coldTrigger("-----x"))
-        let first = Collector<String, TestError>(scheduler)
+        let first = Collector<String, MarbleError>(scheduler)
         producer.start(first.observer)
-        scheduler.advance(toNanoseconds: 10 * MarbleLine.frame)
-        let second = Collector<String, TestError>(scheduler)
+        scheduler.advance(toNanoseconds: 10 * MarbleNotation.millisecond)
+        let second = Collector<String, MarbleError>(scheduler)
         producer.start(second.observer)
         scheduler.run()
-        XCTAssertEqual(first.marbles, "-a-b-|")
+        assertMarbles(first.events, "-a-b-|")
         XCTAssertEqual(second.values, ["a", "b"])
-        XCTAssertEqual(second.events.last?.time, 15 * MarbleLine.frame)
+        XCTAssertEqual(second.events.last?.time, 15 * MarbleNotation.millisecond)
     }
 
     func testTakeUntilInterruptsBothStartsWhenItCompletes() {
@@ -150,11 +153,11 @@ final class TakeTests: XCTestCase {
 
     func testTakeLastSendsTheLastValuesOnCompletion() {
         let scheduler = TestScheduler()
-        let collector = Collector<String, TestError>(scheduler)
+        let collector = Collector<String, MarbleError>(scheduler)
         scheduler.hot("-a-b-c|").take(last: 2).observe(collector.observer)
         scheduler.run()
         XCTAssertEqual(collector.values, ["b", "c"])
-        XCTAssertEqual(collector.marbles, "------(bc|)")
+        assertMarbles(collector.events, "------(bc|)")
     }
 
     func testTakeLastWithFewerValuesSendsThemAll() {
@@ -169,7 +172,7 @@ final class TakeTests: XCTestCase {
 
     func testTakeLastSendsNothingOnFailureOrInterruption() {
         expectMarbles("---#") { scheduler in scheduler.hot("-a-#").take(last: 1) }
-        expectMarbles("---!") { scheduler in scheduler.cold("-a-!").take(last: 1) }
+        expectMarbles("---‖") { scheduler in scheduler.cold("-a-‖").take(last: 1) }
     }
 
     // MARK: Releasing
@@ -211,7 +214,7 @@ final class TakeTests: XCTestCase {
                 .take(last: 2)
                 .start()
         }
-        scheduler.advance(toNanoseconds: 2 * MarbleLine.frame)
+        scheduler.advance(toNanoseconds: 2 * MarbleNotation.millisecond)
         XCTAssertNotNil(released)
         disposable?.dispose()
         XCTAssertNil(released)
@@ -219,33 +222,13 @@ final class TakeTests: XCTestCase {
 }
 
 private extension TestScheduler {
-    /// A hot trigger line (it cannot fail, as `take(until:)` requires): values, `|` and `!` only.
-    func hotTrigger(_ line: String) -> Signal<String, Never> {
-        let (signal, input) = Signal<String, Never>.pipe()
-        for entry in MarbleLine.parse(line) {
-            schedule(atNanoseconds: entry.frame * MarbleLine.frame) { input.send(Self.neverFailing(entry.event)) }
-        }
-        return signal
+    /// A hot trigger line (it cannot fail, as `take(until:)` requires): values, `|` and `‖` only.
+    func hotTrigger(_ line: String, file: StaticString = #filePath, lineNumber: UInt = #line) -> Signal<String, Never> {
+        hot(line, symbols: MarbleSymbols(error: nil), file: file, line: lineNumber)
     }
 
     /// A cold trigger line, its frames counted from each start.
-    func coldTrigger(_ line: String) -> SignalProducer<String, Never> {
-        let entries = MarbleLine.parse(line)
-        return SignalProducer { observer, lifetime in
-            let start = self.now
-            for entry in entries {
-                lifetime += self.schedule(atNanoseconds: start + entry.frame * MarbleLine.frame) {
-                    observer.send(Self.neverFailing(entry.event))
-                }
-            }
-        }
-    }
-
-    static func neverFailing(_ event: Event<String, TestError>) -> Event<String, Never> {
-        switch event {
-        case let .value(value): return .value(value)
-        case .completed: return .completed
-        case .failed, .interrupted: return .interrupted
-        }
+    func coldTrigger(_ line: String, file: StaticString = #filePath, lineNumber: UInt = #line) -> SignalProducer<String, Never> {
+        cold(line, symbols: MarbleSymbols(error: nil), file: file, line: lineNumber)
     }
 }

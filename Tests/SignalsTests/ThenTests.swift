@@ -1,3 +1,5 @@
+import MarbleNotation
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -13,7 +15,7 @@ final class ThenTests: XCTestCase {
     func testFailureSkipsTheReplacement() {
         var started = false
         expectMarbles("--#") { s in
-            s.cold("-a#").then(SignalProducer<String, TestError> { _, _ in started = true })
+            s.cold("-a#").then(SignalProducer<String, MarbleError> { _, _ in started = true })
         }
         XCTAssertFalse(started)
     }
@@ -24,22 +26,22 @@ final class ThenTests: XCTestCase {
 
     func testDisposingInterruptsTheRunningReplacement() {
         let scheduler = TestScheduler()
-        let collector = Collector<String, TestError>(scheduler)
+        let collector = Collector<String, MarbleError>(scheduler)
         var replacementEnded = false
-        let replacement = SignalProducer<String, TestError> { observer, lifetime in
+        let replacement = SignalProducer<String, MarbleError> { observer, lifetime in
             observer.send(value: "x")
             lifetime.observeEnded { replacementEnded = true }
         }
         let disposable = scheduler.cold("-a|").then(replacement).start(collector.observer)
-        scheduler.schedule(atNanoseconds: 4 * MarbleLine.frame) { disposable.dispose() }
+        scheduler.schedule(atNanoseconds: 4 * MarbleNotation.millisecond) { disposable.dispose() }
         scheduler.run()
-        XCTAssertEqual(collector.marbles, "--x-!")
+        assertMarbles(collector.events, "--x-‖")
         XCTAssertTrue(replacementEnded)
     }
 
     func testNodeHasTheUpstreamAsTriggerAndTheReplacementAsData() {
-        let access = SignalProducer<Int, TestError>.empty
-        let text = SignalProducer<String, TestError>(value: "magic")
+        let access = SignalProducer<Int, MarbleError>.empty
+        let text = SignalProducer<String, MarbleError>(value: "magic")
         let pipeline = access.then(text)
         XCTAssertEqual(pipeline.node.name, "then")
         XCTAssertEqual(pipeline.node.upstream.map(\.role), [.trigger, .data])

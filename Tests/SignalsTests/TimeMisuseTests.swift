@@ -1,4 +1,5 @@
 import Foundation
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -131,8 +132,8 @@ final class TimeMisuseTests: XCTestCase {
                 .map { _ in withExtendedLifetime(inOperator) { 1 } }
                 .debounce(0.005, on: scheduler)
                 .delay(0.001, on: scheduler)
-                .promoteError(TestError.self)
-                .timeout(after: 1, raising: TestError(), on: scheduler)
+                .promoteError(MarbleError.self)
+                .timeout(after: 1, raising: MarbleError(), on: scheduler)
                 .observe(on: scheduler)
                 .start(on: scheduler)
                 .startWithValues { _ in withExtendedLifetime(inObserver) { ticks += 1 } }

@@ -1,3 +1,4 @@
+import MarblesTesting
 import Signals
 import XCTest
 
@@ -7,7 +8,7 @@ final class ZipTests: XCTestCase {
             Signal.zip(scheduler.hot("-a-b-c-|"), scheduler.hot("--1---2|")).map { $0 + $1 }
         }
         XCTAssertEqual(collector.values, ["a1", "b2"])
-        XCTAssertEqual(collector.marbles, "--a---b|")
+        assertMarbles(collector.events, "--x---y|", values: ["x": "a1", "y": "b2"])
     }
 
     func testCompletesAsSoonAsACompletedInputsLastValueIsPaired() {
@@ -15,11 +16,11 @@ final class ZipTests: XCTestCase {
             scheduler.hot("-a|").zip(with: scheduler.hot("--1-2-|")).map { $0 + $1 }
         }
         XCTAssertEqual(collector.values, ["a1"])
-        XCTAssertEqual(collector.marbles, "--(a|)")
+        assertMarbles(collector.events, "--(x|)", values: ["x": "a1"])
     }
 
     func testFailsWhenAnInputFails() {
-        expectMarbles("--a-#") { scheduler in
+        expectMarbles("--x-#", values: ["x": "a1"]) { scheduler in
             Signal.zip(scheduler.hot("-ab---|"), scheduler.hot("--1-#")).map { $0 + $1 }
         }
     }

@@ -1,34 +1,22 @@
 import Locks
+import MarbleStreams
+import MarblesTesting
 import Signals
 import Synchronization
 import XCTest
 
 extension TestScheduler {
-    /// A hot signal that cannot fail: each character other than `-`, `|` and `(`/`)` is a
-    /// `()` value at its frame; `|` completes.
-    func hotTrigger(_ line: String, file: StaticString = #fileID, lineNumber: UInt = #line) -> Signal<(), Never> {
-        let (signal, input) = Signal<(), Never>.pipe(file: file, line: lineNumber)
-        for entry in MarbleLine.parse(line) {
-            switch entry.event {
-            case .value: schedule(atNanoseconds: entry.frame * MarbleLine.frame) { input.send(value: ()) }
-            case .completed: schedule(atNanoseconds: entry.frame * MarbleLine.frame) { input.sendCompleted() }
-            case .failed, .interrupted: break
-            }
-        }
-        return signal
+    /// A hot signal that cannot fail: each value symbol of the marble line is a `()` at its
+    /// frame; `|` completes, `‖` interrupts.
+    func hotTrigger(_ line: String, fileID: StaticString = #fileID, file: StaticString = #filePath,
+                    lineNumber: UInt = #line) -> Signal<(), Never> {
+        hot(line, symbols: MarbleSymbols(error: nil) { _ in () }, fileID: fileID, file: file, line: lineNumber)
     }
 
     /// A hot signal that cannot fail, of the line's one-character values; `|` completes.
-    func hotValues(_ line: String, file: StaticString = #fileID, lineNumber: UInt = #line) -> Signal<String, Never> {
-        let (signal, input) = Signal<String, Never>.pipe(file: file, line: lineNumber)
-        for entry in MarbleLine.parse(line) {
-            switch entry.event {
-            case let .value(value): schedule(atNanoseconds: entry.frame * MarbleLine.frame) { input.send(value: value) }
-            case .completed: schedule(atNanoseconds: entry.frame * MarbleLine.frame) { input.sendCompleted() }
-            case .failed, .interrupted: break
-            }
-        }
-        return signal
+    func hotValues(_ line: String, fileID: StaticString = #fileID, file: StaticString = #filePath,
+                   lineNumber: UInt = #line) -> Signal<String, Never> {
+        hot(line, symbols: MarbleSymbols(error: nil), fileID: fileID, file: file, line: lineNumber)
     }
 }
 
