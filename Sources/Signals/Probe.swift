@@ -63,10 +63,17 @@ public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible 
     /// The node for this operator with these parameters at this call site over these
     /// upstream nodes.
     ///
-    /// - Parameter parametersAreData: true when `parameters` show data the node sends (the
-    ///   value of `SignalProducer(value:)`) rather than how it is configured: the first
-    ///   node made at the call site keeps them, and other data does not make another node —
-    ///   a producer made per value inside a `flatMap` is one node, not one per value.
+    /// - Parameters:
+    ///   - kind: source, operator or sink.
+    ///   - name: the operator's name, ReactiveSwift's spelling.
+    ///   - parameters: the operator's parameters, formatted (`0.5s, on: main`).
+    ///   - parametersAreData: true when `parameters` show data the node sends (the value of
+    ///     `SignalProducer(value:)`) rather than how it is configured: the first node made at
+    ///     the call site keeps them, and other data does not make another node — a producer
+    ///     made per value inside a `flatMap` is one node, not one per value.
+    ///   - upstream: the nodes feeding this one, with their roles.
+    ///   - file: the call site, `#fileID`.
+    ///   - line: the call site, `#line`.
     public static func make(
         _ kind: NodeKind,
         _ name: String,
