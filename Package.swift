@@ -59,7 +59,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "Benchmarks", dependencies: ["Signals", "TraceLog", "Recording", "Replay"]),
+        .executableTarget(name: "Benchmarks", dependencies: ["Signals", "TraceLog", "Recording", "Replay", "MarbleStreams"]),
         .executableTarget(
             name: "MarblesBench",
             dependencies: [
@@ -74,12 +74,12 @@ let package = Package(
         .testTarget(name: "SignalsTests", dependencies: ["Locks", "Signals", "MarbleNotation", "MarbleStreams", "MarblesTesting"]),
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Recording", "Signals"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "TraceLog", "Signals"]),
-        .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Demo", "Signals", "TraceLog", "Recording"]),
+        .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Demo", "Signals", "TraceLog", "Recording", "MarbleStreams"]),
         .testTarget(name: "DemoTests", dependencies: ["Demo", "Tutorials", "TraceLog"]),
         .testTarget(name: "DiagramsTests", dependencies: ["Locks", "Diagrams", "TraceLog", "Recording", "Signals"]),
         .testTarget(name: "MarbleNotationTests", dependencies: ["MarbleNotation"]),
         .testTarget(name: "SpecTests", dependencies: ["Spec", "MarbleNotation", "Signals", "TraceLog", "Recording"]),
-        .testTarget(name: "ReplayTests", dependencies: ["Locks", "Replay", "MarbleNotation", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Locks", "Replay", "MarbleNotation", "MarbleStreams", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
     ],
     swiftLanguageModes: [.v6]
 )

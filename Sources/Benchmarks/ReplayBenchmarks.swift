@@ -1,4 +1,5 @@
 import Foundation
+import MarbleStreams
 import Replay
 import Signals
 import TraceLog
@@ -38,13 +39,13 @@ enum ReplayBenchmarks {
 
     static func measure(queries: Int) {
         let scheduler = TestScheduler()
-        let environment = RecordingEnvironment(scheduler)
+        let environment = VirtualEnvironment(scheduler: scheduler)
         let bytes = Recorder.record(virtual: scheduler) {
             let teardown = pipeline(environment)
             let script = scheduler.lane("script")
             for query in 0..<queries {
                 script.schedule(after: Date(timeIntervalSinceReferenceDate: Double(query) / 1000)) {
-                    environment.send(query)
+                    environment.send(query, to: "query")
                 }
             }
             scheduler.run()
@@ -64,36 +65,5 @@ enum ReplayBenchmarks {
               + "(\(TraceLogBenchmarks.fixed(Double(replayTime) / 1e6)) ms, trace \(result.bytes.count / 1024) KiB); "
               + "diff \(TraceLogBenchmarks.fixed(Double(recorded.events.count + events) / (Double(diffTime) / 1e9), 0)) "
               + "events/s (\(same))")
-    }
-
-    /// Inputs are pipes, schedulers lanes, calls run their service: a live environment in
-    /// virtual time, so the recording is quick and deterministic.
-    final class RecordingEnvironment: Environment, @unchecked Sendable {
-        let scheduler: TestScheduler
-        private var query: Signals.Observer<Int, Never>?
-
-        init(_ scheduler: TestScheduler) { self.scheduler = scheduler }
-
-        func send(_ value: Int) { query?.send(value: value) }
-
-        func input<Value: Codable>(_ label: String, of type: Value.Type, file: StaticString, line: UInt) -> Signal<Value, Never> {
-            let pipe = Signal<Value, Never>.pipe(node: .input(label, file: file, line: line))
-            if let ints = pipe.input as? Signals.Observer<Int, Never> { query = ints }
-            return pipe.output
-        }
-
-        func scheduler(_ name: String) -> DateScheduler { scheduler.lane(name) }
-
-        func call<Value: Codable, Failure: Swift.Error & Codable>(
-            _ label: String, file: StaticString, line: UInt,
-            _ perform: @escaping () -> SignalProducer<Value, Failure>
-        ) -> SignalProducer<Value, Failure> {
-            SignalProducer(node: .call(label, file: file, line: line)) { observer, lifetime in
-                perform().startWithSignal { signal, interrupter in
-                    lifetime += signal.observe(observer)
-                    lifetime += interrupter
-                }
-            }
-        }
     }
 }

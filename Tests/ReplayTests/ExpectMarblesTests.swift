@@ -1,4 +1,5 @@
 import MarbleNotation
+import MarbleStreams
 @testable import MarblesTesting
 import Signals
 import XCTest

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MarbleStreams
 import MarblesTesting
 import Signals
 import Synchronization

@@ -1,5 +1,6 @@
-import Locks
 import Foundation
+import Locks
+import MarbleStreams
 import MarblesTesting
 import Signals
 import XCTest

@@ -1,4 +1,5 @@
 import Dispatch
+import MarbleStreams
 import MarblesTesting
 import Signals
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+import MarbleStreams
 import MarblesTesting
 import Signals
 import XCTest

@@ -1,3 +1,4 @@
+import MarbleStreams
 import MarblesTesting
 import Signals
 import XCTest

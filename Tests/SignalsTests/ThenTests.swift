@@ -1,4 +1,5 @@
 import MarbleNotation
+import MarbleStreams
 import MarblesTesting
 import Signals
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+import MarbleStreams
 import Signals
 import TraceLog
 import Tutorials

@@ -1,14 +1,17 @@
 import Locks
+import MarbleStreams
+import MarblesTesting
+import Recording
 import Replay
 import Signals
 import TraceLog
-import Recording
 import XCTest
 
 /// The error the test services fail with.
 struct ServiceError: Swift.Error, Codable, Equatable {
     var code: Int
 }
+
 /// The environment a pipeline is recorded in, live or simulated: inputs a script sends into.
 protocol ScriptableEnvironment: Environment {
     func send<Value: Codable>(_ value: Value, to label: String) -> Bool
@@ -17,57 +20,8 @@ protocol ScriptableEnvironment: Environment {
 
 extension LiveEnvironment: ScriptableEnvironment {}
 
-/// A stand-in for `LiveEnvironment` in virtual time: inputs are pipes, schedulers are lanes of
-/// one test scheduler, calls run the (simulated) service. Recording a pipeline in it gives a
-/// deterministic trace with the same nodes a live run has.
-final class SimulatedEnvironment: ScriptableEnvironment, @unchecked Sendable {
-    let testScheduler: TestScheduler
-    private var inputs: [String: AnyObject] = [:]
-    private var completions: [String: () -> Void] = [:]
-
-    init(_ scheduler: TestScheduler) { testScheduler = scheduler }
-
-    func input<Value: Codable>(_ label: String, of type: Value.Type, file: StaticString, line: UInt) -> Signal<Value, Never> {
-        if let box = inputs[label] as? Box<Value> { return box.signal }
-        let pipe = Signal<Value, Never>.pipe(node: .input(label, file: file, line: line))
-        inputs[label] = Box(signal: pipe.output, observer: pipe.input)
-        completions[label] = { pipe.input.sendCompleted() }
-        return pipe.output
-    }
-
-    func send<Value: Codable>(_ value: Value, to label: String) -> Bool {
-        guard let box = inputs[label] as? Box<Value> else { return false }
-        box.observer.send(value: value)
-        return true
-    }
-
-    func completeInputs() {
-        for label in completions.keys.sorted() { completions[label]?() }
-    }
-
-    func scheduler(_ name: String) -> DateScheduler { testScheduler.lane(name) }
-
-    func call<Value: Codable, Failure: Swift.Error & Codable>(
-        _ label: String, file: StaticString, line: UInt,
-        _ perform: @escaping () -> SignalProducer<Value, Failure>
-    ) -> SignalProducer<Value, Failure> {
-        SignalProducer(node: .call(label, file: file, line: line)) { observer, lifetime in
-            perform().startWithSignal { signal, interrupter in
-                lifetime += signal.observe(observer)
-                lifetime += interrupter
-            }
-        }
-    }
-
-    private final class Box<Value> {
-        let signal: Signal<Value, Never>
-        let observer: Signals.Observer<Value, Never>
-        init(signal: Signal<Value, Never>, observer: Signals.Observer<Value, Never>) {
-            self.signal = signal
-            self.observer = observer
-        }
-    }
-}
+/// The tests' virtual-time environment records the same nodes a live run has.
+extension VirtualEnvironment: ScriptableEnvironment {}
 
 /// What a test pipeline's sink saw, thread-safely.
 final class Outcome<Value>: @unchecked Sendable {
@@ -151,11 +105,11 @@ enum Recording {
         return try Trace(bytes: recorder.bytes, name: "live")
     }
 
-    /// Records `pipeline` in virtual time on a simulated environment, its script on the
+    /// Records `pipeline` in virtual time on the virtual environment, its script on the
     /// `script` lane. Deterministic.
     static func simulated(_ pipeline: TestPipeline) throws -> (bytes: [UInt8], trace: Trace) {
         let scheduler = TestScheduler()
-        let environment = SimulatedEnvironment(scheduler)
+        let environment = VirtualEnvironment(scheduler: scheduler)
         let script = scheduler.lane("script")
         let bytes = Recorder.record(virtual: scheduler) {
             let teardown = pipeline.build(environment).0

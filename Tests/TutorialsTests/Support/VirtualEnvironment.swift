@@ -1,44 +1,14 @@
 import Foundation
+import MarbleStreams
+import Recording
 import Signals
 import TraceLog
-import Recording
 import Tutorials
 
-/// A scenario's world in virtual time: inputs are pipes the script sends into, every
-/// scheduler is a lane of one `TestScheduler`, and calls run the fake services, whose latency
-/// is virtual too. What a live run does, minus the threads and the clock.
-final class VirtualEnvironment: Environment, ScriptTarget, @unchecked Sendable {
-    let scheduler = TestScheduler()
-    private var inputs: [String: (signal: AnyObject, observer: AnyObject)] = [:]
-    /// Every call started, by label, in order.
-    private(set) var calls: [String] = []
+/// The scripts of the scenarios send into the virtual environment's inputs as into a live one.
+extension VirtualEnvironment: ScriptTarget {}
 
-    func input<Value: Codable>(_ label: String, of type: Value.Type, file: StaticString, line: UInt) -> Signal<Value, Never> {
-        if let existing = inputs[label]?.signal as? Signal<Value, Never> { return existing }
-        let (signal, observer) = Signal<Value, Never>.pipe(named: label, file: file, line: line)
-        inputs[label] = (signal, observer)
-        return signal
-    }
-
-    func scheduler(_ name: String) -> DateScheduler { scheduler.lane(name) }
-
-    func call<Value: Codable, Failure: Swift.Error & Codable>(
-        _ label: String, file: StaticString, line: UInt,
-        _ perform: @escaping () -> SignalProducer<Value, Failure>
-    ) -> SignalProducer<Value, Failure> {
-        SignalProducer { observer, lifetime in
-            self.calls.append(label)
-            lifetime += perform().start(observer)
-        }
-    }
-
-    @discardableResult
-    func send<Value: Codable>(_ value: Value, to label: String) -> Bool {
-        guard let observer = inputs[label]?.observer as? Signals.Observer<Value, Never> else { return false }
-        observer.send(value: value)
-        return true
-    }
-
+extension VirtualEnvironment {
     /// Plays `script` at its virtual times and runs the clock to `duration` seconds.
     func play(_ script: [ScriptStep], until duration: TimeInterval) {
         for step in script {

@@ -1,7 +1,6 @@
 import Foundation
 import Locks
 import MarbleNotation
-import MarbleStreams
 import Signals
 
 /// The error a `#` sends where no other error is given.
