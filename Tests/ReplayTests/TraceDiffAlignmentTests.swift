@@ -6,8 +6,9 @@ import TraceLog
 import XCTest
 
 /// One autocomplete pipeline, recorded before and after an edit of its code: input → filter
-/// (minimum length) → debounce → flatMap(.latest) { call("search") } → observe(on: ui) →
-/// sink. Call sites are given explicitly, so an edit can move code the way editing a file does.
+/// (minimum length) → debounce → flatMap(.latest) { call("search") → retry(upTo: 2) →
+/// flatMapError } → observe(on: ui) → sink. Call sites are given explicitly, so an edit can
+/// move code the way editing a file does.
 private struct Autocomplete {
     var debounce: TimeInterval = 0.05
     /// The filter's minimum length, or nil for no filter (the filter removed).
@@ -17,7 +18,8 @@ private struct Autocomplete {
     /// Lines added above the debounce: every call site from the debounce down moves.
     var linesAdded: UInt = 0
 
-    /// Typing "s", "sw", "swi", a pause, "swif", "swift"; the service answers in 30 ms.
+    /// Typing "s", "sw", "swi", a pause, "swif", "swift"; the service answers in 200 ms, so
+    /// a search still running when the next one starts is interrupted by `.latest`.
     var pipeline: TestPipeline {
         TestPipeline(script: [
             .send("s", to: "text", at: 0),
@@ -40,17 +42,19 @@ private struct Autocomplete {
             let disposable = text
                 .debounce(debounce, on: ui, line: 103 + moved)
                 .flatMap(.latest, line: 104 + moved) { query in
-                    environment.call("search", line: 105 + moved) { () -> SignalProducer<[String], Never> in
+                    environment.call("search", line: 105 + moved) { () -> SignalProducer<[String], ServiceError> in
                         SignalProducer(line: 106 + moved) { observer, lifetime in
-                            lifetime += network.schedule(after: network.currentDate.addingTimeInterval(0.030)) {
+                            lifetime += network.schedule(after: network.currentDate.addingTimeInterval(0.200)) {
                                 observer.send(value: [query + "1", query + "2"])
                                 observer.sendCompleted()
                             }
                         }
                     }
+                    .retry(upTo: 2, line: 107 + moved)
+                    .flatMapError(line: 108 + moved) { _ in SignalProducer(value: [], line: 109 + moved) }
                 }
-                .observe(on: ui, line: 107 + moved)
-                .observe(line: 108 + moved) { outcome.observe($0) }
+                .observe(on: ui, line: 110 + moved)
+                .observe(line: 111 + moved) { outcome.observe($0) }
             return (AnyDisposable { disposable?.dispose() }, { outcome.waitForEnd() })
         }
     }
@@ -84,10 +88,11 @@ final class TraceDiffAlignmentTests: XCTestCase {
         XCTAssertTrue(diff.text.contains(
             #"first divergence: node changed: debounce(0.05s, on: ui) @ReplayTests/TraceDiffAlignmentTests.swift:103: parameters (0.05s, on: ui) in A, (0.2s, on: ui) in B"#),
             diff.text)
-        // debounce(0.05) lets "swi" through at 70 ms; debounce(0.2) only "swift": the debounce,
-        // the call, the flatMap and the hop all lose the "swi" search, and "swift" comes later.
+        // debounce(0.05) lets "swi" through at 70 ms (its search interrupted by "swift"'s);
+        // debounce(0.2) only "swift": the debounce, the call and the retry lose the "swi"
+        // search and its interruption, and "swift" comes later through the flatMap and hop.
         let changedNodes = Set(diff.differences.dropFirst().map { $0.node.components(separatedBy: " @").first ?? "" })
-        for node in [#"debounce(0.05s, on: ui)"#, #"call "search""#, "flatMap(latest)", "observe(on:)(ui)"] {
+        for node in [#"debounce(0.05s, on: ui)"#, #"call "search""#, "retry(upTo: 2)", "flatMap(latest)", "observe(on:)(ui)"] {
             XCTAssertTrue(changedNodes.contains(node), "\(node) not compared:\n\(diff.text)")
         }
         let debounceEvents = diff.differences.filter { $0.node.hasPrefix("debounce") && $0.kind != .nodeChanged }
@@ -95,9 +100,13 @@ final class TraceDiffAlignmentTests: XCTestCase {
         XCTAssertEqual(debounceEvents.first?.a?.value, #""swi""#, diff.text)
         XCTAssertEqual(diff.insideCalls, [])
 
-        // Swapped: B's debounce lets "swi" through; the debounce still comes first.
+        XCTAssertTrue(diff.differences.contains { $0.node.hasPrefix("retry") && $0.a?.kind == "interrupted" }, diff.text)
+
+        // Swapped: B's debounce lets "swi" through and the retry's interruption is B's only;
+        // the debounce still comes first.
         let swapped = TraceDiff(after, before)
         XCTAssertEqual(swapped.differences.first?.kind, .nodeChanged, swapped.text)
+        XCTAssertTrue(swapped.differences.contains { $0.node.hasPrefix("retry") && $0.b?.kind == "interrupted" }, swapped.text)
         XCTAssertEqual(nodeDifferences(swapped).map(\.kind), [.nodeChanged], swapped.text)
         XCTAssertEqual(swapped.differences.dropFirst().first?.kind, .extraInB, swapped.text)
         XCTAssertTrue(swapped.differences.dropFirst().first?.node.hasPrefix("debounce(0.2s") == true, swapped.text)
@@ -108,15 +117,17 @@ final class TraceDiffAlignmentTests: XCTestCase {
         let after = try Autocomplete(linesAdded: 3).record()
         let diff = TraceDiff(before, after)
         XCTAssertEqual(Set(kinds(diff)), [.nodeChanged], diff.text)
-        XCTAssertEqual(diff.differences.compactMap { $0.nodeA?.line }.sorted(), [103, 104, 105, 106, 107, 108], diff.text)
+        // The fallback of flatMapError (line 109) never ran, so it is in neither trace.
+        XCTAssertEqual(diff.differences.compactMap { $0.nodeA?.line }.sorted(), [103, 104, 105, 106, 107, 108, 110, 111],
+                       diff.text)
         XCTAssertTrue(diff.differences.allSatisfy { $0.nodeB?.line == $0.nodeA.map { $0.line + 3 } }, diff.text)
         XCTAssertTrue(diff.differences.allSatisfy { $0.nodeA?.parameters == $0.nodeB?.parameters })
         XCTAssertGreaterThan(diff.timing.matched, 20, "every event was still compared")
 
         let ignoring = TraceDiff(before, after, ignoringLineShifts: true)
         XCTAssertTrue(ignoring.isSame, ignoring.text)
-        XCTAssertEqual(ignoring.linesMoved, 6)
-        XCTAssertTrue(ignoring.text.contains("lines: 6 nodes moved to other lines of their files (not differences here)"),
+        XCTAssertEqual(ignoring.linesMoved, 8)
+        XCTAssertTrue(ignoring.text.contains("lines: 8 nodes moved to other lines of their files (not differences here)"),
                       ignoring.text)
     }
 
