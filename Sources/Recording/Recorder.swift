@@ -42,7 +42,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     /// Where the records go.
-    private enum Sink {
+    enum Sink {
         case file(Int32)
         case memory
     }
@@ -60,38 +60,38 @@ public final class Recorder: Probe, @unchecked Sendable {
     /// The path written, or nil for an in-memory recording.
     public let url: URL?
 
-    private let clock: Clock
+    let clock: Clock
     /// For a virtual recording, the thread that started it: a virtual-time run is driven by
     /// one thread, and what other threads of the process do meanwhile (a live pipeline still
     /// winding down, another test) is not part of it and would make the bytes differ.
     /// Kept apart from `hot`: it is read without the lock by every probe call, and Swift
     /// tracks access to a pointee as a whole, so a field of `hot` would race with the locked
     /// writes to its neighbours.
-    private var owner: pthread_t? {
+    var owner: pthread_t? {
         get { ownerSlot.pointee }
         set { ownerSlot.pointee = newValue }
     }
-    private let ownerSlot: UnsafeMutablePointer<pthread_t?> = {
+    let ownerSlot: UnsafeMutablePointer<pthread_t?> = {
         let slot = UnsafeMutablePointer<pthread_t?>.allocate(capacity: 1)
         slot.initialize(to: nil)
         return slot
     }()
-    private let sink: Sink
-    private let origin: Int64
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    let sink: Sink
+    let origin: Int64
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// This recorder's number in the process: tells its entries in the per-thread cache
     /// (`ThreadInfo`) from those of an earlier recorder.
-    private let serial = Recorder.serials.add(1, ordering: .relaxed).oldValue
-    private static let serials = Atomic<UInt64>(1)
+    let serial = Recorder.serials.add(1, ordering: .relaxed).oldValue
+    static let serials = Atomic<UInt64>(1)
     /// In front of `nodeIDs` and `subscriptionIDs`, guarded by `mutex` like them.
-    private let nodeCache = IDCache(capacity: 256)
-    private let subscriptionCache = IDCache(capacity: 1024)
+    let nodeCache = IDCache(capacity: 256)
+    let subscriptionCache = IDCache(capacity: 1024)
 
     /// The state every recorded event reads or writes, behind a pointer: a class's stored
     /// `var`s are checked for exclusive access at run time on every access (about a sixth of
     /// the recorder's instructions per event), a pointer's pointee is not.
-    private let hot = UnsafeMutablePointer<HotState>.allocate(capacity: 1)
-    private struct HotState {
+    let hot = UnsafeMutablePointer<HotState>.allocate(capacity: 1)
+    struct HotState {
         var buffer: [UInt8] = []
         var bufferedRecords: UInt64 = 0
         var stopped = false
@@ -100,59 +100,59 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     // Everything below (and `hot`) is guarded by `mutex`.
-    private var buffer: [UInt8] {
+    var buffer: [UInt8] {
         get { hot.pointee.buffer }
         _modify { yield &hot.pointee.buffer }
     }
-    private var bufferedRecords: UInt64 {
+    var bufferedRecords: UInt64 {
         get { hot.pointee.bufferedRecords }
         _modify { yield &hot.pointee.bufferedRecords }
     }
-    private var stopped: Bool {
+    var stopped: Bool {
         get { hot.pointee.stopped }
         _modify { yield &hot.pointee.stopped }
     }
-    private var sequence: UInt64 {
+    var sequence: UInt64 {
         get { hot.pointee.sequence }
         _modify { yield &hot.pointee.sequence }
     }
-    private var highWater: Int {
+    var highWater: Int {
         get { hot.pointee.highWater }
         _modify { yield &hot.pointee.highWater }
     }
-    private var memory: [UInt8] = []
+    var memory: [UInt8] = []
     /// The writer thread's hand-off (file recorders): a full buffer waiting to be written,
     /// the records it holds, and an empty buffer to swap in for it.
-    private var pending: [UInt8]?
-    private var pendingRecords: UInt64 = 0
-    private var spare: [UInt8] = []
+    var pending: [UInt8]?
+    var pendingRecords: UInt64 = 0
+    var spare: [UInt8] = []
     /// Buffers handed to the writer and buffers it has written: `synchronize()` waits for
     /// the second to reach the first.
-    private var handedOff: UInt64 = 0
-    private var writtenOff: UInt64 = 0
-    private var writerRunning = false
+    var handedOff: UInt64 = 0
+    var writtenOff: UInt64 = 0
+    var writerRunning = false
     /// Wakes the writer (a hand-off, a stop) and wakes waiters on the writer (space for a
     /// hand-off, a buffer written, the writer gone); both with `mutex`.
-    private let writerWake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private let writerDone = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var started = false
-    private var nodeIDs: [UInt64: UInt64] = [:]
-    private var nodesWritten: [(id: UInt64, node: Node, label: String?)] = []
+    let writerWake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    let writerDone = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    var started = false
+    var nodeIDs: [UInt64: UInt64] = [:]
+    var nodesWritten: [(id: UInt64, node: Node, label: String?)] = []
     /// Live subscriptions only: an entry leaves when its subscription is disposed, so a long
     /// recording of many short inner streams does not grow this table.
-    private var subscriptionIDs: [UInt64: UInt64] = [:]
-    private var subscriptionCount: UInt64 = 0
-    private var threadIDs: [ThreadKey: UInt64] = [:]
-    private var lastThread: (key: ThreadKey, id: UInt64)?
-    private var pendingHops: [UInt64: HopRecord] = [:]
-    private var hopCount: UInt64 = 0
-    private var nextHop: UInt64 = 0
-    private var markCount: UInt64 = 0
-    private var dropped: UInt64 = 0
-    private var writeError: String?
-    private var fileClosed = false
+    var subscriptionIDs: [UInt64: UInt64] = [:]
+    var subscriptionCount: UInt64 = 0
+    var threadIDs: [ThreadKey: UInt64] = [:]
+    var lastThread: (key: ThreadKey, id: UInt64)?
+    var pendingHops: [UInt64: HopRecord] = [:]
+    var hopCount: UInt64 = 0
+    var nextHop: UInt64 = 0
+    var markCount: UInt64 = 0
+    var dropped: UInt64 = 0
+    var writeError: String?
+    var fileClosed = false
     /// The summary written at `stop()`, kept because the tables it counts are then released.
-    private var finalSummary: SummaryRecord?
+    var finalSummary: SummaryRecord?
 
     /// A recorder writing to `url` (created or truncated now). Call `start()` to attach it.
     ///
@@ -443,519 +443,8 @@ public final class Recorder: Probe, @unchecked Sendable {
 
     /// Whether the calling thread's activity belongs in this recording: any thread for a real
     /// one, the starting thread for a virtual one. `owner` is set once, before attaching.
-    @inline(__always) private var isRecordedThread: Bool {
+    @inline(__always) var isRecordedThread: Bool {
         guard let owner else { return true }
         return pthread_equal(owner, pthread_self()) != 0
-    }
-
-    // MARK: Internals (called with the lock held)
-
-    @inline(__always) private func lock() { pthread_mutex_lock(mutex) }
-    @inline(__always) private func unlock() { pthread_mutex_unlock(mutex) }
-
-    private func append(_ record: TraceRecord) {
-        var line = JSONLine(capacity: 0)
-        swap(&line.bytes, &buffer)
-        record.write(to: &line)
-        swap(&line.bytes, &buffer)
-        appended()
-    }
-
-    /// Bookkeeping after a record was appended to the buffer: counts, high water.
-    private func appended() {
-        bufferedRecords += 1
-        highWater = max(highWater, buffer.count)
-    }
-
-    /// Ends a probe call: moves a full buffer on, then unlocks. A full buffer is moved only
-    /// here, once the call's records are all appended, because moving it may wait for the
-    /// writer and so let other producers in.
-    @inline(__always) private func release() {
-        if buffer.count >= bufferCapacity { flush(onlyWhenFull: true) }
-        unlock()
-    }
-
-    /// Appends an event record with at most one cause and an integer value or none, the
-    /// commonest shape, assembled on the stack and appended in one piece: the same bytes as
-    /// `writeEventFields`, without an `Array.append` per key.
-    private func appendEvent(node: UInt64, subscription: UInt64, kind: EventKind, time: Int64, thread: UInt64,
-                             cause: UInt64, integer: Int64?) {
-        // Seven numbers of at most 20 digits and a minus sign each, and under 130 bytes of keys.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 320) { scratch in
-            var out = EventBytes(scratch.baseAddress!)
-            out.literal("{\"type\":\"event\",\"seq\":")
-            out.number(sequence)
-            out.literal(",\"time\":")
-            out.signed(time)
-            out.literal(",\"node\":")
-            out.number(node)
-            out.literal(",\"sub\":")
-            out.number(subscription)
-            switch kind {
-            case .value: out.literal(",\"kind\":\"value\",\"thread\":")
-            case .failed: out.literal(",\"kind\":\"failed\",\"thread\":")
-            case .completed: out.literal(",\"kind\":\"completed\",\"thread\":")
-            case .interrupted: out.literal(",\"kind\":\"interrupted\",\"thread\":")
-            }
-            out.number(thread)
-            out.literal(",\"causes\":[")
-            // As `causesField`: a cause not below this event's number is left over from an earlier recording.
-            if cause != 0 && cause < sequence { out.number(cause) }
-            out.literal("]")
-            if let integer {
-                out.literal(",\"text\":\"")
-                out.signed(integer)
-                out.literal("\",\"json\":")
-                out.signed(integer)
-            }
-            out.literal("}\n")
-            buffer.append(contentsOf: UnsafeBufferPointer(start: scratch.baseAddress, count: out.count(from: scratch.baseAddress!)))
-        }
-        appended()
-    }
-
-    /// Moves the buffer on: into the in-memory trace, or to the writer thread of a file
-    /// recorder, first waiting for the writer to take the buffer handed to it before (the
-    /// back-pressure that bounds memory). Called with the lock held; may wait on it.
-    private func flush(onlyWhenFull: Bool = false) {
-        guard !buffer.isEmpty else { return }
-        switch sink {
-        case .memory:
-            memory.append(contentsOf: buffer)
-            buffer.removeAll(keepingCapacity: true)
-        case .file:
-            guard writerRunning else {
-                // Nothing will write it: only after a stop, when nothing is recorded any more.
-                dropped += bufferedRecords
-                buffer.removeAll(keepingCapacity: true)
-                bufferedRecords = 0
-                return
-            }
-            while pending != nil { pthread_cond_wait(writerDone, mutex) }
-            // Another producer may have handed the buffer off while this one waited.
-            guard onlyWhenFull ? buffer.count >= bufferCapacity : !buffer.isEmpty else { return }
-            var next = spare
-            spare = []
-            swap(&next, &buffer)
-            pending = next
-            pendingRecords = bufferedRecords
-            handedOff += 1
-            pthread_cond_signal(writerWake)
-        }
-        bufferedRecords = 0
-    }
-
-    /// The writer thread: appends the buffers handed to it, and every `flushInterval` takes
-    /// whatever the buffer holds, until the recorder stops and everything is written. The
-    /// buffer only ever holds whole lines, so the file does too.
-    private func runWriter() {
-        guard case let .file(fd) = sink else { return }
-        lock()
-        while true {
-            if pending == nil {
-                if stopped && buffer.isEmpty { break }
-                if !stopped { waitForWriterWork() }
-                if pending == nil && !buffer.isEmpty {
-                    pending = buffer
-                    pendingRecords = bufferedRecords
-                    buffer = spare
-                    spare = []
-                    bufferedRecords = 0
-                    handedOff += 1
-                }
-                guard pending != nil else { continue }
-            }
-            var chunk = pending ?? []
-            let records = pendingRecords
-            pending = nil
-            pthread_cond_broadcast(writerDone)
-            let failed = writeError != nil
-            unlock()
-            let failure = failed ? nil : Self.writeAll(chunk, to: fd)
-            lock()
-            if let failure, writeError == nil { writeError = failure }
-            if writeError != nil { dropped += records }
-            chunk.removeAll(keepingCapacity: true)
-            if spare.capacity < chunk.capacity { spare = chunk }
-            writtenOff += 1
-            pthread_cond_broadcast(writerDone)
-        }
-        writerRunning = false
-        pthread_cond_broadcast(writerDone)
-        unlock()
-    }
-
-    /// Waits (lock held) until a buffer is handed off, the recorder stops, or `flushInterval`
-    /// passes.
-    private func waitForWriterWork() {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let (seconds, attoseconds) = flushInterval.components
-        var nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
-        var deadline = timespec()
-        deadline.tv_sec = now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000
-        nanoseconds %= 1_000_000_000
-        deadline.tv_nsec = nanoseconds
-        pthread_cond_timedwait(writerWake, mutex, &deadline)
-    }
-
-    /// Writes all of `bytes`; the reason when the file cannot be written.
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                offset += written
-            }
-            return nil
-        }
-    }
-
-    private func now() -> Int64 {
-        switch clock {
-        case .real: return Self.monotonic() - origin
-        case let .virtual(scheduler): return scheduler.now
-        }
-    }
-
-    private static func monotonic() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-    }
-
-    private var isVirtual: Bool {
-        if case .virtual = clock { return true }
-        return false
-    }
-
-    private func makeHeader() -> TraceHeader {
-        guard !isVirtual else { return TraceHeader(clock: .virtual) }
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        let wall = Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
-        let elapsed = Self.monotonic() - origin
-        return TraceHeader(clock: .real, wallClock: Self.iso8601(nanoseconds: wall - elapsed),
-                           wallClockNanoseconds: wall - elapsed, pid: Int64(getpid()),
-                           process: ProcessInfo.processInfo.processName, host: Self.hostName())
-    }
-
-    private static func hostName() -> String {
-        var raw = [CChar](repeating: 0, count: 256)
-        guard gethostname(&raw, raw.count - 1) == 0 else { return "unknown" }
-        return String(cString: raw)
-    }
-
-    /// `2026-11-21T22:36:04.123456789Z`.
-    static func iso8601(nanoseconds: Int64) -> String {
-        var seconds = time_t(nanoseconds / 1_000_000_000)
-        let fraction = nanoseconds % 1_000_000_000
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(pad(Int(parts.tm_year) + 1900, 4))-\(pad(Int(parts.tm_mon) + 1, 2))-\(pad(Int(parts.tm_mday), 2))T"
-            + "\(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2))."
-            + "\(pad(Int(fraction), 9))Z"
-    }
-
-    private func nodeID(_ node: Node) -> UInt64 {
-        if let id = nodeCache.lookup(node.id) { return id }
-        if let id = nodeIDs[node.id] {
-            nodeCache.store(node.id, id)
-            return id
-        }
-        var upstream: [NodeRecord.Edge] = []
-        for edge in node.upstream {
-            upstream.append(.init(node: nodeID(edge.node), role: edge.role))
-        }
-        let id = UInt64(nodeIDs.count + 1)
-        nodeIDs[node.id] = id
-        nodeCache.store(node.id, id)
-        let label = node.label
-        nodesWritten.append((id, node, label))
-        append(.node(NodeRecord(id: id, kind: node.kind, name: node.name, parameters: node.parameters,
-                                file: node.file, line: UInt64(node.line), label: label, upstream: upstream)))
-        return id
-    }
-
-    /// The trace id of a subscription, writing a late subscription record for one that began
-    /// before the recording.
-    private func subscriptionID(_ subscription: UInt64, node: Node, time: Int64, thread: UInt64) -> UInt64 {
-        if let id = subscriptionCache.lookup(subscription) { return id }
-        if let id = subscriptionIDs[subscription] {
-            subscriptionCache.store(subscription, id)
-            return id
-        }
-        let nodeID = self.nodeID(node)
-        subscriptionCount += 1
-        let id = subscriptionCount
-        subscriptionIDs[subscription] = id
-        subscriptionCache.store(subscription, id)
-        append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: 0, time: time, thread: thread, late: true)))
-        return id
-    }
-
-    private func threadID(_ context: ProbeContext) -> UInt64 {
-        let info = ThreadInfo.current
-        // The thread's last answer, kept on the thread: no key built, no hashing. Only this
-        // thread touches its `ThreadInfo`, so the lock is not what makes this safe.
-        if info.cachedRecorder == serial && info.cachedScheduler == context.schedulerName { return info.cachedID }
-        let id = threadID(info, context)
-        info.cachedRecorder = serial
-        info.cachedScheduler = context.schedulerName
-        info.cachedID = id
-        return id
-    }
-
-    private func threadID(_ info: ThreadInfo, _ context: ProbeContext) -> UInt64 {
-        let key: ThreadKey
-        if isVirtual {
-            key = ThreadKey(os: 0, name: context.schedulerName ?? info.name, scheduler: nil)
-        } else {
-            key = ThreadKey(os: info.tid, name: info.name, scheduler: context.schedulerName)
-        }
-        if let last = lastThread, last.key == key { return last.id }
-        let id: UInt64
-        if let known = threadIDs[key] {
-            id = known
-        } else {
-            id = UInt64(threadIDs.count + 1)
-            threadIDs[key] = id
-            append(.thread(ThreadRecord(id: id, name: key.name, scheduler: key.scheduler,
-                                        os: isVirtual ? nil : key.os)))
-        }
-        lastThread = (key, id)
-        return id
-    }
-
-    private func summaryRecord() -> SummaryRecord {
-        if let finalSummary { return finalSummary }
-        return SummaryRecord(events: sequence, nodes: UInt64(nodeIDs.count), subscriptions: subscriptionCount,
-                      threads: UInt64(threadIDs.count), hops: hopCount, marks: markCount, dropped: dropped,
-                      duration: started ? now() : 0)
-    }
-
-    // MARK: Values
-
-    /// A value made ready to write. Integers and strings, the most common values, are kept
-    /// as they are and written straight into the buffer (no intermediate strings).
-    enum FormattedValue {
-        case integer(Int64)
-        case string(String)
-        case other(text: String, json: String?)
-
-        /// Writes `text`, `truncated`, `json` and `jsonOmitted` as FORMAT.md orders them.
-        func write(to line: inout JSONLine) {
-            switch self {
-            case let .integer(value):
-                line.field("text", decimal: value)
-                line.field("json", value)
-            case let .string(string):
-                writeText(string, to: &line)
-                let size = string.utf8.count
-                if size > Recorder.maxJSONLength {
-                    line.field("jsonOmitted", Int64(size))
-                } else {
-                    line.field("json", string)
-                }
-            case let .other(text, json):
-                writeText(text, to: &line)
-                guard let json else { return }
-                if json.utf8.count > Recorder.maxJSONLength {
-                    line.field("jsonOmitted", Int64(json.utf8.count))
-                } else {
-                    line.field("json", rawJSON: json)
-                }
-            }
-        }
-
-        private func writeText(_ text: String, to line: inout JSONLine) {
-            // At most maxTextLength bytes means at most that many characters: no counting.
-            if text.utf8.count <= Recorder.maxTextLength || text.count <= Recorder.maxTextLength {
-                line.field("text", text)
-            } else {
-                line.field("text", String(text.prefix(Recorder.maxTextLength)) + "…")
-                line.field("truncated", true)
-            }
-        }
-    }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    /// The value ready to write: fast paths for the common scalar types; other `Encodable`
-    /// values through `JSONEncoder` with sorted keys; anything else as its description only.
-    static func format(_ value: Any) -> FormattedValue {
-        // Exactly an `Int` is told by comparing type metadata, where `as? Int` on an `Any` goes
-        // through the runtime's general cast (about 260 instructions per recorded event).
-        func exactInteger<T>(_ value: T) -> Int64? {
-            T.self == Int.self ? Int64(unsafeBitCast(value, to: Int.self)) : nil
-        }
-        if let integer = _openExistential(value, do: exactInteger) { return .integer(integer) }
-        switch value {
-        case let integer as Int:
-            return .integer(Int64(integer))
-        case let string as String:
-            return .string(string)
-        case let double as Double:
-            let text = String(double)
-            return .other(text: text, json: double.isFinite ? text : nil)
-        case let bool as Bool:
-            let text = bool ? "true" : "false"
-            return .other(text: text, json: text)
-        case let encodable as Encodable:
-            let json = (try? encoder.encode(encodable)).map { String(decoding: $0, as: UTF8.self) }
-            return .other(text: String(describing: value), json: json)
-        default:
-            return .other(text: String(describing: value), json: nil)
-        }
-    }
-}
-
-/// A thread as the trace names it.
-private struct ThreadKey: Hashable {
-    let os: UInt64
-    let name: String
-    let scheduler: String?
-}
-
-/// The OS thread id and name of the current thread, looked up once per thread.
-private final class ThreadInfo {
-    let tid: UInt64
-    let name: String
-    /// The `serial` of the recorder that last numbered this thread, the scheduler name it
-    /// was numbered under, and the id it got.
-    var cachedRecorder: UInt64 = 0
-    var cachedScheduler: String?
-    var cachedID: UInt64 = 0
-
-    // Swift cannot call `gettid` or `pthread_getname_np` from Glibc (GNU extensions), so the
-    // id and name come from `/proc/thread-self/stat`: "TID (NAME) ...", read once per thread.
-    private init() {
-        var tid: UInt64 = 0
-        var osName = ""
-        let fd = open("/proc/thread-self/stat", O_RDONLY | O_CLOEXEC)
-        if fd >= 0 {
-            var raw = [UInt8](repeating: 0, count: 256)
-            let count = read(fd, &raw, raw.count)
-            close(fd)
-            if count > 0 {
-                let text = String(decoding: raw[0..<count], as: UTF8.self)
-                if let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"), open < close {
-                    tid = UInt64(text[..<open].trimmingCharacters(in: .whitespaces)) ?? 0
-                    osName = String(text[text.index(after: open)..<close])
-                }
-            }
-        }
-        self.tid = tid
-        if Thread.isMainThread {
-            name = "main"
-        } else {
-            name = osName.isEmpty ? "thread-\(tid)" : osName
-        }
-    }
-
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<ThreadInfo>.fromOpaque(pointer).release() }
-        }
-        return key
-    }()
-
-    static var current: ThreadInfo {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<ThreadInfo>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        let info = ThreadInfo()
-        pthread_setspecific(key, Unmanaged.passRetained(info).toOpaque())
-        return info
-    }
-}
-
-/// Writes ASCII into memory the caller sized: the recorder's event fast path.
-private struct EventBytes {
-    private var cursor: UnsafeMutablePointer<UInt8>
-
-    init(_ start: UnsafeMutablePointer<UInt8>) { cursor = start }
-
-    /// Bytes written since `start`.
-    func count(from start: UnsafeMutablePointer<UInt8>) -> Int { cursor - start }
-
-    /// A literal of two or more characters (always stored as a pointer to its UTF-8).
-    @inline(__always) mutating func literal(_ text: StaticString) {
-        let length = text.utf8CodeUnitCount
-        cursor.update(from: text.utf8Start, count: length)
-        cursor += length
-    }
-
-    @inline(__always) mutating func number(_ value: UInt64) {
-        cursor += JSONLine.digits(value, to: cursor)
-    }
-
-    @inline(__always) mutating func signed(_ value: Int64) {
-        if value < 0 {
-            cursor.pointee = UInt8(ascii: "-")
-            cursor += 1
-        }
-        number(value.magnitude)
-    }
-}
-
-/// A direct-mapped cache from process-wide ids (of nodes, of subscriptions) to trace-local
-/// ones, in front of the recorder's dictionaries: a load and a compare where a lookup would
-/// hash. Each slot keeps the last key stored into it; the dictionaries stay the record.
-private struct IDCache {
-    private let mask: Int
-    /// Pairs of key and trace id; a trace id is never 0, so 0 marks an empty slot.
-    private let slots: UnsafeMutablePointer<UInt64>
-
-    /// `capacity` must be a power of two.
-    init(capacity: Int) {
-        mask = capacity - 1
-        slots = .allocate(capacity: 2 * capacity)
-        slots.initialize(repeating: 0, count: 2 * capacity)
-    }
-
-    @inline(__always) private func index(_ key: UInt64) -> Int {
-        2 * (Int(truncatingIfNeeded: key) & mask)
-    }
-
-    @inline(__always) func lookup(_ key: UInt64) -> UInt64? {
-        let slot = index(key)
-        let id = slots[slot + 1]
-        return slots[slot] == key && id != 0 ? id : nil
-    }
-
-    @inline(__always) func store(_ key: UInt64, _ id: UInt64) {
-        let slot = index(key)
-        slots[slot] = key
-        slots[slot + 1] = id
-    }
-
-    func remove(_ key: UInt64) {
-        let slot = index(key)
-        if slots[slot] == key {
-            slots[slot] = 0
-            slots[slot + 1] = 0
-        }
-    }
-
-    func removeAll() {
-        slots.update(repeating: 0, count: 2 * (mask + 1))
-    }
-
-    func deallocate() {
-        slots.deallocate()
     }
 }

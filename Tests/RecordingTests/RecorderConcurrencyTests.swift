@@ -74,3 +74,50 @@ final class RecorderConcurrencyTests: XCTestCase {
         }
     }
 }
+
+final class RecorderThreadNameTests: XCTestCase {
+    /// Work on a concurrent dispatch queue runs on several pooled worker threads, whose own
+    /// names (`-qos.overcommit`-like on Linux) say nothing: each is named after the queue.
+    func testWorkOnADispatchQueueIsNamedAfterTheQueueOnEveryWorkerThread() throws {
+        let recorder = Recorder(clock: .real)
+        recorder.start()
+        let (signal, input) = Signal<Int, Never>.pipe(named: "numbers")
+        signal.map { $0 + 1 }.observeValues { _ in }
+        let queue = DispatchQueue(label: "test.labelled", attributes: .concurrent)
+        let group = DispatchGroup()
+        for value in 0..<32 {
+            queue.async(group: group) {
+                // Long enough that the queue spreads the items over more than one worker.
+                for repeated in 0..<100 { input.send(value: value * 1_000 + repeated) }
+            }
+        }
+        group.wait()
+        input.send(value: -1)
+        try recorder.stop()
+        let trace = try Trace(bytes: recorder.bytes)
+        let pipe = try XCTUnwrap(trace.node(named: "numbers"))
+        let sendingThreads = Set(trace.events(of: pipe.id).map(\.thread))
+        let names = sendingThreads.compactMap { trace.thread($0)?.name }
+        XCTAssertEqual(Set(names), ["test.labelled", "main"], "\(trace.threads)")
+        XCTAssertFalse(trace.threads.contains { $0.name.hasPrefix("-") || $0.name.isEmpty }, "\(trace.threads)")
+        let labelled = trace.threads.filter { $0.name == "test.labelled" }
+        XCTAssertEqual(Set(labelled.compactMap(\.os)).count, labelled.count, "one record per OS thread serving the queue")
+    }
+
+    func testAQueueSchedulersWorkersAreNamedAfterItsQueueWithTheSchedulerBeside() throws {
+        let recorder = Recorder(clock: .real)
+        recorder.start()
+        let worker = QueueScheduler(name: "namer")
+        let done = DispatchSemaphore(value: 0)
+        let (signal, input) = Signal<Int, Never>.pipe()
+        signal.observe(on: worker).observeCompleted { done.signal() }
+        input.send(value: 1)
+        input.sendCompleted()
+        done.wait()
+        try recorder.stop()
+        let trace = try Trace(bytes: recorder.bytes)
+        let scheduled = trace.threads.filter { $0.scheduler == "namer" }
+        XCTAssertFalse(scheduled.isEmpty)
+        XCTAssertEqual(Set(scheduled.map(\.name)), ["marbles.namer"], "\(trace.threads)")
+    }
+}

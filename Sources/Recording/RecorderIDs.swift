@@ -1,0 +1,89 @@
+import Foundation
+import Signals
+import TraceLog
+
+/// Renumbering to trace-local ids in order of first appearance: nodes (upstream first),
+/// subscriptions (a late subscription record for one begun before the recording) and
+/// threads; each writes its defining record the first time it is met.
+extension Recorder {
+    func nodeID(_ node: Node) -> UInt64 {
+        if let id = nodeCache.lookup(node.id) { return id }
+        if let id = nodeIDs[node.id] {
+            nodeCache.store(node.id, id)
+            return id
+        }
+        var upstream: [NodeRecord.Edge] = []
+        for edge in node.upstream {
+            upstream.append(.init(node: nodeID(edge.node), role: edge.role))
+        }
+        let id = UInt64(nodeIDs.count + 1)
+        nodeIDs[node.id] = id
+        nodeCache.store(node.id, id)
+        let label = node.label
+        nodesWritten.append((id, node, label))
+        append(.node(NodeRecord(id: id, kind: node.kind, name: node.name, parameters: node.parameters,
+                                file: node.file, line: UInt64(node.line), label: label, upstream: upstream)))
+        return id
+    }
+
+    /// The trace id of a subscription, writing a late subscription record for one that began
+    /// before the recording.
+    func subscriptionID(_ subscription: UInt64, node: Node, time: Int64, thread: UInt64) -> UInt64 {
+        if let id = subscriptionCache.lookup(subscription) { return id }
+        if let id = subscriptionIDs[subscription] {
+            subscriptionCache.store(subscription, id)
+            return id
+        }
+        let nodeID = self.nodeID(node)
+        subscriptionCount += 1
+        let id = subscriptionCount
+        subscriptionIDs[subscription] = id
+        subscriptionCache.store(subscription, id)
+        append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: 0, time: time, thread: thread, late: true)))
+        return id
+    }
+
+    func threadID(_ context: ProbeContext) -> UInt64 {
+        let info = ThreadInfo.current
+        let label = currentQueueLabel()
+        // The thread's last answer, kept on the thread: no key built, no hashing. Only this
+        // thread touches its `ThreadInfo`, so the lock is not what makes this safe.
+        if info.cachedRecorder == serial && info.cachedScheduler == context.schedulerName && info.isCached(label: label) {
+            return info.cachedID
+        }
+        let id = threadID(info, name: info.name(queueLabel: label), context)
+        info.cachedRecorder = serial
+        info.cachedScheduler = context.schedulerName
+        info.cache(label: label)
+        info.cachedID = id
+        return id
+    }
+
+    func threadID(_ info: ThreadInfo, name: String, _ context: ProbeContext) -> UInt64 {
+        let key: ThreadKey
+        if isVirtual {
+            key = ThreadKey(os: 0, name: context.schedulerName ?? name, scheduler: nil)
+        } else {
+            key = ThreadKey(os: info.tid, name: name, scheduler: context.schedulerName)
+        }
+        if let last = lastThread, last.key == key { return last.id }
+        let id: UInt64
+        if let known = threadIDs[key] {
+            id = known
+        } else {
+            id = UInt64(threadIDs.count + 1)
+            threadIDs[key] = id
+            append(.thread(ThreadRecord(id: id, name: key.name, scheduler: key.scheduler,
+                                        os: isVirtual ? nil : key.os)))
+        }
+        lastThread = (key, id)
+        return id
+    }
+
+    func summaryRecord() -> SummaryRecord {
+        if let finalSummary { return finalSummary }
+        return SummaryRecord(events: sequence, nodes: UInt64(nodeIDs.count), subscriptions: subscriptionCount,
+                      threads: UInt64(threadIDs.count), hops: hopCount, marks: markCount, dropped: dropped,
+                      duration: started ? now() : 0)
+    }
+}
