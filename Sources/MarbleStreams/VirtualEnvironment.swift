@@ -141,7 +141,29 @@ public final class VirtualEnvironment: Environment, @unchecked Sendable {
         _ label: String, file: StaticString, line: UInt,
         _ perform: @escaping () -> SignalProducer<Value, Failure>
     ) -> SignalProducer<Value, Failure> {
-        .environmentCall(label, file: file, line: line) { [self] in
+        call(label, request: nil, file: file, line: line, perform)
+    }
+
+    /// A call carrying a request: answered as any call (the request is recorded, not used to
+    /// choose the answer).
+    public func call<Request: Codable & Equatable, Value: Codable, Failure: Swift.Error & Codable>(
+        _ label: String, request: Request, file: StaticString, line: UInt,
+        _ perform: @escaping () -> SignalProducer<Value, Failure>
+    ) -> SignalProducer<Value, Failure> {
+        call(label, request: request as (any Encodable)?, file: file, line: line, perform)
+    }
+
+    /// A timer ticking on the virtual clock (on ``scheduler``'s lane `scheduler.name`).
+    public func timer(_ label: String, after delay: TimeInterval, repeating interval: TimeInterval?,
+                      on scheduler: DateScheduler, file: StaticString, line: UInt) -> SignalProducer<Date, Never> {
+        .timer(node: .timer(label, file: file, line: line), after: delay, repeating: interval, on: scheduler)
+    }
+
+    private func call<Value: Codable, Failure: Swift.Error & Codable>(
+        _ label: String, request: (any Encodable)?, file: StaticString, line: UInt,
+        _ perform: @escaping () -> SignalProducer<Value, Failure>
+    ) -> SignalProducer<Value, Failure> {
+        .environmentCall(label, request: request, file: file, line: line) { [self] in
             let attempt: Int = lock.withLock {
                 loggedCalls.append(label)
                 defer { starts[label, default: 0] += 1 }

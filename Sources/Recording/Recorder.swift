@@ -334,6 +334,18 @@ public final class Recorder: Probe, @unchecked Sendable {
     // MARK: Probe
 
     public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64) {
+        didSubscribe(node, subscription: subscription, parent: parent, requestJSON: nil)
+    }
+
+    /// Writes the request into the subscription record (`request`, format 1.1), as JSON with
+    /// sorted keys; a request that does not encode is left out.
+    public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any) {
+        guard isRecordedThread else { return }
+        let json = (request as? Encodable).flatMap { try? Self.encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        didSubscribe(node, subscription: subscription, parent: parent, requestJSON: json)
+    }
+
+    private func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, requestJSON: String?) {
         guard isRecordedThread else { return }
         let context = ProbeContext.current
         lock()
@@ -347,7 +359,8 @@ public final class Recorder: Probe, @unchecked Sendable {
         let id = subscriptionCount
         subscriptionIDs[subscription] = id
         subscriptionCache.store(subscription, id)
-        append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: parentID, time: time, thread: thread)))
+        append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: parentID, time: time, thread: thread,
+                                             request: requestJSON)))
     }
 
     public func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes: Causes) -> UInt64 {

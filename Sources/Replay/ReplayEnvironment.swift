@@ -13,10 +13,22 @@ import TraceLog
 /// - `scheduler(name)` is the test scheduler's lane of that name, so hops show the same
 ///   thread names as the recording; with `HopLatency.asRecorded`, each hop onto it waits
 ///   the queue wait recorded for it.
-/// - `call(label)`: the k-th start of the call gets the k-th recorded subscription of the
-///   trace's `call` node with that label, and re-delivers its events at their recorded
-///   offsets from that subscription's start (the recorded latency), on the recorded threads'
-///   lanes. The real `perform` is never called.
+/// - `call(label)`: each start of the call gets the next unused recorded subscription of the
+///   trace's `call` node with that label, in order, and re-delivers its events at their
+///   recorded offsets from that subscription's start (the recorded latency), on the recorded
+///   threads' lanes. The real `perform` is never called.
+/// - `call(label, request:)`: each start gets the next unused recorded subscription with that
+///   label whose recorded request equals the request (decoded into the request's type and
+///   compared with `==`). A request the trace never recorded (or whose recorded starts are
+///   all used) is a `ReplayError` by default, naming the nearest recorded requests; never
+///   another request's result. `unrecordedRequests` may instead let such a start fail with an
+///   error of the call's type, or complete at once. A trace recorded before requests were
+///   (format 1.0) has none: its starts are paired in order, as without a request.
+/// - `timer(label, …)`: the k-th start of the timer gets the k-th recorded subscription of
+///   the trace's `timer` node with that label, and re-sends its ticks (their recorded dates)
+///   at their recorded offsets from that subscription's start, on the recorded threads'
+///   lanes. The interval and scheduler the pipeline asks for are not used: the ticks are
+///   what happened.
 ///
 /// A trace that does not fit (a label it lacks, more calls than recorded, a payload that does
 /// not decode) is recorded in `errors` and the boundary concerned stays silent; `Replayer`
@@ -38,6 +50,19 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         case asRecorded
     }
 
+    /// What a call made with a request the trace never recorded does.
+    public enum UnrecordedRequests: Sendable {
+        /// The replay fails with a `ReplayError` (`unrecordedRequest`) naming the call, its
+        /// request and the nearest recorded requests; the call stays silent meanwhile.
+        case error
+        /// The call fails with the error `makeError` returns for the `ReplayError` describing
+        /// it; an error that is not of the call's `Failure` type is a replay error
+        /// (`undecodable`) instead.
+        case fail(_ makeError: @Sendable (ReplayError) -> any Swift.Error)
+        /// The call completes at once, without a value.
+        case empty
+    }
+
     /// The trace re-driven.
     public let trace: Trace
     /// The virtual clock everything runs on.
@@ -45,28 +70,38 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     /// The trace's name in error messages.
     public let traceName: String
     public let hopLatency: HopLatency
+    /// What a call made with a request the trace never recorded does.
+    public let unrecordedRequests: UnrecordedRequests
     /// The recorded waits, when hops keep them.
     let hopWaits: HopWaits?
 
     private let lock = Lock()
     private var inputs: [String: AnyObject] = [:]
     private var schedulers: [String: DateScheduler] = [:]
-    private var callStarts: [String: Int] = [:]
-    private var callRecordings: [String: CallRecording] = [:]
+    /// Which recorded subscriptions a start was served from, per recorded node set.
+    private var served: [String: [Bool]] = [:]
+    private var boundaryRecordings: [String: BoundaryRecording] = [:]
     private let decoder = JSONDecoder()
     private var problems: [ReplayError] = []
+    private var unserved: [ReplayError] = []
 
     /// An environment re-driving `trace` on `scheduler`.
-    public init(trace: Trace, scheduler: TestScheduler, name: String = "<trace>", hopLatency: HopLatency = .zero) {
+    public init(trace: Trace, scheduler: TestScheduler, name: String = "<trace>", hopLatency: HopLatency = .zero,
+                unrecordedRequests: UnrecordedRequests = .error) {
         self.trace = trace
         self.testScheduler = scheduler
         self.traceName = name
         self.hopLatency = hopLatency
+        self.unrecordedRequests = unrecordedRequests
         self.hopWaits = hopLatency == .asRecorded ? HopWaits(trace: trace) : nil
     }
 
     /// What did not fit so far, in the order met.
     public var errors: [ReplayError] { lock.withLock { problems } }
+
+    /// The calls made with a request the trace never recorded that `unrecordedRequests` let
+    /// fail or complete instead of being errors, in the order met.
+    public var unrecordedCalls: [ReplayError] { lock.withLock { unserved } }
 
     // MARK: Environment
 
@@ -125,46 +160,82 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     ) -> SignalProducer<Value, Failure> {
         let node = Node.call(label, file: file, line: line)
         return SignalProducer(node: node) { [self] observer, lifetime in
-            guard let recording = callRecording(label: label, node: node) else {
+            guard let recording = boundaryRecording(named: "call", label: label, node: node) else {
                 fail(.missingCall, node, record: nil, message: "expected a call labelled \"\(label)\" in the trace; it has none")
                 return
             }
-            // Starts are counted per recorded node set, the same set the k-th start is looked up in.
-            let start = lock.withLock { () -> Int in
-                defer { callStarts[recording.nodes, default: 0] += 1 }
-                return callStarts[recording.nodes, default: 0]
-            }
-            guard start < recording.subscriptions.count else {
+            guard let index = serveInOrder(recording) else {
                 fail(.extraCall, node, record: nil,
                      message: "expected at most \(recording.subscriptions.count) starts of this call, as recorded; "
-                        + "the pipeline starts it a \(Self.ordinal(start + 1)) time")
+                        + "the pipeline starts it a \(Self.ordinal(recording.subscriptions.count + 1)) time")
                 return
             }
-            let subscription = recording.subscriptions[start]
-            var scheduled: [(offset: Int64, thread: UInt64, event: Event<Value, Failure>)] = []
-            for record in recording.events[subscription.id] ?? [] {
-                let offset = record.time - subscription.time
-                switch record.kind {
-                case .value:
-                    guard let value = decode(Value.self, record, node) else { return }
-                    scheduled.append((offset, record.thread, .value(value)))
-                case .failed:
-                    guard let error = decode(Failure.self, record, node) else { return }
-                    scheduled.append((offset, record.thread, .failed(error)))
-                case .completed:
-                    scheduled.append((offset, record.thread, .completed))
-                case .interrupted:
-                    // The consumer interrupted this call (a newer search replaced it); the replay's
-                    // consumer does so again by itself, so the boundary does not re-send it.
-                    continue
-                }
+            redeliver(recording, index, node: node, into: observer, lifetime: lifetime)
+        }
+    }
+
+    public func call<Request: Codable & Equatable, Value: Codable, Failure: Swift.Error & Codable>(
+        _ label: String, request: Request, file: StaticString, line: UInt,
+        _ perform: @escaping () -> SignalProducer<Value, Failure>
+    ) -> SignalProducer<Value, Failure> {
+        let node = Node.call(label, file: file, line: line)
+        return SignalProducer(node: node, request: request) { [self] observer, lifetime in
+            guard let recording = boundaryRecording(named: "call", label: label, node: node) else {
+                fail(.missingCall, node, record: nil, message: "expected a call labelled \"\(label)\" in the trace; it has none")
+                return
             }
-            let now = testScheduler.now
-            for entry in scheduled {
-                lifetime += lane(for: entry.thread).schedule(after: Self.date(now + max(entry.offset, 0))) {
-                    observer.send(entry.event)
+            guard recording.hasRequests else {
+                // Recorded without requests (format 1.0, or a pipeline that did not pass them):
+                // paired in order, as a call without a request is.
+                guard let index = serveInOrder(recording) else {
+                    fail(.extraCall, node, record: nil,
+                         message: "expected at most \(recording.subscriptions.count) starts of this call, as recorded; "
+                            + "the pipeline starts it a \(Self.ordinal(recording.subscriptions.count + 1)) time")
+                    return
                 }
+                redeliver(recording, index, node: node, into: observer, lifetime: lifetime)
+                return
             }
+            if let index = serve(recording, request: request) {
+                redeliver(recording, index, node: node, into: observer, lifetime: lifetime)
+                return
+            }
+            let error = unrecordedRequestError(recording, request: request, node: node, label: label)
+            switch unrecordedRequests {
+            case .error:
+                lock.withLock { problems.append(error) }
+            case .empty:
+                lock.withLock { unserved.append(error) }
+                observer.sendCompleted()
+            case let .fail(makeError):
+                let made = makeError(error)
+                guard let failure = made as? Failure else {
+                    fail(.undecodable, node, record: nil,
+                         message: "expected the error for an unrecorded request to be a \(Failure.self); "
+                            + "the replay option made a \(type(of: made)) (\(error.message))")
+                    return
+                }
+                lock.withLock { unserved.append(error) }
+                observer.send(error: failure)
+            }
+        }
+    }
+
+    public func timer(_ label: String, after delay: TimeInterval, repeating interval: TimeInterval?,
+                      on scheduler: DateScheduler, file: StaticString, line: UInt) -> SignalProducer<Date, Never> {
+        let node = Node.timer(label, file: file, line: line)
+        return SignalProducer(node: node) { [self] observer, lifetime in
+            guard let recording = boundaryRecording(named: "timer", label: label, node: node) else {
+                fail(.missingTimer, node, record: nil, message: "expected a timer labelled \"\(label)\" in the trace; it has none")
+                return
+            }
+            guard let index = serveInOrder(recording) else {
+                fail(.extraTimer, node, record: nil,
+                     message: "expected at most \(recording.subscriptions.count) starts of this timer, as recorded; "
+                        + "the pipeline starts it a \(Self.ordinal(recording.subscriptions.count + 1)) time")
+                return
+            }
+            redeliver(recording, index, node: node, into: observer, lifetime: lifetime)
         }
     }
 
@@ -176,29 +247,140 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         testScheduler.lane(trace.logicalThreadName(thread))
     }
 
-    /// A call's recorded starts and their events, indexed once per call site (a replay
-    /// starts calls thousands of times).
-    private struct CallRecording {
-        /// The recorded call nodes, by id: `3,7`.
+    /// A boundary's (a call's, a timer's) recorded starts and their events, indexed once per
+    /// call site (a replay starts calls thousands of times).
+    private struct BoundaryRecording {
+        /// The recorded nodes, by name and id: `call 3,7`.
         var nodes: String
         var subscriptions: [SubscriptionRecord]
         var events: [UInt64: [EventRecord]]
+        /// The indices of the subscriptions recorded with each request JSON, in order.
+        var byRequest: [String: [Int]]
+        /// Whether any start was recorded with a request.
+        var hasRequests: Bool { !byRequest.isEmpty }
     }
 
-    private func callRecording(label: String, node: Node) -> CallRecording? {
-        let key = "\(label)\u{0}\(node.file):\(node.line)"
-        if let known = lock.withLock({ callRecordings[key] }) { return known }
-        let recorded = recordedNodes(named: "call", label: label, node: node)
+    private func boundaryRecording(named name: String, label: String, node: Node) -> BoundaryRecording? {
+        let key = "\(name)\u{0}\(label)\u{0}\(node.file):\(node.line)"
+        if let known = lock.withLock({ boundaryRecordings[key] }) { return known }
+        let recorded = recordedNodes(named: name, label: label, node: node)
         guard !recorded.isEmpty else { return nil }
         let ids = Set(recorded.map(\.id))
         let subscriptions = trace.subscriptions.filter { ids.contains($0.node) }
         var events: [UInt64: [EventRecord]] = [:]
         for record in mergedEvents(of: recorded) { events[record.subscription, default: []].append(record) }
-        let recording = CallRecording(nodes: recorded.map { String($0.id) }.joined(separator: ","),
-                                      subscriptions: subscriptions, events: events)
-        lock.withLock { callRecordings[key] = recording }
+        var byRequest: [String: [Int]] = [:]
+        for (index, subscription) in subscriptions.enumerated() {
+            if let request = subscription.request { byRequest[request, default: []].append(index) }
+        }
+        let recording = BoundaryRecording(nodes: name + " " + recorded.map { String($0.id) }.joined(separator: ","),
+                                          subscriptions: subscriptions, events: events, byRequest: byRequest)
+        lock.withLock { boundaryRecordings[key] = recording }
         return recording
     }
+
+    /// The first recorded start not served yet, marked served; nil when all are.
+    private func serveInOrder(_ recording: BoundaryRecording) -> Int? {
+        lock.withLock {
+            var used = served[recording.nodes] ?? Array(repeating: false, count: recording.subscriptions.count)
+            defer { served[recording.nodes] = used }
+            guard let index = used.firstIndex(of: false) else { return nil }
+            used[index] = true
+            return index
+        }
+    }
+
+    /// The first recorded start with a request equal to `request` not served yet, marked
+    /// served; nil when there is none.
+    private func serve<Request: Codable & Equatable>(_ recording: BoundaryRecording, request: Request) -> Int? {
+        // The same JSON as recorded finds its starts without decoding; a request whose JSON
+        // differs can still be equal (`==` may ignore a field), so the rest are decoded.
+        let json = (try? Self.requestEncoder.encode(request)).map { String(decoding: $0, as: UTF8.self) }
+        let exact = json.flatMap { recording.byRequest[$0] } ?? []
+        return lock.withLock { () -> Int? in
+            var used = served[recording.nodes] ?? Array(repeating: false, count: recording.subscriptions.count)
+            defer { served[recording.nodes] = used }
+            if let index = exact.first(where: { !used[$0] }) {
+                used[index] = true
+                return index
+            }
+            var equal: [String: Bool] = [:]
+            for (index, subscription) in recording.subscriptions.enumerated() where !used[index] {
+                guard let recorded = subscription.request, recorded != json else { continue }
+                let matches = equal[recorded] ?? ((try? decoder.decode(Request.self, from: Data(recorded.utf8))) == request)
+                equal[recorded] = matches
+                if matches {
+                    used[index] = true
+                    return index
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The error for a start whose request no unused recorded start has: whether it was
+    /// recorded at all, and the recorded requests nearest to it.
+    private func unrecordedRequestError<Request: Codable & Equatable>(
+        _ recording: BoundaryRecording, request: Request, node: Node, label: String
+    ) -> ReplayError {
+        let json = (try? Self.requestEncoder.encode(request)).map { String(decoding: $0, as: UTF8.self) } ?? "\(request)"
+        let recorded = recording.subscriptions.compactMap(\.request)
+        var distinct: [String] = []
+        for request in recorded where !distinct.contains(request) { distinct.append(request) }
+        let nearest = ReplayError.nearest(to: json, among: distinct, count: 3)
+        let equalStarts = recorded.filter { $0 == json || (try? decoder.decode(Request.self, from: Data($0.utf8))) == request }.count
+        let message: String
+        if equalStarts > 0 {
+            message = "expected at most \(equalStarts) starts of \"\(label)\" with the request \(json), as recorded; "
+                + "the pipeline starts it a \(Self.ordinal(equalStarts + 1)) time"
+        } else {
+            message = "expected a recorded start of \"\(label)\" with the request \(json); the trace records none "
+                + "(nearest recorded: \(nearest.joined(separator: ", ")))"
+        }
+        return ReplayError(kind: .unrecordedRequest, trace: traceName, node: node.replayDescription, record: nil,
+                           message: message, request: json, nearestRecordedRequests: nearest)
+    }
+
+    /// Schedules the events of the recorded start `index` at their offsets from its start, on
+    /// the recorded threads' lanes.
+    private func redeliver<Value: Decodable, Failure: Swift.Error & Decodable>(
+        _ recording: BoundaryRecording, _ index: Int, node: Node,
+        into observer: Signals.Observer<Value, Failure>, lifetime: Lifetime
+    ) {
+        let subscription = recording.subscriptions[index]
+        var scheduled: [(offset: Int64, thread: UInt64, event: Event<Value, Failure>)] = []
+        for record in recording.events[subscription.id] ?? [] {
+            let offset = record.time - subscription.time
+            switch record.kind {
+            case .value:
+                guard let value = decode(Value.self, record, node) else { return }
+                scheduled.append((offset, record.thread, .value(value)))
+            case .failed:
+                guard let error = decode(Failure.self, record, node) else { return }
+                scheduled.append((offset, record.thread, .failed(error)))
+            case .completed:
+                scheduled.append((offset, record.thread, .completed))
+            case .interrupted:
+                // The consumer interrupted this start (a newer search replaced it); the replay's
+                // consumer does so again by itself, so the boundary does not re-send it.
+                continue
+            }
+        }
+        let now = testScheduler.now
+        for entry in scheduled {
+            lifetime += lane(for: entry.thread).schedule(after: Self.date(now + max(entry.offset, 0))) {
+                observer.send(entry.event)
+            }
+        }
+    }
+
+    /// Encodes a request as the recorder does (sorted keys), so equal requests usually have
+    /// equal JSON.
+    private static let requestEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 
     private func recordedNodes(named name: String, label: String, node: Node) -> [NodeRecord] {
         let labelled = trace.nodes.filter { $0.name == name && $0.label == label }

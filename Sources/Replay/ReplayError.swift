@@ -1,9 +1,10 @@
 import Signals
 import TraceLog
 
-/// A trace that does not fit the pipeline replayed from it: the pipeline asks for an input or
-/// a call the trace lacks, starts a call more often than recorded, or a recorded value does
-/// not decode into the type the pipeline asks for.
+/// A trace that does not fit the pipeline replayed from it: the pipeline asks for an input, a
+/// call or a timer the trace lacks, starts a call or a timer more often than recorded, makes a
+/// call with a request the trace never recorded, or a recorded value does not decode into the
+/// type the pipeline asks for.
 public struct ReplayError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What does not fit.
     public enum Kind: String, Sendable {
@@ -13,6 +14,13 @@ public struct ReplayError: Error, Equatable, Sendable, CustomStringConvertible {
         case missingCall
         /// The pipeline starts a call more often than the trace recorded starts of it.
         case extraCall
+        /// The pipeline makes a call with a request that no unused recorded start of the call
+        /// has: never recorded, or recorded fewer times than asked.
+        case unrecordedRequest
+        /// The pipeline starts a timer whose label no `timer` node of the trace has.
+        case missingTimer
+        /// The pipeline starts a timer more often than the trace recorded starts of it.
+        case extraTimer
         /// A recorded value or error has no JSON payload to re-inject.
         case missingPayload
         /// A recorded JSON payload does not decode into the type the pipeline asks for.
@@ -31,13 +39,45 @@ public struct ReplayError: Error, Equatable, Sendable, CustomStringConvertible {
     public var record: String?
     /// What was expected and what was found.
     public var message: String
+    /// The call's request as JSON, for an `unrecordedRequest`.
+    public var request: String?
+    /// The recorded requests of the call nearest to `request` (by edit distance of their
+    /// JSON, nearest first), for an `unrecordedRequest`.
+    public var nearestRecordedRequests: [String]
 
-    public init(kind: Kind, trace: String, node: String, record: String?, message: String) {
+    public init(kind: Kind, trace: String, node: String, record: String?, message: String,
+                request: String? = nil, nearestRecordedRequests: [String] = []) {
         self.kind = kind
         self.trace = trace
         self.node = node
         self.record = record
         self.message = message
+        self.request = request
+        self.nearestRecordedRequests = nearestRecordedRequests
+    }
+
+    /// Up to `count` of `candidates` nearest to `target` by edit distance (in characters),
+    /// nearest first; ties keep the candidates' order.
+    static func nearest(to target: String, among candidates: [String], count: Int) -> [String] {
+        let goal = Array(target)
+        let ranked = candidates.enumerated().map { (index: $0.offset, text: $0.element, distance: editDistance(goal, Array($0.element))) }
+        return ranked.sorted { ($0.distance, $0.index) < ($1.distance, $1.index) }.prefix(count).map(\.text)
+    }
+
+    /// The Levenshtein distance between two character sequences, in one row of memory.
+    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        var row = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var diagonal = row[0]
+            row[0] = i + 1
+            for (j, y) in b.enumerated() {
+                let above = row[j + 1]
+                row[j + 1] = min(above + 1, row[j] + 1, diagonal + (x == y ? 0 : 1))
+                diagonal = above
+            }
+        }
+        return row[b.count]
     }
 
     public var description: String {

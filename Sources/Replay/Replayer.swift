@@ -31,16 +31,24 @@ public struct Replayer: Sendable {
     /// How long thread hops wait: at once (the default) or as recorded.
     public var hopLatency: ReplayEnvironment.HopLatency
 
+    /// What a call made with a request the trace never recorded does: a `ReplayError` (the
+    /// default), a failure of the call, or an empty result.
+    public var unrecordedRequests: ReplayEnvironment.UnrecordedRequests
+
     /// A replayer of `trace`; `name` stands for its file in errors.
-    public init(trace: Trace, name: String = "<trace>", hopLatency: ReplayEnvironment.HopLatency = .zero) {
+    public init(trace: Trace, name: String = "<trace>", hopLatency: ReplayEnvironment.HopLatency = .zero,
+                unrecordedRequests: ReplayEnvironment.UnrecordedRequests = .error) {
         self.trace = trace
         self.name = name
         self.hopLatency = hopLatency
+        self.unrecordedRequests = unrecordedRequests
     }
 
     /// A replayer of the trace at `url`. Throws `TraceError` when it is missing or malformed.
-    public init(contentsOf url: URL, hopLatency: ReplayEnvironment.HopLatency = .zero) throws {
-        self.init(trace: try Trace(contentsOf: url), name: url.path, hopLatency: hopLatency)
+    public init(contentsOf url: URL, hopLatency: ReplayEnvironment.HopLatency = .zero,
+                unrecordedRequests: ReplayEnvironment.UnrecordedRequests = .error) throws {
+        self.init(trace: try Trace(contentsOf: url), name: url.path, hopLatency: hopLatency,
+                  unrecordedRequests: unrecordedRequests)
     }
 
     /// The virtual time the replay runs to: the recording's end (its summary's duration, or
@@ -53,7 +61,8 @@ public struct Replayer: Sendable {
     /// Throws the first `ReplayError` when the trace does not fit the pipeline.
     public func replay(_ build: (Environment) -> Disposable) throws -> ReplayResult {
         let scheduler = TestScheduler(name: "replay")
-        let environment = ReplayEnvironment(trace: trace, scheduler: scheduler, name: name, hopLatency: hopLatency)
+        let environment = ReplayEnvironment(trace: trace, scheduler: scheduler, name: name, hopLatency: hopLatency,
+                                            unrecordedRequests: unrecordedRequests)
         let recorder = Recorder(clock: .virtual(scheduler))
         recorder.start()
         let noting = environment.hopWaits.map { HopNotingProbe(recorder: recorder, waits: $0) }

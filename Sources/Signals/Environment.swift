@@ -4,10 +4,10 @@ import Foundation
 /// Where the outside world enters a pipeline: the boundaries of nondeterminism.
 ///
 /// A pipeline written against an `Environment` takes its inputs (text typed, buttons
-/// tapped), its schedulers and its asynchronous calls (a network request) from it. Run live,
-/// they are real pipes, queues and services; replayed, the same code gets virtual-time
-/// stand-ins that re-emit what a trace recorded. Pure operator work in between is re-run,
-/// not re-read.
+/// tapped), its schedulers, its asynchronous calls (a network request) and its timers from
+/// it. Run live, they are real pipes, queues, services and clocks; replayed, the same code
+/// gets virtual-time stand-ins that re-emit what a trace recorded. Pure operator work in
+/// between is re-run, not re-read.
 public protocol Environment: AnyObject, Sendable {
     /// A stream of values from outside, found in traces by its label.
     func input<Value: Codable>(_ label: String, of type: Value.Type, file: StaticString, line: UInt) -> Signal<Value, Never>
@@ -16,12 +16,30 @@ public protocol Environment: AnyObject, Sendable {
     func scheduler(_ name: String) -> DateScheduler
 
     /// An asynchronous call across the boundary, found in traces by its label. Each start is
-    /// one call; live, `perform` does the work; replayed, the recorded result comes back after
-    /// the recorded latency and `perform` is not called.
+    /// one call; live, `perform` does the work; replayed, a recorded start's result comes back
+    /// after its recorded latency and `perform` is not called. Starts are paired with the
+    /// recorded ones in order.
     func call<Value: Codable, Failure: Swift.Error & Codable>(
         _ label: String, file: StaticString, line: UInt,
         _ perform: @escaping () -> SignalProducer<Value, Failure>
     ) -> SignalProducer<Value, Failure>
+
+    /// An asynchronous call across the boundary that carries `request`: what it asks for (a
+    /// search text, a photo id). Live, the request is recorded with each start; replayed,
+    /// each start gets the result of the next unused recorded start with the same label and
+    /// an equal request, never another request's result.
+    func call<Request: Codable & Equatable, Value: Codable, Failure: Swift.Error & Codable>(
+        _ label: String, request: Request, file: StaticString, line: UInt,
+        _ perform: @escaping () -> SignalProducer<Value, Failure>
+    ) -> SignalProducer<Value, Failure>
+
+    /// A timer across the boundary, found in traces by its label: each start sends the date
+    /// `delay` seconds after it starts, then every `interval` seconds until interrupted, or
+    /// completes after the first tick when `interval` is nil. Live, it ticks on `scheduler`
+    /// and sends its date; replayed, each start re-sends the recorded ticks (their dates) at
+    /// their recorded offsets from the start, so a pipeline sampled by it sees what it saw live.
+    func timer(_ label: String, after delay: TimeInterval, repeating interval: TimeInterval?,
+               on scheduler: DateScheduler, file: StaticString, line: UInt) -> SignalProducer<Date, Never>
 }
 
 extension Environment {
@@ -37,6 +55,29 @@ extension Environment {
         _ perform: @escaping () -> SignalProducer<Value, Failure>
     ) -> SignalProducer<Value, Failure> {
         call(label, file: file, line: line, perform)
+    }
+
+    /// An asynchronous call across the boundary carrying `request`, found in traces by its
+    /// label and matched by its request: `environment.call("search", request: text) { … }`.
+    public func call<Request: Codable & Equatable, Value: Codable, Failure: Swift.Error & Codable>(
+        _ label: String, request: Request, file: StaticString = #fileID, line: UInt = #line,
+        _ perform: @escaping () -> SignalProducer<Value, Failure>
+    ) -> SignalProducer<Value, Failure> {
+        call(label, request: request, file: file, line: line, perform)
+    }
+
+    /// A periodic timer across the boundary: the date every `interval` seconds, the first one
+    /// `interval` after the start, until interrupted.
+    public func timer(_ label: String, every interval: TimeInterval, on scheduler: DateScheduler,
+                      file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Date, Never> {
+        timer(label, after: interval, repeating: interval, on: scheduler, file: file, line: line)
+    }
+
+    /// A one-shot timer across the boundary: the date `delay` seconds after the start, then
+    /// completion.
+    public func timer(_ label: String, after delay: TimeInterval, on scheduler: DateScheduler,
+                      file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Date, Never> {
+        timer(label, after: delay, repeating: nil, on: scheduler, file: file, line: line)
     }
 }
 
@@ -55,17 +96,50 @@ extension Node {
         node.label = label
         return node
     }
+
+    /// The node of an environment timer: a source named `timer`, labelled; each start is one
+    /// subscription of it, each tick one value.
+    public static func timer(_ label: String, file: StaticString, line: UInt) -> Node {
+        let node = make(.source, "timer", parameters: label, file: file, line: line)
+        node.label = label
+        return node
+    }
+}
+
+extension SignalProducer where Value == Date, Error == Never {
+    /// A timer as a node of its own: each start sends `scheduler`'s date `delay` seconds after
+    /// it starts, then every `interval` seconds until interrupted, or completes after the first
+    /// tick when `interval` is nil. What an environment's `timer` runs live.
+    public static func timer(node: Node, after delay: TimeInterval, repeating interval: TimeInterval?,
+                             on scheduler: DateScheduler) -> SignalProducer<Date, Never> {
+        SignalProducer(node: node) { observer, lifetime in
+            let first = scheduler.currentDate.addingTimeInterval(delay)
+            if let interval {
+                // Whole nanoseconds, at least one, at most what a DispatchTimeInterval holds.
+                let period = DispatchTimeInterval.nanoseconds(Int(min(max(interval, 1e-9), 9e9) * 1e9))
+                lifetime += scheduler.schedule(after: first, interval: period, leeway: .nanoseconds(0)) {
+                    observer.send(value: scheduler.currentDate)
+                }
+            } else {
+                lifetime += scheduler.schedule(after: first) {
+                    observer.send(value: scheduler.currentDate)
+                    observer.sendCompleted()
+                }
+            }
+        }
+    }
 }
 
 extension SignalProducer {
     /// An environment call that runs `perform` on each start, as one subscription of the node
     /// `call(label)` observing the service without a sink of its own: what a live call is, so
     /// every environment that runs the service (live, or the tests' virtual one) records the
-    /// same nodes.
+    /// same nodes. A `request` is reported with each start (and recorded).
     package static func environmentCall(
-        _ label: String, file: StaticString, line: UInt, _ perform: @escaping () -> SignalProducer
+        _ label: String, request: (any Encodable)? = nil, file: StaticString, line: UInt,
+        _ perform: @escaping () -> SignalProducer
     ) -> SignalProducer {
-        SignalProducer(node: .call(label, file: file, line: line)) { observer, lifetime in
+        SignalProducer(node: .call(label, file: file, line: line), request: request) { observer, lifetime in
             perform().startWithSignal { signal, interrupter in
                 signal.observeInternally(observer.send)
                 lifetime += interrupter
@@ -125,6 +199,18 @@ public final class LiveEnvironment: Environment, @unchecked Sendable {  // mutab
         _ perform: @escaping () -> SignalProducer<Value, Failure>
     ) -> SignalProducer<Value, Failure> {
         .environmentCall(label, file: file, line: line, perform)
+    }
+
+    public func call<Request: Codable & Equatable, Value: Codable, Failure: Swift.Error & Codable>(
+        _ label: String, request: Request, file: StaticString, line: UInt,
+        _ perform: @escaping () -> SignalProducer<Value, Failure>
+    ) -> SignalProducer<Value, Failure> {
+        .environmentCall(label, request: request, file: file, line: line, perform)
+    }
+
+    public func timer(_ label: String, after delay: TimeInterval, repeating interval: TimeInterval?,
+                      on scheduler: DateScheduler, file: StaticString, line: UInt) -> SignalProducer<Date, Never> {
+        .timer(node: .timer(label, file: file, line: line), after: delay, repeating: interval, on: scheduler)
     }
 
     private final class Pipe<Value>: Completable {

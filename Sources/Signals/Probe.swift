@@ -129,6 +129,10 @@ public protocol Probe: AnyObject, Sendable {
     /// A new subscription (a running instance) of `node` began. `parent` is the subscription
     /// of the higher-order operator that started it, or 0.
     func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64)
+    /// As `didSubscribe(_:subscription:parent:)`, for a start of a boundary call made with a
+    /// request (`Environment.call(_:request:_:)`): `request` is that request. By default the
+    /// request is ignored.
+    func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any)
     /// An event of `node`'s `subscription` is about to reach its observers. `value` is the
     /// value of a value event and the error of a failure. `causes` are the sequence numbers
     /// of the events that caused it, first the one being delivered when it was sent.
@@ -142,6 +146,12 @@ public protocol Probe: AnyObject, Sendable {
     func hopStarted(_ hop: UInt64)
     /// A user's mark in the timeline.
     func mark(_ label: String)
+}
+
+extension Probe {
+    public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any) {
+        didSubscribe(node, subscription: subscription, parent: parent)
+    }
 }
 
 /// The sequence numbers of the events that caused an event. Usually one; empty for a

@@ -183,14 +183,20 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // obs
     @usableFromInline let resources = CompositeDisposable()
     let detachWhenUnobserved: Bool
 
+    /// `request` is the request of a boundary call's start, reported with its subscription.
     @usableFromInline
-    init(node: Node, serialized: Bool, detachWhenUnobserved: Bool) {
+    init(node: Node, serialized: Bool, detachWhenUnobserved: Bool, request: Any? = nil) {
         self.node = node
         self.subscription = Instrumentation.newSubscription()
         self.sendLock = serialized ? Lock(recursive: true) : nil
         self.detachWhenUnobserved = detachWhenUnobserved
         if let probe = Instrumentation.probe {
-            probe.didSubscribe(node, subscription: subscription, parent: ProbeContext.current.parentSubscription)
+            let parent = ProbeContext.current.parentSubscription
+            if let request {
+                probe.didSubscribe(node, subscription: subscription, parent: parent, request: request)
+            } else {
+                probe.didSubscribe(node, subscription: subscription, parent: parent)
+            }
         }
     }
 

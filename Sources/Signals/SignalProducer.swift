@@ -38,8 +38,15 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
 
     /// A producer of `node` running `startHandler` on each start.
     public init(node: Node, _ startHandler: @escaping (Signals.Observer<Value, Error>, Lifetime) -> Void) {
+        self.init(node: node, request: nil, startHandler)
+    }
+
+    /// A producer of `node` running `startHandler` on each start, each start reported to the
+    /// probe with `request`: an `Environment`'s boundary call made with a request.
+    public init(node: Node, request: (any Encodable)?,
+                _ startHandler: @escaping (Signals.Observer<Value, Error>, Lifetime) -> Void) {
         self.init(node: node) {
-            let core = SignalCore<Value, Error>(node: node, serialized: true, detachWhenUnobserved: false)
+            let core = SignalCore<Value, Error>(node: node, serialized: true, detachWhenUnobserved: false, request: request)
             let input = Signals.Observer<Value, Error>(core.send)
             let lifetime = Lifetime(core.resources)
             let interrupter = AnyDisposable { input.sendInterrupted() }

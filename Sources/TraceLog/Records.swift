@@ -9,7 +9,7 @@ public enum TraceFormat {
     /// skipping record kinds they do not know.
     public static let major = 1
     /// Minor versions add record kinds or optional fields only.
-    public static let minor = 0
+    public static let minor = 1
 }
 
 /// Whether a trace's times come from a real clock or from virtual time.
@@ -97,14 +97,19 @@ public struct SubscriptionRecord: Equatable, Sendable {
     public var thread: UInt64
     /// True when the recorder first saw it after it began (it started before recording).
     public var late: Bool
+    /// The request of a boundary call made with one (`environment.call("search", request:)`),
+    /// as JSON text: what a replay matches the call by (format 1.1).
+    public var request: String?
 
-    public init(id: UInt64, node: UInt64, parent: UInt64, time: Int64, thread: UInt64, late: Bool = false) {
+    public init(id: UInt64, node: UInt64, parent: UInt64, time: Int64, thread: UInt64, late: Bool = false,
+                request: String? = nil) {
         self.id = id
         self.node = node
         self.parent = parent
         self.time = time
         self.thread = thread
         self.late = late
+        self.request = request
     }
 }
 

@@ -330,7 +330,8 @@ public final class TraceReader {
         case .subscribe:
             return .subscribe(SubscriptionRecord(id: try fields.id("id"), node: try fields.id("node"),
                                                  parent: try fields.unsigned("parent"), time: try fields.integer("time"),
-                                                 thread: try fields.id("thread"), late: try fields.optionalBool("late") ?? false))
+                                                 thread: try fields.id("thread"), late: try fields.optionalBool("late") ?? false,
+                                                 request: fields.raw("request").flatMap { $0 == "null" ? nil : $0 }))
         case .dispose:
             return .dispose(DisposeRecord(subscription: try fields.id("sub"), time: try fields.integer("time"),
                                           thread: try fields.id("thread")))

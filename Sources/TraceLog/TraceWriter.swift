@@ -43,6 +43,7 @@ extension TraceRecord {
             line.field("time", subscription.time)
             line.field("thread", subscription.thread)
             if subscription.late { line.field("late", true) }
+            if let request = subscription.request { line.field("request", rawJSON: request) }
         case let .dispose(dispose):
             line.field("type", "dispose")
             line.field("sub", dispose.subscription)

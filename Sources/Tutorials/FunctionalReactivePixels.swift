@@ -157,7 +157,7 @@ public struct FunctionalReactivePixels: Scenario {
         .map { records -> [PhotoModel] in
             records.map { record in
                 let photo = PhotoModel(record)
-                disposables += photo.thumbnailData <~ delivered(environment.call("thumbnail") {
+                disposables += photo.thumbnailData <~ delivered(environment.call("thumbnail", request: record.id) {
                     image(record.thumbnailURL, bytes: 8192, latency: 0.15...0.5)
                 })
                 return photo
@@ -206,14 +206,14 @@ public struct FunctionalReactivePixels: Scenario {
         }
 
         func fetchPhotoDetails(_ photo: PhotoModel) -> SignalProducer<PhotoDetails, PixelsError> {
-            environment.call("photoDetails") { () -> SignalProducer<PhotoDetails, PixelsError> in
+            environment.call("photoDetails", request: photo.record.id) { () -> SignalProducer<PhotoDetails, PixelsError> in
                 let details = PhotoDetails(id: photo.record.id, author: "author\(photo.record.id)",
                                            fullSizeURL: "https://500px.example/f/\(photo.record.id).jpg")
                 return service.respond(.success(details), after: service.latency(0.2...0.35), on: network)
             }
             .observe(on: main)
             .map { details in
-                disposables += photo.fullSizeData <~ delivered(environment.call("fullSizeImage") {
+                disposables += photo.fullSizeData <~ delivered(environment.call("fullSizeImage", request: details.id) {
                     image(details.fullSizeURL, bytes: 1_048_576, latency: 0.3...0.5)
                 })
                 return details

@@ -127,7 +127,7 @@ public struct TwitterInstant: Scenario {
         }
 
         func signalForSearch(_ text: String) -> SignalProducer<TweetSearch, TwitterError> {
-            environment.call("search") {
+            environment.call("search", request: text) {
                 guard accounts > 0 else {
                     return service.respond(.failure(.noTwitterAccounts), after: 0.01, on: network)
                 }
@@ -141,7 +141,7 @@ public struct TwitterInstant: Scenario {
 
         // Large avatars (the later rows here) take much longer than small ones.
         func loadAvatar(_ tweet: Tweet, row: Int) -> SignalProducer<Avatar, TwitterError> {
-            environment.call("avatar") {
+            environment.call("avatar", request: tweet.avatarURL) {
                 let latency = row < 2 ? service.latency(0.15...0.3) : service.latency(1.1...1.4)
                 let avatar = Avatar(url: tweet.avatarURL, bytes: row < 2 ? 12_288 : 262_144)
                 return service.respond(.success(avatar), after: latency, on: background)

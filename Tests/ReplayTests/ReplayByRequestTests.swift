@@ -1,0 +1,187 @@
+import Foundation
+import Recording
+import MarbleStreams
+import Replay
+import Signals
+import TraceLog
+import XCTest
+
+/// A search request with more than one field: encoded with sorted keys when recorded.
+struct SearchRequest: Codable, Equatable {
+    var text: String
+    var page: Int
+}
+
+/// What a replayed pipeline's sink saw (the replay runs on one thread).
+final class Seen<Value>: @unchecked Sendable {  // written and read by the replaying thread only
+    var values: [Value] = []
+    var terminals: [String] = []
+}
+
+final class ReplayByRequestTests: XCTestCase {
+    /// Autocomplete: texts of at least `minimumLength` characters are searched (for
+    /// `query(text)`), each search answering `[query + "1"]` after 20 ms on `network`; results
+    /// are merged (none dropped).
+    private func autocomplete(minimumLength: Int, texts: [String] = ["s", "sw", "swi", "swim", "swif"],
+                              query: @escaping (String) -> String = { $0 },
+                              seen: Seen<[String]> = Seen()) -> TestPipeline {
+        TestPipeline(script: texts.enumerated().map { .send($0.element, to: "query", at: 100 * $0.offset) }
+                        + [.complete(at: 100 * texts.count + 50)]) { environment in
+            let network = environment.scheduler("network")
+            let disposable = environment.input("query", of: String.self)
+                .filter { $0.count >= minimumLength }
+                .flatMap(.merge) { typed in
+                    let text = query(typed)
+                    return environment.call("search", request: text) { () -> SignalProducer<[String], ServiceError> in
+                        SignalProducer { observer, lifetime in
+                            lifetime += network.schedule(after: network.currentDate.addingTimeInterval(0.020)) {
+                                observer.send(value: [text + "1"])
+                                observer.sendCompleted()
+                            }
+                        }
+                    }
+                }
+                .observe { event in
+                    switch event {
+                    case let .value(value): seen.values.append(value)
+                    case let .failed(error): seen.terminals.append("failed \(error)")
+                    case .completed: seen.terminals.append("completed")
+                    case .interrupted: seen.terminals.append("interrupted")
+                    }
+                }
+            return (AnyDisposable { disposable?.dispose() }, {})
+        }
+    }
+
+    /// Replays `trace` through the autocomplete with other parameters (the inputs are the
+    /// recorded ones).
+    private func replay(_ trace: Trace, minimumLength: Int, policy: ReplayEnvironment.UnrecordedRequests = .error,
+                        query: @escaping (String) -> String = { $0 }) throws -> (Seen<[String]>, Trace) {
+        let seen = Seen<[String]>()
+        let result = try Replayer(trace: trace, name: "autocomplete.trace", unrecordedRequests: policy).replay {
+            self.autocomplete(minimumLength: minimumLength, query: query, seen: seen).build($0).0
+        }
+        return (seen, result.trace)
+    }
+
+    func testTheRecordingWritesEachCallsRequestIntoItsSubscription() throws {
+        let recorded = try Recording.simulated(autocomplete(minimumLength: 2))
+        let text = String(decoding: recorded.bytes, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix(#"{"type":"header","format":"marbles-trace","version":"1.1""#), text)
+        let calls = recorded.trace.nodes.filter { $0.name == "call" }.map(\.id)
+        let requests = recorded.trace.subscriptions.filter { calls.contains($0.node) }.map(\.request)
+        XCTAssertEqual(requests, ["\"sw\"", "\"swi\"", "\"swim\"", "\"swif\""])
+        // Subscriptions of other nodes carry none.
+        XCTAssertTrue(recorded.trace.subscriptions.filter { !calls.contains($0.node) }.allSatisfy { $0.request == nil })
+    }
+
+    func testAStructuredRequestIsRecordedAsJSONWithSortedKeys() throws {
+        let scheduler = TestScheduler()
+        let environment = VirtualEnvironment(scheduler: scheduler)
+        let bytes = Recorder.record(virtual: scheduler) {
+            let producer = environment.call("search", request: SearchRequest(text: "swim", page: 2)) {
+                SignalProducer<Int, ServiceError>(value: 1)
+            }
+            producer.startWithValues { _ in }
+        }
+        let trace = try Trace(bytes: bytes, name: "structured")
+        XCTAssertEqual(trace.subscriptions.compactMap(\.request), [#"{"page":2,"text":"swim"}"#])
+        XCTAssertTrue(String(decoding: bytes, as: UTF8.self).contains(#""thread":1,"request":{"page":2,"text":"swim"}}"#))
+    }
+
+    func testAChangedFilterGetsTheResponseRecordedForEachRequestNotTheNextInOrder() throws {
+        let recorded = try Recording.simulated(autocomplete(minimumLength: 2)).trace
+        // Recorded calls: sw, swi, swim, swif. Paired by order, "swim" would get "sw1".
+        let (seen, replayed) = try replay(recorded, minimumLength: 4)
+        XCTAssertEqual(seen.values, [["swim1"], ["swif1"]])
+        let calls = replayed.nodes.filter { $0.name == "call" }.map(\.id)
+        XCTAssertEqual(replayed.subscriptions.filter { calls.contains($0.node) }.compactMap(\.request), ["\"swim\"", "\"swif\""])
+        // Each response comes after its own recorded latency from the replay's start of the call.
+        let values = replayed.events.filter { calls.contains($0.node) && $0.kind == .value }
+        XCTAssertEqual(values.map(\.time), [320_000_000, 420_000_000])
+    }
+
+    func testARequestTheTraceNeverRecordedIsAnErrorNamingItAndTheNearestRecorded() throws {
+        let recorded = try Recording.simulated(autocomplete(minimumLength: 4)).trace
+        XCTAssertThrowsError(try replay(recorded, minimumLength: 3)) { error in
+            guard let error = error as? ReplayError else { return XCTFail("expected a ReplayError, got \(error)") }
+            XCTAssertEqual(error.kind, .unrecordedRequest)
+            XCTAssertEqual(error.request, "\"swi\"")
+            XCTAssertEqual(error.nearestRecordedRequests, ["\"swim\"", "\"swif\""])
+            XCTAssertTrue(error.node.hasPrefix("call \"search\" @ReplayTests/ReplayByRequestTests.swift:"), error.node)
+            XCTAssertTrue(error.message.contains(#"expected a recorded start of "search" with the request "swi"; the trace records none"#),
+                          error.message)
+            XCTAssertTrue(error.description.contains(#"nearest recorded: "swim", "swif""#), error.description)
+        }
+    }
+
+    func testEqualRequestsAreServedInRecordedOrderAndOneMoreIsAnError() throws {
+        let recorded = try Recording.simulated(autocomplete(minimumLength: 2, texts: ["ab", "ab", "cd"])).trace
+        let (seen, _) = try replay(recorded, minimumLength: 2)
+        XCTAssertEqual(seen.values, [["ab1"], ["ab1"], ["cd1"]])
+        // Searching "ab" for every text asks for a third "ab".
+        XCTAssertThrowsError(try replay(recorded, minimumLength: 2, query: { _ in "ab" })) { error in
+            guard let error = error as? ReplayError else { return XCTFail("expected a ReplayError, got \(error)") }
+            XCTAssertEqual(error.kind, .unrecordedRequest)
+            XCTAssertTrue(error.message.contains(#"at most 2 starts of "search" with the request "ab""#), error.message)
+            XCTAssertTrue(error.message.contains("3rd time"), error.message)
+        }
+    }
+
+    func testAnUnrecordedRequestCanFailTheCallWithATypedError() throws {
+        let recorded = try Recording.simulated(autocomplete(minimumLength: 4)).trace
+        let (seen, replayed) = try replay(recorded, minimumLength: 3, policy: .fail { _ in ServiceError(code: 404) })
+        XCTAssertEqual(seen.values, [])
+        XCTAssertEqual(seen.terminals, ["failed ServiceError(code: 404)"])
+        let failures = replayed.events.filter { $0.kind == .failed && replayed.node($0.node)?.name == "call" }
+        XCTAssertEqual(failures.map(\.json), [#"{"code":404}"#])
+    }
+
+    func testAnUnrecordedRequestFailingWithAnotherErrorTypeIsAReplayError() throws {
+        struct Other: Error {}
+        let recorded = try Recording.simulated(autocomplete(minimumLength: 4)).trace
+        XCTAssertThrowsError(try replay(recorded, minimumLength: 3, policy: .fail { _ in Other() })) { error in
+            XCTAssertEqual((error as? ReplayError)?.kind, .undecodable)
+            XCTAssertTrue("\(error)".contains("expected the error for an unrecorded request to be a ServiceError"), "\(error)")
+        }
+    }
+
+    func testAnUnrecordedRequestCanProduceNothing() throws {
+        let recorded = try Recording.simulated(autocomplete(minimumLength: 4)).trace
+        let (seen, _) = try replay(recorded, minimumLength: 3, policy: .empty)
+        XCTAssertEqual(seen.values, [["swim1"], ["swif1"]], "the unrecorded \"swi\" completes without a value")
+        XCTAssertEqual(seen.terminals, ["completed"])
+    }
+
+    func testARecordingWithoutRequestsIsReplayedInOrder() throws {
+        // Format 1.0: no requests; the k-th start gets the k-th recorded subscription.
+        let trace = try craftedTrace([
+            #"{"type":"thread","id":1,"name":"script"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"query","file":"App/Search.swift","line":3,"label":"query","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"source","name":"call","parameters":"search","file":"App/Search.swift","line":5,"label":"search","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"event","seq":1,"time":100000000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"sw","json":"sw"}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":100000000,"thread":1}"#,
+            #"{"type":"event","seq":2,"time":110000000,"node":2,"sub":2,"kind":"value","thread":1,"causes":[],"text":"[recorded first]","json":["recorded first"]}"#,
+            #"{"type":"event","seq":3,"time":110000000,"node":2,"sub":2,"kind":"completed","thread":1,"causes":[]}"#,
+        ])
+        let (seen, _) = try replay(trace, minimumLength: 2)
+        XCTAssertEqual(seen.values, [["recorded first"]])
+    }
+}
+
+final class TraceRequestFieldTests: XCTestCase {
+    func testTheRequestFieldRoundTripsAndANullOneIsAbsent() throws {
+        let record = TraceRecord.subscribe(SubscriptionRecord(id: 3, node: 2, parent: 1, time: 5, thread: 1,
+                                                              request: #"{"page":2,"text":"swim"}"#))
+        let line = String(decoding: record.jsonLine, as: UTF8.self)
+        XCTAssertEqual(line, #"{"type":"subscribe","id":3,"node":2,"parent":1,"time":5,"thread":1,"request":{"page":2,"text":"swim"}}"# + "\n")
+        let trace = try craftedTrace([
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"node","id":2,"kind":"source","name":"call","parameters":"s","file":"f","line":1,"label":"s","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":2,"parent":0,"time":5,"thread":1,"request":{"page":2,"text":"swim"}}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":6,"thread":1,"request":null}"#,
+        ])
+        XCTAssertEqual(trace.subscriptions.map(\.request), [#"{"page":2,"text":"swim"}"#, nil])
+    }
+}
