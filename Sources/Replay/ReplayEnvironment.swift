@@ -26,8 +26,8 @@ import TraceLog
 ///   (format 1.0) has none: its starts are paired in order, as without a request.
 /// - `timer(label, …)`: the k-th start of the timer gets the k-th recorded subscription of
 ///   the trace's `timer` node with that label, and re-sends its ticks (their recorded dates)
-///   at their recorded offsets from that subscription's start, on the recorded threads'
-///   lanes. The interval and scheduler the pipeline asks for are not used: the ticks are
+///   at their recorded times (never before the start), on the recorded threads' lanes, so
+///   they keep their order with the inputs. The interval and scheduler the pipeline asks for are not used: the ticks are
 ///   what happened.
 ///
 /// A trace that does not fit (a label it lacks, more calls than recorded, a payload that does
@@ -235,7 +235,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
                         + "the pipeline starts it a \(Self.ordinal(recording.subscriptions.count + 1)) time")
                 return
             }
-            redeliver(recording, index, node: node, into: observer, lifetime: lifetime)
+            redeliver(recording, index, node: node, into: observer, lifetime: lifetime, atRecordedTimes: true)
         }
     }
 
@@ -341,11 +341,13 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
                            message: message, request: json, nearestRecordedRequests: nearest)
     }
 
-    /// Schedules the events of the recorded start `index` at their offsets from its start, on
-    /// the recorded threads' lanes.
+    /// Schedules the events of the recorded start `index` at their offsets from its start (a
+    /// call's latency), or at their recorded times (a timer's ticks, which must keep their
+    /// order with the inputs re-emitted at theirs; never before now), on the recorded threads'
+    /// lanes.
     private func redeliver<Value: Decodable, Failure: Swift.Error & Decodable>(
         _ recording: BoundaryRecording, _ index: Int, node: Node,
-        into observer: Signals.Observer<Value, Failure>, lifetime: Lifetime
+        into observer: Signals.Observer<Value, Failure>, lifetime: Lifetime, atRecordedTimes: Bool = false
     ) {
         let subscription = recording.subscriptions[index]
         var scheduled: [(offset: Int64, thread: UInt64, event: Event<Value, Failure>)] = []
@@ -367,8 +369,9 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
             }
         }
         let now = testScheduler.now
+        let origin = atRecordedTimes ? subscription.time : now
         for entry in scheduled {
-            lifetime += lane(for: entry.thread).schedule(after: Self.date(now + max(entry.offset, 0))) {
+            lifetime += lane(for: entry.thread).schedule(after: Self.date(max(origin + entry.offset, now))) {
                 observer.send(entry.event)
             }
         }

@@ -37,7 +37,7 @@ public protocol Environment: AnyObject, Sendable {
     /// `delay` seconds after it starts, then every `interval` seconds until interrupted, or
     /// completes after the first tick when `interval` is nil. Live, it ticks on `scheduler`
     /// and sends its date; replayed, each start re-sends the recorded ticks (their dates) at
-    /// their recorded offsets from the start, so a pipeline sampled by it sees what it saw live.
+    /// their recorded times, so a pipeline sampled by it sees what it saw live.
     func timer(_ label: String, after delay: TimeInterval, repeating interval: TimeInterval?,
                on scheduler: DateScheduler, file: StaticString, line: UInt) -> SignalProducer<Date, Never>
 }

@@ -1,0 +1,175 @@
+import Foundation
+import Recording
+import MarbleStreams
+import Replay
+import Signals
+import TraceLog
+import XCTest
+
+/// The sensor dashboard of issue 11: temperature readings summed (`scan`), combined with the
+/// humidity (`combineLatest`), formatted (`map`), sampled by a refresh timer taken from the
+/// environment (`sample(on:)`), repeats dropped (`skipRepeats`), delivered on `ui`. When the
+/// screen closes the readings complete and the timer stops (`take(until:)`), so the dashboard
+/// completes: a run that ends by completing ends the same way live and replayed.
+enum SensorDashboard {
+    /// Readings sent from the `driver` scheduler: (milliseconds, input, value). Kept at least
+    /// 20 ms away from the 100 ms refresh ticks, so live scheduling jitter does not reorder a
+    /// reading and a tick.
+    static let readings: [(Int, String, Int)] = [
+        (20, "temperature", 213), (40, "humidity", 40), (60, "temperature", 215),
+        (130, "temperature", 214), (240, "humidity", 42), (330, "temperature", 216),
+        (350, "temperature", 216), (440, "humidity", 41), (560, "temperature", 217),
+    ]
+    /// When the screen closes, in milliseconds: after the last reading and two more ticks.
+    static let close = 770
+
+    static func build(_ environment: Environment, shown: Outcome<String>) -> Disposable {
+        let temperature = environment.input("temperature", of: Int.self)
+            .scan((sum: 0, count: 0)) { ($0.sum + $1, $0.count + 1) }
+        let humidity = environment.input("humidity", of: Int.self)
+        let dashboard = temperature.combineLatest(with: humidity)
+            .map { total, humidity in
+                "\(Double(total.sum / total.count) / 10)°C \(humidity)% n=\(total.count)"
+            }
+        let close = environment.input("close", of: Bool.self).map { _ in () }
+        let refresh = environment.timer("refresh", every: 0.1, on: environment.scheduler("sensor"))
+            .take(until: close)
+            .map { _ in () }
+        return SignalProducer(dashboard)
+            .sample(on: refresh)
+            .skipRepeats()
+            .observe(on: environment.scheduler("ui"))
+            .start { shown.observe($0) }
+    }
+}
+
+final class TimerReplayTests: XCTestCase {
+    /// Two ticks counted and a one-shot, recorded in virtual time.
+    private func ticking(_ environment: Environment, seen: Seen<String>) -> Disposable {
+        let lane = environment.scheduler("clock")
+        let periodic = environment.timer("tick", every: 0.25, on: lane)
+            .take(first: 3)
+            .startWithValues { seen.values.append("tick \($0.timeIntervalSinceReferenceDate)") }
+        let once = environment.timer("once", after: 0.4, on: lane)
+            .start { event in
+                if case let .value(date) = event { seen.values.append("once \(date.timeIntervalSinceReferenceDate)") }
+                if case .completed = event { seen.terminals.append("once completed") }
+            }
+        return AnyDisposable {
+            periodic.dispose()
+            once.dispose()
+        }
+    }
+
+    func testATimerIsRecordedAsALabelledSourceAndReplayedAtItsRecordedTicks() throws {
+        let scheduler = TestScheduler()
+        let environment = VirtualEnvironment(scheduler: scheduler)
+        let recordedSeen = Seen<String>()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let pipeline = ticking(environment, seen: recordedSeen)
+            scheduler.advance(by: 1)
+            pipeline.dispose()
+        }
+        let recorded = try Trace(bytes: bytes, name: "ticks")
+        XCTAssertEqual(recordedSeen.values, ["tick 0.25", "once 0.4", "tick 0.5", "tick 0.75"])
+        let timers = recorded.nodes.filter { $0.name == "timer" }
+        XCTAssertEqual(timers.map(\.label), ["tick", "once"])
+
+        let replayedSeen = Seen<String>()
+        let replay = try Replayer(trace: recorded).replay { self.ticking($0, seen: replayedSeen) }
+        XCTAssertEqual(replayedSeen.values, recordedSeen.values)
+        XCTAssertEqual(replayedSeen.terminals, ["once completed"])
+        let ticks = replay.trace.events.filter { replay.trace.node($0.node)?.label == "tick" && $0.kind == .value }
+        XCTAssertEqual(ticks.map(\.time), [250_000_000, 500_000_000, 750_000_000])
+        XCTAssertTrue(TraceDiff(recorded, replay.trace).isSame, TraceDiff(recorded, replay.trace).text)
+    }
+
+    func testReplayedTicksAreTheRecordedDatesNotTheReplaysClock() throws {
+        // Ticks recorded at 0.3 s and 0.55 s with the dates a wall clock gave them.
+        let trace = try craftedTrace([
+            #"{"type":"thread","id":1,"name":"sensor"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"timer","parameters":"refresh","file":"App/Dash.swift","line":9,"label":"refresh","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":1000,"thread":1}"#,
+            #"{"type":"event","seq":1,"time":300000000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"d1","json":785000000.5}"#,
+            #"{"type":"event","seq":2,"time":550000000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"d2","json":785000000.75}"#,
+        ])
+        let seen = Seen<Double>()
+        let replay = try Replayer(trace: trace).replay { environment in
+            environment.timer("refresh", every: 0.1, on: environment.scheduler("sensor"))
+                .startWithValues { seen.values.append($0.timeIntervalSinceReferenceDate) }
+        }
+        XCTAssertEqual(seen.values, [785000000.5, 785000000.75])
+        let ticks = replay.trace.events.filter { $0.kind == .value }
+        XCTAssertEqual(ticks.map(\.time), [300_000_000, 550_000_000])
+        XCTAssertEqual(Set(ticks.map { replay.trace.logicalThreadName($0.thread) }), ["sensor"])
+    }
+
+    func testATimerTheTraceLacksAndAnExtraStartAreErrors() throws {
+        let trace = try craftedTrace([
+            #"{"type":"thread","id":1,"name":"sensor"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"timer","parameters":"refresh","file":"App/Dash.swift","line":9,"label":"refresh","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+        ])
+        XCTAssertThrowsError(try Replayer(trace: trace).replay { environment in
+            environment.timer("poll", every: 1, on: environment.scheduler("sensor")).startWithValues { _ in }
+        }) { error in
+            XCTAssertEqual((error as? ReplayError)?.kind, .missingTimer)
+            XCTAssertTrue("\(error)".contains("expected a timer labelled \"poll\""), "\(error)")
+        }
+        XCTAssertThrowsError(try Replayer(trace: trace).replay { environment in
+            let timer = environment.timer("refresh", every: 1, on: environment.scheduler("sensor"))
+            let first = timer.startWithValues { _ in }
+            let second = timer.startWithValues { _ in }
+            return AnyDisposable {
+                first.dispose()
+                second.dispose()
+            }
+        }) { error in
+            XCTAssertEqual((error as? ReplayError)?.kind, .extraTimer)
+            XCTAssertTrue("\(error)".contains("2nd time"), "\(error)")
+        }
+    }
+
+    /// Recorded live on real threads (readings from one queue, ticks on another, delivery on
+    /// a third), the dashboard replays in agreement: the diff finds the same values in the
+    /// same order at every node, times within the live run's jitter.
+    func testATimerSampledDashboardRecordedLiveReplaysInAgreement() throws {
+        let recorder = Recorder(clock: .real)
+        recorder.start()
+        let environment = LiveEnvironment()
+        let liveShown = Outcome<String>()
+        let pipeline = SensorDashboard.build(environment, shown: liveShown)
+        let driver = environment.scheduler("driver")
+        let start = Date()
+        for (milliseconds, input, value) in SensorDashboard.readings {
+            driver.schedule(after: start.addingTimeInterval(Double(milliseconds) / 1000)) {
+                environment.send(value, to: input)
+            }
+        }
+        driver.schedule(after: start.addingTimeInterval(Double(SensorDashboard.close) / 1000)) {
+            environment.send(true, to: "close")
+            environment.completeInputs()
+        }
+        liveShown.waitForEnd()
+        // Let the queues run dry so nothing of this run lands after the recording stops.
+        for name in ["driver", "sensor", "ui"] {
+            let drained = DispatchSemaphore(value: 0)
+            environment.scheduler(name).schedule { drained.signal() }
+            drained.wait()
+        }
+        pipeline.dispose()
+        try recorder.stop()
+        let live = try Trace(bytes: recorder.bytes, name: "live")
+
+        let replayShown = Outcome<String>()
+        let replay = try Replayer(trace: live).replay { SensorDashboard.build($0, shown: replayShown) }
+        XCTAssertFalse(liveShown.values.isEmpty)
+        XCTAssertEqual(liveShown.terminal, "completed")
+        XCTAssertEqual(replayShown.values, liveShown.values)
+        XCTAssertEqual(replayShown.terminal, "completed")
+        let diff = TraceDiff(live, replay.trace, nameA: "live", nameB: "replay")
+        XCTAssertTrue(diff.isSame, diff.text)
+        let ticks = live.events.filter { live.node($0.node)?.label == "refresh" && $0.kind == .value }
+        XCTAssertGreaterThanOrEqual(ticks.count, 5)
+    }
+}
