@@ -1,9 +1,10 @@
 /// Plain-text marble lines for a terminal, in the RxJS notation: `-` time passing, a
-/// character per value, `(ab)` values at one time, `|` completed, `#` failed, `!` interrupted
-/// or disposed, `^` subscribed, `~` idle time cut out. Values longer than one character get
-/// a letter, listed under the lines.
+/// character per value, `(ab)` values at one time, `|` completed, `#` failed, `‖` interrupted,
+/// `!` disposed (unsubscribed, as in an RxJS subscription line), `^` subscribed, `~` idle time
+/// cut out: each symbol means what it means in `MarbleNotation`. Values longer than one
+/// character get a letter, listed under the lines.
 public enum MarbleText {
-    private static let reserved: Set<Character> = ["-", "|", "#", "^", "!", "(", ")", "~", "*", "?", " "]
+    private static let reserved: Set<Character> = ["-", "|", "#", "^", "!", "\u{2016}", "(", ")", "~", "*", "?", " "]
     /// More distinct times than this and the lines stop giving each time its own column.
     static let denseSlots = 150
     /// The most letters listed under the lines.
@@ -37,7 +38,8 @@ public enum MarbleText {
                 switch end {
                 case .completed: symbol = "|"
                 case .failed: symbol = "#"
-                case .interrupted, .disposed: symbol = "!"
+                case .interrupted: symbol = "\u{2016}"
+                case .disposed: symbol = "!"
                 }
                 byTime[end.time, default: []].append(symbol)
             }
@@ -59,7 +61,7 @@ public enum MarbleText {
                 var byColumn: [Int: [String]] = [:]
                 for time in byTime.keys.sorted() { byColumn[columns[time] ?? 0, default: []] += byTime[time] ?? [] }
                 for (column, symbols) in byColumn {
-                    let ends = symbols.filter { ["|", "#", "!"].contains($0) }
+                    let ends = symbols.filter { ["|", "#", "\u{2016}", "!"].contains($0) }
                     cells[index][column] = ends.last ?? (symbols.count == 1 ? symbols[0] : "*")
                 }
             }

@@ -25,6 +25,18 @@ final class MarbleTextTests: XCTestCase {
         XCTAssertEqual(line, "s  (xy)-(z|)")
     }
 
+    /// The text lines speak MarbleNotation: '‖' is an interruption, '!' a disposal
+    /// (unsubscription), never the other way round.
+    func testInterruptionIsTheDoubleBarAndDisposalTheBang() {
+        let figure = MarbleFigure(rows: [
+            .lane(.init(title: "i", marbles: [.init(id: 1, time: 0, display: "x")], end: .interrupted(at: 5))),
+            .lane(.init(title: "d", marbles: [.init(id: 2, time: 0, display: "y")], end: .disposed(at: 5))),
+        ])
+        let lines = MarbleText.render(figure).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines[0], "i  x---‖")
+        XCTAssertEqual(lines[1], "d  y---!")
+    }
+
     func testThousandsOfValuesShareColumnsAndTheLegendStaysShort() {
         let marbles = (0..<5_000).map { MarbleFigure.Marble(id: UInt64($0), time: Int64($0) * 1_000_000, display: "v\($0)") }
         let text = MarbleText.render(MarbleFigure(rows: [.lane(.init(title: "s", marbles: marbles, end: .completed(at: 5_000_000_000)))]))

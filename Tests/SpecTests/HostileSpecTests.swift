@@ -34,6 +34,15 @@ final class HostileSpecTests: XCTestCase {
         XCTAssertEqual(error?.location, SpecLocation(line: 1, column: 13))
     }
 
+    /// '‖' (interruption) belongs to the marble grammar, but RxJS streams cannot be
+    /// interrupted: a spec's input saying so is a located error, not a silent new meaning.
+    func testAnInterruptionInASpecInputIsALocatedError() {
+        let error = specError("hot e1 = -a-‖\nout = e1.map(x => x)")
+        XCTAssertEqual(error?.location, SpecLocation(line: 1, column: 13))
+        XCTAssertEqual(error?.message, "expected a value, '-', '|' or '#': an RxJS input cannot be interrupted "
+            + "('‖' is Signals' interruption; end a derived stream early with an 'unsubscribe' line)")
+    }
+
     func testTimeProgressionsAddingPastTheEndOfVirtualTimeAreAnError() {
         XCTAssertThrowsError(try MarbleNotation.parse("a 9000000000000ms b 9000000000000ms c|")) { error in
             XCTAssertEqual((error as? MarbleSyntaxError)?.column, 21)
