@@ -84,17 +84,13 @@ extension Environment {
 extension Node {
     /// The node of an environment input: a source named `input`, labelled.
     public static func input(_ label: String, file: StaticString, line: UInt) -> Node {
-        let node = make(.source, "input", parameters: label, file: file, line: line)
-        node.label = label
-        return node
+        make(.source, "input", parameters: label, label: label, file: file, line: line)
     }
 
     /// The node of an environment call: a source named `call`, labelled; each call is one
     /// subscription of it.
     public static func call(_ label: String, file: StaticString, line: UInt) -> Node {
-        let node = make(.source, "call", parameters: label, file: file, line: line)
-        node.label = label
-        return node
+        make(.source, "call", parameters: label, label: label, file: file, line: line)
     }
 
     /// The node of an environment timer: a source named `timer`, labelled; each start is one

@@ -29,16 +29,21 @@ public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible 
     /// The call site, `#line`.
     public let line: UInt
     public let upstream: [Edge]
-    private let labelStorage = Protected<String?>(nil)
+    private let labelStorage: Protected<String?>
 
-    /// A user's name for the node (`.named("searchText")`), used to find it in traces.
+    /// A user's name for the node, used to find it in traces: given when the node is made
+    /// (`pipe(named:)`, an environment's inputs and calls), where it is part of what tells
+    /// nodes apart; or set later by `named(_:)` on a signal, producer or property, which
+    /// labels the node wherever it is used.
     public var label: String? {
         get { labelStorage.current }
         set { labelStorage.modify { $0 = newValue } }
     }
 
-    private init(id: UInt64, kind: NodeKind, name: String, parameters: String, file: String, line: UInt, upstream: [Edge]) {
+    private init(id: UInt64, kind: NodeKind, name: String, parameters: String, file: String, line: UInt,
+                 label: String?, upstream: [Edge]) {
         self.id = id
+        self.labelStorage = Protected(label)
         self.kind = kind
         self.name = name
         self.parameters = parameters
@@ -54,6 +59,8 @@ public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible 
         let parameters: String?
         let file: String
         let line: UInt
+        /// The label given when the node was made.
+        let label: String?
         let upstream: [UInt64]
         let roles: [String]
     }
@@ -71,6 +78,8 @@ public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible 
     ///     `SignalProducer(value:)`) rather than how it is configured: the first node made at
     ///     the call site keeps them, and other data does not make another node — a producer
     ///     made per value inside a `flatMap` is one node, not one per value.
+    ///   - label: the node's label, when it has one from the start: two labels at one call
+    ///     site are two nodes (two `pipe(named:)` in one helper).
     ///   - upstream: the nodes feeding this one, with their roles.
     ///   - file: the call site, `#fileID`.
     ///   - line: the call site, `#line`.
@@ -79,31 +88,33 @@ public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible 
         _ name: String,
         parameters: String = "",
         parametersAreData: Bool = false,
+        label: String? = nil,
         upstream: [Edge] = [],
         file: StaticString,
         line: UInt
     ) -> Node {
-        make(kind, name, parameters: parameters, parametersAreData: parametersAreData, upstream: upstream,
+        make(kind, name, parameters: parameters, parametersAreData: parametersAreData, label: label, upstream: upstream,
              file: "\(file)", line: line)
     }
 
-    /// As `make(_:_:parameters:parametersAreData:upstream:file:line:)`, with the file as a
-    /// `String`.
+    /// As `make(_:_:parameters:parametersAreData:label:upstream:file:line:)`, with the file
+    /// as a `String`.
     public static func make(
         _ kind: NodeKind,
         _ name: String,
         parameters: String = "",
         parametersAreData: Bool = false,
+        label: String? = nil,
         upstream: [Edge] = [],
         file: String,
         line: UInt
     ) -> Node {
         let key = Key(kind: kind, name: name, parameters: parametersAreData ? nil : parameters, file: file, line: line,
-                      upstream: upstream.map(\.node.id), roles: upstream.map(\.role.rawValue))
+                      label: label, upstream: upstream.map(\.node.id), roles: upstream.map(\.role.rawValue))
         return registry.modify { state in
             if let node = state.nodes[key] { return node }
             let node = Node(id: state.next, kind: kind, name: name, parameters: parameters,
-                            file: file, line: line, upstream: upstream)
+                            file: file, line: line, label: label, upstream: upstream)
             state.next += 1
             state.nodes[key] = node
             return node

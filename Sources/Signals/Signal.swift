@@ -55,8 +55,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
         disposable: Disposable? = nil,
         file: StaticString = #fileID, line: UInt = #line
     ) -> (output: Signal, input: Observer) {
-        let node = Node.make(.source, "pipe", file: file, line: line)
-        if let label { node.label = label }
+        let node = Node.make(.source, "pipe", label: label, file: file, line: line)
         var input: Observer!
         let signal = Signal(node: node, serialized: true) { observer, lifetime in
             input = observer

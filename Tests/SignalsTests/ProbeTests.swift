@@ -50,6 +50,15 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(long.node.parameters, "0.5s, on: test")
     }
 
+    func testALabelGivenWhenANodeIsMadeTellsNodesAtOneCallSiteApart() {
+        func input(_ name: String) -> Signal<Int, Never> { Signal<Int, Never>.pipe(named: name).output }
+        let a = input("a"), b = input("b")
+        XCTAssertFalse(a.node === b.node)
+        XCTAssertEqual([a.node.label, b.node.label], ["a", "b"], "the second label did not overwrite the first")
+        XCTAssertTrue(input("a").node === a.node)
+        XCTAssertFalse(Node.input("x", file: #fileID, line: 1) === Node.input("y", file: #fileID, line: 1))
+    }
+
     func testAValueIsDataNotAnotherNode() {
         func answer(_ value: Int) -> SignalProducer<Int, Never> { SignalProducer(value: value) }
         XCTAssertTrue(answer(1).node === answer(2).node, "one producer per value inside a flatMap is one node")
