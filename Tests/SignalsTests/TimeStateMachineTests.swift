@@ -281,6 +281,64 @@ final class TimeStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.state, .stopped(ticks: 2))
     }
 
+    // MARK: sample and sampleLatest (sampleTime samples on a timer)
+
+    func testSampleSendsTheLatestValueAtEachSamplerValue() {
+        var machine = SampleStateMachine<String>()
+        XCTAssertEqual(machine.sample(), .none, "nothing before the source's first value")
+        machine.receive("a")
+        XCTAssertEqual(machine.state, .sampling(latest: "a"))
+        XCTAssertEqual(machine.sample(), .emit("a"))
+        XCTAssertEqual(machine.sample(), .emit("a"), "a value may be sampled many times")
+        machine.receive("b")
+        XCTAssertEqual(machine.sample(), .emit("b"))
+    }
+
+    func testSampleCompletesWhenBothHaveCompleted() {
+        var sourceFirst = SampleStateMachine<String>()
+        sourceFirst.receive("a")
+        XCTAssertEqual(sourceFirst.sourceCompleted(), .none)
+        XCTAssertEqual(sourceFirst.state, .sourceCompleted(latest: "a"))
+        XCTAssertEqual(sourceFirst.sample(), .emit("a"), "the last value is still sampled")
+        XCTAssertEqual(sourceFirst.samplerCompleted(), .complete)
+        XCTAssertEqual(sourceFirst.state, .finished)
+
+        var samplerFirst = SampleStateMachine<String>()
+        samplerFirst.receive("a")
+        XCTAssertEqual(samplerFirst.samplerCompleted(), .none)
+        XCTAssertEqual(samplerFirst.state, .samplerCompleted, "the latest value is no longer kept")
+        samplerFirst.receive("b")
+        XCTAssertEqual(samplerFirst.state, .samplerCompleted)
+        XCTAssertEqual(samplerFirst.sourceCompleted(), .complete)
+        XCTAssertEqual(samplerFirst.terminate(), .none)
+    }
+
+    func testSampleTerminationEndsTheResultOnce() {
+        var machine = SampleStateMachine<String>()
+        machine.receive("a")
+        _ = machine.sourceCompleted()
+        XCTAssertEqual(machine.terminate(), .forwardTermination, "the sampler interrupted while the source had completed")
+        XCTAssertEqual(machine.sample(), .none)
+        XCTAssertEqual(machine.samplerCompleted(), .none)
+    }
+
+    func testSampleLatestSendsEachValueAtMostOnce() {
+        var machine = SampleLatestStateMachine<String>()
+        XCTAssertEqual(machine.trigger(), .none)
+        machine.receive("a")
+        machine.receive("b")
+        XCTAssertEqual(machine.state, .holding("b"))
+        XCTAssertEqual(machine.trigger(), .emit("b"))
+        XCTAssertEqual(machine.state, .empty)
+        XCTAssertEqual(machine.trigger(), .none, "b was already sampled")
+        machine.receive("c")
+        XCTAssertEqual(machine.terminate(), .forwardTermination, "the source ends the result, dropping c")
+        XCTAssertEqual(machine.trigger(), .none)
+        machine.receive("d")
+        XCTAssertEqual(machine.state, .finished)
+        XCTAssertEqual(machine.terminate(), .none, "a trigger failing after the end changes nothing")
+    }
+
     // MARK: the effects around the machines
 
     func testDebounceAcceptsAValueSentBackByItsObserverDuringAnEmission() {

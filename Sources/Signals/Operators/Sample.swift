@@ -1,15 +1,13 @@
 // sample(with:), sample(on:) (RAC2: sample:) and withLatest(from:): one stream's latest value,
 // read when another stream sends.
 
-/// The state of one sample instance: the source's latest value (and, for the probe, its
-/// sequence number), read each time the sampler sends.
+/// The effects around one sample instance's state machine: events of the source and the
+/// sampler take a transition under the OperatorLock and perform its action. The latest value
+/// carries, for the probe, the sequence number of the event that brought it.
 final class SampleState<Value, Sample, Output, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under the OperatorLock
     private let lock: OperatorLock<Output, Error>
     private let combine: (Value, Sample) -> Output
-    private var latest: Value?
-    private var latestCause: UInt64 = 0
-    private var sourceCompleted = false
-    private var samplerCompleted = false
+    private var machine = SampleStateMachine<(value: Value, cause: UInt64)>()
 
     init(output: Observer<Output, Error>, combine: @escaping (Value, Sample) -> Output) {
         lock = OperatorLock(output)
@@ -18,35 +16,40 @@ final class SampleState<Value, Sample, Output, Error: Swift.Error>: @unchecked S
 
     func source(_ event: Event<Value, Error>) {
         lock.run {
-            guard !lock.isTerminated else { return }
             switch event {
             case let .value(value):
-                latest = value
-                if Instrumentation.probe != nil { latestCause = ProbeContext.current.cause }
+                machine.receive((value, Instrumentation.probe != nil ? ProbeContext.current.cause : 0))
             case let .failed(error):
-                lock.terminate(.failed(error))
+                perform(machine.terminate(), ending: .failed(error))
             case .interrupted:
-                lock.terminate(.interrupted)
+                perform(machine.terminate(), ending: .interrupted)
             case .completed:
-                sourceCompleted = true
-                if samplerCompleted { lock.terminate(.completed) }
+                perform(machine.sourceCompleted(), ending: .completed)
             }
         }
     }
 
     func sampler(_ event: Event<Sample, Never>) {
         lock.run {
-            guard !lock.isTerminated else { return }
             switch event {
             case let .value(sample):
+                guard case let .emit(latest) = machine.sample() else { return }
                 // The sampler's event is the primary cause; the sampled value is another.
-                if let latest { lock.send(combine(latest, sample), otherCauses: [latestCause]) }
+                lock.send(combine(latest.value, sample), otherCauses: [latest.cause])
             case .interrupted:
-                lock.terminate(.interrupted)
+                perform(machine.terminate(), ending: .interrupted)
             case .completed:
-                samplerCompleted = true
-                if sourceCompleted { lock.terminate(.completed) }
+                perform(machine.samplerCompleted(), ending: .completed)
             }
+        }
+    }
+
+    /// Performs a terminal transition's action: `event` is how the result ends, if it does.
+    private func perform(_ action: SampleStateMachine<(value: Value, cause: UInt64)>.Action,
+                         ending event: Event<Output, Error>) {
+        switch action {
+        case .complete, .forwardTermination: lock.terminate(event)
+        case .none, .emit: return
         }
     }
 }

@@ -3,27 +3,23 @@ import Locks
 // sampleLatest(on:) (RxJS sample): at each trigger value, the latest value if a new one came
 // since the previous sample; ends with the source.
 
-/// The state of one `sampleLatest` instance: the value waiting to be sampled.
+/// The effects around one `sampleLatest` instance's state machine: events take a transition
+/// under the lock and perform its action. The value waiting carries, for the probe, the
+/// sequence number of the event that brought it.
 final class SampleLatestState<Value, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under `lock`
     private let lock = Lock(recursive: true)
     private let output: Observer<Value, Error>
-    private var latest: Value?
-    private var latestCause: UInt64 = 0
-    private var terminated = false
+    private var machine = SampleLatestStateMachine<(value: Value, cause: UInt64)>()
 
     init(output: Observer<Value, Error>) { self.output = output }
 
     func source(_ event: Event<Value, Error>) {
         lock.withLock {
-            guard !terminated else { return }
             if case let .value(value) = event {
-                latest = value
-                if Instrumentation.probe != nil { latestCause = ProbeContext.current.cause }
+                machine.receive((value, Instrumentation.probe != nil ? ProbeContext.current.cause : 0))
                 return
             }
-            terminated = true
-            latest = nil
-            output.send(event)
+            if case .forwardTermination = machine.terminate() { output.send(event) }
         }
     }
 
@@ -34,13 +30,12 @@ final class SampleLatestState<Value, Error: Swift.Error>: @unchecked Sendable { 
 
     func trigger() {
         lock.withLock {
-            guard !terminated, let value = latest else { return }
-            latest = nil
+            guard case let .emit(latest) = machine.trigger() else { return }
             if Instrumentation.probe != nil {
                 // The trigger's event is the primary cause; the sampled value is another.
-                ProbeContext.current.withOtherCauses([latestCause]) { output.send(value: value) }
+                ProbeContext.current.withOtherCauses([latest.cause]) { output.send(value: latest.value) }
             } else {
-                output.send(value: value)
+                output.send(value: latest.value)
             }
         }
     }
