@@ -29,13 +29,17 @@ tsan: deps
 demo: deps
 	$(SWIFT) run marbles demo
 
-# The benchmark (BENCHMARKS.md): release builds, measurements printed (never asserted).
-# MarblesBench's table in its own build folder, so the debug build stays; then the trace
-# log's per-stage detail.
+# The benchmark (BENCHMARKS.md): the package in Benchmarks/, which depends on this one by
+# path as a user's app would, built in release with no extra flags in its own build folder
+# (so the debug build stays), then run; the machine's load average is printed before and
+# after, since the machine may be shared. It measures; it never asserts. BENCH_FLAGS passes
+# options (`make bench BENCH_FLAGS="--only core --runs 9"`).
+BENCH_FLAGS ?=
 bench: deps
-	$(SWIFT) build -c release --product MarblesBench --scratch-path .build-bench
-	.build-bench/release/MarblesBench
-	$(SWIFT) run -c release marbles-bench
+	$(SWIFT) build -c release --package-path Benchmarks --scratch-path .build-bench
+	@echo "load average at start: $$(cut -d ' ' -f 1-3 /proc/loadavg)"
+	.build-bench/release/marbles-bench $(BENCH_FLAGS)
+	@echo "load average at end: $$(cut -d ' ' -f 1-3 /proc/loadavg)"
 
 # The deterministic outputs, regenerated with nothing run live: the tutorial replays and
 # figures from the committed recordings (`make test` fails when this would change a byte), and

@@ -15,11 +15,9 @@ let package = Package(
         .library(name: "Spec", targets: ["Spec"]),
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
         .executable(name: "marbles", targets: ["marbles"]),
-        .executable(name: "marbles-bench", targets: ["Benchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         .target(name: "TraceKinds"),
@@ -57,18 +55,6 @@ let package = Package(
                 "Tutorials",
                 "Demo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-        .executableTarget(name: "Benchmarks", dependencies: ["Signals", "TraceLog", "Recording", "Replay", "MarbleStreams"]),
-        .executableTarget(
-            name: "MarblesBench",
-            dependencies: [
-                "Signals",
-                "TraceLog",
-                "Recording",
-                "Replay",
-                "Diagrams",
-                .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
         .testTarget(name: "SignalsTests", dependencies: ["Locks", "Signals", "MarbleNotation", "MarbleStreams", "MarblesTesting"]),

@@ -56,3 +56,52 @@ enum Recording {
                       target: "≥ 3 M records/s", met: rate >= 3e6))
     }
 }
+
+extension Recording {
+    /// A pipe followed by `maps` maps, observed, with `count` values sent: each stage sends
+    /// one event per value. Returns the seconds taken.
+    static func mapChain(maps: Int, count: Int) -> Double {
+        let (signal, input) = Signal<Int, Never>.pipe(named: "chain")
+        var tail = signal
+        for _ in 0..<maps { tail = tail.map { $0 &+ 1 } }
+        let sink = Sink()
+        tail.observeValues { sink.receive($0) }
+        let elapsed = seconds {
+            for value in 0..<count { input.send(value: value) }
+        }
+        input.sendCompleted()
+        return elapsed
+    }
+
+    /// What recording adds per event per stage, for a short and a long chain of maps, with
+    /// the recorder writing a file (from `start()` to the end of `stop()`).
+    static func measurePerStage(count: Int, runs: Int, directory: URL, table: inout Table) throws {
+        let url = directory.appendingPathComponent("marbles-bench-stages.trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        for maps in [1, 5] {
+            let stages = maps + 1
+            var offTimes: [Double] = [], onTimes: [Double] = [], overheads: [Double] = []
+            var bytes = 0.0
+            for _ in 0..<runs {
+                let off = mapChain(maps: maps, count: count)
+                let recorder = try Recorder(to: url)
+                let on = try seconds {
+                    recorder.start()
+                    _ = mapChain(maps: maps, count: count)
+                    _ = try recorder.stop()
+                }
+                bytes = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.doubleValue ?? 0
+                offTimes.append(off)
+                onTimes.append(on)
+                overheads.append((on - off) / Double(count * stages) * 1e9)
+            }
+            table.add(Row(section: "recording",
+                          figure: "pipe + \(maps) × map, \(millions(Double(count))) values: off → on, writing a file "
+                              + "(\(decimal(bytes / 1e6)) MB)",
+                          value: "\(decimal(median(offTimes) / Double(count) * 1e9)) → "
+                              + "\(decimal(median(onTimes) / Double(count) * 1e9)) ns/value"))
+            table.add(Row(section: "recording", figure: "added per event per stage, \(stages) stages (same run)",
+                          value: "\(decimal(median(overheads))) ns"))
+        }
+    }
+}

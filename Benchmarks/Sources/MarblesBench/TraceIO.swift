@@ -82,8 +82,13 @@ enum TraceGenerator {
 enum TraceIO {
     static func measure(events: Int, runs: Int, directory: URL, table: inout Table) throws {
         let url = directory.appendingPathComponent("marbles-bench-io.trace")
-        defer { try? FileManager.default.removeItem(at: url) }
+        let exported = directory.appendingPathComponent("marbles-bench-io.json")
+        defer {
+            try? FileManager.default.removeItem(at: url)
+            try? FileManager.default.removeItem(at: exported)
+        }
         var writeRates: [Double] = [], writeMBs: [Double] = [], readRates: [Double] = [], readMBs: [Double] = []
+        var exportMBs: [Double] = []
         for _ in 0..<runs {
             var written = (records: 0, bytes: Int64(0))
             let writeTime = try seconds { written = try TraceGenerator.write(to: url, events: events) }
@@ -100,6 +105,8 @@ enum TraceIO {
             writeMBs.append(Double(written.bytes) / writeTime / 1e6)
             readRates.append(Double(read) / readTime)
             readMBs.append(Double(written.bytes) / readTime / 1e6)
+            let exportTime = try seconds { _ = try PerfettoExport.export(TraceReader(url: url), to: exported) }
+            exportMBs.append(Double(written.bytes) / exportTime / 1e6)
         }
         let section = "trace I/O"
         table.add(Row(section: section, figure: "write JSON Lines, \(millions(Double(events))) events (TraceRecord.write)",
@@ -108,6 +115,8 @@ enum TraceIO {
         table.add(Row(section: section, figure: "read JSON Lines (TraceReader.next)",
                       value: "\(millions(readRate)) records/s, \(decimal(median(readMBs))) MB/s",
                       target: "≥ 3 M records/s", met: readRate >= 3e6))
+        table.add(Row(section: section, figure: "Perfetto export of that trace (PerfettoExport.export)",
+                      value: "\(decimal(median(exportMBs))) MB/s of trace"))
     }
 }
 
@@ -167,5 +176,49 @@ enum StatsBench {
             throw BenchError("stats: the child process exited with status \(process.terminationStatus): \(output)")
         }
         return output
+    }
+}
+
+/// The hand-written JSON Lines formatter against Foundation's `JSONEncoder` on the same
+/// record, in memory.
+enum Formatting {
+    static func measure(count: Int, runs: Int, table: inout Table) throws {
+        let record = TraceRecord.event(EventRecord(sequence: 123_456, time: 987_654_321, node: 12, subscription: 345,
+                                                   kind: .value, thread: 2, causes: [123_455], text: "hello world",
+                                                   json: "\"hello world\""))
+        struct Encoded: Encodable {
+            let type = "event", seq = 123_456, time = 987_654_321, node = 12, sub = 345
+            let kind = "value", thread = 2, causes = [123_455], text = "hello world"
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let encoderCount = max(count / 10, 1)
+        var formatterTimes: [Double] = [], formatterMBs: [Double] = [], encoderTimes: [Double] = []
+        for _ in 0..<runs {
+            var bytes = 0
+            let formatter = seconds {
+                var line = JSONLine(capacity: 1 << 20)
+                for _ in 0..<count {
+                    record.write(to: &line)
+                    if line.bytes.count > 1 << 20 {
+                        bytes += line.bytes.count
+                        line = JSONLine(capacity: 1 << 20)
+                    }
+                }
+                bytes += line.bytes.count
+            }
+            var encodedBytes = 0
+            let encoding = try seconds {
+                for _ in 0..<encoderCount { encodedBytes &+= try encoder.encode(Encoded()).count }
+            }
+            guard encodedBytes > 0, bytes > 0 else { throw BenchError("formatting: nothing was written") }
+            formatterTimes.append(formatter / Double(count))
+            formatterMBs.append(Double(bytes) / formatter / 1e6)
+            encoderTimes.append(encoding / Double(encoderCount))
+        }
+        table.add(Row(section: "trace I/O", figure: "hand-written formatter, one event record (in memory)",
+                      value: "\(decimal(median(formatterTimes) * 1e9)) ns/record, \(decimal(median(formatterMBs))) MB/s"))
+        table.add(Row(section: "trace I/O", figure: "JSONEncoder, the same record (for comparison)",
+                      value: "\(decimal(median(encoderTimes) * 1e9)) ns/record"))
     }
 }

@@ -18,7 +18,9 @@ enum Core {
     }
 
     /// Seconds to send `count` values through the Marbles pipeline (no recorder attached
-    /// unless the caller attached one).
+    /// unless the caller attached one). Never inlined, like its two peers, so that a profile
+    /// (`valgrind --tool=callgrind`) shows each one's inclusive cost.
+    @inline(never)
     static func marbles(_ count: Int, into sink: Sink) -> Double {
         let input = marblesPipeline(into: sink)
         let elapsed = seconds {
@@ -30,6 +32,7 @@ enum Core {
 
     /// Seconds to send `count` values through the same chain of OpenCombine operators on a
     /// `PassthroughSubject`.
+    @inline(never)
     static func openCombine(_ count: Int, into sink: Sink) -> Double {
         let subject = PassthroughSubject<Int, Never>()
         let cancellable = subject
@@ -48,6 +51,7 @@ enum Core {
 
     /// Seconds for a hand-written loop doing the same work: the floor set by the hardware
     /// and the sink call.
+    @inline(never)
     static func handLoop(_ count: Int, into sink: Sink) -> Double {
         seconds {
             var sum = 0

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+
+/// The sections of the benchmark, in the order they run.
+enum Section: String, CaseIterable, ExpressibleByArgument {
+    case core, recording, hops, io, stats, replay, drawing
+}
+
+/// The figures of BENCHMARKS.md (`make bench`): one Markdown table of Marbles' performance
+/// against the targets. Each figure is the median of several runs; each comparison is the
+/// median of ratios taken within one run.
+@main
+struct MarblesBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "marbles-bench",
+        abstract: "Measures Marbles against its targets and prints one Markdown table.",
+        discussion: """
+            Build it in release mode, as a user's app would be: `make bench` builds this package \
+            (which depends on Marbles by path) with `swift build -c release` and runs it. It \
+            measures; it never asserts a time. Temporary traces are deleted afterwards.
+            """
+    )
+
+    @Flag(help: "A tenth of the sizes (a 256 MB stats trace): a fast check, not the figures.")
+    var quick = false
+
+    @Option(help: "Runs per figure, 1 to 99 (the stats and replay figures take at most 3).")
+    var runs = 5
+
+    @Option(help: "Only this section, for profiling it: \(Section.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var only: Section?
+
+    @Option(help: "Where temporary traces go.")
+    var directory = "/tmp"
+
+    /// The child process of the stats section: summarises the trace at this path and prints
+    /// `seconds events peak-KiB`, so that the peak resident memory is the summary's own.
+    @Option(help: .hidden)
+    var statsChild: String?
+
+    func validate() throws {
+        guard (1...99).contains(runs) else {
+            throw ValidationError("--runs expects a whole number from 1 to 99, not \(runs)")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("--directory: \(directory) is not a directory")
+        }
+    }
+
+    func run() throws {
+        if let statsChild {
+            try StatsBench.child(path: statsChild)
+            return
+        }
+        let scale = quick ? 10 : 1
+        let folder = URL(fileURLWithPath: directory)
+        let includes = { (section: Section) in only == nil || only == section }
+        print("marbles-bench: \(machineDescription()); \(runs) runs per figure\(quick ? ", quick sizes" : "")\n")
+        var table = Table()
+        if includes(.core) {
+            try Core.measure(count: 5_000_000 / scale, runs: runs, table: &table)
+        }
+        if includes(.recording) {
+            try Recording.measure(count: 1_000_000 / scale, runs: runs, directory: folder, table: &table)
+            try Recording.measurePerStage(count: 200_000 / scale, runs: runs, directory: folder, table: &table)
+        }
+        if includes(.hops) {
+            try Hops.measure(count: 1_000_000 / scale, runs: runs, table: &table)
+        }
+        if includes(.io) {
+            try TraceIO.measure(events: 3_000_000 / scale, runs: runs, directory: folder, table: &table)
+            try Formatting.measure(count: 500_000 / scale, runs: runs, table: &table)
+        }
+        if includes(.stats) {
+            try StatsBench.measure(minimumBytes: quick ? 256 << 20 : 2 << 30, runs: min(runs, 3),
+                                   directory: folder, table: &table)
+        }
+        if includes(.replay) {
+            try ReplayBench.measure(events: 1_000_000 / scale, runs: min(runs, 3), directory: folder, table: &table)
+            try SearchReplay.measure(queries: 20_000 / scale, runs: min(runs, 3), table: &table)
+        }
+        if includes(.drawing) {
+            try Drawing.measure(events: 10_000, runs: runs, table: &table)
+        }
+        print(table.markdown, terminator: "")
+    }
+}
+
+/// What the machine is, for the table's heading.
+func machineDescription() -> String {
+    let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown"
+    let memory = Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30)
+    return "\(ProcessInfo.processInfo.activeProcessorCount) cores (\(model)), \(decimal(memory)) GiB memory"
+}

@@ -1,0 +1,135 @@
+import Foundation
+import MarbleStreams
+import Replay
+import Signals
+import TraceLog
+import Recording
+
+/// Replaying a recorded run: the core chain built against an `Environment`, run live with
+/// the recorder writing a file, then re-run in virtual time by `Replayer`.
+enum ReplayBench {
+    /// The core chain on the environment's input "numbers".
+    static func pipeline(in environment: Environment, into sink: Sink) -> Disposable {
+        environment.input("numbers", of: Int.self)
+            .map { $0 &+ 1 }
+            .filter { $0 & 1 == 0 }
+            .map { $0 &* 3 }
+            .scan(0) { $0 &+ $1 }
+            .observeValues { sink.receive($0) } ?? AnyDisposable()
+    }
+
+    /// Records a live run of `inputs` values into `url`; returns the events recorded and
+    /// what the sink received.
+    static func recordLive(inputs: Int, to url: URL) throws -> (events: UInt64, sink: Sink) {
+        let environment = LiveEnvironment()
+        let sink = Sink()
+        let recorder = try Recorder(to: url)
+        recorder.start()
+        let pipeline = pipeline(in: environment, into: sink)
+        for value in 0..<inputs { environment.send(value, to: "numbers") }
+        environment.completeInputs()
+        let summary = try recorder.stop()
+        pipeline.dispose()
+        return (summary.events, sink)
+    }
+
+    static func measure(events target: Int, runs: Int, directory: URL, table: inout Table) throws {
+        let url = directory.appendingPathComponent("marbles-bench-replay.trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        // The chain records 3.5 events per input value (and one completion per stage).
+        let recorded = try recordLive(inputs: target * 2 / 7, to: url)
+        var loadTimes: [Double] = [], replayTimes: [Double] = [], rates: [Double] = []
+        var replayed = 0
+        for _ in 0..<runs {
+            var replayer: Replayer?
+            let load = try seconds { replayer = try Replayer(contentsOf: url) }
+            guard let replayer else { throw BenchError("replay: the trace did not load") }
+            let sink = Sink()
+            var result: ReplayResult?
+            let replay = try seconds { result = try replayer.replay { pipeline(in: $0, into: sink) } }
+            guard sink.checksum == recorded.sink.checksum, sink.count == recorded.sink.count else {
+                throw BenchError("replay: the replayed sink got \(sink.count) values summing to \(sink.checksum), "
+                    + "the live one \(recorded.sink.count) summing to \(recorded.sink.checksum)")
+            }
+            replayed = result?.trace.events.count ?? 0
+            loadTimes.append(load)
+            replayTimes.append(replay)
+            rates.append(Double(replayed) / replay)
+        }
+        let section = "replay"
+        let rate = median(rates)
+        table.add(Row(section: section,
+                      figure: "Replayer.replay of a \(millions(Double(recorded.events))) event live trace "
+                          + "(\(millions(Double(replayed))) events replayed and re-recorded)",
+                      value: "\(decimal(median(replayTimes), 2)) s, \(millions(rate)) events/s",
+                      target: "≥ 2 M events/s", met: rate >= 2e6))
+        table.add(Row(section: section, figure: "loading that trace (Replayer(contentsOf:))",
+                      value: "\(decimal(median(loadTimes), 2)) s"))
+    }
+}
+
+/// A search-shaped pipeline recorded in virtual time, replayed and diffed: inputs every
+/// millisecond, each starting a call answered 3 ms later, `flatMap(.latest)`, a hop to `ui`
+/// (the shape of the tutorials' searches, scaled up).
+enum SearchReplay {
+    static func pipeline(_ environment: Environment, into sink: Sink) -> Disposable {
+        let disposable = environment.input("query", of: Int.self)
+            .map { $0 &* 2 }
+            .flatMap(.latest) { query in
+                environment.call("search") { () -> SignalProducer<Int, Never> in
+                    let network = environment.scheduler("network")
+                    return SignalProducer { observer, lifetime in
+                        lifetime += network.schedule(after: network.currentDate.addingTimeInterval(0.003)) {
+                            observer.send(value: query &+ 1)
+                            observer.sendCompleted()
+                        }
+                    }
+                }
+            }
+            .observe(on: environment.scheduler("ui"))
+            .observeValues { sink.receive($0) }
+        return AnyDisposable { disposable?.dispose() }
+    }
+
+    static func measure(queries: Int, runs: Int, table: inout Table) throws {
+        let scheduler = TestScheduler()
+        let environment = VirtualEnvironment(scheduler: scheduler)
+        let recordedSink = Sink()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let teardown = pipeline(environment, into: recordedSink)
+            let script = scheduler.lane("script")
+            for query in 0..<queries {
+                script.schedule(after: Date(timeIntervalSinceReferenceDate: Double(query) / 1000)) {
+                    _ = environment.send(query, to: "query")
+                }
+            }
+            scheduler.run()
+            teardown.dispose()
+        }
+        let recorded = try Trace(bytes: bytes)
+        let replayer = Replayer(trace: recorded)
+        var replayRates: [Double] = [], diffRates: [Double] = []
+        var events = 0
+        for _ in 0..<runs {
+            let sink = Sink()
+            var result: ReplayResult?
+            let replayTime = try seconds { result = try replayer.replay { pipeline($0, into: sink) } }
+            guard let result, sink.checksum == recordedSink.checksum, sink.count == recordedSink.count else {
+                throw BenchError("search replay: the replayed sink got \(sink.count) values summing to \(sink.checksum), "
+                    + "the recorded one \(recordedSink.count) summing to \(recordedSink.checksum)")
+            }
+            var diff: TraceDiff?
+            let diffTime = seconds { diff = TraceDiff(recorded, result.trace) }
+            guard diff?.isSame == true else { throw BenchError("search replay: the replay's trace differs from the recording") }
+            events = result.trace.events.count
+            replayRates.append(Double(events) / replayTime)
+            diffRates.append(Double(recorded.events.count + events) / diffTime)
+        }
+        table.add(Row(section: "replay",
+                      figure: "Replayer.replay of a virtual search trace, \(queries) queries, flatMap(.latest) "
+                          + "(\(millions(Double(events))) events)",
+                      value: "\(millions(median(replayRates))) events/s"))
+        table.add(Row(section: "replay", figure: "TraceDiff of that recording and its replay (the same)",
+                      value: "\(millions(median(diffRates))) events/s"))
+    }
+}
