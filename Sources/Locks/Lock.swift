@@ -40,6 +40,10 @@ package final class Lock: @unchecked Sendable {  // the mutex makes every access
     @inlinable @inline(__always)
     package func unlock() { pthread_mutex_unlock(mutex) }
 
+    /// Takes the lock if it is free (or, for a recursive lock, already held by this thread).
+    @inlinable @inline(__always)
+    package func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
+
     @inlinable @inline(__always)
     package func withLock<R>(_ body: () throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)

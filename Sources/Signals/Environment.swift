@@ -157,7 +157,7 @@ public final class LiveEnvironment: Environment, @unchecked Sendable {  // mutab
         lock.withLock {
             if let existing = inputs[label] as? Pipe<Value> { return existing.signal }
             var observer: Signals.Observer<Value, Never>!
-            let signal = Signal<Value, Never>(node: .input(label, file: file, line: line), serialized: true) { input, _ in
+            let signal = Signal<Value, Never>(node: .input(label, file: file, line: line)) { input, _ in
                 observer = input
             }
             inputs[label] = Pipe(signal: signal, observer: observer)

@@ -1,3 +1,4 @@
+import Foundation
 import Locks
 import Synchronization
 
@@ -58,28 +59,31 @@ final class Observation<Value, Error: Swift.Error>: @unchecked Sendable {  // im
     /// Held for each delivery of a gated observation, so disposal can wait one out.
     /// Recursive: an observer may dispose itself, or be re-entered, from inside a delivery.
     @usableFromInline let gate: Lock?
+    /// The gate's mutex, kept by `gate`: taken through it without a retain of the lock.
+    @usableFromInline let gateMutex: UnsafeMutablePointer<pthread_mutex_t>?
 
     @usableFromInline
     init(_ observer: Observer<Value, Error>, gated: Bool = false) {
         self.observer = observer
         self.gate = gated ? Lock(recursive: true) : nil
+        self.gateMutex = gate?.mutex
     }
 
     /// Calls the observer unless the observation was disposed (the caller keeps `self`, and
     /// so the observer, alive: it is used without a retain).
     @inlinable @inline(__always)
     func deliver(_ event: Event<Value, Error>) {
-        guard let gate else {
+        guard let gateMutex else {
             if !disposed.load(ordering: .acquiring) {
                 Unmanaged.passUnretained(observer)._withUnsafeGuaranteedRef { $0.action(event) }
             }
             return
         }
-        gate.lock()
+        pthread_mutex_lock(gateMutex)
         if !disposed.load(ordering: .acquiring) {
             Unmanaged.passUnretained(observer)._withUnsafeGuaranteedRef { $0.action(event) }
         }
-        gate.unlock()
+        pthread_mutex_unlock(gateMutex)
     }
 
     /// Returns once no delivery is in flight on another thread (call after setting `disposed`).

@@ -186,16 +186,18 @@ public struct Causes: Sendable, Equatable {
 public enum Instrumentation {
     /// Holds the probe; boxes are kept alive for the process so a racing reader never sees
     /// a freed one (there is one box per attachment; they are tiny).
-    private final class Box {
-        let probe: Probe
+    @usableFromInline
+    final class Box {
+        @usableFromInline let probe: Probe
         init(_ probe: Probe) { self.probe = probe }
     }
 
-    private static let slot = Atomic<UInt>(0)
+    @usableFromInline static let slot = Atomic<UInt>(0)
     private static let kept = Protected<[Box]>([])
 
-    /// The attached probe, or nil. With none attached this is one load and one branch.
-    @inline(__always)
+    /// The attached probe, or nil. With none attached this is one load and one branch
+    /// (inlinable, so that it is one in the caller's module too, not a call).
+    @inlinable @inline(__always)
     public static var probe: Probe? {
         let raw = slot.load(ordering: .acquiring)
         if raw == 0 { return nil }

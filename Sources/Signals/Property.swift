@@ -100,7 +100,7 @@ private final class PropertyBox<Value>: @unchecked Sendable {  // value in Prote
 
     init(_ initial: Value, node: Node) {
         storage = Protected((initial, false))
-        let core = SignalCore<Value, Never>(node: node, serialized: true, detachWhenUnobserved: false)
+        let core = SignalCore<Value, Never>(node: node, detachWhenUnobserved: false)
         signal = Signal(core: core)
         input = Signals.Observer(core.send)
     }
@@ -170,7 +170,7 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
                       observer.send(value: value)
                       observer.sendCompleted()
                   } },
-                  signal: { Signal(node: node, serialized: false) { observer, _ in observer.sendCompleted() } },
+                  signal: { Signal(node: node) { observer, _ in observer.sendCompleted() } },
                   retaining: [])
     }
 

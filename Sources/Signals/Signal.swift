@@ -1,4 +1,5 @@
 import Locks
+import Synchronization
 
 /// A hot stream: events happen whether or not anyone observes, and each observer sees the
 /// events sent after it started observing.
@@ -25,21 +26,32 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
         file: StaticString = #fileID, line: UInt = #line,
         _ generator: (Observer, Lifetime) -> Void
     ) {
-        self.init(node: Node.make(.source, "Signal", file: file, line: line), serialized: true, generator)
+        self.init(node: Node.make(.source, "Signal", file: file, line: line), generator)
     }
 
-    /// A signal of `node`. `serialized` makes concurrent senders take turns; operators with
-    /// one upstream pass false, because their upstream already delivers one event at a time.
+    /// A signal of `node` whose sends take turns (its own serializer), from any thread.
     /// Inlinable, like the operators and `pipe`, so that the send closure is made where the
     /// value type is known: the whole send path then specialises in the user's module instead
     /// of looking up generic metadata on every event.
     @inlinable
-    convenience init(node: Node, serialized: Bool, detachWhenUnobserved: Bool = false,
+    convenience init(node: Node, detachWhenUnobserved: Bool = false,
                      _ generator: (Observer, Lifetime) -> Void) {
-        let core = SignalCore<Value, Error>(node: node, serialized: serialized,
-                                            detachWhenUnobserved: detachWhenUnobserved)
+        let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: detachWhenUnobserved)
         self.init(core: core)
         generator(Observer(core.send), Lifetime(core.resources))
+    }
+
+    /// A signal of `node` fed only from inside the deliveries of `upstream`: it shares the
+    /// upstream's serializer, and the generator's observer sends without a lock, so it must be
+    /// sent to only from inside those deliveries. It stops observing when its last observer
+    /// leaves.
+    @inlinable
+    convenience init<U, F>(node: Node, fusedWith upstream: Signal<U, F>,
+                           _ generator: (Observer, Lifetime) -> Void) {
+        let core = SignalCore<Value, Error>(node: node, serializer: upstream.core.serializer,
+                                            detachWhenUnobserved: true)
+        self.init(core: core)
+        generator(Observer(core.sendSerialized), Lifetime(core.resources))
     }
 
     /// A signal you send into: `input` sends to every observer of `output`.
@@ -57,7 +69,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
     ) -> (output: Signal, input: Observer) {
         let node = Node.make(.source, "pipe", label: label, file: file, line: line)
         var input: Observer!
-        let signal = Signal(node: node, serialized: true) { observer, lifetime in
+        let signal = Signal(node: node) { observer, lifetime in
             input = observer
             lifetime += disposable
         }
@@ -68,7 +80,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
     /// outside this module (a replay) makes its inputs the same nodes a live run makes.
     public static func pipe(node: Node) -> (output: Signal, input: Observer) {
         var input: Observer!
-        let signal = Signal(node: node, serialized: true) { observer, _ in input = observer }
+        let signal = Signal(node: node) { observer, _ in input = observer }
         return (signal, input)
     }
 
@@ -157,37 +169,107 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
     }
 }
 
-/// What a signal's lock guards: its observers and whether it has terminated.
+/// The observations a delivery iterates, in memory of their own: read through a pointer, with
+/// no retain and release of an array buffer per event. Never changed once made; replaced whole.
 @usableFromInline
-struct SignalState<Value, Error: Swift.Error> {
-    @usableFromInline var observations: ContiguousArray<Observation<Value, Error>> = []
+struct ObservationList<Value, Error: Swift.Error> {
+    @usableFromInline let base: UnsafeMutablePointer<Observation<Value, Error>>?
+    @usableFromInline let count: Int
+
+    @usableFromInline
+    init(_ observations: ContiguousArray<Observation<Value, Error>>) {
+        count = observations.count
+        guard count > 0 else {
+            base = nil
+            return
+        }
+        let base = UnsafeMutablePointer<Observation<Value, Error>>.allocate(capacity: count)
+        _ = UnsafeMutableBufferPointer(start: base, count: count).initialize(fromContentsOf: observations)
+        self.base = base
+    }
+
+    @usableFromInline
+    var observations: ContiguousArray<Observation<Value, Error>> {
+        ContiguousArray(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// Releases the observations and the memory (once, by the list's owner).
+    @usableFromInline
+    func free() {
+        guard let base else { return }
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+}
+
+/// What the thread delivering an event reads and changes. It holds the signal's serializer,
+/// so nothing else touches this state, and it is reached without a lock.
+@usableFromInline
+struct Delivery<Value, Error: Swift.Error> {
+    @usableFromInline var list = ObservationList<Value, Error>([])
     @usableFromInline var terminated = false
+    /// Deliveries of this signal in progress on the serializing thread (an observer that sends
+    /// back into the signal re-enters it).
+    @usableFromInline var depth = 0
+    /// Lists replaced while a delivery iterated them, freed when the outermost delivery ends.
+    @usableFromInline var retired: [ObservationList<Value, Error>] = []
+
+    @usableFromInline
+    init() {}
+}
+
+/// Observers that joined or left while another thread was delivering, for the next delivery
+/// to take in; and whether the signal is closed to new observers.
+@usableFromInline
+struct Membership<Value, Error: Swift.Error> {
+    @usableFromInline var added: ContiguousArray<Observation<Value, Error>> = []
+    @usableFromInline var removed = false
+    /// Terminated, or detached when its last observer left: a new observer is interrupted.
+    @usableFromInline var closed = false
+    /// Observations added and not yet disposed.
+    @usableFromInline var live = 0
 
     @usableFromInline
     init() {}
 }
 
 /// The state and delivery of one signal instance.
+///
+/// Every delivery holds the signal's *serializer*, a recursive lock (recursive so that an
+/// observer sending back into its own signal gets a nested, defined delivery). A source or an
+/// operator with several inputs has a serializer of its own, taken by each send. An operator
+/// with one upstream made by `derive` (`map`, `filter`, `scan`, `take`, `on`…) shares its
+/// upstream's serializer: its events are sent from inside the upstream's delivery, which
+/// already holds it, so they take no lock of their own and read the observers without a copy
+/// — a chain of such operators costs one lock per event however long it is. Only the rare
+/// send from elsewhere (an interruption) takes the shared serializer.
+///
+/// Observers join and leave without waiting for a delivery on another thread: they take the
+/// serializer only if it is free (or already theirs), else they leave the change in
+/// `membership` for the next delivery to take in. An observer that left is skipped at once
+/// (its observation is marked disposed before anything else).
 @usableFromInline
-final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // observers and flags only under its LockedState; sends serialised by `sendLock`
+final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // delivery state only under the serializer, membership under its LockedState
     @usableFromInline let node: Node
     @usableFromInline let subscription: UInt64
-    /// Taken for the whole delivery of an event when several threads may send; recursive so
-    /// that an observer sending back into its own signal gets a nested, defined delivery.
-    @usableFromInline let sendLock: Lock?
-    /// Observers and the terminated flag, reached `inout` under the lock: no run-time
-    /// exclusivity check on the send path.
-    @usableFromInline let state = LockedState(SignalState<Value, Error>())
+    @usableFromInline let serializer: Lock
+    /// Touched only while holding `serializer`; a pointer, so no run-time exclusivity check.
+    @usableFromInline let delivery = OperatorState(Delivery<Value, Error>())
+    @usableFromInline let membership = LockedState(Membership<Value, Error>())
+    /// Whether `membership` holds changes the delivering thread has not taken in yet.
+    @usableFromInline let membershipChanged = Atomic<Bool>(false)
     /// Disposed when the signal terminates: the lifetime's resources.
     @usableFromInline let resources = CompositeDisposable()
     let detachWhenUnobserved: Bool
 
-    /// `request` is the request of a boundary call's start, reported with its subscription.
+    /// A signal instance of `node` with the given serializer (shared with its upstream), or a
+    /// new one of its own. `request` is the request of a boundary call's start, reported with
+    /// its subscription.
     @usableFromInline
-    init(node: Node, serialized: Bool, detachWhenUnobserved: Bool, request: Any? = nil) {
+    init(node: Node, serializer: Lock? = nil, detachWhenUnobserved: Bool, request: Any? = nil) {
         self.node = node
         self.subscription = Instrumentation.newSubscription()
-        self.sendLock = serialized ? Lock(recursive: true) : nil
+        self.serializer = serializer ?? Lock(recursive: true)
         self.detachWhenUnobserved = detachWhenUnobserved
         if let probe = Instrumentation.probe {
             let parent = ProbeContext.current.parentSubscription
@@ -199,48 +281,61 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // obs
         }
     }
 
+    /// Sends `event` from any thread: waits for the serializer.
     @inlinable
     func send(_ event: Event<Value, Error>) {
-        sendLock?.lock()
-        let terminal = event.isTerminating
-        let snapshot: ContiguousArray<Observation<Value, Error>>? = state.withLock { state in
-            if state.terminated { return nil }
-            let observations = state.observations
-            if terminal {
-                state.terminated = true
-                state.observations = []
-            }
-            return observations
-        }
-        guard let snapshot else {
-            sendLock?.unlock()
-            return
-        }
-        if let probe = Instrumentation.probe {
-            deliverInstrumented(event, to: snapshot, probe: probe)
-        } else {
-            Self.deliver(event, to: snapshot)
-        }
-        sendLock?.unlock()
-        if terminal { release() }
+        serializer.lock()
+        let terminated = deliver(event)
+        serializer.unlock()
+        if terminated { release() }
     }
 
-    /// Delivers to each observation of `snapshot`. The snapshot keeps every observation and
-    /// its observer alive for the whole loop, so they are used without a retain and release
-    /// each (four atomic operations per observer per event otherwise).
+    /// Sends `event` from inside a delivery that holds this signal's serializer (an operator's
+    /// upstream delivering into it).
+    @inlinable
+    func sendSerialized(_ event: Event<Value, Error>) {
+        if deliver(event) { release() }
+    }
+
+    /// Delivers `event` to the observers; the caller holds the serializer. Returns whether
+    /// the event terminated the signal (the caller then releases its resources).
+    @inlinable
+    func deliver(_ event: Event<Value, Error>) -> Bool {
+        let state = delivery.pointer
+        if membershipChanged.load(ordering: .acquiring) { takeMembershipChanges() }
+        if state.pointee.terminated { return false }
+        let terminal = event.isTerminating
+        if terminal {
+            guard close() else { return false }
+        }
+        state.pointee.depth += 1
+        if let probe = Instrumentation.probe {
+            deliverInstrumented(event, probe: probe)
+        } else {
+            Self.deliver(event, to: state)
+        }
+        state.pointee.depth -= 1
+        if terminal { replaceObservations(with: []) }
+        if state.pointee.depth == 0 && !state.pointee.retired.isEmpty { freeRetired() }
+        return terminal
+    }
+
+    /// Delivers to each observation, without a retain and release of the list or of each
+    /// observation (four atomic operations per observer per event otherwise): a list replaced
+    /// by a nested delivery stays alive in `retired` until this one has ended.
     @inlinable @inline(__always)
-    static func deliver(_ event: Event<Value, Error>, to snapshot: ContiguousArray<Observation<Value, Error>>) {
-        snapshot.withUnsafeBufferPointer { observations in
-            for index in observations.indices {
-                Unmanaged.passUnretained(observations[index])._withUnsafeGuaranteedRef { $0.deliver(event) }
-            }
+    static func deliver(_ event: Event<Value, Error>, to state: UnsafeMutablePointer<Delivery<Value, Error>>) {
+        let list = state.pointee.list
+        guard let base = list.base else { return }
+        for index in 0..<list.count {
+            Unmanaged.passUnretained(base[index])._withUnsafeGuaranteedRef { $0.deliver(event) }
         }
     }
 
     /// Inlinable so that it is specialised with the send path: unspecialised, it looked up the
     /// generic metadata of `Event` and `Observation` on every recorded event.
     @inlinable
-    func deliverInstrumented(_ event: Event<Value, Error>, to snapshot: ContiguousArray<Observation<Value, Error>>, probe: Probe) {
+    func deliverInstrumented(_ event: Event<Value, Error>, probe: Probe) {
         let context = ProbeContext.current
         let payload: Any?
         switch event {
@@ -253,14 +348,88 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // obs
         let saved = (context.cause, context.otherCauses)
         context.cause = sequence
         context.otherCauses = []
-        Self.deliver(event, to: snapshot)
+        Self.deliver(event, to: delivery.pointer)
         (context.cause, context.otherCauses) = saved
+    }
+
+    /// Closes the signal to new observers for a terminal event, taking in the observers that
+    /// joined meanwhile (they get the terminal event too). False when it was closed already
+    /// (detached by its last observer leaving on another thread): nothing is delivered then.
+    @usableFromInline
+    func close() -> Bool {
+        let (added, wasClosed) = membership.withLock { membership in
+            let taken = (membership.added, membership.closed)
+            membership.added = []
+            membership.closed = true
+            return taken
+        }
+        delivery.pointer.pointee.terminated = true
+        if wasClosed { return false }
+        if !added.isEmpty { replaceObservations(with: delivery.pointer.pointee.list.observations + added) }
+        return true
+    }
+
+    /// Takes in the observers that joined or left since the last delivery; the caller holds
+    /// the serializer.
+    @usableFromInline
+    func takeMembershipChanges() {
+        let (added, removed, closed) = membership.withLock { membership in
+            let taken = (membership.added, membership.removed, membership.closed)
+            membership.added = []
+            membership.removed = false
+            membershipChanged.store(false, ordering: .releasing)
+            return taken
+        }
+        let state = delivery.pointer
+        if state.pointee.terminated { return }
+        if closed {
+            state.pointee.terminated = true
+            replaceObservations(with: [])
+            return
+        }
+        var observations = state.pointee.list.observations
+        if removed { observations.removeAll { $0.disposed.load(ordering: .acquiring) } }
+        observations.append(contentsOf: added)
+        replaceObservations(with: observations)
+    }
+
+    /// Replaces the observation list, keeping the old one alive while a delivery iterates it.
+    @usableFromInline
+    func replaceObservations(with observations: ContiguousArray<Observation<Value, Error>>) {
+        let state = delivery.pointer
+        if state.pointee.depth > 0 {
+            state.pointee.retired.append(state.pointee.list)
+        } else {
+            state.pointee.list.free()
+        }
+        state.pointee.list = ObservationList(observations)
+    }
+
+    /// Frees the lists replaced during the delivery that has just ended.
+    @usableFromInline
+    func freeRetired() {
+        let state = delivery.pointer
+        for list in state.pointee.retired { list.free() }
+        state.pointee.retired = []
+    }
+
+    deinit {
+        freeRetired()
+        delivery.pointer.pointee.list.free()
     }
 
     @usableFromInline
     func release() {
         resources.dispose()
         Instrumentation.probe?.didDispose(node, subscription: subscription)
+    }
+
+    /// Takes in membership changes now if the serializer is free or already held by this
+    /// thread; otherwise the delivery holding it will.
+    private func takeMembershipChangesIfFree() {
+        guard serializer.tryLock() else { return }
+        takeMembershipChanges()
+        serializer.unlock()
     }
 
     /// Adds an observer. A `gated` observation (a user's, made by `observe`) is disposed only
@@ -271,31 +440,37 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // obs
     @usableFromInline
     func add(_ observer: Observer<Value, Error>, gated: Bool = false) -> Disposable? {
         let observation = Observation(observer, gated: gated)
-        let accepted: Bool = state.withLock { state in
-            if state.terminated { return false }
-            state.observations.append(observation)
+        let accepted: Bool = membership.withLock { membership in
+            if membership.closed { return false }
+            membership.added.append(observation)
+            membership.live += 1
+            membershipChanged.store(true, ordering: .releasing)
             return true
         }
         guard accepted else {
             observer.sendInterrupted()
             return nil
         }
+        takeMembershipChangesIfFree()
         return AnyDisposable { [weak self] in
-            observation.disposed.store(true, ordering: .releasing)
+            guard !observation.disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
             self?.remove(observation)
             observation.waitForDelivery()
         }
     }
 
     private func remove(_ observation: Observation<Value, Error>) {
-        let detach: Bool = state.withLock { state in
-            state.observations.removeAll { $0 === observation }
-            if detachWhenUnobserved && state.observations.isEmpty && !state.terminated {
-                state.terminated = true
+        let detach: Bool = membership.withLock { membership in
+            membership.live -= 1
+            membership.removed = true
+            membershipChanged.store(true, ordering: .releasing)
+            if detachWhenUnobserved && membership.live == 0 && !membership.closed {
+                membership.closed = true
                 return true
             }
             return false
         }
+        takeMembershipChangesIfFree()
         if detach { release() }
     }
 }

@@ -46,7 +46,7 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
     public init(node: Node, request: (any Encodable)?,
                 _ startHandler: @escaping (Signals.Observer<Value, Error>, Lifetime) -> Void) {
         self.init(node: node) {
-            let core = SignalCore<Value, Error>(node: node, serialized: true, detachWhenUnobserved: false, request: request)
+            let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false, request: request)
             let input = Signals.Observer<Value, Error>(core.send)
             let lifetime = Lifetime(core.resources)
             let interrupter = AnyDisposable { input.sendInterrupted() }

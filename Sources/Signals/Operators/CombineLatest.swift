@@ -85,7 +85,7 @@ extension Signal {
 
     static func combineLatest<U>(_ signals: [Signal], node: Node, reduce: @escaping ([Value]) -> U) -> Signal<U, Error> {
         if signals.isEmpty {
-            return Signal<U, Error>(node: node, serialized: false) { observer, _ in observer.sendCompleted() }
+            return Signal<U, Error>(node: node) { observer, _ in observer.sendCompleted() }
         }
         var latest = [Value?](repeating: nil, count: signals.count)
         let inputs = signals.enumerated().map { index, signal in signal.joinInput { latest[index] = $0 } }

@@ -14,24 +14,30 @@ extension Signal {
     /// A signal of `node` fed by this one: `body` gets each upstream event and the new
     /// signal's input. The new signal stops observing this one when it terminates, or when
     /// its last observer leaves.
+    ///
+    /// The new signal is fused with this one: it shares this signal's serializer, and the
+    /// input `body` gets sends without a lock of its own. So `body` must send into that input
+    /// only while it runs (synchronously), never keep it to send later or from another thread;
+    /// an operator that does (a timer, a scheduled action) is built with `combining` instead.
     @inlinable
     public func derive<U, F>(
         _ node: Node,
         _ body: @escaping (Event<Value, Error>, Signals.Observer<U, F>) -> Void
     ) -> Signal<U, F> {
-        Signal<U, F>(node: node, serialized: false, detachWhenUnobserved: true) { observer, lifetime in
+        Signal<U, F>(node: node, fusedWith: self) { observer, lifetime in
             lifetime += self.observeInternally { event in body(event, observer) }
         }
     }
 
-    /// A signal of `node` built by `generator` with several inputs: its sends are serialised,
-    /// because its inputs may deliver on different threads.
+    /// A signal of `node` built by `generator` with several inputs (or sending from
+    /// scheduled actions): its sends take turns on a serializer of its own, because they may
+    /// come from different threads.
     @inlinable
     public static func combining(
         _ node: Node,
         _ generator: (Signals.Observer<Value, Error>, Lifetime) -> Void
     ) -> Signal {
-        Signal(node: node, serialized: true, detachWhenUnobserved: true, generator)
+        Signal(node: node, detachWhenUnobserved: true, generator)
     }
 }
 

@@ -7,7 +7,7 @@ extension Signal {
     /// id, to start inner producers as its children.
     @usableFromInline
     static func parenting(_ node: Node, _ generator: (Signals.Observer<Value, Error>, Lifetime, UInt64) -> Void) -> Signal {
-        let core = SignalCore<Value, Error>(node: node, serialized: true, detachWhenUnobserved: true)
+        let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: true)
         generator(Signals.Observer(core.send), Lifetime(core.resources), core.subscription)
         return Signal(core: core)
     }
@@ -32,7 +32,7 @@ extension SignalProducer {
     @usableFromInline
     init(parenting node: Node, _ startHandler: @escaping (Signals.Observer<Value, Error>, Lifetime, UInt64) -> Void) {
         self.init(node: node) {
-            let core = SignalCore<Value, Error>(node: node, serialized: true, detachWhenUnobserved: false)
+            let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false)
             let input = Signals.Observer<Value, Error>(core.send)
             let lifetime = Lifetime(core.resources)
             let interrupter = AnyDisposable { input.sendInterrupted() }

@@ -47,7 +47,7 @@ extension Signal {
 
     @usableFromInline
     func on(_ effects: SideEffects<Value, Error>, node: Node) -> Signal {
-        Signal(node: node, serialized: false, detachWhenUnobserved: true) { observer, lifetime in
+        Signal(node: node, fusedWith: self) { observer, lifetime in
             if let disposed = effects.disposed { lifetime.observeEnded(disposed) }
             lifetime += self.observeInternally { event in
                 effects.run(event)

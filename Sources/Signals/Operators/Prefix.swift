@@ -18,7 +18,7 @@ extension SignalProducer {
         let upstream = self
         return SignalProducer(node: node) {
             let instance = upstream.instantiate()
-            let core = SignalCore<Value, Error>(node: node, serialized: false, detachWhenUnobserved: true)
+            let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: true)
             core.resources.add(instance.signal.observeInternally(core.send))
             core.resources.add(instance.interrupter)
             return .init(signal: Signal(core: core), interrupter: instance.interrupter) {

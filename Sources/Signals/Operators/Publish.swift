@@ -26,7 +26,7 @@ public final class MulticastConnection<Value, Error: Swift.Error>: @unchecked Se
     private var connection: SerialDisposable?
 
     init(source: SignalProducer<Value, Error>, node: Node) {
-        let core = SignalCore<Value, Error>(node: node, serialized: true, detachWhenUnobserved: false)
+        let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false)
         self.signal = Signal(core: core)
         self.input = Signals.Observer(core.send)
         self.source = source

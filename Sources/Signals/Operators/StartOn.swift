@@ -10,7 +10,7 @@ extension SignalProducer {
         let node = Node.operator("start(on:)", parameters: scheduler.name, (self.node, .data), file: file, line: line)
         let upstream = self
         return SignalProducer(node: node, instantiate: {
-            let core = SignalCore<Value, Error>(node: node, serialized: true, detachWhenUnobserved: false)
+            let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false)
             let interrupter = AnyDisposable { core.send(.interrupted) }
             return Instance(signal: Signal(core: core), interrupter: interrupter) {
                 core.resources += scheduleHop(on: scheduler, node: node, subscription: core.subscription) {

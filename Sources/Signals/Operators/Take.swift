@@ -10,7 +10,7 @@ extension Signal {
 
     func take(first count: Int, node: Node) -> Signal {
         guard count > 0 else {
-            return Signal(node: node, serialized: false) { observer, _ in observer.sendCompleted() }
+            return Signal(node: node) { observer, _ in observer.sendCompleted() }
         }
         var taken = 0
         return derive(node) { event, observer in

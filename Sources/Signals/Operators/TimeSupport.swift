@@ -33,7 +33,7 @@ extension Signal {
         _ node: Node,
         _ generator: (Observer, Lifetime, UInt64) -> Void
     ) -> Signal {
-        let core = SignalCore<Value, Error>(node: node, serialized: true, detachWhenUnobserved: true)
+        let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: true)
         generator(Observer(core.send), Lifetime(core.resources), core.subscription)
         return Signal(core: core)
     }

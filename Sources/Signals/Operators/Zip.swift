@@ -116,7 +116,7 @@ extension Signal {
 
     static func zip(_ signals: [Signal], node: Node) -> Signal<[Value], Error> {
         if signals.isEmpty {
-            return Signal<[Value], Error>(node: node, serialized: false) { observer, _ in observer.sendCompleted() }
+            return Signal<[Value], Error>(node: node) { observer, _ in observer.sendCompleted() }
         }
         var queues = [Queue<Value>](repeating: Queue(), count: signals.count)
         let inputs = signals.enumerated().map { index, signal in signal.joinInput { queues[index].append($0) } }

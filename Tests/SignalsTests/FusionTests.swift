@@ -1,0 +1,200 @@
+import Dispatch
+import Foundation
+import Signals
+import Synchronization
+import XCTest
+
+/// Operators with one upstream (`map`, `filter`, `scan`, `take`, `on`…) share their upstream's
+/// serializer and deliver without a lock of their own. The contract must not notice: serialised
+/// delivery per observer, one terminal event, nothing after `dispose()` returns, reentrancy,
+/// and with a probe attached every operator is still a node with its own events.
+final class FusionTests: XCTestCase {
+    /// map → filter → compactMap → scan → skipRepeats → on(value:) → take(first:), with the
+    /// values, the side effects and the terminal event it delivered.
+    private func runChain(_ inputs: [Int]) -> (values: [Int], effects: [Int], terminal: String) {
+        var values: [Int] = [], effects: [Int] = [], terminal = "none"
+        let (signal, input) = Signal<Int, Never>.pipe(named: "numbers")
+        let kept: Signal<Int, Never> = signal
+            .map { $0 + 1 }
+            .filter { $0 % 3 != 0 }
+            .compactMap { $0 % 5 == 0 ? nil : $0 }
+        let summed: Signal<Int, Never> = kept
+            .scan(0) { $0 + $1 }
+            .map { $0 / 10 }
+            .skipRepeats()
+        summed
+            .on(value: { effects.append($0) })
+            .take(first: 4)
+            .observe { event in
+                switch event {
+                case let .value(value): values.append(value)
+                case .completed: terminal = "completed"
+                case .interrupted: terminal = "interrupted"
+                }
+            }
+        for value in inputs { input.send(value: value) }
+        input.sendCompleted()
+        return (values, effects, terminal)
+    }
+
+    func testAFusedChainDeliversTheSameWithAndWithoutAProbe() {
+        let inputs = Array(0..<40)
+        let plain = runChain(inputs)
+        XCTAssertEqual(plain.values, [0, 1, 2, 3])
+        XCTAssertEqual(plain.effects, [0, 1, 2, 3])
+        XCTAssertEqual(plain.terminal, "completed")
+
+        let probe = TestProbe()
+        var recorded: (values: [Int], effects: [Int], terminal: String)?
+        probe.attached { recorded = runChain(inputs) }
+        XCTAssertEqual(recorded?.values, plain.values)
+        XCTAssertEqual(recorded?.effects, plain.effects)
+        XCTAssertEqual(recorded?.terminal, plain.terminal)
+        // Every operator is still a node of its own, with its own subscription and events.
+        let operators = ["map", "filter", "compactMap", "scan", "skipRepeats", "on", "take"]
+        let subscribed = probe.subscriptions.map(\.node.name).filter { operators.contains($0) }
+        XCTAssertEqual(subscribed, ["map", "filter", "compactMap", "scan", "map", "skipRepeats", "on", "take"])
+        // The first input passes every stage: each event is caused by the one before it.
+        let first = probe.sent.prefix(9)
+        XCTAssertEqual(first.map(\.node), ["pipe", "map", "filter", "compactMap", "scan", "map", "skipRepeats", "on", "take"])
+        for (cause, effect) in zip(first, first.dropFirst()) {
+            XCTAssertEqual(effect.causes, [cause.sequence], "\(effect.node) is caused by \(cause.node)")
+        }
+        // take(first: 4) completes after its fourth value; it and nothing downstream sends more.
+        let takes = probe.sent.filter { $0.node == "take" }
+        XCTAssertEqual(takes.map(\.kind), [.value, .value, .value, .value, .completed])
+        XCTAssertEqual(probe.sent.filter { $0.node == "skipRepeats" && $0.kind == .value }.count, 4)
+    }
+
+    func testAnObserverJoiningDuringADeliveryGetsTheNestedEventsOnly() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let mapped = signal.map { $0 * 10 }
+        var first: [Int] = [], joined: [Int] = []
+        mapped.observeValues { value in
+            first.append(value)
+            if value == 10 {
+                mapped.observeValues { joined.append($0) }
+                input.send(value: 2)
+            }
+        }
+        input.send(value: 1)
+        input.send(value: 3)
+        XCTAssertEqual(first, [10, 20, 30])
+        XCTAssertEqual(joined, [20, 30])
+    }
+
+    func testAnObserverLeavingDuringADeliveryGetsNothingMoreAndTheOthersGoOn() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let filtered = signal.filter { $0 > 0 }
+        var leaving: [Int] = [], staying: [Int] = []
+        var disposable: Disposable?
+        disposable = filtered.observeValues { value in
+            leaving.append(value)
+            disposable?.dispose()
+            input.send(value: value + 100)
+        }
+        filtered.observeValues { staying.append($0) }
+        input.send(value: 1)
+        input.send(value: 2)
+        XCTAssertEqual(leaving, [1])
+        XCTAssertEqual(staying, [101, 1, 2])
+    }
+
+    func testATerminalEventSentFromInsideADeliveryEndsTheChainOnce() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        var events: [String] = []
+        signal.map { $0 }.scan(0, +).observe { event in
+            events.append("\(event)")
+            if event.value == 3 { input.sendCompleted() }
+        }
+        for value in 1...4 { input.send(value: value) }
+        input.sendCompleted()
+        XCTAssertEqual(events, ["VALUE 1", "VALUE 3", "COMPLETED"])
+    }
+
+    func testTheLastObserverLeavingDetachesTheChainFromItsUpstream() {
+        let probe = TestProbe()
+        probe.attached {
+            let (signal, input) = Signal<Int, Never>.pipe()
+            let disposable = signal.map { $0 }.filter { _ in true }.observeValues { _ in }
+            input.send(value: 1)
+            disposable?.dispose()
+            input.send(value: 2)
+        }
+        XCTAssertEqual(probe.sent.map { "\($0.node) \($0.value ?? "-")" }, ["pipe 1", "map 1", "filter 1", "pipe 2"])
+        XCTAssertEqual(Set(probe.disposed.map(\.node.name)), ["map", "filter"])
+    }
+
+    /// Observers join and leave a fused chain from other threads while one thread sends:
+    /// each sees an increasing run of values, one delivery at a time, nothing after its
+    /// `dispose()` returned.
+    func testObserversJoiningAndLeavingFromOtherThreadsWhileTheChainDelivers() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let chain = signal.map { $0 * 2 }.filter { $0 % 4 == 0 }.scan(0) { max($0, $1) }
+        chain.observeValues { _ in }
+        let failures = Atomic<Int>(0)
+        let delivered = Atomic<Int>(0)
+        let sending = Atomic<Bool>(true)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            if thread == 0 {
+                for value in 0..<50_000 { input.send(value: value) }
+                sending.store(false, ordering: .releasing)
+                return
+            }
+            while sending.load(ordering: .acquiring) {
+                let last = Mutex(-1)
+                let inside = Atomic<Bool>(false)
+                let returned = Atomic<Bool>(false)
+                let disposable = chain.observeValues { value in
+                    if inside.exchange(true, ordering: .acquiringAndReleasing) { failures.add(1, ordering: .relaxed) }
+                    if returned.load(ordering: .acquiring) { failures.add(1, ordering: .relaxed) }
+                    last.withLock { last in
+                        if value < last { failures.add(1, ordering: .relaxed) }
+                        last = value
+                    }
+                    delivered.add(1, ordering: .relaxed)
+                    inside.store(false, ordering: .releasing)
+                }
+                for _ in 0..<50 where sending.load(ordering: .relaxed) { sched_yield() }
+                disposable?.dispose()
+                returned.store(true, ordering: .releasing)
+            }
+        }
+        XCTAssertEqual(failures.load(ordering: .relaxed), 0)
+        XCTAssertGreaterThan(delivered.load(ordering: .relaxed), 0)
+    }
+
+    /// A started producer's fused chain interrupted from another thread while its values flow:
+    /// exactly one terminal event, nothing after it.
+    func testInterruptingAFusedProducerChainFromAnotherThread() {
+        for _ in 0..<100 {
+            let terminals = Atomic<Int>(0)
+            let afterTerminal = Atomic<Int>(0)
+            let values = Atomic<Int>(0)
+            let producer = SignalProducer<Int, Never> { observer, lifetime in
+                DispatchQueue.global().async {
+                    var value = 0
+                    while !lifetime.hasEnded {
+                        observer.send(value: value)
+                        value += 1
+                    }
+                }
+            }
+            let done = DispatchSemaphore(value: 0)
+            let disposable = producer.map { $0 + 1 }.filter { $0 > 0 }.take(while: { _ in true }).start { event in
+                if terminals.load(ordering: .acquiring) > 0 { afterTerminal.add(1, ordering: .relaxed) }
+                if event.isTerminating {
+                    terminals.add(1, ordering: .releasing)
+                    done.signal()
+                } else {
+                    values.add(1, ordering: .relaxed)
+                }
+            }
+            while values.load(ordering: .relaxed) < 10 { sched_yield() }
+            disposable.dispose()
+            done.wait()
+            XCTAssertEqual(terminals.load(ordering: .relaxed), 1)
+            XCTAssertEqual(afterTerminal.load(ordering: .relaxed), 0)
+        }
+    }
+}
