@@ -113,6 +113,12 @@ public final class VirtualEnvironment: Environment, @unchecked Sendable {
     /// no error, a stream asked for by a name no line has, an answer of the wrong type.
     public var problems: [String] { lock.withLock { loggedProblems } }
 
+    /// The names of input lines nothing has asked for yet, neither as an input nor as a named
+    /// stream (a misspelt name leaves its line unplayed), in name order.
+    public var unusedInputs: [String] {
+        lock.withLock { lines.keys.filter { inputs[$0] == nil && streams[$0] == nil }.sorted() }
+    }
+
     private func problem(_ message: String) {
         lock.withLock { loggedProblems.append(message) }
     }

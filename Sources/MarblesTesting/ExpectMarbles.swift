@@ -190,6 +190,7 @@ public func expectMarbles<Value: Equatable, Failure>(
     }
     let received = run(build(environment), on: environment.scheduler)
     var failures = environment.problems.map { "expectMarbles: \($0)" }
+    failures += environment.unusedInputs.map { "expectMarbles: the pipeline never asked for the input '\($0)'" }
     if let mismatch = marbleFailure(expected: expected, values: values, frame: environment.frame, received: received, equal: ==) {
         failures.append(mismatch)
     }

@@ -94,6 +94,9 @@ final class ExpectMarblesTests: XCTestCase {
             "input 'e1': 1:2: expected a String value for 'a' in the values map",
             "no input named 'missing'",
         ])
+        let unused = try? VirtualEnvironment(inputs: ["qurey": "-a|", "query": "-b|"])
+        _ = unused?.input("query", of: String.self)
+        XCTAssertEqual(unused?.unusedInputs, ["qurey"], "a misspelt input's line is never played")
         let never = try? VirtualEnvironment(inputs: ["e1": "-#"])
         _ = never?.input("e1", of: String.self)
         XCTAssertEqual(never?.problems, ["input 'e1': 1:2: expected no '#': this stream cannot fail (its error type is Never)"])
@@ -154,5 +157,48 @@ final class ExpectMarblesMessageTests: XCTestCase {
         """)
         XCTAssertEqual(marbleFailure(expected: "--!", values: [:], frame: ms, received: interrupted, equal: ==),
                        "expectMarbles: the expected line \"--!\": 1:3: expected a value, '-', '|', '#' or '‖' ('!' belongs in an unsubscribe line)")
+    }
+}
+
+/// What `expectMarbles` reports, end to end: the failures it records are captured here
+/// instead of failing this test.
+final class ExpectMarblesFailureTests: XCTestCase {
+    private var captured: [String]?
+
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int,
+                                expected: Bool) {
+        guard captured != nil else {
+            return super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        }
+        captured?.append(description)
+    }
+
+    private func failures(_ body: () -> Void) -> [String] {
+        captured = []
+        body()
+        defer { captured = nil }
+        return captured ?? []
+    }
+
+    func testAMismatchIsReportedWithBothLinesUnderOneLegend() {
+        let messages = failures {
+            expectMarbles(inputs: ["query": "-a-b|"], inputValues: ["a": "swift", "b": "swim"],
+                          { $0.stream("query", of: String.self).map { $0.uppercased() } }, "-a-b|",
+                          values: ["a": "SWIFT", "b": "SWAM"])
+        }
+        XCTAssertEqual(messages, ["failed - marbles differ\nexpected: -a-b|\n  actual: -a-c|\n  values: a = SWIFT, b = SWAM, c = SWIM"])
+    }
+
+    func testProblemsAndAnUnusedInputAreReportedBesideTheMismatch() {
+        let messages = failures {
+            expectMarbles(inputs: ["qurey": "-a|", "e1": "-x|"], inputValues: ["x": 1], { $0["e1"] }, "-x|")
+        }
+        XCTAssertEqual(messages, ["failed - expectMarbles: input 'e1': 1:2: expected a String value for 'x' in the values map\n"
+            + "expectMarbles: the pipeline never asked for the input 'qurey'\n"
+            + "marbles differ\nexpected: -x|\n  actual: "])
+    }
+
+    func testAMatchReportsNothing() {
+        XCTAssertEqual(failures { expectMarbles(inputs: ["e1": "-a|"], { $0["e1"] }, "-a|") }, [])
     }
 }
