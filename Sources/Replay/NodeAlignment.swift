@@ -16,10 +16,14 @@ import TraceLog
 /// upstream keeps waiting (the other trace inserted nodes above it); any other waiting node
 /// is in one trace only (it was removed, inserted or replaced). A node in one trace only is
 /// transparent to its downstream when it has one upstream: the node below an inserted `map`
-/// aligns under the `map`'s upstream. When every waiting node could still align (operators
+/// aligns under the `map`'s upstream. A node in one trace only that cannot be seen through
+/// (a source, a node with several inputs) stands for no aligned node: a node with other,
+/// aligned upstream nodes still aligns under those (a `combineLatest` one of whose inputs
+/// was renamed), and a node under nothing aligned is in one trace only. When every waiting node could still align (operators
 /// swapped, names repeated along a chain), the nearest explanation wins: of the waiting node
 /// whose likeness is fewest levels down, the node of the other trace in between is taken to
-/// be in that trace only, and alignment goes on.
+/// be in that trace only, and alignment goes on; when no node stands in between (inputs
+/// swapped between roles), B's first waiting node is. Every stall decides at least one node.
 ///
 /// Each node is made ready, keyed and paired once; a look-ahead visits at most `lookAhead`
 /// levels below a waiting node: for a pipeline with a few edits, time and memory are linear
@@ -225,15 +229,23 @@ public struct NodeAlignment: Sendable {
             ready = [[], []]
             var keys: [Key] = []
             var seen = Set<Key>()
+            var orphans: [(side: Int, node: Int)] = []
             for side in 0...1 {
                 for node in fresh[side] {
                     let key = key(side, node)
+                    if !key.edges.isEmpty, key.edges.allSatisfy({ $0.pair < 0 }) {
+                        orphans.append((side, node))
+                        continue
+                    }
                     waitingKey[side][node] = key
                     waiting[side][key, default: []].append(node)
                     if seen.insert(key).inserted { keys.append(key) }
                 }
             }
             fresh = [[], []]
+            // Under nothing aligned (a renamed source, a removed node with several inputs) a
+            // node has no place to align: in its trace only, like everything it feeds alone.
+            for (side, node) in orphans { setAlone(side, node) }
             for key in keys {
                 guard let left = waiting[0][key], let right = waiting[1][key] else { continue }
                 let matched = Self.choose(left, right, graphs[0].nodes, graphs[1].nodes)
@@ -310,14 +322,22 @@ public struct NodeAlignment: Sendable {
                 removeWaiting(side, node)
                 setAlone(side, node)
             }
-            guard hopeless.isEmpty, let nearest else { return }
-            // Every waiting node could still align below nodes of the other trace (operators
-            // swapped, or names repeated along a chain): the nearest explanation wins — the
-            // node of the other trace standing between the waiting node and its likeness is
-            // in that trace only.
-            let other = 1 - nearest.side
-            removeWaiting(other, nearest.through)
-            setAlone(other, nearest.through)
+            guard hopeless.isEmpty else { return }
+            if let nearest {
+                // Every waiting node could still align below nodes of the other trace
+                // (operators swapped, or names repeated along a chain): the nearest
+                // explanation wins — the node of the other trace standing between the waiting
+                // node and its likeness is in that trace only.
+                let other = 1 - nearest.side
+                removeWaiting(other, nearest.through)
+                setAlone(other, nearest.through)
+            } else if let side = [1, 0].first(where: { !waiting[$0].isEmpty }), let node = waitingNodes(side).first {
+                // Each waiting node's likeness sits right beside it under other upstream
+                // nodes (inputs swapped between roles): waiting cannot help; B's first is in
+                // B only, so that every stall decides a node.
+                removeWaiting(side, node)
+                setAlone(side, node)
+            }
         }
 
         private func waitingNodes(_ side: Int) -> [Int] {
@@ -332,14 +352,14 @@ public struct NodeAlignment: Sendable {
         }
 
         /// Where the other trace has a node of `node`'s shape, not decided, within
-        /// `lookAhead` single-input nodes below the aligned upstream of `node`'s first edge
+        /// `lookAhead` single-input nodes below the first aligned upstream of `node`
         /// (seeing through nodes already found to be in that trace only): how many levels
         /// down, and the first undecided node on the way, if any; nil when it has none.
         private func lookAhead(_ side: Int, _ node: Int) -> (distance: Int, through: Int?)? {
             let other = 1 - side
-            guard let edge = graphs[side].upstream[node].first else { return nil }
-            let anchor = pair(side, edge.node)
-            guard anchor >= 0 else { return nil }
+            guard let anchor = graphs[side].upstream[node].lazy.map({ pair(side, $0.node) }).first(where: { $0 >= 0 }) else {
+                return nil
+            }
             let start = other == 0 ? anchor : partner[0][anchor]
             let shape = Shape(graphs[side].nodes[node])
             func below(_ node: Int, _ through: Int?) -> [(node: Int, through: Int?)] {

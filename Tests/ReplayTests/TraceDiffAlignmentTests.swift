@@ -239,6 +239,38 @@ final class TraceDiffAlignmentTests: XCTestCase {
         XCTAssertEqual(kinds(diff).sorted { $0.rawValue < $1.rawValue }, [.nodeOnlyInA, .nodeOnlyInB], diff.text)
     }
 
+    func testInputsSwappedBetweenRolesEndAsOneNodeOnEachSide() throws {
+        let sources = [
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"a","file":"App.swift","line":1,"label":"a","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"source","name":"input","parameters":"b","file":"App.swift","line":2,"label":"b","upstream":[]}"#,
+        ]
+        func withLatest(data: Int, latest: Int) throws -> Trace {
+            try craftedTrace(sources + [
+                #"{"type":"node","id":3,"kind":"operator","name":"withLatest(from:)","parameters":"","file":"App.swift","line":3,"upstream":[{"node":\#(data),"role":"data"},{"node":\#(latest),"role":"latest"}]}"#,
+                #"{"type":"node","id":4,"kind":"operator","name":"map","parameters":"","file":"App.swift","line":4,"upstream":[{"node":3,"role":"data"}]}"#,
+            ])
+        }
+        let diff = TraceDiff(try withLatest(data: 1, latest: 2), try withLatest(data: 2, latest: 1))
+        XCTAssertEqual(diff.alignment.pairs.map(\.a), [1, 2], diff.text)
+        XCTAssertEqual(diff.alignment.onlyInA, [3, 4])
+        XCTAssertEqual(diff.alignment.onlyInB, [3, 4])
+    }
+
+    func testARenamedInputLeavesWhatItFeedsAloneButNotWhatItIsCombinedInto() throws {
+        func trace(second: String) throws -> Trace {
+            try craftedTrace([
+                #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"a","file":"App.swift","line":1,"label":"a","upstream":[]}"#,
+                #"{"type":"node","id":2,"kind":"source","name":"input","parameters":"\#(second)","file":"App.swift","line":2,"label":"\#(second)","upstream":[]}"#,
+                #"{"type":"node","id":3,"kind":"operator","name":"map","parameters":"","file":"App.swift","line":3,"upstream":[{"node":2,"role":"data"}]}"#,
+                #"{"type":"node","id":4,"kind":"operator","name":"combineLatest","parameters":"","file":"App.swift","line":4,"upstream":[{"node":1,"role":"data"},{"node":3,"role":"data"}]}"#,
+            ])
+        }
+        let diff = TraceDiff(try trace(second: "b"), try trace(second: "renamed"))
+        XCTAssertEqual(diff.alignment.pairs, [.init(a: 1, b: 1), .init(a: 4, b: 4)], diff.text)
+        XCTAssertEqual(diff.alignment.onlyInA, [2, 3])
+        XCTAssertEqual(diff.alignment.onlyInB, [2, 3])
+    }
+
     /// A 5,000-node chain with one node removed and one inserted aligns every other node, in
     /// one pass from the sources (the test bounds nothing about time; a quadratic alignment
     /// would make it the slowest test in the suite).
