@@ -66,6 +66,16 @@ final class ExpectMarblesTests: XCTestCase {
     }
 
     func testTheVirtualEnvironmentMakesTheNodesALiveOneMakes() {
+        // The same pipeline code in both environments gets the very same (interned) nodes.
+        func boundaries(_ environment: Environment) -> (input: Node, call: Node) {
+            (environment.input("query", of: String.self).node,
+             environment.call("search") { SignalProducer<Int, MarbleError>(value: 1) }.node)
+        }
+        let live = boundaries(LiveEnvironment())
+        let virtual = boundaries(VirtualEnvironment())
+        XCTAssertTrue(live.input === virtual.input, "\(live.input) vs \(virtual.input)")
+        XCTAssertTrue(live.call === virtual.call, "\(live.call) vs \(virtual.call)")
+
         let environment = VirtualEnvironment()
         let input = environment.input("query", of: String.self)
         XCTAssertEqual(input.node.name, "input")
