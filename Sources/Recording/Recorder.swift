@@ -61,21 +61,23 @@ public final class Recorder: Probe, @unchecked Sendable {
     public let url: URL?
 
     let clock: Clock
-    /// For a virtual recording, the thread that started it: a virtual-time run is driven by
-    /// one thread, and what other threads of the process do meanwhile (a live pipeline still
-    /// winding down, another test) is not part of it and would make the bytes differ.
-    /// Kept apart from `hot`: it is read without the lock by every probe call, and Swift
-    /// tracks access to a pointee as a whole, so a field of `hot` would race with the locked
-    /// writes to its neighbours.
-    var owner: pthread_t? {
-        get { ownerSlot.pointee }
-        set { ownerSlot.pointee = newValue }
+    /// The recording scope this recorder takes events from (`ProbeContext.scope`): its own
+    /// `serial` for a virtual recording, which claims the thread that starts it and its
+    /// `TestScheduler` (whichever thread drives it), so what other threads do meanwhile (a
+    /// live pipeline winding down, another test's recording) is not part of it; 0 for a real
+    /// recording, which takes whatever belongs to no virtual recording.
+    @inline(__always) var scope: UInt64 {
+        if case .virtual = clock { return serial }
+        return 0
     }
-    let ownerSlot: UnsafeMutablePointer<pthread_t?> = {
-        let slot = UnsafeMutablePointer<pthread_t?>.allocate(capacity: 1)
-        slot.initialize(to: nil)
-        return slot
-    }()
+    /// What a virtual recording claimed at `start()`, to give back at `stop()`: the starting
+    /// thread and its previous scope, and the scheduler's previous scope. Guarded by `mutex`.
+    var claim: (thread: pthread_t, threadScope: UInt64, schedulerScope: UInt64)?
+    /// The high bits of the sequence numbers `willSend` returns: a cause numbered by another
+    /// recorder attached at the same time is told apart and left out, never taken for one of
+    /// this recorder's.
+    var tag: UInt64 { serial << Self.sequenceBits }
+    static let sequenceBits: UInt64 = 40
     let sink: Sink
     let origin: Int64
     let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -201,8 +203,6 @@ public final class Recorder: Probe, @unchecked Sendable {
         writerDone.deallocate()
         hot.deinitialize(count: 1)
         hot.deallocate()
-        ownerSlot.deinitialize(count: 1)
-        ownerSlot.deallocate()
         nodeCache.deallocate()
         subscriptionCache.deallocate()
     }
@@ -246,7 +246,12 @@ public final class Recorder: Probe, @unchecked Sendable {
         lock()
         if !started {
             started = true
-            if case .virtual = clock { owner = pthread_self() }
+            if case let .virtual(scheduler) = clock {
+                let context = ProbeContext.current
+                claim = (pthread_self(), context.scope, scheduler.recordingScope)
+                context.scope = scope
+                scheduler.recordingScope = scope
+            }
             append(.header(makeHeader()))
             if case .file = sink {
                 writerRunning = true
@@ -269,6 +274,12 @@ public final class Recorder: Probe, @unchecked Sendable {
         let summary = summaryRecord()
         guard started, !stopped else { return summary }
         stopped = true
+        if let claim, case let .virtual(scheduler) = clock {
+            if scheduler.recordingScope == scope { scheduler.recordingScope = claim.schedulerScope }
+            let context = ProbeContext.current
+            if pthread_equal(claim.thread, pthread_self()) != 0, context.scope == scope { context.scope = claim.threadScope }
+            self.claim = nil
+        }
         for hop in pendingHops.keys.sorted() {
             if let record = pendingHops[hop] { append(.hop(record)) }
         }
@@ -289,8 +300,8 @@ public final class Recorder: Probe, @unchecked Sendable {
             close(fd)
             fileClosed = true
         }
-        // The core keeps every probe it attached alive for the process, so a stopped
-        // recorder lets go of everything but its result (and, in memory, the trace).
+        // A stopped recorder lets go of everything but its result (and, in memory, the
+        // trace) at once, whoever still holds it.
         finalSummary = SummaryRecord(events: closing.events, nodes: closing.nodes, subscriptions: closing.subscriptions,
                                      threads: closing.threads, hops: closing.hops, marks: closing.marks,
                                      dropped: dropped, duration: closing.duration)
@@ -333,6 +344,9 @@ public final class Recorder: Probe, @unchecked Sendable {
 
     // MARK: Probe
 
+    /// A recorder numbers events: its sequence numbers are the causes other probes see.
+    public var numbersEvents: Bool { true }
+
     public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64) {
         didSubscribe(node, subscription: subscription, parent: parent, requestJSON: nil)
     }
@@ -363,14 +377,17 @@ public final class Recorder: Probe, @unchecked Sendable {
                                              request: requestJSON)))
     }
 
-    public func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes: Causes) -> UInt64 {
-        guard isRecordedThread else { return 0 }
+    public func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes tagged: Causes) -> UInt64 {
         let context = ProbeContext.current
+        guard context.scope == scope else { return 0 }
+        let causes = tagged.others.isEmpty
+            ? Causes(primary: localCause(tagged.primary))
+            : Causes(primary: localCause(tagged.primary), others: tagged.others.map(localCause))
         let formatted = value.map(Self.format)
         lock()
         defer { release() }
         sequence += 1
-        guard !stopped else { return sequence }
+        guard !stopped else { return tag | sequence }
         let time = now()
         let thread = threadID(context)
         let subscriptionID = self.subscriptionID(subscription, node: node, time: time, thread: thread)
@@ -380,11 +397,11 @@ public final class Recorder: Probe, @unchecked Sendable {
             case nil:
                 appendEvent(node: nodeID, subscription: subscriptionID, kind: kind, time: time, thread: thread,
                             cause: causes.primary, integer: nil)
-                return sequence
+                return tag | sequence
             case let .integer(integer):
                 appendEvent(node: nodeID, subscription: subscriptionID, kind: kind, time: time, thread: thread,
                             cause: causes.primary, integer: integer)
-                return sequence
+                return tag | sequence
             default:
                 break
             }
@@ -398,7 +415,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         line.end()
         swap(&line.bytes, &buffer)
         appended()
-        return sequence
+        return tag | sequence
     }
 
     public func didDispose(_ node: Node, subscription: UInt64) {
@@ -454,10 +471,13 @@ public final class Recorder: Probe, @unchecked Sendable {
         append(.mark(MarkRecord(time: now(), thread: threadID(context), label: label)))
     }
 
-    /// Whether the calling thread's activity belongs in this recording: any thread for a real
-    /// one, the starting thread for a virtual one. `owner` is set once, before attaching.
+    /// Whether the calling thread's activity belongs in this recording: work in its scope.
     @inline(__always) var isRecordedThread: Bool {
-        guard let owner else { return true }
-        return pthread_equal(owner, pthread_self()) != 0
+        ProbeContext.current.scope == scope
+    }
+
+    /// This recording's own sequence number in a cause, or 0 for another recorder's.
+    @inline(__always) func localCause(_ cause: UInt64) -> UInt64 {
+        cause >> Self.sequenceBits == serial ? cause & ((1 << Self.sequenceBits) - 1) : 0
     }
 }

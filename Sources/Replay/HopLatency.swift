@@ -126,6 +126,8 @@ final class HopNotingProbe: Probe, @unchecked Sendable {  // immutable; the reco
         return hop
     }
 
+    var numbersEvents: Bool { true }
+
     func hopStarted(_ hop: UInt64) {
         waits.clearNote()
         recorder.hopStarted(hop)

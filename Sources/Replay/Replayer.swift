@@ -19,9 +19,9 @@ import Recording
 /// the recording stops. Nothing depends on the
 /// wall clock or on threads, so replaying the same trace gives byte-identical traces.
 ///
-/// The recorder is attached process-wide while the replay runs, so work still running on
-/// other threads at the time (a live pipeline winding down) would show in the replay's trace:
-/// let such work finish before replaying.
+/// The replay's recording is scoped to the replaying thread and the replay's `TestScheduler`:
+/// work other threads do meanwhile (a live pipeline winding down, another replay) stays out
+/// of its trace, and out of any other recording's.
 public struct Replayer: Sendable {
     /// The recorded trace.
     public var trace: Trace
@@ -66,7 +66,11 @@ public struct Replayer: Sendable {
         let recorder = Recorder(clock: .virtual(scheduler))
         recorder.start()
         let noting = environment.hopWaits.map { HopNotingProbe(recorder: recorder, waits: $0) }
-        if let noting { Instrumentation.attach(noting) }
+        if let noting {
+            // The noting probe forwards to the recorder: the recorder hears it through it only.
+            Instrumentation.detach(recorder)
+            Instrumentation.attach(noting)
+        }
         let pipeline = build(environment)
         scheduler.advance(toNanoseconds: end)
         pipeline.dispose()

@@ -157,12 +157,18 @@ public protocol Probe: AnyObject, Sendable {
     func hopStarted(_ hop: UInt64)
     /// A user's mark in the timeline.
     func mark(_ label: String)
+    /// Whether this probe's `willSend` numbers events for causality (a recorder does): when
+    /// several probes are attached, the number the first such probe gives an event is the
+    /// cause others see. False by default.
+    var numbersEvents: Bool { get }
 }
 
 extension Probe {
     public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any) {
         didSubscribe(node, subscription: subscription, parent: parent)
     }
+
+    public var numbersEvents: Bool { false }
 }
 
 /// The sequence numbers of the events that caused an event. Usually one; empty for a
@@ -182,48 +188,136 @@ public struct Causes: Sendable, Equatable {
     }
 }
 
-/// Where the probe is attached, and the per-thread context that carries causality.
+/// Where probes are attached, and the per-thread context that carries causality.
+///
+/// Several probes may be attached at once (a recorder and a test's probe): each hears every
+/// report, and each keeps to what it asked for (a `Recorder` to its recording's scope). The
+/// probes are held weakly once attached: a probe released by its owner (a stopped recorder)
+/// is freed, attached or not.
 public enum Instrumentation {
-    /// Holds the probe; boxes are kept alive for the process so a racing reader never sees
-    /// a freed one (there is one box per attachment; they are tiny).
+    /// The attached probes as one: what `probe` returns. Each attachment and detachment makes
+    /// a new set, kept for the process so that a reader racing a change never sees a freed
+    /// one (a set is a few words per member); its members are weak, so a set keeps no probe
+    /// alive.
     @usableFromInline
-    final class Box {
-        @usableFromInline let probe: Probe
-        init(_ probe: Probe) { self.probe = probe }
+    final class ProbeSet: Probe, @unchecked Sendable {  // immutable but for `hops`, which is Protected
+        private final class Member {
+            weak var probe: Probe?
+            let numbersEvents: Bool
+            init(_ probe: Probe) {
+                self.probe = probe
+                numbersEvents = probe.numbersEvents
+            }
+        }
+
+        private let members: [Member]
+        /// With several members, a hop's id in each member, by the id the set handed out.
+        private let hops = Protected<(next: UInt64, ids: [UInt64: [UInt64]])>((1, [:]))
+
+        init(_ probes: [Probe]) { members = probes.map(Member.init) }
+
+        func contains(_ probe: Probe) -> Bool { members.contains { $0.probe === probe } }
+        var probes: [Probe] { members.compactMap(\.probe) }
+
+        @usableFromInline var numbersEvents: Bool { members.contains(where: \.numbersEvents) }
+
+        @usableFromInline func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64) {
+            for member in members { member.probe?.didSubscribe(node, subscription: subscription, parent: parent) }
+        }
+
+        @usableFromInline func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any) {
+            for member in members {
+                member.probe?.didSubscribe(node, subscription: subscription, parent: parent, request: request)
+            }
+        }
+
+        /// The sequence number of the first member that numbers events (a recorder) and
+        /// numbered this one, else of the first that returned one.
+        @usableFromInline func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes: Causes) -> UInt64 {
+            if members.count == 1 {
+                return members[0].probe?.willSend(node, subscription: subscription, kind: kind, value: value, causes: causes) ?? 0
+            }
+            var chosen: UInt64 = 0
+            var numbered = false
+            for member in members {
+                guard let probe = member.probe else { continue }
+                let sequence = probe.willSend(node, subscription: subscription, kind: kind, value: value, causes: causes)
+                if sequence != 0 && (chosen == 0 || (member.numbersEvents && !numbered)) {
+                    chosen = sequence
+                    numbered = member.numbersEvents
+                }
+            }
+            return chosen
+        }
+
+        @usableFromInline func didDispose(_ node: Node, subscription: UInt64) {
+            for member in members { member.probe?.didDispose(node, subscription: subscription) }
+        }
+
+        @usableFromInline func hopEnqueued(_ node: Node?, subscription: UInt64, scheduler: String) -> UInt64 {
+            if members.count == 1 {
+                return members[0].probe?.hopEnqueued(node, subscription: subscription, scheduler: scheduler) ?? 0
+            }
+            let ids = members.map { $0.probe?.hopEnqueued(node, subscription: subscription, scheduler: scheduler) ?? 0 }
+            return hops.modify { state in
+                defer { state.next += 1 }
+                state.ids[state.next] = ids
+                return state.next
+            }
+        }
+
+        @usableFromInline func hopStarted(_ hop: UInt64) {
+            if members.count == 1 {
+                members[0].probe?.hopStarted(hop)
+                return
+            }
+            guard let ids = hops.modify({ $0.ids.removeValue(forKey: hop) }) else { return }
+            for (member, id) in zip(members, ids) where id != 0 { member.probe?.hopStarted(id) }
+        }
+
+        @usableFromInline func mark(_ label: String) {
+            for member in members { member.probe?.mark(label) }
+        }
     }
 
     @usableFromInline static let slot = Atomic<UInt>(0)
-    private static let kept = Protected<[Box]>([])
+    /// Every set ever attached (see `ProbeSet`), the current one last.
+    private static let sets = Protected<[ProbeSet]>([])
 
-    /// The attached probe, or nil. With none attached this is one load and one branch
-    /// (inlinable, so that it is one in the caller's module too, not a call).
+    /// The attached probes as one probe, or nil when none is attached. With none attached
+    /// this is one load and one branch (inlinable, so that it is one in the caller's module
+    /// too, not a call).
     @inlinable @inline(__always)
     public static var probe: Probe? {
         let raw = slot.load(ordering: .acquiring)
         if raw == 0 { return nil }
-        return Unmanaged<Box>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!).takeUnretainedValue().probe
+        return Unmanaged<ProbeSet>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!).takeUnretainedValue()
     }
 
-    /// Attaches `probe`, replacing any other; returns the one replaced.
-    @discardableResult
-    public static func attach(_ probe: Probe) -> Probe? {
-        let box = Box(probe)
-        kept.modify { $0.append(box) }
-        let raw = UInt(bitPattern: Unmanaged.passUnretained(box).toOpaque())
-        let old = slot.exchange(raw, ordering: .acquiringAndReleasing)
-        if old == 0 { return nil }
-        return Unmanaged<Box>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().probe
+    /// The probes attached now, in the order they were attached.
+    public static var attached: [Probe] {
+        sets.current.last?.probes ?? []
     }
 
-    /// Detaches `probe` if it is the attached one.
+    /// Attaches `probe` beside any others already attached (attaching one twice does nothing).
+    public static func attach(_ probe: Probe) {
+        change { probes in
+            if !probes.contains(where: { $0 === probe }) { probes.append(probe) }
+        }
+    }
+
+    /// Detaches `probe`; the others stay attached.
     public static func detach(_ probe: Probe) {
-        kept.modify { _ in
-            let raw = slot.load(ordering: .acquiring)
-            guard raw != 0 else { return }
-            let box = Unmanaged<Box>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!).takeUnretainedValue()
-            if box.probe === probe {
-                slot.store(0, ordering: .releasing)
-            }
+        change { probes in probes.removeAll { $0 === probe } }
+    }
+
+    private static func change(_ edit: (inout [Probe]) -> Void) {
+        sets.modify { sets in
+            var probes = sets.last?.probes ?? []
+            edit(&probes)
+            let set = ProbeSet(probes)
+            sets.append(set)
+            slot.store(probes.isEmpty ? 0 : UInt(bitPattern: Unmanaged.passUnretained(set).toOpaque()), ordering: .releasing)
         }
     }
 
@@ -253,6 +347,11 @@ public final class ProbeContext {
     public var parentSubscription: UInt64 = 0
     /// The name of the scheduler running the current action, or nil outside any.
     public var schedulerName: String?
+    /// The recording the work on this thread belongs to now, or 0 for none: a virtual
+    /// recording claims the thread that starts it and every thread while it drives the
+    /// recording's `TestScheduler` (see `TestScheduler.recordingScope`), so two recordings
+    /// made at once do not see each other's events.
+    public var scope: UInt64 = 0
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -276,20 +375,39 @@ public final class ProbeContext {
     public struct Captured: Sendable {
         public let cause: UInt64
         public let parentSubscription: UInt64
+        /// The recording scope the action was scheduled in (0: none).
+        public let scope: UInt64
+
+        public init(cause: UInt64, parentSubscription: UInt64, scope: UInt64 = 0) {
+            self.cause = cause
+            self.parentSubscription = parentSubscription
+            self.scope = scope
+        }
     }
 
-    /// Captures the cause and parent, to restore them when a scheduled action runs.
+    /// Captures the cause, parent and scope, to restore them when a scheduled action runs.
     public func capture() -> Captured {
-        Captured(cause: cause, parentSubscription: parentSubscription)
+        Captured(cause: cause, parentSubscription: parentSubscription, scope: scope)
     }
 
-    /// Runs `body` with a captured cause (and a scheduler name) in place, then restores.
+    /// Runs `body` with a captured cause (and a scheduler name) in place, then restores. The
+    /// captured scope applies when it names one: work scheduled inside a recording stays in it.
     public func with<R>(_ captured: Captured, scheduler: String? = nil, _ body: () throws -> R) rethrows -> R {
-        let saved = (cause, parentSubscription, schedulerName)
+        let saved = (cause, parentSubscription, schedulerName, scope)
         cause = captured.cause
         parentSubscription = captured.parentSubscription
         if let scheduler { schedulerName = scheduler }
-        defer { (cause, parentSubscription, schedulerName) = saved }
+        if captured.scope != 0 { scope = captured.scope }
+        defer { (cause, parentSubscription, schedulerName, scope) = saved }
+        return try body()
+    }
+
+    /// Runs `body` in the recording scope `scope` (none when 0: the thread's own stays).
+    public func inScope<R>(_ scope: UInt64, _ body: () throws -> R) rethrows -> R {
+        guard scope != 0 else { return try body() }
+        let saved = self.scope
+        self.scope = scope
+        defer { self.scope = saved }
         return try body()
     }
 

@@ -1,6 +1,7 @@
 import Locks
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A scheduler in virtual time: nothing runs until the test advances the clock.
 ///
@@ -63,6 +64,15 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     }
 
     public let name: String
+    /// The recording that follows this scheduler (0: none): while a thread runs its actions
+    /// (`advance`, `run`), the thread's work belongs to that recording's scope, whichever
+    /// thread drives the clock. A virtual `Recorder` sets it when it starts and clears it when
+    /// it stops.
+    public var recordingScope: UInt64 {
+        get { scope.load(ordering: .acquiring) }
+        set { scope.store(newValue, ordering: .releasing) }
+    }
+    private let scope = Atomic<UInt64>(0)
     private let lock = Lock(recursive: true)
     private var heap: [Item] = []
     private var nextOrder: UInt64 = 0
@@ -171,8 +181,10 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     /// Moves the clock to `target` nanoseconds (never backwards), running each due action
     /// at its own time, in order.
     public func advance(toNanoseconds target: Int64) {
-        while let action = popDue(upTo: target) {
-            action()
+        driving {
+            while let action = popDue(upTo: target) {
+                action()
+            }
         }
         lock.withLock { clock = max(clock, target) }
     }
@@ -182,11 +194,21 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     @discardableResult
     public func run(limit: Int = 10_000_000) -> Int {
         var count = 0
-        while count < limit, let action = popDue(upTo: Int64.max) {
-            action()
-            count += 1
+        driving {
+            while count < limit, let action = popDue(upTo: Int64.max) {
+                action()
+                count += 1
+            }
         }
         return count
+    }
+
+    /// Runs `body` (which runs actions) in the scope of the recording following this
+    /// scheduler, if any.
+    private func driving(_ body: () -> Void) {
+        let scope = recordingScope
+        if scope == 0 { return body() }
+        ProbeContext.current.inScope(scope, body)
     }
 
     /// The next action due by `target`, taken under the lock (a cancellation may race it).
