@@ -2,48 +2,116 @@ import Foundation
 import Signals
 import TraceLog
 
-extension Recorder {
-    /// Appends an event record with at most one cause and an integer value or none, the
-    /// commonest shape, assembled on the stack and appended in one piece: the same bytes as
-    /// `writeEventFields`, without an `Array.append` per key.
-    func appendEvent(node: UInt64, subscription: UInt64, kind: EventKind, time: Int64, thread: UInt64,
-                             cause: UInt64, integer: Int64?) {
+/// The commonest event, as the producing thread stores it: fixed-size and binary, its line
+/// formatted later (by the writer thread, or when an in-memory trace is read), off the hot
+/// path. In the buffer it follows one `marker` byte, which no JSON line begins with.
+struct BinaryEvent {
+    var sequence: UInt64
+    var time: Int64
+    var node: UInt64
+    var subscription: UInt64
+    var thread: UInt64
+    var cause: UInt64
+    var integer: Int64
+    var kind: UInt8
+    var hasInteger: Bool
+
+    /// The byte in front of a binary event in the buffer (a JSON line begins with `{`).
+    static let marker: UInt8 = 0x01
+    /// The bytes a binary event takes in the buffer, its marker included.
+    static let entrySize = 1 + MemoryLayout<BinaryEvent>.size
+
+    init(sequence: UInt64, time: Int64, node: UInt64, subscription: UInt64, kind: EventKind, thread: UInt64,
+         cause: UInt64, integer: Int64?) {
+        self.sequence = sequence
+        self.time = time
+        self.node = node
+        self.subscription = subscription
+        self.thread = thread
+        self.cause = cause
+        self.integer = integer ?? 0
+        self.hasInteger = integer != nil
+        switch kind {
+        case .value: self.kind = 0
+        case .failed: self.kind = 1
+        case .completed: self.kind = 2
+        case .interrupted: self.kind = 3
+        }
+    }
+
+    /// Appends the event's line, the exact bytes `writeEventFields` writes for it.
+    func format(into out: inout [UInt8]) {
         // Seven numbers of at most 20 digits and a minus sign each, and under 130 bytes of keys.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 320) { scratch in
-            var out = EventBytes(scratch.baseAddress!)
-            out.literal("{\"type\":\"event\",\"seq\":")
-            out.number(sequence)
-            out.literal(",\"time\":")
-            out.signed(time)
-            out.literal(",\"node\":")
-            out.number(node)
-            out.literal(",\"sub\":")
-            out.number(subscription)
+            var line = EventBytes(scratch.baseAddress!)
+            line.literal("{\"type\":\"event\",\"seq\":")
+            line.number(sequence)
+            line.literal(",\"time\":")
+            line.signed(time)
+            line.literal(",\"node\":")
+            line.number(node)
+            line.literal(",\"sub\":")
+            line.number(subscription)
             switch kind {
-            case .value: out.literal(",\"kind\":\"value\",\"thread\":")
-            case .failed: out.literal(",\"kind\":\"failed\",\"thread\":")
-            case .completed: out.literal(",\"kind\":\"completed\",\"thread\":")
-            case .interrupted: out.literal(",\"kind\":\"interrupted\",\"thread\":")
+            case 0: line.literal(",\"kind\":\"value\",\"thread\":")
+            case 1: line.literal(",\"kind\":\"failed\",\"thread\":")
+            case 2: line.literal(",\"kind\":\"completed\",\"thread\":")
+            default: line.literal(",\"kind\":\"interrupted\",\"thread\":")
             }
-            out.number(thread)
-            out.literal(",\"causes\":[")
+            line.number(thread)
+            line.literal(",\"causes\":[")
             // As `causesField`: a cause not below this event's number is left over from an earlier recording.
-            if cause != 0 && cause < sequence { out.number(cause) }
-            out.literal("]")
-            if let integer {
-                out.literal(",\"text\":\"")
-                out.signed(integer)
-                out.literal("\",\"json\":")
-                out.signed(integer)
+            if cause != 0 && cause < sequence { line.number(cause) }
+            line.literal("]")
+            if hasInteger {
+                line.literal(",\"text\":\"")
+                line.signed(integer)
+                line.literal("\",\"json\":")
+                line.signed(integer)
             }
-            out.literal("}\n")
-            buffer.append(contentsOf: UnsafeBufferPointer(start: scratch.baseAddress, count: out.count(from: scratch.baseAddress!)))
+            line.literal("}\n")
+            out.append(contentsOf: UnsafeBufferPointer(start: scratch.baseAddress, count: line.count(from: scratch.baseAddress!)))
+        }
+    }
+
+    /// Appends the trace lines `buffer` holds: its JSON lines as they are, its binary events
+    /// formatted.
+    static func expand(_ buffer: [UInt8], into out: inout [UInt8]) {
+        buffer.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                if raw[offset] == marker {
+                    base.loadUnaligned(fromByteOffset: offset + 1, as: BinaryEvent.self).format(into: &out)
+                    offset += entrySize
+                } else {
+                    let rest = raw.count - offset
+                    let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), rest)
+                    let end = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? raw.count
+                    out.append(contentsOf: UnsafeRawBufferPointer(start: base + offset, count: end - offset))
+                    offset = end
+                }
+            }
+        }
+    }
+}
+
+extension Recorder {
+    /// Appends an event record with at most one cause and an integer value or none, the
+    /// commonest shape, as a `BinaryEvent`: its line is formatted off the producing thread.
+    func appendEvent(node: UInt64, subscription: UInt64, kind: EventKind, time: Int64, thread: UInt64,
+                     cause: UInt64, integer: Int64?) {
+        var event = BinaryEvent(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind,
+                                thread: thread, cause: cause, integer: integer)
+        buffer.append(BinaryEvent.marker)
+        withUnsafeBytes(of: &event) { raw in
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[..<MemoryLayout<BinaryEvent>.size]))
         }
         appended()
     }
 }
 
-/// Writes ASCII into memory the caller sized: the recorder's event fast path.
+/// Writes ASCII into memory the caller sized: formatting a binary event.
 struct EventBytes {
     private var cursor: UnsafeMutablePointer<UInt8>
 

@@ -17,7 +17,9 @@ import Synchronization
 ///
 /// **Concurrency and memory.** Values are formatted on the calling thread, outside any lock;
 /// then one short critical section assigns the sequence number, renumbers ids and appends the
-/// formatted line to the buffer. One lock keeps sequence order and file order the same, so a
+/// record to the buffer: the commonest event (an integer value or none, at most one cause) as
+/// a fixed-size binary record whose line the writer thread formats, any other record as its
+/// formatted line. One lock keeps sequence order and file order the same, so a
 /// reader can rely on every id being defined before it is used. When the buffer holds
 /// `bufferCapacity` bytes it is handed to the writer thread; a producer that fills the next
 /// one while the writer is still writing the previous one waits for it: under an event flood
@@ -332,7 +334,9 @@ public final class Recorder: Probe, @unchecked Sendable {
     public var bytes: [UInt8] {
         lock()
         defer { unlock() }
-        return memory + buffer
+        var trace = memory
+        BinaryEvent.expand(buffer, into: &trace)
+        return trace
     }
 
     /// The largest number of bytes the buffer held: bounded by `bufferCapacity` plus one record.

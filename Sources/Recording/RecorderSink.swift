@@ -39,7 +39,7 @@ extension Recorder {
         guard !buffer.isEmpty else { return }
         switch sink {
         case .memory:
-            memory.append(contentsOf: buffer)
+            BinaryEvent.expand(buffer, into: &memory)
             buffer.removeAll(keepingCapacity: true)
         case .file:
             guard writerRunning else {
@@ -63,11 +63,13 @@ extension Recorder {
         bufferedRecords = 0
     }
 
-    /// The writer thread: appends the buffers handed to it, and every `flushInterval` takes
-    /// whatever the buffer holds, until the recorder stops and everything is written. The
-    /// buffer only ever holds whole lines, so the file does too.
+    /// The writer thread: formats and appends the buffers handed to it, and every
+    /// `flushInterval` takes whatever the buffer holds, until the recorder stops and
+    /// everything is written. A buffer only ever holds whole records, so the file gets whole
+    /// lines.
     func runWriter() {
         guard case let .file(fd) = sink else { return }
+        var lines: [UInt8] = []
         lock()
         while true {
             if pending == nil {
@@ -89,7 +91,12 @@ extension Recorder {
             pthread_cond_broadcast(writerDone)
             let failed = writeError != nil
             unlock()
-            let failure = failed ? nil : Self.writeAll(chunk, to: fd)
+            var failure: String?
+            if !failed {
+                lines.removeAll(keepingCapacity: true)
+                BinaryEvent.expand(chunk, into: &lines)
+                failure = Self.writeAll(lines, to: fd)
+            }
             lock()
             if let failure, writeError == nil { writeError = failure }
             if writeError != nil { dropped += records }

@@ -262,3 +262,36 @@ final class VirtualRecordingThreadTests: XCTestCase {
         XCTAssertTrue(text.contains("\"json\":2"), text)
     }
 }
+
+extension RecorderTests {
+    /// The writer thread formats the binary event records of a file recording: the file has
+    /// exactly the bytes an in-memory recording of the same virtual run has, across many
+    /// buffer hand-offs (a small buffer) and records of every shape.
+    func testAFileRecordingHasTheBytesOfTheSameRunRecordedInMemory() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("marbles-same-\(getpid()).trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        func run(_ scheduler: TestScheduler) {
+            let (numbers, input) = Signal<Int, Never>.pipe(named: "numbers")
+            let (words, wordInput) = Signal<String, Never>.pipe(named: "words")
+            Signal.combineLatest(numbers.map { $0 * 3 }, words).observeValues { _ in }
+            for value in 0..<3_000 {
+                scheduler.schedule(atNanoseconds: Int64(value) * 1_000) {
+                    input.send(value: value - 1_500)
+                    if value % 7 == 0 { wordInput.send(value: "w\(value)") }
+                }
+            }
+            scheduler.schedule(atNanoseconds: 5_000_000) { input.sendCompleted() }
+            scheduler.run()
+        }
+        let memoryScheduler = TestScheduler()
+        let inMemory = Recorder.record(virtual: memoryScheduler) { run(memoryScheduler) }
+        let fileScheduler = TestScheduler()
+        let recorder = try Recorder(to: url, clock: .virtual(fileScheduler), bufferCapacity: 4096)
+        recorder.start()
+        run(fileScheduler)
+        try recorder.stop()
+        let file = try [UInt8](Data(contentsOf: url))
+        XCTAssertGreaterThan(file.count, 100_000)
+        XCTAssertEqual(file, inMemory)
+    }
+}
