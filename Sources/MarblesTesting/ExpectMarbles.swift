@@ -191,7 +191,8 @@ public func expectMarbles<Value: Equatable, Failure>(
     let received = run(build(environment), on: environment.scheduler)
     var failures = environment.problems.map { "expectMarbles: \($0)" }
     failures += environment.unusedInputs.map { "expectMarbles: the pipeline never asked for the input '\($0)'" }
-    if let mismatch = marbleFailure(expected: expected, values: values, frame: environment.frame, received: received, equal: ==) {
+    if let mismatch = marbleFailure(expected: expected, values: values, frame: environment.frame, received: received,
+                                    reserving: Set(inputValues.keys), equal: ==) {
         failures.append(mismatch)
     }
     if !failures.isEmpty { XCTFail(failures.joined(separator: "\n"), file: file, line: line) }
@@ -215,9 +216,11 @@ public func expectMarbles<Value: Equatable, Failure>(
 /// Why `received` is not the marble line `expected`: both lines under one legend, in which a
 /// symbol means one value only (an actual value equal to one of `values` takes its symbol; any
 /// other gets its own character if that means nothing else, else a letter used by neither
-/// line); nil when they match. A malformed expected line is a failure naming the error.
+/// line nor in `reserved`, the symbols of the inputs' values); nil when they match. A
+/// malformed expected line is a failure naming the error.
 func marbleFailure<Value, Failure>(expected: String, values: [String: Value], frame: Int64,
                                    received: [(time: Int64, event: Event<Value, Failure>)],
+                                   reserving reserved: Set<String> = [],
                                    equal: (Value, Value) -> Bool) -> String? {
     let marbles: [MarbleNotation.Event]
     do {
@@ -238,7 +241,7 @@ func marbleFailure<Value, Failure>(expected: String, values: [String: Value], fr
     }
     if marbles.count == received.count, zip(marbles, received).allSatisfy(matches) { return nil }
 
-    var legend = Legend(reserving: Set(values.keys).union(marbles.compactMap { marble in
+    var legend = Legend(reserving: reserved.union(values.keys).union(marbles.compactMap { marble in
         if case let .value(symbol) = marble.kind { return symbol }
         return nil
     }))
@@ -258,7 +261,8 @@ func marbleFailure<Value, Failure>(expected: String, values: [String: Value], fr
             } else if let known = named.first(where: { equal($0.value, value) }) {
                 kind = .value(known.symbol)
             } else {
-                let symbol = legend.symbol(for: "\(value)", free: values[String(describing: value)] == nil)
+                let text = "\(value)"
+                let symbol = legend.symbol(for: text, free: values[text] == nil && !reserved.contains(text))
                 named.append((value, symbol))
                 kind = .value(symbol)
             }

@@ -199,6 +199,14 @@ final class ExpectMarblesFailureTests: XCTestCase {
         XCTAssertEqual(messages, ["failed - marbles differ\nexpected: -a-b|\n  actual: -a-c|\n  values: a = SWIFT, b = SWAM, c = SWIM"])
     }
 
+    func testTheLegendLettersAvoidTheInputsSymbolsToo() {
+        let messages = failures {
+            expectMarbles(inputs: ["e1": "-a|"], inputValues: ["a": "swift"], { $0["e1"].map { $0 + "!" } }, "-x|",
+                          values: ["x": "SWIFT"])
+        }
+        XCTAssertEqual(messages, ["failed - marbles differ\nexpected: -x|\n  actual: -b|\n  values: x = SWIFT, b = swift!"])
+    }
+
     func testProblemsAndAnUnusedInputAreReportedBesideTheMismatch() {
         let messages = failures {
             expectMarbles(inputs: ["qurey": "-a|", "e1": "-x|"], inputValues: ["x": 1], { $0["e1"] }, "-x|")
