@@ -27,7 +27,7 @@ extension TestScheduler {
     }
 
     /// A hot signal of a marble line whose values are `values` (a symbol missing from it stands
-    /// for itself) and whose `#` fails with `error`; see ``hot(_:symbols:frame:fileID:file:line:)``.
+    /// for itself) and whose `#` fails with `error`; see `hot(_:symbols:frame:fileID:file:line:)`.
     public func hot<Value>(_ marbles: String, values: [String: Value], error: MarbleError = MarbleError(),
                            frame: TimeInterval = 0.001, fileID: StaticString = #fileID, file: StaticString = #filePath,
                            line: UInt = #line) -> Signal<Value, MarbleError> {
@@ -153,18 +153,18 @@ private func run<Value, Failure>(_ producer: SignalProducer<Value, Failure>,
 
 // MARK: expectMarbles over a virtual environment
 
-/// Runs `build` in a ``VirtualEnvironment`` whose inputs and calls play marble lines, and
+/// Runs `build` in a `VirtualEnvironment` whose inputs and calls play marble lines, and
 /// asserts that its stream sent the marble line `expected`; on a mismatch the failure shows
 /// both lines under one legend. The pipeline may use the environment as any `Environment`
 /// (`input`, `call`, `scheduler`) or read its lines as named streams (`$0["e1"]`).
 ///
 /// ```swift
-/// expectMarbles(inputs: ["e1": "-a--b-|"], { $0["e1"].map { $0.count } }, "-5--4-|",
-///               values: ["a": "swift", "b": "swim"])
+/// expectMarbles(inputs: ["e1": "-a--b-|"], inputValues: ["a": "swift", "b": "swim"],
+///               { $0["e1"].map(\.count) }, "-5--4-|")
 /// ```
 ///
 /// - Parameters:
-///   - inputs: marble lines by input name (see ``VirtualEnvironment``).
+///   - inputs: marble lines by input name (see `VirtualEnvironment`).
 ///   - calls: marble lines by call label, each start of a call playing its line.
 ///   - inputValues: what the input and call lines' symbols stand for, where they differ from
 ///     `values` (an input whose type is the output's uses `values` too).

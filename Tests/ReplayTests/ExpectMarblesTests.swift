@@ -24,6 +24,8 @@ final class ExpectMarblesTests: XCTestCase {
 
     func testASymbolWithoutAValueStandsForItsDescription() {
         expectMarbles(inputs: ["e1": "-1-2|"], { $0.stream("e1", of: Int.self).map { $0 * 3 } }, "-3-6|")
+        expectMarbles(inputs: ["e1": "-a--b-|"], inputValues: ["a": "swift", "b": "swim"],
+                      { $0["e1"].map(\.count) }, "-5--4-|")
     }
 
     func testInterruptionIsTheDoubleBar() {
