@@ -48,7 +48,7 @@ public final class VirtualEnvironment: Environment, @unchecked Sendable {
     private var inputs: [String: AnyObject] = [:]
     private var inputEnds: [String: () -> Void] = [:]
     private var streams: [String: Any] = [:]
-    private var answers: [String: Any] = [:]
+    private var answers: [String: Answer] = [:]
     private var starts: [String: Int] = [:]
     private var loggedCalls: [String] = []
     private var loggedProblems: [String] = []
@@ -182,11 +182,16 @@ public final class VirtualEnvironment: Environment, @unchecked Sendable {
                 return scheduler.cold(timeline, node: node).producer
             }
             if let answer = lock.withLock({ answers[label] }) {
-                guard let answer = answer as? (Int) -> SignalProducer<Value, Failure> else {
-                    problem("call '\(label)' is of \(Value.self) and \(Failure.self), but its answer is \(type(of: answer))")
+                guard let result = answer.run(request, attempt) else {
+                    let carried = request.map { "a request of \(type(of: $0))" } ?? "no request"
+                    problem("call '\(label)' carries \(carried), but its answer takes a request of \(answer.request ?? "no type")")
                     return .never
                 }
-                return answer(attempt)
+                guard let producer = result as? SignalProducer<Value, Failure> else {
+                    problem("call '\(label)' is of \(Value.self) and \(Failure.self), but its answer is \(type(of: result))")
+                    return .never
+                }
+                return producer
             }
             return perform()
         }
@@ -199,7 +204,28 @@ public final class VirtualEnvironment: Environment, @unchecked Sendable {
     /// call still comes first.
     public func answer<Value, Failure: Swift.Error>(_ label: String,
                                                     with answer: @escaping (_ attempt: Int) -> SignalProducer<Value, Failure>) {
-        lock.withLock { answers[label] = answer }
+        lock.withLock { answers[label] = Answer(request: nil) { _, attempt in answer(attempt) } }
+    }
+
+    /// Answers every start of the call `label`, which carries a request
+    /// (`environment.call("search", request: text) { … }`), with `answer(request, attempt)`:
+    /// a fake service that answers by what is asked. A call without a request of this type is
+    /// a ``problems`` entry.
+    public func answer<Request, Value, Failure: Swift.Error>(
+        _ label: String, with answer: @escaping (_ request: Request, _ attempt: Int) -> SignalProducer<Value, Failure>
+    ) {
+        lock.withLock {
+            answers[label] = Answer(request: "\(Request.self)") { request, attempt in
+                (request as? Request).map { answer($0, attempt) }
+            }
+        }
+    }
+
+    /// A test's answer to a call, its types checked when a call starts: `run` gives the
+    /// producer, or nil when the call does not carry the request the answer takes.
+    private struct Answer {
+        let request: String?
+        let run: (_ request: Any?, _ attempt: Int) -> Any?
     }
 
     /// Sends a value into the input `label` (what a user typing or tapping does). Returns false

@@ -67,6 +67,29 @@ final class ExpectMarblesTests: XCTestCase {
                       "--------------r|", values: ["r": ["swift"]])
     }
 
+    /// A fake service that answers by what is asked: the call carries its request, the answer
+    /// closure gets it.
+    func testACallCarryingARequestIsAnsweredByWhatItAsks() {
+        expectMarbles(inputs: ["query": "-a--b-|"], inputValues: ["a": "sw", "b": "swi"], { environment in
+            environment.answer("search") { (query: String, attempt: Int) in
+                SignalProducer<[String], MarbleError>(value: [query + "ft", "\(attempt)"])
+            }
+            return environment.input("query", of: String.self).flatMap(.concat) { query in
+                environment.call("search", request: query) { SignalProducer<[String], MarbleError>(value: ["live"]) }
+                    .flatMapError { _ in SignalProducer(value: ["offline"]) }
+            }
+        }, "-x--y-|", values: ["x": ["swft", "0"], "y": ["swift", "1"]])
+
+        let environment = VirtualEnvironment()
+        environment.answer("search") { (query: String, _: Int) in SignalProducer<Int, MarbleError>(value: query.count) }
+        environment.call("search") { SignalProducer<Int, MarbleError>(value: 0) }.start()
+        environment.call("search", request: 7) { SignalProducer<Int, MarbleError>(value: 0) }.start()
+        XCTAssertEqual(environment.problems, [
+            "call 'search' carries no request, but its answer takes a request of String",
+            "call 'search' carries a request of Int, but its answer takes a request of String",
+        ])
+    }
+
     func testTheVirtualEnvironmentMakesTheNodesALiveOneMakes() {
         // The same pipeline code in both environments gets the very same (interned) nodes.
         func boundaries(_ environment: Environment) -> (input: Node, call: Node) {
