@@ -66,6 +66,8 @@ let package = Package(
         .testTarget(name: "MarbleNotationTests", dependencies: ["MarbleNotation"]),
         .testTarget(name: "SpecTests", dependencies: ["Spec", "MarbleNotation", "Signals", "TraceLog", "Recording"]),
         .testTarget(name: "ReplayTests", dependencies: ["Locks", "Replay", "MarbleNotation", "MarbleStreams", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
+        // Runs the built `marbles` executable as a child process; links none of its modules.
+        .testTarget(name: "MarblesCLITests"),
     ],
     swiftLanguageModes: [.v6]
 )

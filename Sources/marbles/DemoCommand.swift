@@ -28,6 +28,10 @@ struct DemoCommand: ParsableCommand {
 
         Scenarios: \(Scenarios.names.joined(separator: ", ")).
 
+        Each file is written to a temporary file beside it and renamed over the old one only \
+        once complete: a recording replaces traces/<name>.trace only when it has finished, so \
+        an interrupted or failed run leaves the committed recording as it was.
+
         Exit status: 0 on success, 1 when a replay does not agree with its recording (the \
         differences are listed), 2 for an unknown scenario, a missing or malformed \
         recording, a recording that does not fit its pipeline, or a file that cannot be written.
@@ -39,8 +43,8 @@ struct DemoCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .long, help: "Run only this scenario: \(Scenarios.names.joined(separator: ", ")).")
-    var scenario: String?
+    @Option(name: .long, help: ArgumentHelp("Run only this scenario.", valueName: "name"))
+    var scenario: ScenarioChoice?
 
     @Flag(name: .long, help: "Do not run live: replay the recordings already under traces/ (what `make figures` does).")
     var fromRecordings = false
@@ -50,15 +54,7 @@ struct DemoCommand: ParsableCommand {
     var root = "."
 
     func run() throws {
-        let scenarios: [Scenario]
-        if let name = scenario {
-            guard let one = Scenarios.named(name) else {
-                throw Self.failure("unknown scenario '\(name)'; expected one of: \(Scenarios.names.joined(separator: ", "))")
-            }
-            scenarios = [one]
-        } else {
-            scenarios = Scenarios.all
-        }
+        let scenarios = scenario.map { [$0.scenario] } ?? Scenarios.all
         let top = URL(fileURLWithPath: root, isDirectory: true)
         if !fromRecordings {
             do {
@@ -73,17 +69,17 @@ struct DemoCommand: ParsableCommand {
             let counter = "[\(index + 1)/\(scenarios.count)] \(scenario.name)"
             rows.append(try run(scenario, counter: counter, top: top))
         }
-        print("")
-        print(DemoRow.table(rows), terminator: "")
+        var report = "\n" + DemoRow.table(rows)
         for row in rows where !row.agreement.isSame {
-            print("\n\(row.name): the replay does not agree with the recording:")
+            report += "\n\(row.name): the replay does not agree with the recording:\n"
             for difference in row.agreement.differences.prefix(5) {
-                print("  \(difference.kind.rawValue): \(difference.node)")
+                report += "  \(difference.kind.rawValue): \(difference.node)\n"
             }
-            print("  full report: marbles diff traces/\(row.name).trace traces/\(row.name).replay.trace")
+            report += "  full report: marbles diff traces/\(row.name).trace traces/\(row.name).replay.trace\n"
         }
+        try Console.print(report)
         if rows.contains(where: { !$0.agreement.isSame }) {
-            throw ExitCode(1)
+            throw CLIError.disagreement
         }
     }
 
@@ -91,30 +87,34 @@ struct DemoCommand: ParsableCommand {
         let recordingPath = Figures.recordingPath(scenario)
         let recordingURL = top.appendingPathComponent(recordingPath)
         if !fromRecordings {
-            progress("\(counter): recording live for \(String(format: "%.1f", scenario.duration)) s → \(recordingPath)")
+            // The recording replaces the committed one only once it has finished.
+            let pending = try OutputFile(recordingURL.path, option: "the recording").begin()
+            try Console.print("\(counter): recording live for \(String(format: "%.1f", scenario.duration)) s → \(recordingPath)\n")
             do {
-                try LiveRunner.record(scenario, to: recordingURL)
+                try LiveRunner.record(scenario, to: pending.url)
             } catch let error as TraceError {
-                throw Self.failure("\(error)")
+                throw pending.failure(error.message)
             }
+            try pending.commit()
         } else if !FileManager.default.fileExists(atPath: recordingURL.path) {
             throw Self.failure("\(recordingURL.path): no recording of \(scenario.name); run `marbles demo` "
                 + "(or `marbles record --scenario \(scenario.name) -o \(recordingPath)`) first")
         }
+        let input = try InputFile(recordingURL.path)
         do {
             let recording = try Trace(contentsOf: recordingURL)
             let stats = try TraceStats.compute(TraceReader(url: recordingURL))
-            progress("\(counter): replaying in virtual time")
+            try Console.print("\(counter): replaying in virtual time\n")
             let replay = try Figures.replay(scenario, from: recording, name: recordingPath)
             let agreement = Figures.agreement(of: recording, and: replay.trace, recordingName: recordingPath,
                                               replayName: "traces/\(scenario.name).replay.trace")
-            progress("\(counter): diffing the replay with the recording: "
-                + (agreement.isSame ? "values agree" : "\(agreement.differences.count) differences"))
+            try Console.print("\(counter): diffing the replay with the recording: "
+                + (agreement.isSame ? "values agree" : "\(agreement.differences.count) differences") + "\n")
             for file in try Figures.files(of: scenario, replay: replay) {
-                progress("\(counter): writing \(file.path)")
+                try Console.print("\(counter): writing \(file.path)\n")
                 let url = top.appendingPathComponent(file.path)
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try Data(file.bytes).write(to: url)
+                try OutputFile(url.path, option: "the demo", inputs: [input]).write(file.bytes)
             }
             return DemoRow(scenario: scenario, recording: recording, stats: stats, agreement: agreement)
         } catch let error as TraceError {
@@ -123,20 +123,11 @@ struct DemoCommand: ParsableCommand {
             throw Self.failure("\(error)")
         } catch let error as DiagramError {
             throw Self.failure("\(scenario.name): cannot draw: \(error)")
+        } catch let error as CLIError {
+            throw error
         } catch {
             throw Self.failure("\(scenario.name): \(error.localizedDescription)")
         }
-    }
-
-    private func progress(_ line: String) {
-        print(line)
-        fflush(nil)  // all streams: the C `stdout` global is not concurrency-safe to name
-    }
-
-    /// Prints `marbles demo: error: message` to standard error; the exit status 2 to throw.
-    static func failure(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("marbles demo: error: \(message)\n".utf8))
-        return ExitCode(2)
     }
 }
 

@@ -33,6 +33,8 @@ struct DiffCommand: ParsableCommand {
 
         Both traces are read into memory.
 
+        \(OutputFile.helpParagraph)
+
         Exit status: 0 the traces are the same, 1 they differ, 2 a trace is missing or \
         malformed or an option is invalid.
 
@@ -52,8 +54,8 @@ struct DiffCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Largest time shift that is not a difference: a number with ns, us, ms or s (bare numbers are ns).",
-        valueName: "duration"))
-    var timeTolerance: String?
+        valueName: "duration"), transform: Self.duration)
+    var timeTolerance: Int64?
 
     @Flag(name: .long, help: "A node whose code only moved to another line of its file is not a difference (as for golden traces).")
     var ignoreLineShifts = false
@@ -66,44 +68,31 @@ struct DiffCommand: ParsableCommand {
         valueName: "file"))
     var drawPath: String?
 
-    func run() throws {
-        var tolerance: Int64?
-        if let timeTolerance {
-            guard let parsed = TraceDiff.parseDuration(timeTolerance) else {
-                throw fail("marbles diff: error: --time-tolerance: expected a duration such as 0, 500us, 2ms or 1.5s; found \"\(timeTolerance)\"")
-            }
-            tolerance = parsed
+    /// A `--time-tolerance` value in nanoseconds.
+    @Sendable private static func duration(_ text: String) throws -> Int64 {
+        guard let nanoseconds = TraceDiff.parseDuration(text) else {
+            throw ValidationError("expected a duration such as 0, 500us, 2ms or 1.5s")
         }
-        let format = drawPath.map { MarbleFormat(rawValue: URL(fileURLWithPath: $0).pathExtension.lowercased()) }
-        if let drawPath, format == .some(nil) {
-            throw fail("\(drawPath): error: --draw needs a file ending in .svg, .png, .pdf or .txt")
-        }
-        let traceA: Trace, traceB: Trace
-        do {
-            traceA = try Trace(contentsOf: URL(fileURLWithPath: a))
-            traceB = try Trace(contentsOf: URL(fileURLWithPath: b))
-        } catch {
-            throw fail("\(error)")
-        }
-        for warning in traceA.warnings + traceB.warnings {
-            FileHandle.standardError.write(Data("\(warning)\n".utf8))
-        }
-        let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: tolerance,
-                             ignoringLineShifts: ignoreLineShifts)
-        if let drawPath, let format = format ?? nil {
-            do {
-                let data = try MarbleRenderer.render(DiffFigure.make(traceA, traceB, diff: diff), format: format)
-                try data.write(to: URL(fileURLWithPath: drawPath))
-            } catch {
-                throw fail("\(drawPath): error: cannot draw the diff: \(error)")
-            }
-        }
-        print(json ? diff.json : diff.text, terminator: "")
-        if !diff.isSame { throw ExitCode(1) }
+        return nanoseconds
     }
 
-    private func fail(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-        return ExitCode(2)
+    func validate() throws {
+        if let drawPath, MarbleDrawing.format(of: drawPath) == nil {
+            throw ValidationError("\(MarbleDrawing.expected); found \(drawPath)")
+        }
+    }
+
+    func run() throws {
+        let inputA = try InputFile(a), inputB = try InputFile(b)
+        let drawing = try drawPath.map { try MarbleDrawing($0, inputs: [inputA, inputB]) }
+        let traceA = try Trace(contentsOf: URL(fileURLWithPath: a))
+        let traceB = try Trace(contentsOf: URL(fileURLWithPath: b))
+        Console.warn(traceA.warnings + traceB.warnings)
+        let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: timeTolerance,
+                             ignoringLineShifts: ignoreLineShifts)
+        let pending = try drawing?.begin { try DiffFigure.make(traceA, traceB, diff: diff) }
+        try json ? Console.printJSON(diff.json) : Console.print(diff.text)
+        try pending?.commit()
+        if !diff.isSame { throw CLIError.disagreement }
     }
 }

@@ -35,11 +35,14 @@ struct DrawCommand: ParsableCommand {
         The output format comes from the file's extension: .svg, .png, .pdf, .txt (marble \
         lines, --marble only) or .dot (the laid-out graph in Graphviz's language, --pipeline \
         only). Without -o, marble lines go to standard output. SVG and text are \
-        byte-identical for the same input and options.
+        byte-identical for the same input and options. In text, control and bidi characters \
+        of labels and values are shown as escapes (\\u{1B}).
+
+        \(OutputFile.helpParagraph)
 
         Exit status: 0 on success, 2 when the input is missing or malformed (the message \
-        names file, line and column), a --nodes name is unknown, or the output cannot be \
-        written.
+        names file, line and column), an option is invalid, a --nodes name is unknown, or \
+        the output cannot be written.
 
         Examples:
           marbles draw traces/twitter-instant.trace --marble -o diagrams/twitter-instant.svg
@@ -66,7 +69,9 @@ struct DrawCommand: ParsableCommand {
     @Flag(help: "What to draw.")
     var kind: Kind = .marble
 
-    @Option(name: .shortAndLong, help: "The file to write: .svg, .png, .pdf, .txt (marble lines) or .dot (the laid-out pipeline graph). Standard output (marble lines) when absent.")
+    @Option(name: .shortAndLong, help: ArgumentHelp(
+        "The file to write: .svg, .png, .pdf, .txt (marble lines) or .dot (the laid-out pipeline graph). Standard output (marble lines) when absent.",
+        valueName: "file"))
     var output: String?
 
     @Option(help: "Comma-separated nodes to draw lanes for, each by label, operator name or id (3 or #3). Default: the nodes on a path from a source to a sink.")
@@ -87,15 +92,35 @@ struct DrawCommand: ParsableCommand {
     @Option(help: "The widest a marble diagram may be, in pixels (400 to 16000).")
     var width: Double = MarbleRenderer.defaultMaxWidth
 
+    /// The figure's format: from the output file's extension, text for standard output.
+    private var format: FigureFormat? {
+        output.map { FigureFormat(path: $0) } ?? .txt
+    }
+
+    /// The formats each kind of figure can be written in.
+    private var allowed: [FigureFormat] { kind == .marble ? [.svg, .png, .pdf, .txt] : [.svg, .png, .pdf, .dot] }
+
+    func validate() throws {
+        if nodes != nil && all { throw ValidationError("--nodes and --all choose lanes in two ways; give one") }
+        if !(400...16_000).contains(width) { throw ValidationError("--width must be between 400 and 16000 pixels") }
+        guard let output else {
+            guard kind == .marble else { throw ValidationError("a pipeline diagram needs -o FILE.svg, .png, .pdf or .dot") }
+            return
+        }
+        guard let format, allowed.contains(format) else {
+            throw ValidationError("\(output): expected a file name ending in \(allowed.map { "." + $0.rawValue }.joined(separator: ", ")) "
+                + "for a \(kind.rawValue) diagram")
+        }
+    }
+
     func run() throws {
-        if nodes != nil && all { throw fail("marbles draw: error: --nodes and --all choose lanes in two ways; give one") }
-        if !(400...16_000).contains(width) { throw fail("marbles draw: error: --width must be between 400 and 16000 pixels") }
-        let format = try outputFormat()
+        let source = try InputFile(input)
+        let file = try output.map { try OutputFile($0, option: "-o", inputs: [source]) }
         let name = (input as NSString).lastPathComponent
         let figureTitle = title ?? name
+        let (trace, bytes) = try load(source)
         let data: Data
         do {
-            let (trace, bytes) = try load()
             switch kind {
             case .marble:
                 let selection: MarbleOptions.Selection
@@ -105,7 +130,7 @@ struct DrawCommand: ParsableCommand {
                     selection = all ? .all : .paths
                 }
                 let figure = try MarbleFigure(trace: trace, options: MarbleOptions(selection: selection, causes: causes, title: figureTitle))
-                data = try MarbleRenderer.render(figure, format: MarbleFormat(rawValue: format) ?? .txt, maxWidth: width)
+                data = try MarbleRenderer.render(figure, format: MarbleFormat(rawValue: format?.rawValue ?? "") ?? .txt, maxWidth: width)
             case .pipeline:
                 var latencies: [UInt64: Int64]?
                 if heat {
@@ -116,53 +141,28 @@ struct DrawCommand: ParsableCommand {
                     }
                 }
                 let graph = PipelineGraph(trace: trace, title: figureTitle, latencies: latencies)
-                data = try PipelineRenderer.render(graph, format: PipelineFormat(rawValue: format) ?? .svg)
+                data = try PipelineRenderer.render(graph, format: PipelineFormat(rawValue: format?.rawValue ?? "") ?? .svg)
             }
-        } catch let error as TraceError {
-            throw fail(error.description)
-        } catch let error as SpecError {
-            throw fail(error.description)
         } catch let error as DiagramError {
-            throw fail("marbles draw: error: \(error)")
+            throw Self.failure("\(error)")
         }
-        guard let output else {
-            FileHandle.standardOutput.write(data)
+        guard let file else {
+            try Console.print(String(decoding: data, as: UTF8.self))
             return
         }
-        do {
-            try data.write(to: URL(fileURLWithPath: output))
-        } catch {
-            throw fail("\(output): error: cannot write the figure: \(error.localizedDescription)")
-        }
-    }
-
-    /// The output format's name, from the file extension.
-    private func outputFormat() throws -> String {
-        guard let output else {
-            guard kind == .marble else { throw fail("marbles draw: error: a pipeline diagram needs -o FILE.svg, .png, .pdf or .dot") }
-            return "txt"
-        }
-        let ext = (output as NSString).pathExtension.lowercased()
-        let allowed = kind == .marble ? ["svg", "png", "pdf", "txt"] : ["svg", "png", "pdf", "dot"]
-        guard allowed.contains(ext) else {
-            throw fail("\(output): error: expected a file name ending in \(allowed.map { "." + $0 }.joined(separator: ", ")) for a \(kind.rawValue) diagram")
-        }
-        return ext
+        try file.write(figureBytes(data, isText: format == .txt))
     }
 
     /// The trace to draw and its bytes: read from the file, or recorded by running the spec.
-    private func load() throws -> (Trace, [UInt8]) {
-        guard let contents = FileManager.default.contents(atPath: input) else {
-            throw fail("\(input): error: cannot read the file")
-        }
+    private func load(_ source: InputFile) throws -> (Trace, [UInt8]) {
+        let contents = try source.contents()
         guard (input as NSString).pathExtension == "marbles" else {
-            let bytes = [UInt8](contents)
-            let trace = try Trace(bytes: bytes, name: input)
-            for warning in trace.warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
-            return (trace, bytes)
+            let trace = try Trace(bytes: contents, name: input)
+            Console.warn(trace.warnings)
+            return (trace, contents)
         }
-        guard let text = String(data: contents, encoding: .utf8) else {
-            throw fail("\(input): error: expected UTF-8 text")
+        guard let text = String(bytes: contents, encoding: .utf8) else {
+            throw CLIError.file(input, "expected UTF-8 text")
         }
         let document = try SpecDocument.parse(text, file: input)
         // The spec's own clock delivers the inputs, like the main thread delivering a user's
@@ -170,11 +170,5 @@ struct DrawCommand: ParsableCommand {
         let scheduler = TestScheduler(name: "main")
         let bytes = try Recorder.record(virtual: scheduler) { _ = try document.run(on: scheduler) }
         return (try Trace(bytes: bytes, name: input), bytes)
-    }
-
-    /// Reports bad input on standard error; the exit status is 2.
-    private func fail(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-        return ExitCode(2)
     }
 }

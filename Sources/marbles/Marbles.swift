@@ -1,30 +1,61 @@
 import ArgumentParser
 import Foundation
+import Replay
 import Signals
+import Spec
+import TraceLog
 
 @main
 struct Marbles: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "marbles",
         abstract: "Record, replay and draw reactive event streams.",
-        discussion: "Every verb exits 0 on success and 2 on bad input (a usage mistake too); `diff` and `demo` exit 1 when traces disagree.",
-        subcommands: [Stats.self, Export.self, PlayCommand.self, RecordCommand.self, DrawCommand.self, DiffCommand.self,
-                      DemoCommand.self, ReplayCommand.self]
+        discussion: """
+        Every verb exits 0 on success and 2 on bad input (a usage mistake too) or an output \
+        (a file, standard output) that cannot be written; `diff` and `demo` exit 1 when \
+        traces disagree. No verb replaces one of its inputs, a device or a file it did not \
+        finish (see each verb's help). Text printed from traces and specs shows control and \
+        bidi characters as escapes (\\u{1B}).
+        """,
+        subcommands: [StatsCommand.self, ExportCommand.self, PlayCommand.self, RecordCommand.self, DrawCommand.self,
+                      DiffCommand.self, DemoCommand.self, ReplayCommand.self]
     )
 
-    /// Parses and runs the verb. A usage mistake (a missing argument, an unknown option) is bad
-    /// input like any other and exits 2, not the argument parser's 64; help, and the exit codes
-    /// the verbs throw themselves, are left as they are.
+    /// Parses and runs the verb: the one place where how a verb ended becomes a message and
+    /// an exit status.
     static func main() {
         do {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
-            }
-            exit(withError: error)
+            stop(error)
         }
+    }
+
+    /// Reports how the verb ended and exits. Help is printed to standard output (exit 0); a
+    /// disagreement of traces exits 1 with nothing more to say; everything else exits 2 after
+    /// its message: a `CLIError` as it is, a located error from reading a trace or a spec or
+    /// from a replay as it describes itself, and a usage mistake (a missing argument, an
+    /// unknown option, a value out of range) with the usage, as the argument parser words it.
+    private static func stop(_ error: Error) -> Never {
+        switch error {
+        case let error as CLIError:
+            if let message = error.message { Console.error(message) }
+            Foundation.exit(error.status)
+        case is TraceError, is SpecError, is ReplayError:
+            Console.error("\(error)")
+        default:
+            let message = fullMessage(for: error)
+            if exitCode(for: error) == .success {
+                do {
+                    try Console.print(message + "\n")
+                } catch {
+                    stop(error)
+                }
+                Foundation.exit(0)
+            }
+            if !message.isEmpty { Console.error(message) }
+        }
+        Foundation.exit(2)
     }
 }

@@ -49,8 +49,11 @@ struct PlayCommand: ParsableCommand {
         forwarded: that Signals operator takes triggers that cannot fail (takeUntil does).
 
         Output: an aligned marble diagram (inputs with a line per subscription, then the \
-        derived streams, then a legend). Errors in the spec are reported as \
-        file:line:column with the line and a caret; the exit status is then 2.
+        derived streams, then a legend); control and bidi characters of values are shown as \
+        escapes (\\u{1B}). Errors in the spec are reported as file:line:column with the line \
+        and a caret; the exit status is then 2.
+
+        \(OutputFile.helpParagraph) --trace and --draw must name different files.
         """
     )
 
@@ -73,58 +76,42 @@ struct PlayCommand: ParsableCommand {
         valueName: "file"))
     var drawPath: String?
 
-    private static func format(of path: String) -> MarbleFormat? {
-        MarbleFormat(rawValue: URL(fileURLWithPath: path).pathExtension.lowercased())
+    func validate() throws {
+        if let drawPath, MarbleDrawing.format(of: drawPath) == nil {
+            throw ValidationError("\(MarbleDrawing.expected); found \(drawPath)")
+        }
     }
 
     func run() throws {
-        if let drawPath, Self.format(of: drawPath) == nil {
-            throw fail("\(drawPath): error: --draw needs a file ending in .svg, .png, .pdf or .txt")
-        }
+        let source = try InputFile(spec, allowStandardInput: true)
+        let trace = try tracePath.map { try OutputFile($0, option: "--trace", inputs: [source]) }
+        let drawing = try drawPath.map { try MarbleDrawing($0, inputs: [source]) }
+        try OutputFile.requireDistinct([trace, drawing?.file])
         let name = spec == "-" ? "<stdin>" : spec
-        let text: String
-        if spec == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        } else {
-            guard let data = FileManager.default.contents(atPath: spec) else {
-                throw fail("\(spec): error: cannot read the spec file")
-            }
-            guard let decoded = String(data: data, encoding: .utf8) else {
-                throw fail("\(spec): error: expected UTF-8 text")
-            }
-            text = decoded
+        guard let text = String(bytes: try source.contents(), encoding: .utf8) else {
+            throw CLIError.file(name, "expected UTF-8 text")
         }
+        let document = try SpecDocument.parse(text, file: name)
+        let scheduler = TestScheduler()
         let result: SpecResult
-        do {
-            let document = try SpecDocument.parse(text, file: name)
-            let scheduler = TestScheduler()
-            if let tracePath {
-                do {
-                    result = try Recorder.record(to: URL(fileURLWithPath: tracePath), clock: .virtual(scheduler)) {
-                        try document.run(on: scheduler)
-                    }
-                } catch {
-                    // A run that failed leaves no half-written trace behind.
-                    try? FileManager.default.removeItem(atPath: tracePath)
-                    throw error
-                }
-            } else {
-                result = try document.run(on: scheduler)
-            }
-        } catch let error as SpecError {
-            throw fail(error.description)
-        } catch let error as TraceError {
-            throw fail("\(error)")
-        }
-        if let drawPath, let format = Self.format(of: drawPath) {
+        // The trace goes to a pending file: a run that fails leaves an existing one as it was.
+        let pendingTrace = try trace?.begin()
+        if let pendingTrace {
             do {
-                let data = try MarbleRenderer.render(figure(result), format: format)
-                try data.write(to: URL(fileURLWithPath: drawPath))
-            } catch {
-                throw fail("\(drawPath): error: cannot draw the diagram: \(error)")
+                result = try Recorder.record(to: pendingTrace.url, clock: .virtual(scheduler)) {
+                    try document.run(on: scheduler)
+                }
+            } catch let error as TraceError {
+                // The only trace here is the one being written.
+                throw pendingTrace.failure(error.message)
             }
+        } else {
+            result = try document.run(on: scheduler)
         }
-        print(json ? result.json() : result.diagram(), terminator: "")
+        let pendingDrawing = try drawing?.begin { figure(result) }
+        try json ? Console.printJSON(result.json()) : Console.print(result.diagram())
+        try pendingTrace?.commit()
+        try pendingDrawing?.commit()
     }
 
     /// The run as a marble figure: the inputs, then each derived stream under a box with
@@ -156,11 +143,5 @@ struct PlayCommand: ParsableCommand {
                                     marbles: marbles, end: end)))
         }
         return MarbleFigure(rows: rows)
-    }
-
-    /// Reports bad input on standard error; the exit status is 2.
-    private func fail(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-        return ExitCode(2)
     }
 }

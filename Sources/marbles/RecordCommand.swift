@@ -16,7 +16,16 @@ struct RecordCommand: ParsableCommand {
 
         Scenarios: \(Scenarios.names.joined(separator: ", ")).
 
-        Exit status: 0 on success, 2 for an unknown scenario or a trace that cannot be written.
+        The trace file: a new one is written directly, so a run killed with kill -9 leaves \
+        the trace up to its last flush (at most 100 ms old) under the name asked for, and a \
+        run that fails removes it. An existing one is replaced only once the run has \
+        finished: the recording goes to a temporary file beside it (.NAME.marbles-XXXXXXXX, \
+        where a killed run leaves its partial trace), so a failed or killed run leaves it as \
+        it was. A character device or named pipe (/dev/null) is written in place; a \
+        directory, a socket or a block device is refused before anything runs.
+
+        Exit status: 0 on success, 2 for an unknown scenario, a trace that cannot be written \
+        or standard output that cannot be written.
 
         Example:
           marbles record --scenario twitter-instant -o traces/twitter-instant.trace
@@ -24,11 +33,9 @@ struct RecordCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .long, help: "The scenario to run: \(Scenarios.names.joined(separator: ", ")).")
-    var scenario: String
+    @OptionGroup var scenarioOption: ScenarioOption
 
-    @Option(name: [.short, .customLong("output")], help: "The trace file to write (created or replaced).")
-    var output: String
+    @OptionGroup var output: OutputOption
 
     @Option(name: .long, help: "Seed for the script's timing and the fake services' draws (default: the scenario's own).")
     var seed: UInt64?
@@ -37,28 +44,27 @@ struct RecordCommand: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        guard let scenario = Scenarios.named(self.scenario, seed: seed) else {
-            throw Self.failure("unknown scenario '\(self.scenario)'; expected one of: \(Scenarios.names.joined(separator: ", "))")
-        }
+        let scenario = scenarioOption.scenario(seed: seed)
+        let file = try OutputFile(output.output, option: "-o")
+        let pending = try file.beginRecording()
         let quiet = self.quiet
+        let failedStep = Guarded<CLIError?>(nil)
+        let summary: SummaryRecord
         do {
-            let summary = try LiveRunner.record(scenario, to: URL(fileURLWithPath: output)) { step in
-                guard !quiet else { return }
-                print("  " + String(format: "%5.2f", step.at) + "s  " + step.description)
-                // As it happens also when standard output is a pipe (fully buffered otherwise): nil
-                // flushes every output stream, and names no C global.
-                fflush(nil)
+            summary = try LiveRunner.record(scenario, to: pending.url) { step in
+                guard !quiet, failedStep.value == nil else { return }
+                do {
+                    try Console.print("  " + String(format: "%5.2f", step.at) + "s  " + step.description + "\n")
+                } catch {
+                    failedStep.value = error as? CLIError
+                }
             }
-            print("\(scenario.name): \(summary.events) events, \(summary.nodes) nodes, \(summary.hops) thread hops "
-                + "→ \(output)")
         } catch let error as TraceError {
-            throw Self.failure("\(error)")
+            throw pending.failure(error.message)
         }
-    }
-
-    /// Prints `marbles record: error: message` to standard error; the exit status 2 to throw.
-    static func failure(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("marbles record: error: \(message)\n".utf8))
-        return ExitCode(2)
+        if let error = failedStep.value { throw error }
+        try Console.print("\(scenario.name): \(summary.events) events, \(summary.nodes) nodes, \(summary.hops) thread hops "
+            + "→ \(output.output)\n")
+        try pending.commit()
     }
 }

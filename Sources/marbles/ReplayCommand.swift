@@ -21,6 +21,8 @@ struct ReplayCommand: ParsableCommand {
 
         Scenarios: \(Scenarios.names.joined(separator: ", ")).
 
+        \(OutputFile.helpParagraph)
+
         Exit status: 0 on success; 2 when the trace is missing or malformed, the scenario is \
         unknown, the trace does not fit the scenario (an input or call it lacks, more calls \
         than recorded, a value that does not decode: the message names the node and the \
@@ -36,47 +38,28 @@ struct ReplayCommand: ParsableCommand {
     @Argument(help: "The recorded trace to replay (JSON Lines, see traces/FORMAT.md).")
     var trace: String
 
-    @Option(name: .long, help: "The scenario whose pipeline the trace was recorded from: \(Scenarios.names.joined(separator: ", ")).")
-    var scenario: String
+    @OptionGroup var scenarioOption: ScenarioOption
 
-    @Option(name: [.short, .customLong("output")], help: "The trace file to write (created or replaced).")
-    var output: String
+    @OptionGroup var output: OutputOption
 
     @Option(name: .long, help: ArgumentHelp(
         "How long each hop onto a scheduler waits: zero (at once, the default) or recorded (the queue wait the trace recorded for the same node's same hop).",
         valueName: "zero|recorded"))
-    var hopLatency: String = "zero"
+    var hopLatency: HopLatencyChoice = .zero
 
     func run() throws {
-        guard let scenario = Scenarios.named(self.scenario) else {
-            throw fail("marbles replay: error: unknown scenario \"\(self.scenario)\"; expected one of \(Scenarios.names.joined(separator: ", "))")
-        }
-        let latency: ReplayEnvironment.HopLatency
-        switch hopLatency {
-        case "zero": latency = .zero
-        case "recorded": latency = .asRecorded
-        default: throw fail("marbles replay: error: --hop-latency: expected zero or recorded; found \"\(hopLatency)\"")
-        }
-        let result: ReplayResult
-        do {
-            let replayer = try Replayer(contentsOf: URL(fileURLWithPath: trace), hopLatency: latency)
-            for warning in replayer.trace.warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
-            result = try replayer.replay { scenario.build(in: $0) }
-        } catch {
-            throw fail("\(error)")
-        }
-        do {
-            try Data(result.bytes).write(to: URL(fileURLWithPath: output))
-        } catch {
-            throw fail("\(output): error: cannot write the trace: \(error.localizedDescription)")
-        }
+        let input = try InputFile(trace)
+        let file = try OutputFile(output.output, option: "-o", inputs: [input])
+        let scenario = scenarioOption.scenario()
+        let replayer = try Replayer(contentsOf: URL(fileURLWithPath: input.path),
+                                    hopLatency: hopLatency == .recorded ? .asRecorded : .zero)
+        Console.warn(replayer.trace.warnings)
+        let result = try replayer.replay { scenario.build(in: $0) }
+        let pending = try file.begin()
+        try pending.write(result.bytes)
         let summary = result.trace.summary
-        print("replayed \(self.scenario) from \(trace): \(summary?.events ?? 0) events, \(summary?.nodes ?? 0) nodes "
-              + "in \(TraceDiff.duration(summary?.duration ?? 0)) of virtual time → \(output)")
-    }
-
-    private func fail(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-        return ExitCode(2)
+        try Console.print("replayed \(scenario.name) from \(trace): \(summary?.events ?? 0) events, \(summary?.nodes ?? 0) nodes "
+            + "in \(TraceDiff.duration(summary?.duration ?? 0)) of virtual time → \(output.output)\n")
+        try pending.commit()
     }
 }

@@ -3,12 +3,12 @@ import Foundation
 import TraceLog
 
 /// `marbles stats TRACE`: timing analysis of a trace, streamed.
-struct Stats: ParsableCommand {
+struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Summarise a trace's timing: events, stage latency, queue waits, drops, end-to-end latency.",
         discussion: """
-        Reads the trace in one streaming pass (constant memory, any size) and prints, per node:
+        Reads the trace in one streaming pass (constant memory, any size) and prints, per node: \
         events by kind (values, failed, done = completed, intr = interrupted); stage latency \
         (time from each event's primary cause to the event) as p50 / p95 / p99 / max; and \
         values dropped (upstream values that caused none of the node's values: what filter, \
@@ -20,7 +20,8 @@ struct Stats: ParsableCommand {
         Percentiles are exact up to 4096 samples per node, then within 1%.
 
         Exit status: 0 on success, 2 when the trace is missing or malformed (the message \
-        names file, line and column).
+        names file, line and column), an option is invalid, or standard output cannot be \
+        written.
 
         Example:
           marbles stats traces/twitter-instant.trace
@@ -34,18 +35,24 @@ struct Stats: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON document (integer nanoseconds, fixed key order) instead of the table.")
     var json = false
 
-    @Option(name: .long, help: "How many recent events are kept to resolve causes (memory bound); older causes are counted as unresolved.")
+    @Option(name: .long, help: ArgumentHelp(
+        "How many recent events are kept to resolve causes (memory bound, 32 bytes each: 16 to 4194304); older causes are counted as unresolved.",
+        valueName: "events"))
     var window: Int = 1 << 18
 
-    func run() throws {
-        do {
-            let reader = try TraceReader(url: URL(fileURLWithPath: trace))
-            let stats = try TraceStats.compute(reader, window: window)
-            for warning in stats.warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
-            print(json ? stats.json : stats.text, terminator: "")
-        } catch let error as TraceError {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
-            throw ExitCode(2)
+    /// The largest window: 128 MiB of kept events.
+    static let windowLimit = 1 << 22
+
+    func validate() throws {
+        guard (16...Self.windowLimit).contains(window) else {
+            throw ValidationError("--window must be between 16 and \(Self.windowLimit) events; found \(window)")
         }
+    }
+
+    func run() throws {
+        let input = try InputFile(trace)
+        let stats = try TraceStats.compute(TraceReader(url: URL(fileURLWithPath: input.path)), window: window)
+        Console.warn(stats.warnings)
+        try json ? Console.printJSON(stats.json) : Console.print(stats.text)
     }
 }

@@ -1,0 +1,39 @@
+import ArgumentParser
+
+/// Why a verb stopped: the message for standard error (nil when the verb already said
+/// everything on standard output) and the exit status. Every verb stops this way; `main`
+/// prints the message and exits with the status. Bad input, an unusable file and a failed
+/// write exit 2, like a usage mistake; traces that disagree exit 1.
+struct CLIError: Error, CustomStringConvertible {
+    /// The whole message, without the final newline.
+    let message: String?
+    let status: Int32
+
+    /// Exit status 2 with `message`.
+    init(_ message: String) {
+        self.message = message
+        status = 2
+    }
+
+    private init(status: Int32) {
+        message = nil
+        self.status = status
+    }
+
+    /// `diff` and `demo`: the traces disagree (the report says how); exit status 1.
+    static let disagreement = CLIError(status: 1)
+
+    /// A problem with the file at `path`: `path: error: what`.
+    static func file(_ path: String, _ what: String) -> CLIError {
+        CLIError("\(path): error: \(what)")
+    }
+
+    var description: String { message ?? "exit status \(status)" }
+}
+
+extension ParsableCommand {
+    /// A problem with how the verb was asked to run: `marbles <verb>: error: what`.
+    static func failure(_ what: String) -> CLIError {
+        CLIError("marbles \(configuration.commandName ?? "marbles"): error: \(what)")
+    }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import Tutorials
+
+/// A tutorial scenario named on the command line: the argument parser refuses any other
+/// name and lists the known ones.
+struct ScenarioChoice: ExpressibleByArgument {
+    /// The scenario, with its own seed.
+    let scenario: Scenario
+
+    init?(argument: String) {
+        guard let scenario = Scenarios.named(argument) else { return nil }
+        self.scenario = scenario
+    }
+
+    static var allValueStrings: [String] { Scenarios.names }
+}
+
+/// `--scenario NAME`: the tutorial scenario a verb runs (`record`) or replays (`replay`).
+struct ScenarioOption: ParsableArguments {
+    @Option(name: .customLong("scenario"), help: ArgumentHelp("The tutorial scenario whose pipeline runs.", valueName: "name"))
+    var choice: ScenarioChoice
+
+    /// The scenario seeded with `seed`, or with its own seed when nil.
+    func scenario(seed: UInt64? = nil) -> Scenario {
+        // The name came from `Scenarios`, so it finds the scenario again.
+        seed.flatMap { Scenarios.named(choice.scenario.name, seed: $0) } ?? choice.scenario
+    }
+}
+
+/// `-o FILE`: the one file a verb writes (see `OutputFile` for how it is written).
+struct OutputOption: ParsableArguments {
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp(
+        "The file to write: created, or replaced once complete.", valueName: "file"))
+    var output: String
+}
+
+/// The format of a figure, from its file's extension.
+enum FigureFormat: String {
+    case svg, png, pdf, txt, dot
+
+    /// The format `path`'s extension names, if any.
+    init?(path: String) {
+        self.init(rawValue: (path as NSString).pathExtension.lowercased())
+    }
+}
+
+/// How long a replay's hop onto a scheduler waits.
+enum HopLatencyChoice: String, ExpressibleByArgument, CaseIterable {
+    case zero, recorded
+}
+
+/// What `export` writes.
+enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
+    /// Chrome trace-event JSON, which Perfetto and chrome://tracing open.
+    case perfetto
+}

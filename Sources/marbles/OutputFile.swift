@@ -1,0 +1,266 @@
+import Foundation
+
+/// A file a verb writes: `-o`, `--draw`, `--trace`, and the demo's recordings and figures.
+/// Every verb writes its files through this one path, so none can destroy a file:
+///
+/// - made before the verb reads or runs anything, it refuses (exit 2) a target that is one
+///   of the verb's inputs — the same device and inode, so also through `./`, a symbolic link
+///   or a hard link — a directory, a socket, a block device, a symbolic link to nothing, and
+///   a folder that is missing or that the user may not write;
+/// - a regular target, or none yet, is written to a temporary file in the same folder
+///   (`.NAME.marbles-XXXXXXXX`) that is renamed over it only once complete and synced: a run
+///   that fails, on bad input or a full disk, leaves an existing target as it was;
+/// - a character device or a named pipe (`/dev/null`, `/dev/stdout`, a FIFO) is written in
+///   place, never replaced;
+/// - a live recording to a target that does not exist yet is written there directly
+///   (`beginRecording()`), so a killed process leaves its partial trace under the name asked
+///   for.
+struct OutputFile {
+    /// The path as given.
+    let path: String
+    /// How the verb names it in messages: `-o`, `--draw`, `--trace`.
+    let option: String
+    private let mode: Mode
+    /// The absolute path written once symbolic links are resolved, and the existing file's
+    /// device and inode, to tell two outputs apart.
+    private let canonical: String
+    private let identity: FileIdentity?
+
+    private enum Mode {
+        /// Replace (or create) the regular file at `resolved`, the path with symbolic links
+        /// followed; `existing` is its status when there is one, to keep its mode and owner.
+        case replace(resolved: String, existing: stat?)
+        /// Write into the device or pipe.
+        case inPlace
+    }
+
+    /// The paragraph every verb that writes files shows in its help.
+    static let helpParagraph = """
+        Output files are written to a temporary file beside the target and renamed over it \
+        only once complete, so a run that fails leaves an existing file as it was (a run \
+        killed meanwhile leaves the temporary file .NAME.marbles-XXXXXXXX). A character \
+        device or named pipe (/dev/null, /dev/stdout) is written in place. An output that \
+        is one of the inputs (also through ./, a symbolic link or a hard link), a \
+        directory, a socket or a block device is refused before anything runs.
+        """
+
+    /// Checks `path` as the target of `option` for a verb reading `inputs`; throws the reason
+    /// it cannot be written.
+    init(_ path: String, option: String, inputs: [InputFile] = []) throws {
+        self.path = path
+        self.option = option
+        var status = stat()
+        if stat(path, &status) != 0 {
+            guard errno == ENOENT else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
+            var link = stat()
+            if lstat(path, &link) == 0 {
+                throw CLIError.file(path, "cannot write: it is a symbolic link to a file that does not exist")
+            }
+            let folder = Self.folder(of: path)
+            try Self.checkFolder(folder, for: path)
+            mode = .replace(resolved: path, existing: nil)
+            identity = nil
+            canonical = (realpath(folder, nil).map { Self.string($0) } ?? folder) + "/" + (path as NSString).lastPathComponent
+            return
+        }
+        let identity = FileIdentity(status)
+        self.identity = identity
+        if let input = inputs.first(where: { $0.identity == identity }) {
+            throw CLIError.file(path, "\(option) is the same file as the input \(input.path == "-" ? "<stdin>" : input.path); "
+                + "nothing was written")
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG:
+            guard let resolved = realpath(path, nil) else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
+            let target = Self.string(resolved)
+            try Self.checkFolder(Self.folder(of: target), for: path)
+            mode = .replace(resolved: target, existing: status)
+            canonical = target
+        case S_IFCHR, S_IFIFO:
+            guard access(path, W_OK) == 0 else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
+            mode = .inPlace
+            canonical = realpath(path, nil).map { Self.string($0) } ?? path
+        default:
+            throw CLIError.file(path, "cannot write: it is \(kindName(status)); \(option) needs a file "
+                + "(or a character device or named pipe, written in place)")
+        }
+    }
+
+    /// Refuses two outputs of one run that name the same regular file: the second would
+    /// replace the first.
+    static func requireDistinct(_ outputs: [OutputFile?]) throws {
+        let files = outputs.compactMap { $0 }.filter { if case .replace = $0.mode { return true } else { return false } }
+        for (index, file) in files.enumerated() {
+            let same = files[..<index].first { earlier in
+                earlier.canonical == file.canonical || (earlier.identity != nil && earlier.identity == file.identity)
+            }
+            if let earlier = same {
+                throw CLIError.file(file.path, "\(earlier.option) and \(file.option) name the same file; nothing was written")
+            }
+        }
+    }
+
+    /// Writes `bytes` as the whole file.
+    func write(_ bytes: [UInt8]) throws {
+        let pending = try begin()
+        try pending.write(bytes)
+        try pending.commit()
+    }
+
+    /// Starts writing: makes the temporary file (or, in place, prepares to open the target).
+    /// Nothing reaches the target until `commit()`; a pending output dropped before then
+    /// removes its temporary file.
+    func begin() throws -> PendingOutput {
+        switch mode {
+        case .inPlace:
+            return PendingOutput(path: path, writing: path, descriptor: nil, ending: .inPlace)
+        case let .replace(resolved, existing):
+            let folder = Self.folder(of: resolved)
+            var base = (resolved as NSString).lastPathComponent
+            // Room for the prefix and suffix within a file name's 255 bytes.
+            while base.utf8.count > 200 { base.removeLast() }
+            var generator = SystemRandomNumberGenerator()
+            while true {
+                let suffix = String(generator.next() as UInt32, radix: 16)
+                let temporary = folder + "/." + base + ".marbles-" + String(repeating: "0", count: 8 - suffix.count) + suffix
+                let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+                if descriptor < 0 {
+                    if errno == EEXIST || errno == EINTR { continue }
+                    throw CLIError.file(path, "cannot write: cannot create a file in the folder \(folder): \(errnoReason())")
+                }
+                if let existing {
+                    // The replacement keeps the replaced file's permissions (and, for root, its owner).
+                    _ = fchmod(descriptor, existing.st_mode & 0o7777)
+                    if geteuid() == 0 { _ = fchown(descriptor, existing.st_uid, existing.st_gid) }
+                }
+                return PendingOutput(path: path, writing: temporary, descriptor: descriptor,
+                                     ending: .rename(over: resolved, existed: existing != nil))
+            }
+        }
+    }
+
+    /// Starts writing a live recording, which a killed process should leave readable where
+    /// it was asked for: an absent target is created (exclusively) and written directly —
+    /// there was nothing to destroy — and removed again if the run fails; an existing target
+    /// is replaced through a temporary file, as `begin()` does.
+    func beginRecording() throws -> PendingOutput {
+        guard case .replace(let resolved, existing: nil) = mode else { return try begin() }
+        let descriptor = open(resolved, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
+        return PendingOutput(path: path, writing: resolved, descriptor: descriptor, ending: .created)
+    }
+
+    /// The folder holding `path`: `.` for a bare name.
+    private static func folder(of path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+
+    /// Checks that files can be made in `folder`.
+    private static func checkFolder(_ folder: String, for path: String) throws {
+        var status = stat()
+        guard stat(folder, &status) == 0 else {
+            let reason = errno == ENOENT ? "the folder \(folder) does not exist" : "\(folder): \(errnoReason())"
+            throw CLIError.file(path, "cannot write: \(reason)")
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw CLIError.file(path, "cannot write: \(folder) is \(kindName(status)), not a folder")
+        }
+        guard access(folder, W_OK | X_OK) == 0 else {
+            throw CLIError.file(path, "cannot write: cannot create a file in the folder \(folder): \(errnoReason())")
+        }
+    }
+
+    /// A C string from `realpath`, freed.
+    private static func string(_ pointer: UnsafeMutablePointer<CChar>) -> String {
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+}
+
+/// An output being written: to a temporary file renamed over the target by `commit()`, to a
+/// file it created, or to a device or pipe in place. Dropped without a commit, it removes the
+/// file it made.
+final class PendingOutput {
+    /// How the output ends.
+    enum Ending {
+        /// A temporary file, renamed over `over` on commit; `existed` says whether there was
+        /// a file to keep.
+        case rename(over: String, existed: Bool)
+        /// A new file at the target, kept on commit and removed otherwise.
+        case created
+        /// A device or pipe, written in place.
+        case inPlace
+    }
+
+    /// The target's path as given, for messages.
+    private let path: String
+    /// The file written: the temporary file, the created file, or the device or pipe.
+    private let writingPath: String
+    private var descriptor: Int32?
+    private let ending: Ending
+    private var finished = false
+
+    fileprivate init(path: String, writing: String, descriptor: Int32?, ending: Ending) {
+        self.path = path
+        writingPath = writing
+        self.descriptor = descriptor
+        self.ending = ending
+    }
+
+    /// Where a writer that opens the file itself (the recorder) writes.
+    var url: URL { URL(fileURLWithPath: writingPath) }
+
+    deinit {
+        guard !finished else { return }
+        if let descriptor { close(descriptor) }
+        if case .inPlace = ending { return }
+        unlink(writingPath)
+    }
+
+    /// Appends `bytes`.
+    func write(_ bytes: [UInt8]) throws {
+        if descriptor == nil {
+            let opened = open(writingPath, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            guard opened >= 0 else { throw failure(errnoReason()) }
+            descriptor = opened
+        }
+        guard let descriptor else { return }
+        do {
+            try Console.writeAll(bytes, to: descriptor)
+        } catch let error as Console.WriteError {
+            throw failure(error.reason)
+        }
+    }
+
+    /// Finishes the file: syncs it and renames a temporary file over the target, or closes
+    /// the device or pipe.
+    func commit() throws {
+        guard let descriptor else {
+            // In place, written by a writer that opened it itself.
+            finished = true
+            return
+        }
+        if case .inPlace = ending {
+            finished = true
+            guard close(descriptor) == 0 else { throw failure(errnoReason()) }
+            return
+        }
+        guard fsync(descriptor) == 0 else { throw failure(errnoReason()) }
+        if case let .rename(target, _) = ending, rename(writingPath, target) != 0 { throw failure(errnoReason()) }
+        finished = true
+        close(descriptor)
+    }
+
+    /// A failed write, for this output or a writer using `url`: the reason, and what became
+    /// of the target.
+    func failure(_ reason: String) -> CLIError {
+        let outcome: String
+        switch ending {
+        case .rename(_, existed: true): outcome = "; the file was left as it was"
+        case .rename(_, existed: false), .created: outcome = "; no file was made"
+        case .inPlace: outcome = ""
+        }
+        return CLIError.file(path, "cannot write: \(reason)\(outcome)")
+    }
+}
