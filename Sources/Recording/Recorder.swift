@@ -253,6 +253,7 @@ public final class Recorder: Probe, @unchecked Sendable {
                 claim = (pthread_self(), context.scope, scheduler.recordingScope)
                 context.scope = scope
                 scheduler.recordingScope = scope
+                Self.virtualScopes.withLock { _ = $0.insert(scope) }
             }
             append(.header(makeHeader()))
             if case .file = sink {
@@ -281,6 +282,7 @@ public final class Recorder: Probe, @unchecked Sendable {
             let context = ProbeContext.current
             if pthread_equal(claim.thread, pthread_self()) != 0, context.scope == scope { context.scope = claim.threadScope }
             self.claim = nil
+            Self.virtualScopes.withLock { _ = $0.remove(scope) }
         }
         for hop in pendingHops.keys.sorted() {
             if let record = pendingHops[hop] { append(.hop(record)) }
@@ -383,7 +385,7 @@ public final class Recorder: Probe, @unchecked Sendable {
 
     public func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes tagged: Causes) -> UInt64 {
         let context = ProbeContext.current
-        guard context.scope == scope else { return 0 }
+        guard belongs(context) else { return 0 }
         let causes = tagged.others.isEmpty
             ? Causes(primary: localCause(tagged.primary))
             : Causes(primary: localCause(tagged.primary), others: tagged.others.map(localCause))
@@ -477,8 +479,20 @@ public final class Recorder: Probe, @unchecked Sendable {
 
     /// Whether the calling thread's activity belongs in this recording: work in its scope.
     @inline(__always) var isRecordedThread: Bool {
-        ProbeContext.current.scope == scope
+        belongs(ProbeContext.current)
     }
+
+    /// Whether work in `context`'s scope belongs in this recording: a virtual recording's own
+    /// scope; for a real recording, work of no virtual recording still running (a thread a
+    /// stopped virtual recording claimed counts as unclaimed, wherever it was stopped).
+    @inline(__always) func belongs(_ context: ProbeContext) -> Bool {
+        let current = context.scope
+        if current == scope { return true }
+        return scope == 0 && !Self.virtualScopes.withLock { $0.contains(current) }
+    }
+
+    /// The scopes of the virtual recordings running now.
+    static let virtualScopes = Mutex<Set<UInt64>>([])
 
     /// This recording's own sequence number in a cause, or 0 for another recorder's.
     @inline(__always) func localCause(_ cause: UInt64) -> UInt64 {

@@ -149,6 +149,21 @@ final class ScopedRecordingTests: XCTestCase {
         XCTAssertEqual(try Trace(bytes: live.bytes).events.count, 0)
     }
 
+    func testAThreadClaimedByARecordingStoppedElsewhereIsRecordedAgain() throws {
+        let recorder = Recorder(clock: .virtual(TestScheduler()))
+        recorder.start()
+        let stopping = UncheckedBox(recorder)
+        Self.onAnotherThread { _ = try? stopping.value.stop() }.wait()
+        let live = Recorder(clock: .real)
+        live.start()
+        let (values, input) = Signal<Int, Never>.pipe()
+        let sink = values.observeValues { _ in }
+        input.send(value: 1)
+        sink?.dispose()
+        try live.stop()
+        XCTAssertEqual(try Trace(bytes: live.bytes).events.map(\.text), ["1"])
+    }
+
     func testAStoppedRecorderIsReleased() throws {
         weak var released: Recorder?
         try {
