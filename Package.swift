@@ -46,6 +46,7 @@ let package = Package(
         .executableTarget(
             name: "marbles",
             dependencies: [
+                "Locks",
                 "Signals",
                 "TraceLog",
                 "Recording",

@@ -114,7 +114,7 @@ struct DemoCommand: ParsableCommand {
                 try Console.print("\(counter): writing \(file.path)\n")
                 let url = top.appendingPathComponent(file.path)
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try OutputFile(url.path, option: "the demo", inputs: [input]).write(file.bytes)
+                try OutputFile(url.path, option: "the demo's output", inputs: [input]).write(file.bytes)
             }
             return DemoRow(scenario: scenario, recording: recording, stats: stats, agreement: agreement)
         } catch let error as TraceError {

@@ -24,6 +24,7 @@ struct Marbles: ParsableCommand {
     /// Parses and runs the verb: the one place where how a verb ended becomes a message and
     /// an exit status.
     static func main() {
+        Interruption.install()
         do {
             var command = try parseAsRoot()
             try command.run()

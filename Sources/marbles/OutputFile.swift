@@ -1,4 +1,5 @@
 import Foundation
+import Locks
 
 /// A file a verb writes: `-o`, `--draw`, `--trace`, and the demo's recordings and figures.
 /// Every verb writes its files through this one path, so none can destroy a file:
@@ -37,8 +38,9 @@ struct OutputFile {
     /// The paragraph every verb that writes files shows in its help.
     static let helpParagraph = """
         Output files are written to a temporary file beside the target and renamed over it \
-        only once complete, so a run that fails leaves an existing file as it was (a run \
-        killed meanwhile leaves the temporary file .NAME.marbles-XXXXXXXX). A character \
+        only once complete, so a run that fails leaves an existing file as it was (an \
+        interrupted run removes its temporary file .NAME.marbles-XXXXXXXX; kill -9 leaves \
+        it). A character \
         device or named pipe (/dev/null, /dev/stdout) is written in place. An output that \
         is one of the inputs (also through ./, a symbolic link or a hard link), a \
         directory, a socket or a block device is refused before anything runs.
@@ -49,6 +51,9 @@ struct OutputFile {
     init(_ path: String, option: String, inputs: [InputFile] = []) throws {
         self.path = path
         self.option = option
+        guard !path.isEmpty, !path.hasSuffix("/") else {
+            throw CLIError.file(path, "cannot write: \(option) needs a file name, not \(path.isEmpty ? "an empty one" : "a folder")")
+        }
         var status = stat()
         if stat(path, &status) != 0 {
             guard errno == ENOENT else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
@@ -133,6 +138,7 @@ struct OutputFile {
                     _ = fchmod(descriptor, existing.st_mode & 0o7777)
                     if geteuid() == 0 { _ = fchown(descriptor, existing.st_uid, existing.st_gid) }
                 }
+                Interruption.register(temporary)
                 return PendingOutput(path: path, writing: temporary, descriptor: descriptor,
                                      ending: .rename(over: resolved, existed: existing != nil))
             }
@@ -212,6 +218,7 @@ final class PendingOutput {
     var url: URL { URL(fileURLWithPath: writingPath) }
 
     deinit {
+        if case .rename = ending { Interruption.unregister(writingPath) }
         guard !finished else { return }
         if let descriptor { close(descriptor) }
         if case .inPlace = ending { return }
@@ -262,5 +269,57 @@ final class PendingOutput {
         case .inPlace: outcome = ""
         }
         return CLIError.file(path, "cannot write: \(reason)\(outcome)")
+    }
+}
+
+/// The temporary files of outputs not yet renamed over their targets, removed when the
+/// process is interrupted (SIGINT, SIGTERM, SIGHUP), so an interrupted run leaves no
+/// `.NAME.marbles-XXXXXXXX` behind. (A `kill -9` cannot be caught: its temporary file stays,
+/// and for a recording holds the partial trace.) A file the run created as its target
+/// (`beginRecording()`) is not temporary and stays, readable up to its last flush.
+enum Interruption {
+    private static let pending = Protected<Set<String>>([])
+    private static let sources = Protected<[DispatchSourceSignal]>([])
+
+    /// Removes `path` if the process is interrupted before `unregister(path)`.
+    static func register(_ path: String) {
+        pending.modify { _ = $0.insert(path) }
+    }
+
+    /// `path` was renamed or removed: an interruption leaves it alone.
+    static func unregister(_ path: String) {
+        pending.modify { _ = $0.remove(path) }
+    }
+
+    /// From now on, an interruption removes the pending temporary files, then ends the
+    /// process as the signal would have. Call before any other thread starts: the signals
+    /// are blocked for every thread and taken by a dispatch source instead.
+    static func install() {
+        let signals = [SIGINT, SIGTERM, SIGHUP]
+        #if os(Linux)
+        // libdispatch on Linux reads signals through signalfd, which sees only blocked ones.
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for signal in signals { sigaddset(&blocked, signal) }
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
+        #else
+        for signal in signals { Foundation.signal(signal, SIG_IGN) }
+        #endif
+        for signal in signals {
+            let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
+            source.setEventHandler {
+                for path in pending.current { unlink(path) }
+                Foundation.signal(signal, SIG_DFL)
+                #if os(Linux)
+                var raised = sigset_t()
+                sigemptyset(&raised)
+                sigaddset(&raised, signal)
+                pthread_sigmask(SIG_UNBLOCK, &raised, nil)
+                #endif
+                raise(signal)
+            }
+            source.resume()
+            sources.modify { $0.append(source) }
+        }
     }
 }

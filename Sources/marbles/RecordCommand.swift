@@ -20,8 +20,8 @@ struct RecordCommand: ParsableCommand {
         the trace up to its last flush (at most 100 ms old) under the name asked for, and a \
         run that fails removes it. An existing one is replaced only once the run has \
         finished: the recording goes to a temporary file beside it (.NAME.marbles-XXXXXXXX, \
-        where a killed run leaves its partial trace), so a failed or killed run leaves it as \
-        it was. A character device or named pipe (/dev/null) is written in place; a \
+        where a run killed with kill -9 leaves its partial trace; an interrupted run removes \
+        it), so a failed or killed run leaves it as it was. A character device or named pipe (/dev/null) is written in place; a \
         directory, a socket or a block device is refused before anything runs.
 
         Exit status: 0 on success, 2 for an unknown scenario, a trace that cannot be written \

@@ -162,6 +162,13 @@ final class OutputSafetyTests: CommandLineTestCase {
             ("missing/x.svg", "missing/x.svg: error: cannot write: the folder missing does not exist"),
             ("in.trace/x.svg", "in.trace/x.svg: error: cannot write: Not a directory"),
         ]
+        for (target, message) in [("new/", "new/: error: cannot write: -o needs a file name, not a folder"),
+                                  ("", ": error: cannot write: -o needs a file name, not an empty one")] {
+            let run = try marbles(["replay", "in.trace", "--scenario", "signin", "-o", target])
+            XCTAssertEqual(run.status, 2, target)
+            XCTAssertTrue(run.err.contains(message), run.err)
+            XCTAssertEqual(run.out, "", "nothing runs")
+        }
         for (target, message) in cases {
             let run = try marbles(["draw", "in.trace", "-o", target])
             XCTAssertEqual(run.status, 2, target)
@@ -281,6 +288,19 @@ final class OutputSafetyTests: CommandLineTestCase {
         XCTAssertEqual(try bytes("traces/swift-search.trace"), Data("the committed recording\n".utf8))
         let left = try names(in: "traces")
         XCTAssertEqual(try temporaryFiles(in: "traces").count, 1, left.joined(separator: " "))
+
+        // Interrupted, it removes its temporary file too.
+        for name in try temporaryFiles(in: "traces") { try FileManager.default.removeItem(atPath: path("traces/" + name)) }
+        for signal in [SIGINT, SIGTERM] {
+            let interrupted = try start(["demo", "--scenario", "swift-search", "--root", directory.path])
+            XCTAssertTrue(try readLine(of: interrupted).contains("recording live"))
+            kill(interrupted.processIdentifier, signal)
+            interrupted.waitUntilExit()
+            XCTAssertEqual(interrupted.terminationReason, .uncaughtSignal)
+            XCTAssertEqual(interrupted.terminationStatus, signal)
+            XCTAssertEqual(try bytes("traces/swift-search.trace"), Data("the committed recording\n".utf8))
+            XCTAssertEqual(try temporaryFiles(in: "traces"), [], "signal \(signal)")
+        }
 
         // Replaying a malformed recording writes none of the derived files.
         try write("the old replay\n", to: "traces/swift-search.replay.trace")
