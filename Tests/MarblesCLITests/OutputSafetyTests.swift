@@ -197,6 +197,48 @@ final class OutputSafetyTests: CommandLineTestCase {
         }
     }
 
+    func testAFullFilesystemLeavesAnExistingTargetAsItWas() throws {
+        guard geteuid() == 0 else { throw XCTSkip("mounting a tiny filesystem needs root") }
+        try FileManager.default.createDirectory(atPath: path("tiny"), withIntermediateDirectories: false)
+        guard try system("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", path("tiny")]) == 0 else {
+            throw XCTSkip("cannot mount a tiny tmpfs here to fill it")
+        }
+        addTeardownBlock { [path = path("tiny")] in _ = try? self.system("/bin/umount", [path]) }
+        var cases = Self.writers.map { writer in (writer.name, writer.outputExtension, writer.arguments) }
+        cases.append(("record", "trace", { ["record", "--scenario", "swift-search", "--quiet", "-o", $0] }))
+        for (name, outputExtension, arguments) in cases {
+            if let writer = Self.writers.first(where: { $0.name == name }) { try prepare(writer) }
+            let target = "tiny/x.\(outputExtension)"
+            try write("the old bytes\n", to: target)
+            // Fill every block left, so the first byte of any new file finds the disk full.
+            let filler = try XCTUnwrap(FileHandle(forWritingAtPath: {
+                FileManager.default.createFile(atPath: path("tiny/filler"), contents: nil)
+                return path("tiny/filler")
+            }()))
+            while (try? filler.write(contentsOf: Data(count: 4096))) != nil {}
+            try filler.close()
+            let run = try marbles(arguments(target))
+            XCTAssertEqual(run.status, 2, "\(name): \(run.err)")
+            XCTAssertTrue(run.err.contains("x.\(outputExtension): error: cannot write: ") && run.err.contains("No space left on device"),
+                          "\(name): \(run.err)")
+            XCTAssertEqual(try bytes(target), Data("the old bytes\n".utf8), name)
+            XCTAssertEqual(try temporaryFiles(in: "tiny"), [], name)
+            try FileManager.default.removeItem(atPath: path("tiny/filler"))
+        }
+    }
+
+    /// Runs a system tool; its exit status.
+    private func system(_ tool: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     func testAReadOnlyFolderIsReportedAndItsFilesKept() throws {
         let asNobody = try requireReadOnlyFolders()
         try FileManager.default.createDirectory(atPath: path("ro"), withIntermediateDirectories: false)
