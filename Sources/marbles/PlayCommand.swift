@@ -54,6 +54,10 @@ struct PlayCommand: ParsableCommand {
         and a caret; the exit status is then 2.
 
         \(OutputFile.helpParagraph) --trace and --draw must name different files.
+
+        Exit status: 0 on success, 2 when the spec cannot be read or has an error (parsing \
+        or running), an option is invalid, or an output (a file, standard output) cannot be \
+        written.
         """
     )
 
