@@ -78,17 +78,17 @@ extension PipelineGraph {
         }
         var seen: Set<String> = []
         var edges: [Edge] = []
+        // The origin node of each failure, in sequence order: a failure caused by an earlier
+        // one has that one's origin, so a chain of any length costs one lookup per failure.
+        var origins: [UInt64: UInt64] = [:]
         for event in trace.events where event.kind == .failed {
+            var origin = event.node
+            if let cause = event.causes.first, cause < event.sequence, let known = origins[cause] { origin = known }
+            origins[event.sequence] = origin
             guard let sinks = sinksObserving[event.node] else { continue }
-            var origin = event
-            var steps = 0
-            while steps < 10_000, let cause = origin.causes.first.flatMap(trace.event(sequence:)), cause.kind == .failed {
-                origin = cause
-                steps += 1
-            }
             let text = TextSafety.truncated(event.text ?? "failed", to: 40)
-            for sink in sinks where seen.insert("\(origin.node) \(sink) \(text)").inserted {
-                edges.append(Edge(from: String(origin.node), to: String(sink), style: .error, label: text))
+            for sink in sinks where seen.insert("\(origin) \(sink) \(text)").inserted {
+                edges.append(Edge(from: String(origin), to: String(sink), style: .error, label: text))
             }
         }
         return edges

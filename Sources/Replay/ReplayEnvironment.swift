@@ -352,7 +352,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         let subscription = recording.subscriptions[index]
         var scheduled: [(offset: Int64, thread: UInt64, event: Event<Value, Failure>)] = []
         for record in recording.events[subscription.id] ?? [] {
-            let offset = record.time - subscription.time
+            let offset = record.time.saturatingSubtracting(subscription.time)
             switch record.kind {
             case .value:
                 guard let value = decode(Value.self, record, node) else { return }
@@ -371,7 +371,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         let now = testScheduler.now
         let origin = atRecordedTimes ? subscription.time : now
         for entry in scheduled {
-            lifetime += lane(for: entry.thread).schedule(after: Self.date(max(origin + entry.offset, now))) {
+            lifetime += lane(for: entry.thread).schedule(after: Self.date(max(origin.saturatingAdding(entry.offset), now))) {
                 observer.send(entry.event)
             }
         }

@@ -451,7 +451,7 @@ public struct TraceDiff: Sendable {
         }
 
         private mutating func compareMatched(_ name: String, _ eventA: EventRecord, _ eventB: EventRecord, index: Int) {
-            let shift = eventB.time - eventA.time
+            let shift = eventB.time.saturatingSubtracting(eventA.time)
             let magnitude = shift.magnitude > UInt64(Int64.max) ? Int64.max : Int64(shift.magnitude)
             matched += 1
             totalShift = totalShift.addingReportingOverflow(magnitude).overflow ? Int64.max : totalShift + magnitude

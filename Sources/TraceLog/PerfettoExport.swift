@@ -14,6 +14,9 @@ import Foundation
 ///
 /// Timestamps are microseconds written with exactly three decimals (the trace's integer
 /// nanoseconds), so the output is deterministic.
+///
+/// Records are checked as `Trace` checks them (`TraceValidator`): an undefined or repeated id,
+/// or a cause that is not an earlier event, is an error at its line.
 public enum PerfettoExport {
     /// What an export wrote.
     public struct Summary: Equatable, Sendable {
@@ -33,12 +36,12 @@ public enum PerfettoExport {
     }
 
     private struct Cause {
-        var sequence: UInt64 = 0
         var time: Int64 = 0
         var thread: UInt64 = 0
     }
 
-    /// Exports the trace `reader` reads, handing the output to `write` in chunks.
+    /// Exports the trace `reader` reads, handing the output to `write` in chunks; causes are
+    /// found among the last `window` events (the window's storage grows with the events read).
     @discardableResult
     public static func export(_ reader: TraceReader, window: Int = 1 << 18,
                               write: ([UInt8]) throws -> Void) throws -> Summary {
@@ -85,7 +88,8 @@ public enum PerfettoExport {
 
         var nodes: [UInt64: NodeRecord] = [:]
         var live: [UInt64: (name: String, category: String, thread: UInt64)] = [:]
-        var ring = [Cause](repeating: Cause(), count: max(window, 16))
+        var recent = EventWindow(capacity: window, empty: Cause())
+        var validator = TraceValidator()
         var lastTime: Int64 = 0
 
         func display(_ node: NodeRecord?) -> String {
@@ -94,6 +98,7 @@ public enum PerfettoExport {
         }
 
         while let record = try reader.next() {
+            try validator.check(record, readBy: reader)
             switch record {
             case let .thread(thread):
                 try emit { event in
@@ -147,8 +152,7 @@ public enum PerfettoExport {
             case let .event(record):
                 lastTime = max(lastTime, record.time)
                 let node = nodes[record.node]
-                ring[Int(record.sequence % UInt64(ring.count))] = Cause(sequence: record.sequence, time: record.time,
-                                                                       thread: record.thread)
+                recent.insert(record.sequence, Cause(time: record.time, thread: record.thread))
                 try emit { event in
                     event.field("name", "\(display(node)) \(record.text ?? record.kind.rawValue)")
                     event.field("cat", node?.name ?? "?")
@@ -166,8 +170,7 @@ public enum PerfettoExport {
                     }
                 }
                 for causeSequence in record.causes {
-                    let cause = ring[Int(causeSequence % UInt64(ring.count))]
-                    guard cause.sequence == causeSequence, cause.thread != record.thread else { continue }
+                    guard let cause = recent.entry(causeSequence), cause.thread != record.thread else { continue }
                     summary.flows += 1
                     let id = summary.flows
                     try emit { event in

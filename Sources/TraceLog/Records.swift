@@ -211,8 +211,8 @@ public struct HopRecord: Equatable, Sendable {
         self.to = to
     }
 
-    /// Time from enqueue to start, when it ran.
-    public var queueWait: Int64? { started.map { $0 - enqueued } }
+    /// Time from enqueue to start, when it ran (saturated at `Int64`'s bounds).
+    public var queueWait: Int64? { started.map { $0.saturatingSubtracting(enqueued) } }
 }
 
 /// A user's mark in the timeline.

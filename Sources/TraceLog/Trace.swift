@@ -35,6 +35,7 @@ public struct Trace: Sendable {
     private var threadIndex: [UInt64: Int] = [:]
     private var eventIndex: [UInt64: Int] = [:]
     private var eventsByNode: [UInt64: [Int]] = [:]
+    private var validator = TraceValidator()
 
     /// An empty trace.
     public init(header: TraceHeader) {
@@ -51,8 +52,8 @@ public struct Trace: Sendable {
         try self.init(reader: TraceReader(bytes: bytes, name: name))
     }
 
-    /// Reads every remaining record of `reader`, checking that each id a record uses was
-    /// defined by an earlier record.
+    /// Reads every remaining record of `reader`, checking each with a `TraceValidator`: every
+    /// id a record uses was defined by an earlier record, and every cause is an earlier event.
     public init(reader: TraceReader) throws {
         self.init(header: reader.header)
         while let record = try reader.next() {
@@ -63,73 +64,39 @@ public struct Trace: Sendable {
         warnings = reader.warnings
     }
 
-    /// Adds a record; returns what is wrong with it instead when it refers to an undefined id
-    /// or redefines one.
+    /// Adds a record; returns what is wrong with it instead (see `TraceValidator`), and then
+    /// adds nothing.
     @discardableResult
     public mutating func add(_ record: TraceRecord) -> String? {
+        if let problem = validator.check(record) { return problem }
         switch record {
         case .header:
-            return "expected one header, found a second"
+            break
         case let .node(node):
-            guard nodeIndex[node.id] == nil else { return "expected a new node id, found node \(node.id) again" }
-            for edge in node.upstream where nodeIndex[edge.node] == nil {
-                return "expected upstream node \(edge.node) to be defined before node \(node.id)"
-            }
             nodeIndex[node.id] = nodes.count
             nodes.append(node)
         case let .subscribe(subscription):
-            guard subscriptionIndex[subscription.id] == nil else {
-                return "expected a new subscription id, found subscription \(subscription.id) again"
-            }
-            if let problem = require(node: subscription.node) ?? require(thread: subscription.thread) { return problem }
-            if subscription.parent != 0, subscriptionIndex[subscription.parent] == nil {
-                return "expected parent subscription \(subscription.parent) to be defined before it is used"
-            }
             subscriptionIndex[subscription.id] = subscriptions.count
             subscriptions.append(subscription)
         case let .dispose(dispose):
-            if let problem = require(subscription: dispose.subscription) ?? require(thread: dispose.thread) { return problem }
             disposals.append(dispose)
         case let .thread(thread):
-            guard threadIndex[thread.id] == nil else { return "expected a new thread id, found thread \(thread.id) again" }
             threadIndex[thread.id] = threads.count
             threads.append(thread)
         case let .event(event):
-            if let problem = require(node: event.node) ?? require(subscription: event.subscription)
-                ?? require(thread: event.thread) {
-                return problem
-            }
-            guard eventIndex[event.sequence] == nil else {
-                return "expected a new sequence number, found \(event.sequence) again"
-            }
             eventIndex[event.sequence] = events.count
             eventsByNode[event.node, default: []].append(events.count)
             events.append(event)
         case let .hop(hop):
-            if let problem = require(thread: hop.from) ?? hop.to.flatMap(require(thread:)) { return problem }
             hops.append(hop)
         case let .mark(mark):
-            if let problem = require(thread: mark.thread) { return problem }
             marks.append(mark)
         case let .label(label):
-            guard let index = nodeIndex[label.node] else { return "expected node \(label.node) to be defined before its label" }
-            nodes[index].label = label.label
+            if let index = nodeIndex[label.node] { nodes[index].label = label.label }
         case let .summary(summary):
             self.summary = summary
         }
         return nil
-    }
-
-    private func require(node id: UInt64) -> String? {
-        nodeIndex[id] == nil ? "expected node \(id) to be defined before it is used" : nil
-    }
-
-    private func require(subscription id: UInt64) -> String? {
-        subscriptionIndex[id] == nil ? "expected subscription \(id) to be defined before it is used" : nil
-    }
-
-    private func require(thread id: UInt64) -> String? {
-        threadIndex[id] == nil ? "expected thread \(id) to be defined before it is used" : nil
     }
 
     // MARK: Lookups

@@ -281,7 +281,7 @@ public final class TraceReader {
             let name = try fields.string("type")
             unknownKinds[name, default: 0] += 1
             if unknownKinds[name] == 1 {
-                warn("skipped a record of unknown type \"\(name)\" (written by a newer Marbles?); "
+                warn("skipped a record of unknown type \(Self.quoted(name)) (written by a newer Marbles?); "
                      + "further records of this type are skipped silently")
             }
             return nil
@@ -290,22 +290,22 @@ public final class TraceReader {
         case .header:
             let format = try fields.string("format")
             guard format == TraceFormat.name else {
-                throw fields.error("format \"\(TraceFormat.name)\", found \"\(format)\"", at: "format")
+                throw fields.error("format \"\(TraceFormat.name)\", found \(Self.quoted(format))", at: "format")
             }
             let version = try fields.string("version")
             let parts = version.split(separator: ".", omittingEmptySubsequences: false)
             guard parts.count == 2, let major = Int(parts[0]), let minor = Int(parts[1]) else {
-                throw fields.error("a version \"MAJOR.MINOR\", found \"\(version)\"", at: "version")
+                throw fields.error("a version \"MAJOR.MINOR\", found \(Self.quoted(version))", at: "version")
             }
             guard major <= TraceFormat.major else {
-                throw fields.error("format version \(TraceFormat.major).x or older; this trace is version \(version), "
+                throw fields.error("format version \(TraceFormat.major).x or older; this trace is version \(Self.cut(version)), "
                                    + "written by a newer Marbles: update Marbles to read it", at: "version")
             }
             let unit = try fields.string("unit")
-            guard unit == "ns" else { throw fields.error("unit \"ns\", found \"\(unit)\"", at: "unit") }
+            guard unit == "ns" else { throw fields.error("unit \"ns\", found \(Self.quoted(unit))", at: "unit") }
             let clockName = try fields.string("clock")
             guard let clock = TraceClock(rawValue: clockName) else {
-                throw fields.error("clock \"real\" or \"virtual\", found \"\(clockName)\"", at: "clock")
+                throw fields.error("clock \"real\" or \"virtual\", found \(Self.quoted(clockName))", at: "clock")
             }
             var header = TraceHeader(clock: clock, wallClock: try fields.optionalString("wallClock"),
                                      wallClockNanoseconds: try fields.optionalInteger("wallClockNs"),
@@ -345,7 +345,7 @@ public final class TraceReader {
             let node = try fields.id("node"), subscription = try fields.id("sub")
             guard let kind = try fields.choice("kind", among: Self.eventKinds) else {
                 let kindName = try fields.string("kind")
-                throw fields.error("kind value, failed, completed or interrupted, found \"\(kindName)\"", at: "kind")
+                throw fields.error("kind value, failed, completed or interrupted, found \(Self.quoted(kindName))", at: "kind")
             }
             let thread = try fields.id("thread")
             let causes = try fields.positiveIntegers("causes", "causes to be positive sequence numbers")
@@ -371,6 +371,21 @@ public final class TraceReader {
                                           marks: try fields.unsigned("marks"), dropped: try fields.unsigned("dropped"),
                                           duration: try fields.integer("duration")))
         }
+    }
+
+    /// The most characters of a value from the trace an error or warning quotes.
+    static let quoteLimit = 200
+
+    /// A value from the trace in quotes, cut to `quoteLimit` characters.
+    static func quoted(_ text: String) -> String { "\"\(cut(text))\"" }
+
+    /// A value from the trace cut to `quoteLimit` characters, ending with `…` when cut: a
+    /// message must not repeat a line of megabytes.
+    static func cut(_ text: String) -> String {
+        guard text.utf8.count > quoteLimit,
+              let limit = text.index(text.startIndex, offsetBy: quoteLimit, limitedBy: text.endIndex),
+              limit != text.endIndex else { return text }
+        return text[..<text.index(before: limit)] + "\u{2026}"
     }
 
     /// How many records of each unknown type were skipped, by type name.

@@ -13,7 +13,13 @@
 ///   the time since the source event at the root of its primary causes.
 ///
 /// Memory is bounded: causes are looked up in a window of the last `window` events (older
-/// ones are counted as unresolved), and percentiles come from `LatencyDistribution`.
+/// ones are counted as unresolved; the window's storage grows with the events read, up to
+/// `window`), and percentiles come from `LatencyDistribution`. The root of an event's causes
+/// is kept with the event, so finding it costs constant time however long the chain.
+///
+/// Records are checked as `Trace` checks them (`TraceValidator`): an undefined or repeated id,
+/// or a cause that is not an earlier event, is an error at its line. Latencies between times
+/// at the ends of `Int64` saturate instead of trapping.
 public struct TraceStats: Sendable {
     /// One node's line of the table.
     public struct NodeStats: Sendable {
@@ -59,8 +65,10 @@ public struct TraceStats: Sendable {
 
     /// Computes the statistics of the trace `reader` is reading, in one pass.
     public static func compute(_ reader: TraceReader, window: Int = 1 << 18) throws -> TraceStats {
-        var builder = Builder(window: max(window, 16))
+        var builder = Builder(window: window)
+        var validator = TraceValidator()
         while let record = try reader.next() {
+            try validator.check(record, readBy: reader)
             builder.add(record)
         }
         var stats = builder.finish(name: reader.name, header: reader.header)
@@ -68,11 +76,14 @@ public struct TraceStats: Sendable {
         return stats
     }
 
+    /// A recent event, with the source event at the root of its primary causes.
     private struct Slot {
-        var sequence: UInt64 = 0
         var time: Int64 = 0
         var node: UInt64 = 0
-        var cause: UInt64 = 0
+        /// False when a cause along the chain was outside the window when it was read.
+        var rooted = false
+        var rootTime: Int64 = 0
+        var rootNode: UInt64 = 0
     }
 
     private struct NodeState {
@@ -98,7 +109,7 @@ public struct TraceStats: Sendable {
             }
             let isValue = event.kind == .value
             if let cause {
-                latency.add(event.time - cause.time)
+                latency.add(event.time.saturatingSubtracting(cause.time))
                 if dataUpstream.contains(cause.node) {
                     if isValue { passed += 1 }
                 } else if isValue {
@@ -112,7 +123,7 @@ public struct TraceStats: Sendable {
     }
 
     private struct Builder {
-        var ring: [Slot]
+        var recent: EventWindow<Slot>
         var nodes: [UInt64: NodeState] = [:]
         var order: [UInt64] = []
         var hopWaits: [HopKey: (wait: LatencyDistribution, neverRan: Int)] = [:]
@@ -136,12 +147,7 @@ public struct TraceStats: Sendable {
         }
 
         init(window: Int) {
-            ring = Array(repeating: Slot(), count: window)
-        }
-
-        func slot(_ sequence: UInt64) -> Slot? {
-            let slot = ring[Int(sequence % UInt64(ring.count))]
-            return slot.sequence == sequence ? slot : nil
+            recent = EventWindow(capacity: window, empty: Slot())
         }
 
         mutating func add(_ record: TraceRecord) {
@@ -187,10 +193,15 @@ public struct TraceStats: Sendable {
             events += 1
             lastTime = max(lastTime, event.time)
             let primary = event.causes.first ?? 0
-            ring[Int(event.sequence % UInt64(ring.count))] = Slot(sequence: event.sequence, time: event.time,
-                                                                  node: event.node, cause: primary)
-            let cause = primary == 0 ? nil : slot(primary)
+            let cause = primary == 0 ? nil : recent.entry(primary)
             if primary != 0 && cause == nil { unresolved += 1 }
+            var slot = Slot(time: event.time, node: event.node)
+            if primary == 0 {
+                (slot.rooted, slot.rootTime, slot.rootNode) = (true, event.time, event.node)
+            } else if let cause, cause.rooted {
+                (slot.rooted, slot.rootTime, slot.rootNode) = (true, cause.rootTime, cause.rootNode)
+            }
+            recent.insert(event.sequence, slot)
             // Updated in place through the dictionary: a copy of the state would copy its
             // latency histogram on every event.
             nodes[event.node]?.count(event, cause: cause)
@@ -198,26 +209,13 @@ public struct TraceStats: Sendable {
             for downstream in state.dataDownstream where nodes[downstream]?.subscribed == true {
                 nodes[downstream]?.inputs += 1
             }
-            if !state.feedsSinks.isEmpty, let root = root(of: event) {
+            if !state.feedsSinks.isEmpty, slot.rooted, let root = nodes[slot.rootNode],
+               root.record.upstream.isEmpty || root.record.kind == .source {
                 for sink in state.feedsSinks {
-                    paths[PathKey(source: root.node, sink: sink), default: LatencyDistribution()].add(event.time - root.time)
+                    paths[PathKey(source: slot.rootNode, sink: sink), default: LatencyDistribution()]
+                        .add(event.time.saturatingSubtracting(slot.rootTime))
                 }
             }
-        }
-
-        /// The source event at the root of an event's primary causes, if it is in the window.
-        func root(of event: EventRecord) -> Slot? {
-            var current = Slot(sequence: event.sequence, time: event.time, node: event.node, cause: event.causes.first ?? 0)
-            var steps = 0
-            while current.cause != 0 {
-                guard let cause = slot(current.cause), steps < ring.count else { return nil }
-                current = cause
-                steps += 1
-            }
-            guard let node = nodes[current.node], node.record.upstream.isEmpty || node.record.kind == .source else {
-                return nil
-            }
-            return current
         }
 
         func finish(name: String, header: TraceHeader) -> TraceStats {

@@ -1,0 +1,132 @@
+/// Checks the ids of a trace's records as they are read: every id a record uses was defined
+/// by an earlier record, no id is defined twice, no sequence number repeats, and every cause
+/// is an earlier event (so causes never form a cycle).
+///
+/// `Trace` checks each record it holds with one; the streaming verbs (`TraceStats`,
+/// `PerfettoExport`) check with one too, so every reader accepts and rejects the same traces.
+/// Memory grows with the gaps in the ids, not with their number: the recorder numbers ids
+/// 1, 2, 3, … in file order, which a few ranges hold.
+public struct TraceValidator: Sendable {
+    private var nodes = IDSet()
+    private var subscriptions = IDSet()
+    private var threads = IDSet()
+    private var sequences = IDSet()
+
+    public init() {}
+
+    /// Checks `record` and remembers the ids it defines; returns what is wrong with it instead
+    /// (it then defines nothing).
+    public mutating func check(_ record: TraceRecord) -> String? {
+        switch record {
+        case .header:
+            return "expected one header, found a second"
+        case let .node(node):
+            guard !nodes.contains(node.id) else { return "expected a new node id, found node \(node.id) again" }
+            for edge in node.upstream where !nodes.contains(edge.node) {
+                return "expected upstream node \(edge.node) to be defined before node \(node.id)"
+            }
+            nodes.insert(node.id)
+        case let .subscribe(subscription):
+            guard !subscriptions.contains(subscription.id) else {
+                return "expected a new subscription id, found subscription \(subscription.id) again"
+            }
+            if let problem = require(node: subscription.node) ?? require(thread: subscription.thread) { return problem }
+            if subscription.parent != 0, !subscriptions.contains(subscription.parent) {
+                return "expected parent subscription \(subscription.parent) to be defined before it is used"
+            }
+            subscriptions.insert(subscription.id)
+        case let .dispose(dispose):
+            if let problem = require(subscription: dispose.subscription) ?? require(thread: dispose.thread) { return problem }
+        case let .thread(thread):
+            guard !threads.contains(thread.id) else { return "expected a new thread id, found thread \(thread.id) again" }
+            threads.insert(thread.id)
+        case let .event(event):
+            if let problem = require(node: event.node) ?? require(subscription: event.subscription)
+                ?? require(thread: event.thread) {
+                return problem
+            }
+            guard !sequences.contains(event.sequence) else {
+                return "expected a new sequence number, found \(event.sequence) again"
+            }
+            // A cause at or after its effect is a cycle: following causes would never end.
+            for cause in event.causes where cause >= event.sequence {
+                let what = cause == event.sequence ? "the event itself" : "a later event"
+                return "expected causes to be earlier events (sequence numbers below \(event.sequence)), "
+                    + "found \(cause): \(what)"
+            }
+            sequences.insert(event.sequence)
+        case let .hop(hop):
+            if let problem = require(thread: hop.from) ?? hop.to.flatMap(require(thread:)) { return problem }
+        case let .mark(mark):
+            if let problem = require(thread: mark.thread) { return problem }
+        case let .label(label):
+            guard nodes.contains(label.node) else { return "expected node \(label.node) to be defined before its label" }
+        case .summary:
+            break
+        }
+        return nil
+    }
+
+    /// Checks the record `reader` just read; throws a `TraceError` at its line when it is wrong.
+    public mutating func check(_ record: TraceRecord, readBy reader: TraceReader) throws {
+        if let problem = check(record) {
+            throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
+        }
+    }
+
+    private func require(node id: UInt64) -> String? {
+        nodes.contains(id) ? nil : "expected node \(id) to be defined before it is used"
+    }
+
+    private func require(subscription id: UInt64) -> String? {
+        subscriptions.contains(id) ? nil : "expected subscription \(id) to be defined before it is used"
+    }
+
+    private func require(thread id: UInt64) -> String? {
+        threads.contains(id) ? nil : "expected thread \(id) to be defined before it is used"
+    }
+}
+
+/// A set of ids held as ascending ranges of consecutive ids, plus a hash set for ids that
+/// arrive below the highest one: ids written 1, 2, 3, … take one range whatever their number,
+/// and any order still costs constant time per id.
+struct IDSet: Sendable {
+    /// Disjoint, ascending, not adjacent.
+    private var ranges: [ClosedRange<UInt64>] = []
+    private var others: Set<UInt64> = []
+
+    func contains(_ id: UInt64) -> Bool {
+        guard let last = ranges.last else { return false }
+        if id > last.upperBound { return false }
+        if last.contains(id) { return true }
+        var low = 0, high = ranges.count - 1
+        while low <= high {
+            let middle = (low + high) / 2
+            if ranges[middle].upperBound < id {
+                low = middle + 1
+            } else if ranges[middle].lowerBound > id {
+                high = middle - 1
+            } else {
+                return true
+            }
+        }
+        return others.contains(id)
+    }
+
+    /// Adds an id not yet in the set.
+    mutating func insert(_ id: UInt64) {
+        guard let last = ranges.last else {
+            ranges.append(id...id)
+            return
+        }
+        if id > last.upperBound {
+            if id == last.upperBound + 1 {
+                ranges[ranges.count - 1] = last.lowerBound...id
+            } else {
+                ranges.append(id...id)
+            }
+        } else {
+            others.insert(id)
+        }
+    }
+}
