@@ -41,12 +41,15 @@ enum TextSafety {
     }
 
     /// A Graphviz plain label or tooltip: backslashes doubled (Graphviz reads `\N`, `\G`,
-    /// `\n`... as escapes), newlines as Graphviz's centred line break `\n`.
+    /// `\n`... as escapes), newlines as Graphviz's centred line break `\n`, and `&` as
+    /// `&amp;`: Graphviz decodes entities in labels, so the text `&#x1b;` would otherwise become
+    /// a raw ESC in the SVG, which no XML parser accepts.
     static func graphviz(_ text: String) -> String {
         var out = ""
         for character in printable(text) {
             switch character {
             case "\\": out += "\\\\"
+            case "&": out += "&amp;"
             case "\n", "\r\n": out += "\\n"
             case "\t": out += " "
             default: out.append(character)

@@ -1,0 +1,50 @@
+@testable import Diagrams
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import XCTest
+
+/// Labels hold whatever a trace or a user wrote; every SVG stays well-formed XML.
+final class HostileLabelTests: XCTestCase {
+    /// Text Graphviz would decode into characters XML cannot hold, and markup.
+    private let hostile = ["a&#x1b;b", "&#0;", "&#8;", "&#xD800;", "&amp;#27;", "&lt;g&gt;", "<br/>", "\"'", "& \\N \\G", "\u{1b}]0;title\u{7}"]
+
+    private func graph(_ text: String) -> PipelineGraph {
+        PipelineGraph(
+            title: text,
+            nodes: [
+                .init(id: "1", kind: .source, name: text, label: text, callSite: text, group: text, latency: 5),
+                .init(id: "2", kind: .operator, name: "map", parameters: text, group: "other", latency: 10),
+                .init(id: "3", kind: .sink, name: "observeValues", note: text),
+            ],
+            edges: [.init(from: "1", to: "2", label: text), .init(from: "2", to: "3", style: .error, label: text)],
+            heat: false
+        )
+    }
+
+    func testPipelineSVGIsWellFormedWhateverTheLabelsHold() throws {
+        for text in hostile {
+            for heat in [false, true] {
+                var graph = graph(text)
+                graph.heat = heat
+                let data = try PipelineRenderer.render(graph, format: .svg)
+                XCTAssertNoThrow(try XMLDocument(data: data, options: []), "\(text) heat \(heat)")
+                XCTAssertFalse(data.contains(0x1B), "a raw ESC from \(text)")
+                XCTAssertFalse(data.contains(0x08), "a raw backspace from \(text)")
+            }
+        }
+    }
+
+    func testAnEntityInALabelIsDrawnAsItsText() throws {
+        let data = try PipelineRenderer.render(graph("a&#x1b;b"), format: .svg)
+        let svg = String(decoding: data, as: UTF8.self)
+        // The label reads `a&#x1b;b`: the ampersand escaped once for XML, nothing decoded.
+        XCTAssertTrue(svg.contains("a&amp;#x1b;b"), svg)
+    }
+
+    func testGraphvizEscapingKeepsAmpersandsLiteral() {
+        XCTAssertEqual(TextSafety.graphviz("a&#x1b;b & c"), "a&amp;#x1b;b &amp; c")
+        XCTAssertEqual(TextSafety.graphviz("x\\Ny\nz"), "x\\\\Ny\\nz")
+    }
+}
