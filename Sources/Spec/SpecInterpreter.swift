@@ -19,6 +19,8 @@ final class SpecInterpreter {
     /// The first error raised while the streams ran.
     private(set) var runtimeError: SpecSyntaxError?
     private let lock = Lock()
+    /// The `stream(name)` references being started, outermost first (see `named`).
+    private var starting: [(name: String, location: SpecLocation)] = []
 
     init(document: SpecDocument, scheduler: TestScheduler) {
         self.document = document
@@ -33,6 +35,11 @@ final class SpecInterpreter {
         lock.withLock {
             if runtimeError == nil { runtimeError = SpecSyntaxError(location: location, message: message) }
         }
+    }
+
+    /// Runs `body` on the references being started, under the lock.
+    func lockedStarting<Result>(_ body: (inout [(name: String, location: SpecLocation)]) -> Result) -> Result {
+        lock.withLock { body(&starting) }
     }
 
     /// Calls a spec function at run time; an error is recorded and the result is null.

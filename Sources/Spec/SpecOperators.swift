@@ -181,7 +181,37 @@ extension SpecInterpreter {
                 observer.sendCompleted()
                 return
             }
+            // Starting a stream that is still being started by a reference to it would start
+            // it again, without end. `checkReferences` finds the cycles of names as written
+            // before the run; this finds those through a name computed (`stream(String('out'))`).
+            guard self.beginStarting(name, location) else {
+                observer.sendCompleted()
+                return
+            }
+            defer { self.endStarting() }
             lifetime += stream.producer.start(observer)
         }
+    }
+
+    /// Notes that `stream(name)` at `location` is being started; when that stream is being
+    /// started already (further up this start), records the cycle as the run's error and
+    /// returns false.
+    private func beginStarting(_ name: String, _ location: SpecLocation) -> Bool {
+        let cycle: [(name: String, location: SpecLocation)]? = lockedStarting { starting in
+            if let first = starting.firstIndex(where: { $0.name == name }) {
+                return Array(starting[first...]) + [(name, location)]
+            }
+            starting.append((name, location))
+            return nil
+        }
+        guard let cycle else { return true }
+        let through = cycle.dropFirst().map { "stream('\($0.name)') on line \($0.location.line)" }
+        fail(cycle[0].location, "expected a stream that does not refer to itself; stream '\(name)' refers to itself "
+             + "through \(through.joined(separator: ", then ")) (found as the streams started)")
+        return false
+    }
+
+    private func endStarting() {
+        lockedStarting { starting in _ = starting.removeLast() }
     }
 }

@@ -29,14 +29,42 @@ public struct SpecError: Error, Equatable, CustomStringConvertible {
         self.sourceLine = sourceLine
     }
 
+    /// The most characters of the offending line a report quotes: a longer line is cut
+    /// around the column, with `…` where it was cut.
+    public static let quotedLineLimit = 200
+
     public var description: String {
         var out = "\(file):\(location.line):\(location.column): error: \(message)"
         if !sourceLine.isEmpty {
+            let (quoted, caretColumn) = Self.quote(sourceLine, column: location.column)
             // Tabs stay tabs under the caret so it lines up in any terminal.
-            let prefix = sourceLine.prefix(max(0, location.column - 1)).map { $0 == "\t" ? "\t" : " " }.joined()
-            out += "\n" + sourceLine + "\n" + prefix + "^"
+            let prefix = quoted.prefix(max(0, caretColumn - 1)).map { $0 == "\t" ? "\t" : " " }.joined()
+            out += "\n" + quoted + "\n" + prefix + "^"
         }
         return out
+    }
+
+    /// The line, or at most `quotedLineLimit` characters of it around `column`, and the
+    /// column the caret goes under in what is quoted.
+    static func quote(_ line: String, column: Int) -> (text: String, column: Int) {
+        let limit = quotedLineLimit
+        guard line.utf8.count > limit, line.count > limit else { return (line, column) }
+        let characters = Array(line)
+        let caret = min(max(column - 1, 0), characters.count)
+        // The window keeps the column near its middle, shifted to stay inside the line; two
+        // characters are left for the marks of the cuts.
+        let width = limit - 2
+        var start = max(0, caret - width / 2)
+        start = min(start, characters.count - width)
+        let end = start + width
+        var text = String(characters[start..<end])
+        var shown = caret - start + 1
+        if start > 0 {
+            text = "\u{2026}" + text
+            shown += 1
+        }
+        if end < characters.count { text += "\u{2026}" }
+        return (text, shown)
     }
 }
 

@@ -3,8 +3,8 @@ import MarbleNotation
 extension SpecDocument {
     /// The validation pass: makes the document from the statements read, checking what needs
     /// the whole spec — marbles parsed with the final frame, `values` and `error` lines naming
-    /// inputs, one-character value keys, `unsubscribe` lines naming derived streams, and at
-    /// least one stream.
+    /// inputs, one-character value keys, `unsubscribe` lines naming derived streams, at least
+    /// one stream, and no stream referring to itself.
     mutating func validate(_ statements: SpecStatements) throws {
         frame = statements.frame
         derived = statements.derived
@@ -21,6 +21,7 @@ extension SpecDocument {
             throw SpecSyntaxError(location: SpecLocation(line: 1, column: 1),
                                   message: "expected at least one stream (a 'hot NAME = ...', 'cold NAME = ...' or 'NAME = EXPRESSION' line)")
         }
+        try checkReferences()
     }
 
     /// A `hot` or `cold` line, its marbles parsed with the final frame: an RxJS input is never
