@@ -16,13 +16,17 @@ public struct MarbleFigure: Sendable, Equatable {
         public var full: String
         /// The index of the delivering thread in `MarbleFigure.threads`.
         public var thread: Int
+        /// The thread the value's cause was delivered on, when it is another one: the value
+        /// hopped threads here (drawn with the `hop` class).
+        public var hoppedFrom: Int?
 
-        public init(id: UInt64, time: Int64, display: String, full: String? = nil, thread: Int = 0) {
+        public init(id: UInt64, time: Int64, display: String, full: String? = nil, thread: Int = 0, hoppedFrom: Int? = nil) {
             self.id = id
             self.time = time
             self.display = display
             self.full = full ?? display
             self.thread = thread
+            self.hoppedFrom = hoppedFrom
         }
     }
 
@@ -44,6 +48,32 @@ public struct MarbleFigure: Sendable, Equatable {
         }
     }
 
+    /// A subscription or terminal event drawn on a lane besides the lane's own start and end:
+    /// a resubscription or failure of a node in an inner stream's chain (a `retry`'s), or
+    /// one subscription's start and end in a lane merging several.
+    public struct Mark: Sendable, Equatable {
+        public enum Kind: Sendable, Equatable {
+            case subscribed(at: Int64)
+            case ended(End)
+        }
+
+        public var kind: Kind
+        /// The node whose subscription it was (its trace id).
+        public var node: UInt64?
+
+        public init(_ kind: Kind, node: UInt64? = nil) {
+            self.kind = kind
+            self.node = node
+        }
+
+        public var time: Int64 {
+            switch kind {
+            case let .subscribed(at): return at
+            case let .ended(end): return end.time
+            }
+        }
+    }
+
     /// One stream: a time line with its marbles.
     public struct Lane: Sendable, Equatable {
         /// The stream's name, left of the line: the node's label, or its operator.
@@ -56,15 +86,21 @@ public struct MarbleFigure: Sendable, Equatable {
         public var subscribed: Int64?
         public var marbles: [Marble]
         public var end: End?
+        /// The node the lane draws (its trace id), written on every mark of the lane.
+        public var node: UInt64?
+        /// Further subscriptions and terminal events drawn on the lane, in time order.
+        public var marks: [Mark]
 
         public init(title: String, detail: String? = nil, isInner: Bool = false, subscribed: Int64? = nil,
-                    marbles: [Marble] = [], end: End? = nil) {
+                    marbles: [Marble] = [], end: End? = nil, node: UInt64? = nil, marks: [Mark] = []) {
             self.title = title
             self.detail = detail
             self.isInner = isInner
             self.subscribed = subscribed
             self.marbles = marbles
             self.end = end
+            self.node = node
+            self.marks = marks
         }
     }
 

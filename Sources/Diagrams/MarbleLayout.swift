@@ -129,16 +129,21 @@ struct MarbleLayout {
         for gap in scale.breaks where gap.x > startX && gap.x < endX {
             items.append(breakMark(x: gap.x, y: y))
         }
+        let node = lane.node.map { String($0) }
         if let subscribed = lane.subscribed {
-            let x = scale.x(subscribed)
-            symbols.insert("subscribed")
-            items.append(.group(kind: "subscribed", title: "subscribed at \(TimeFormat.duration(subscribed))", data: [:], items: [
-                .path([.init(x: x - 5, y: y + 13), .init(x: x, y: y + 6), .init(x: x + 5, y: y + 13)],
-                      closed: false, fill: .none, stroke: .init(paint: Self.ink, width: 1.5)),
-            ]))
+            items.append(subscribedMark(at: subscribed, x: scale.x(subscribed), y: y, node: node))
+        }
+        for mark in lane.marks {
+            let markNode = mark.node.map { String($0) } ?? node
+            switch mark.kind {
+            case let .subscribed(at):
+                items.append(subscribedMark(at: at, x: scale.x(at), y: y, node: markNode))
+            case let .ended(end):
+                items.append(endMark(end, x: scale.x(end.time), y: y, half: radius + 2, node: markNode))
+            }
         }
         if let end = lane.end {
-            items.append(endMark(end, x: scale.x(end.time), y: y, half: radius + 2))
+            items.append(endMark(end, x: scale.x(end.time), y: y, half: radius + 2, node: node))
         }
         let laneGroups = groups(lane.marbles, scale: scale)
         let centres = laneGroups.map { (scale.x($0[0].time) + scale.x($0[$0.count - 1].time)) / 2 }
@@ -148,7 +153,7 @@ struct MarbleLayout {
             let before = index > 0 ? centres[index] - centres[index - 1] : .infinity
             let after = index + 1 < centres.count ? centres[index + 1] - centres[index] : .infinity
             let room = min(Self.maxPill, min(before, after) - 3)
-            items.append(marble(group, x: centres[index], y: y, radius: radius, room: room, figure: figure))
+            items.append(marble(group, x: centres[index], y: y, radius: radius, room: room, figure: figure, node: node))
         }
         var data = ["index": String(index)]
         if lane.isInner { data["inner"] = "true" }
@@ -178,7 +183,7 @@ struct MarbleLayout {
     }
 
     private mutating func marble(_ group: [MarbleFigure.Marble], x: Double, y: Double, radius: Double, room: Double,
-                                 figure: MarbleFigure) -> Scene.Item {
+                                 figure: MarbleFigure, node: String?) -> Scene.Item {
         let threads = Set(group.map(\.thread))
         let colours = threads.count == 1 ? Self.colour(group[0].thread) : Self.mixed
         let joined = group.map { TextSafety.singleLine($0.display) }.joined(separator: ",")
@@ -206,7 +211,9 @@ struct MarbleLayout {
         if threads.count == 1, figure.threads.indices.contains(group[0].thread) {
             data["thread"] = TextSafety.singleLine(figure.threads[group[0].thread])
         }
-        return .group(kind: "marble", title: hover(group, figure: figure), data: data, items: [
+        if let node { data["node"] = node }
+        let hops = group.contains { $0.hoppedFrom != nil }
+        return .group(kind: hops ? "marble value hop" : "marble value", title: hover(group, figure: figure), data: data, items: [
             shape,
             .text(shown, at: .init(x: x, y: y + 4.2), font: font, anchor: .middle, fill: .init(hex: colours.text)),
         ])
@@ -215,7 +222,8 @@ struct MarbleLayout {
     private func hover(_ group: [MarbleFigure.Marble], figure: MarbleFigure) -> String {
         func describe(_ marble: MarbleFigure.Marble) -> String {
             let thread = figure.threads.indices.contains(marble.thread) ? " on \(figure.threads[marble.thread])" : ""
-            return "\(TextSafety.printable(marble.full)) (at \(TimeFormat.duration(marble.time))\(thread))"
+            let hop = marble.hoppedFrom.flatMap { figure.threads.indices.contains($0) ? ", hopped from \(figure.threads[$0])" : nil } ?? ""
+            return "\(TextSafety.printable(marble.full)) (at \(TimeFormat.duration(marble.time))\(thread)\(hop))"
         }
         if group.count == 1 { return describe(group[0]) }
         let listed = group.prefix(20).map(describe)
@@ -232,11 +240,20 @@ struct MarbleLayout {
         return shown
     }
 
-    private mutating func endMark(_ end: MarbleFigure.End, x: Double, y: Double, half: Double) -> Scene.Item {
+    private mutating func subscribedMark(at time: Int64, x: Double, y: Double, node: String?) -> Scene.Item {
+        symbols.insert("subscribed")
+        return .group(kind: "subscribed", title: "subscribed at \(TimeFormat.duration(time))", data: node.map { ["node": $0] } ?? [:], items: [
+            .path([.init(x: x - 5, y: y + 13), .init(x: x, y: y + 6), .init(x: x + 5, y: y + 13)],
+                  closed: false, fill: .none, stroke: .init(paint: Self.ink, width: 1.5)),
+        ])
+    }
+
+    private mutating func endMark(_ end: MarbleFigure.End, x: Double, y: Double, half: Double, node: String?) -> Scene.Item {
+        let data = node.map { ["node": $0] } ?? [:]
         switch end {
         case let .completed(at):
             symbols.insert("completed")
-            return .group(kind: "completed", title: "completed at \(TimeFormat.duration(at))", data: [:], items: [
+            return .group(kind: "completed", title: "completed at \(TimeFormat.duration(at))", data: data, items: [
                 .line(from: .init(x: x, y: y - half), to: .init(x: x, y: y + half), stroke: .init(paint: Self.ink, width: 2.5)),
             ])
         case let .failed(at, message):
@@ -244,20 +261,20 @@ struct MarbleLayout {
             let d = half * 0.6
             let stroke = Scene.Stroke(paint: Self.red, width: 3)
             return .group(kind: "failed", title: "failed at \(TimeFormat.duration(at)): \(TextSafety.printable(message))",
-                          data: [:], items: [
+                          data: data, items: [
                               .line(from: .init(x: x - d, y: y - d), to: .init(x: x + d, y: y + d), stroke: stroke),
                               .line(from: .init(x: x - d, y: y + d), to: .init(x: x + d, y: y - d), stroke: stroke),
                           ])
         case let .interrupted(at):
             symbols.insert("interrupted")
             let stroke = Scene.Stroke(paint: Self.grey, width: 2)
-            return .group(kind: "interrupted", title: "interrupted at \(TimeFormat.duration(at))", data: [:], items: [
+            return .group(kind: "interrupted", title: "interrupted at \(TimeFormat.duration(at))", data: data, items: [
                 .line(from: .init(x: x - 2.5, y: y - half * 0.8), to: .init(x: x - 2.5, y: y + half * 0.8), stroke: stroke),
                 .line(from: .init(x: x + 2.5, y: y - half * 0.8), to: .init(x: x + 2.5, y: y + half * 0.8), stroke: stroke),
             ])
         case let .disposed(at):
             symbols.insert("disposed")
-            return .group(kind: "disposed", title: "disposed at \(TimeFormat.duration(at))", data: [:], items: [
+            return .group(kind: "disposed", title: "disposed at \(TimeFormat.duration(at))", data: data, items: [
                 .line(from: .init(x: x, y: y - half * 0.8), to: .init(x: x, y: y + half * 0.8),
                       stroke: .init(paint: Self.grey, width: 1.5, dash: [3, 2])),
             ])

@@ -21,6 +21,7 @@ public enum MarbleText {
             times += lane.marbles.map(\.time)
             if let subscribed = lane.subscribed { times.append(subscribed) }
             if let end = lane.end { times.append(end.time) }
+            times += lane.marks.map(\.time)
         }
         let slots = Array(Set(times)).sorted()
         let scale = TimeScale(times: slots, startX: 0, minWidth: Double(min(slots.count * 2, 60)), maxWidth: 100,
@@ -33,15 +34,14 @@ public enum MarbleText {
             for marble in lane.marbles.enumerated().sorted(by: { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }) {
                 byTime[marble.element.time, default: []].append(keys[marble.element.display] ?? "?")
             }
-            if let end = lane.end {
-                let symbol: String
-                switch end {
-                case .completed: symbol = "|"
-                case .failed: symbol = "#"
-                case .interrupted: symbol = "\u{2016}"
-                case .disposed: symbol = "!"
+            for mark in lane.marks {
+                switch mark.kind {
+                case let .subscribed(at): byTime[at, default: []].append("^")
+                case let .ended(end): byTime[end.time, default: []].append(symbol(end))
                 }
-                byTime[end.time, default: []].append(symbol)
+            }
+            if let end = lane.end {
+                byTime[end.time, default: []].append(symbol(end))
             }
             if let subscribed = lane.subscribed, byTime[subscribed] == nil { byTime[subscribed] = ["^"] }
             tokens.append(byTime)
@@ -123,6 +123,16 @@ public enum MarbleText {
         }
         if shown.contains("?") { out.append("  ? = one of the values beyond the \(Self.letters.count) letters") }
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The marble-notation symbol of a lane's end.
+    private static func symbol(_ end: MarbleFigure.End) -> String {
+        switch end {
+        case .completed: return "|"
+        case .failed: return "#"
+        case .interrupted: return "\u{2016}"
+        case .disposed: return "!"
+        }
     }
 
     private static func line(_ lane: MarbleFigure.Lane, title: String, labelWidth: Int, cells tokens: [Int: String],

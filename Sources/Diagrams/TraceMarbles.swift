@@ -45,6 +45,7 @@ private struct TraceMarbleBuilder {
     var disposals: [UInt64: Int64] = [:]
     var subscriptionsByNode: [UInt64: [SubscriptionRecord]] = [:]
     var eventsBySubscription: [UInt64: [EventRecord]] = [:]
+    var childrenByParent: [UInt64: [SubscriptionRecord]] = [:]
     let innerStreams: InnerStreams
 
     init(trace: Trace, options: MarbleOptions) {
@@ -55,6 +56,7 @@ private struct TraceMarbleBuilder {
         }
         for subscription in trace.subscriptions {
             subscriptionsByNode[subscription.node, default: []].append(subscription)
+            if subscription.parent != 0 { childrenByParent[subscription.parent, default: []].append(subscription) }
         }
         for event in trace.events {
             eventsBySubscription[event.subscription, default: []].append(event)
@@ -107,6 +109,11 @@ private struct TraceMarbleBuilder {
         let nodes = try chosenNodes()
         guard !nodes.isEmpty else { throw DiagramError.invalidRequest("the trace has no subscribed nodes to draw") }
         let chosenIDs = Set(nodes.map(\.id))
+        // Nodes drawn on lanes of their own: a chain's marks leave them out.
+        var laneNodes = chosenIDs
+        for node in nodes where !isInnerOnly(node) {
+            laneNodes.formUnion(innerStreams.of(node.id).filter { !options.isNodes || chosenIDs.contains($0) })
+        }
         var threads = ThreadIndex(trace: trace)
         var rows: [MarbleFigure.Row] = []
         var drawn: Set<UInt64> = []
@@ -135,7 +142,8 @@ private struct TraceMarbleBuilder {
                 let parents = Set((subscriptionsByNode[node.id] ?? []).map(\.id))
                 for subscription in (subscriptionsByNode[inner] ?? []) where parents.contains(subscription.parent) {
                     rows.append(.lane(lane(for: subscription, node: innerNode, title: innerTitle(innerNode),
-                                           inner: true, start: start, span: span, threads: &threads, drawn: &drawn)))
+                                           inner: true, start: start, span: span, laneNodes: laneNodes,
+                                           threads: &threads, drawn: &drawn)))
                 }
             }
             let subscriptions = (subscriptionsByNode[node.id] ?? []).filter { innerOnly || $0.parent == 0 || !isTopLevelNode(node) }
@@ -143,7 +151,7 @@ private struct TraceMarbleBuilder {
             for (index, subscription) in subscriptions.enumerated() {
                 let title = subscriptions.count > 1 && !innerOnly ? "\(node.displayName) #\(index + 1)" : node.displayName
                 lanes.append(lane(for: subscription, node: node, title: title, inner: innerOnly,
-                                  start: start, span: span, threads: &threads, drawn: &drawn))
+                                  start: start, span: span, laneNodes: laneNodes, threads: &threads, drawn: &drawn))
             }
             if lanes.count > Self.maxSeparateSubscriptions {
                 lanes = [merged(lanes, title: "\(node.displayName) \u{00D7}\(lanes.count)")]
@@ -172,14 +180,27 @@ private struct TraceMarbleBuilder {
     static let maxSeparateSubscriptions = 3
 
     /// One lane holding every marble of `lanes`; it ends when the last of them ends, and
-    /// only if all of them ended.
+    /// only if all of them ended. Every other subscription's start and end is a mark on it,
+    /// so each subscription's terminal kind shows.
     func merged(_ lanes: [MarbleFigure.Lane], title: String) -> MarbleFigure.Lane {
-        var lane = MarbleFigure.Lane(title: title, detail: lanes.first?.detail, isInner: lanes.first?.isInner ?? false)
+        var lane = MarbleFigure.Lane(title: title, detail: lanes.first?.detail, isInner: lanes.first?.isInner ?? false,
+                                     node: lanes.first?.node)
         lane.marbles = lanes.flatMap(\.marbles).sorted { ($0.time, $0.id) < ($1.time, $1.id) }
         let starts = lanes.map(\.subscribed)
         lane.subscribed = starts.contains(nil) ? nil : starts.compactMap { $0 }.min()
         let ends = lanes.compactMap(\.end)
-        if ends.count == lanes.count { lane.end = ends.max { $0.time < $1.time } }
+        let last = ends.indices.max { (ends[$0].time, $0) < (ends[$1].time, $1) }
+        if ends.count == lanes.count, let last { lane.end = ends[last] }
+        var marks = lanes.flatMap(\.marks)
+        var firstStart = true
+        for start in starts.compactMap({ $0 }).sorted() {
+            if firstStart, start == lane.subscribed { firstStart = false; continue }
+            marks.append(.init(.subscribed(at: start), node: lane.node))
+        }
+        for (index, end) in ends.enumerated() where !(index == last && lane.end != nil) {
+            marks.append(.init(.ended(end), node: lane.node))
+        }
+        lane.marks = marks.sorted { ($0.time, $0.node ?? 0) < ($1.time, $1.node ?? 0) }
         return lane
     }
 
@@ -188,7 +209,7 @@ private struct TraceMarbleBuilder {
     /// input is built) would otherwise be drawn twice.
     func removeRepeatedLanes(_ rows: inout [MarbleFigure.Row], drawn: inout Set<UInt64>) {
         func key(_ lane: MarbleFigure.Lane) -> [String] {
-            [lane.title, String(lane.isInner), String(describing: lane.end)]
+            [lane.title, String(lane.isInner), String(describing: lane.end), String(describing: lane.marks)]
                 + lane.marbles.map { "\($0.time) \($0.thread) \($0.display)" }
         }
         var later: Set<[String]> = []
@@ -218,6 +239,17 @@ private struct TraceMarbleBuilder {
         return root.id == node.id ? node.name : "\(root.displayName) \u{2192} \(node.name)"
     }
 
+    /// The nodes upstream of `node`, transitively.
+    func ancestors(of node: UInt64) -> Set<UInt64> {
+        var found: Set<UInt64> = []
+        var pending = trace.node(node)?.upstream.map(\.node) ?? []
+        while let next = pending.popLast() {
+            guard found.insert(next).inserted else { continue }
+            pending += trace.node(next)?.upstream.map(\.node) ?? []
+        }
+        return found
+    }
+
     func isTopLevelNode(_ node: NodeRecord) -> Bool {
         (subscriptionsByNode[node.id] ?? []).contains { $0.parent == 0 }
     }
@@ -239,8 +271,8 @@ private struct TraceMarbleBuilder {
     }
 
     func lane(for subscription: SubscriptionRecord, node: NodeRecord, title: String, inner: Bool, start: Int64, span: Int64,
-              threads: inout ThreadIndex, drawn: inout Set<UInt64>) -> MarbleFigure.Lane {
-        var lane = MarbleFigure.Lane(title: title, detail: "\(node.file):\(node.line)", isInner: inner)
+              laneNodes: Set<UInt64>, threads: inout ThreadIndex, drawn: inout Set<UInt64>) -> MarbleFigure.Lane {
+        var lane = MarbleFigure.Lane(title: title, detail: "\(node.file):\(node.line)", isInner: inner, node: node.id)
         // In a real-time trace every lane subscribes a few microseconds apart; only a lane
         // subscribed noticeably later than the first (or an inner one) shows the mark.
         if inner || TimeFormat.clamped(subscription.time) - TimeFormat.clamped(start) > span / 50 {
@@ -251,10 +283,12 @@ private struct TraceMarbleBuilder {
             case .value:
                 // The reader accepts texts of any length; a figure draws and keeps a bounded part.
                 let text = event.text ?? ""
+                let thread = threads.index(event.thread)
+                let causeThread = event.causes.first.flatMap(trace.event(sequence:)).map { threads.index($0.thread) }
                 lane.marbles.append(.init(id: event.sequence, time: event.time,
                                           display: TextSafety.truncated(text, to: TextSafety.displayLimit),
                                           full: TextSafety.truncated(text, to: TextSafety.fullLimit),
-                                          thread: threads.index(event.thread)))
+                                          thread: thread, hoppedFrom: causeThread == thread ? nil : causeThread))
                 drawn.insert(event.sequence)
             case .completed:
                 lane.end = .completed(at: event.time)
@@ -267,7 +301,56 @@ private struct TraceMarbleBuilder {
         if lane.end == nil, let disposed = disposals[subscription.id] {
             lane.end = .disposed(at: disposed)
         }
+        if inner {
+            lane.marks = chainMarks(beside: subscription, leavingOut: laneNodes)
+        }
         return lane
+    }
+
+    /// What the rest of an inner lane's chain did: the subscriptions its parent started
+    /// together with it for the nodes upstream of it (one start of `call → retry →
+    /// flatMapError` subscribes each once, in a run of consecutive ids at one time), and
+    /// everything those and the lane's own subscription started in turn. Their starts after
+    /// the lane's own (a retry's resubscriptions) and their failures and interruptions are
+    /// drawn on the lane, each with its node: the chain is drawn as the lane of its last
+    /// node, and its service's failures happened on the other nodes.
+    func chainMarks(beside subscription: SubscriptionRecord, leavingOut laneNodes: Set<UInt64>) -> [MarbleFigure.Mark] {
+        guard subscription.parent != 0 else { return [] }
+        let upstream = ancestors(of: subscription.node)
+        let siblings = (childrenByParent[subscription.parent] ?? []).sorted { $0.id < $1.id }
+        guard let index = siblings.firstIndex(where: { $0.id == subscription.id }) else { return [] }
+        var run: [SubscriptionRecord] = [subscription]
+        var nodes: Set<UInt64> = [subscription.node]
+        func joins(_ sibling: SubscriptionRecord) -> Bool {
+            sibling.time == subscription.time && upstream.contains(sibling.node) && nodes.insert(sibling.node).inserted
+        }
+        var before = index - 1
+        while before >= 0, joins(siblings[before]) { run.append(siblings[before]); before -= 1 }
+        var after = index + 1
+        while after < siblings.count, joins(siblings[after]) { run.append(siblings[after]); after += 1 }
+        var marks: [MarbleFigure.Mark] = []
+        var pending = run
+        var seen: Set<UInt64> = []
+        while let next = pending.popLast() {
+            guard seen.insert(next.id).inserted else { continue }
+            pending += childrenByParent[next.id] ?? []
+            guard next.id != subscription.id, !laneNodes.contains(next.node), trace.node(next.node)?.kind != .sink else { continue }
+            if next.time > subscription.time {
+                marks.append(.init(.subscribed(at: next.time), node: next.node))
+            }
+            for event in eventsBySubscription[next.id] ?? [] {
+                switch event.kind {
+                case .failed:
+                    let message = TextSafety.truncated(event.text ?? "", to: TextSafety.fullLimit)
+                    marks.append(.init(.ended(.failed(at: event.time, message: message)), node: next.node))
+                case .interrupted:
+                    marks.append(.init(.ended(.interrupted(at: event.time)), node: next.node))
+                case .value, .completed:
+                    break
+                }
+            }
+        }
+        return marks.sorted { ($0.time, $0.node ?? 0) < ($1.time, $1.node ?? 0) }
     }
 }
 

@@ -47,9 +47,9 @@ final class MarbleRendererTests: XCTestCase {
         let xml = try document(MarbleRenderer.svg(Self.sample()))
         let lanes = try xml.nodes(forXPath: "//*[local-name()='g'][@class='lane']")
         XCTAssertEqual(lanes.count, 2)
-        let marbles = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']")
+        let marbles = try xml.nodes(forXPath: "//*[local-name()='g'][starts-with(@class, 'marble')]")
         XCTAssertEqual(marbles.count, 4)
-        let texts = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/*[local-name()='text']").map { $0.stringValue ?? "" }
+        let texts = try xml.nodes(forXPath: "//*[local-name()='g'][starts-with(@class, 'marble')]/*[local-name()='text']").map { $0.stringValue ?? "" }
         XCTAssertEqual(texts, ["m", "ma", "mag", "mag"])
         let operators = try xml.nodes(forXPath: "//*[local-name()='g'][@class='operator']/*[local-name()='text']")
         XCTAssertEqual(operators.map { $0.stringValue ?? "" }, ["filter(count > 2)"])
@@ -57,18 +57,18 @@ final class MarbleRendererTests: XCTestCase {
 
     func testMarbleHoverShowsFullValueTimeAndThread() throws {
         let xml = try document(MarbleRenderer.svg(Self.sample()))
-        let titles = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/*[local-name()='title']").map { $0.stringValue ?? "" }
+        let titles = try xml.nodes(forXPath: "//*[local-name()='g'][starts-with(@class, 'marble')]/*[local-name()='title']").map { $0.stringValue ?? "" }
         XCTAssertEqual(titles[2], "\"mag\" (at 50 ms on main)")
         XCTAssertEqual(titles[3], "mag (at 50 ms on background)")
     }
 
     func testMarblesCarryTheirThreadAndLegendListsThreads() throws {
         let xml = try document(MarbleRenderer.svg(Self.sample()))
-        let threads = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/@data-thread").map { $0.stringValue ?? "" }
+        let threads = try xml.nodes(forXPath: "//*[local-name()='g'][starts-with(@class, 'marble')]/@data-thread").map { $0.stringValue ?? "" }
         XCTAssertEqual(threads, ["main", "main", "main", "background"])
         let legend = try xml.nodes(forXPath: "//*[local-name()='g'][@class='thread']/@data-name").map { $0.stringValue ?? "" }
         XCTAssertEqual(legend, ["main", "background"])
-        let shapes = "//*[local-name()='g'][@class='marble']/*[local-name()='circle' or local-name()='rect']/@fill"
+        let shapes = "//*[local-name()='g'][starts-with(@class, 'marble')]/*[local-name()='circle' or local-name()='rect']/@fill"
         let fills = try xml.nodes(forXPath: shapes).map { $0.stringValue ?? "" }
         XCTAssertEqual(fills, ["#0072B2", "#0072B2", "#0072B2", "#E69F00"])
     }
@@ -114,7 +114,7 @@ final class MarbleRendererTests: XCTestCase {
             threads: [hostile]
         )
         let xml = try document(MarbleRenderer.svg(figure))
-        let titles = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/*[local-name()='title']").map { $0.stringValue ?? "" }
+        let titles = try xml.nodes(forXPath: "//*[local-name()='g'][starts-with(@class, 'marble')]/*[local-name()='title']").map { $0.stringValue ?? "" }
         XCTAssertTrue(titles[0].hasPrefix("<b>\"q\" & 'a' \\ back\nline\u{2401}\u{2421} é 日本 🙂 ]]> --"), titles[0])
         let legend = try xml.nodes(forXPath: "//*[local-name()='g'][@class='thread']/@data-name").map { $0.stringValue ?? "" }
         XCTAssertEqual(legend.count, 1)
@@ -145,7 +145,7 @@ final class MarbleRendererTests: XCTestCase {
         let figure = MarbleFigure(rows: [.lane(.init(title: "keys", marbles: marbles))])
         let xml = try document(MarbleRenderer.svg(figure))
         XCTAssertEqual(try xml.nodes(forXPath: "//*[local-name()='g'][@class='lane']/*[local-name()='g'][@class='gap']").count, 1)
-        let xs = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/*[local-name()='circle']/@cx").compactMap { Double($0.stringValue ?? "") }
+        let xs = try xml.nodes(forXPath: "//*[local-name()='g'][starts-with(@class, 'marble')]/*[local-name()='circle']/@cx").compactMap { Double($0.stringValue ?? "") }
         XCTAssertEqual(xs.count, 10, "each marble drawn on its own, none lost in the gap")
         XCTAssertLessThan(xs[5] - xs[4], 100, "the minute of idle time takes a break's width, not the figure")
     }
@@ -155,10 +155,10 @@ final class MarbleRendererTests: XCTestCase {
         let figure = MarbleFigure(rows: [.lane(.init(title: "ticks", marbles: marbles, end: .completed(at: 10_000_000)))])
         let svg = MarbleRenderer.svg(figure)
         let xml = try document(svg)
-        let counts = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/@data-count").compactMap { Int($0.stringValue ?? "") }
+        let counts = try xml.nodes(forXPath: "//*[local-name()='g'][starts-with(@class, 'marble')]/@data-count").compactMap { Int($0.stringValue ?? "") }
         XCTAssertEqual(counts.reduce(0, +), 10_000, "every value is in some marble")
         XCTAssertLessThan(counts.count, 60, "one marble per marble-width of the axis")
-        let texts = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/*[local-name()='text']").map { $0.stringValue ?? "" }
+        let texts = try xml.nodes(forXPath: "//*[local-name()='g'][starts-with(@class, 'marble')]/*[local-name()='text']").map { $0.stringValue ?? "" }
         XCTAssertEqual(texts.first, "\u{00D7}\(counts[0])", "a group shows its count")
         XCTAssertTrue(texts.dropLast(2).allSatisfy { $0.range(of: "^\u{00D7}[0-9]+$", options: .regularExpression) != nil }, "\(texts)")
         XCTAssertLessThan(svg.utf8.count, 200_000)
@@ -169,7 +169,7 @@ final class MarbleRendererTests: XCTestCase {
         let figure = MarbleFigure(rows: [.lane(.init(title: "colours", marbles: marbles))])
         let xml = try document(MarbleRenderer.svg(figure, maxWidth: 600))
         var spans: [(Double, Double)] = []
-        for shape in try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/*[local-name()='circle' or local-name()='rect']") {
+        for shape in try xml.nodes(forXPath: "//*[local-name()='g'][starts-with(@class, 'marble')]/*[local-name()='circle' or local-name()='rect']") {
             if shape.name == "circle", let cx = Double(attribute(shape, "cx") ?? ""), let r = Double(attribute(shape, "r") ?? "") {
                 spans.append((cx - r, cx + r))
             } else if let x = Double(attribute(shape, "x") ?? ""), let width = Double(attribute(shape, "width") ?? "") {
@@ -180,9 +180,9 @@ final class MarbleRendererTests: XCTestCase {
         for (left, right) in zip(spans, spans.dropFirst()) {
             XCTAssertLessThanOrEqual(left.1, right.0, "marbles overlap: \(left) and \(right)")
         }
-        let texts = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/*[local-name()='text']").map { $0.stringValue ?? "" }
+        let texts = try xml.nodes(forXPath: "//*[local-name()='g'][starts-with(@class, 'marble')]/*[local-name()='text']").map { $0.stringValue ?? "" }
         XCTAssertTrue(texts.allSatisfy { $0.hasSuffix("\u{2026}") }, "\(texts)")
-        let titles = try xml.nodes(forXPath: "//*[local-name()='g'][@class='marble']/*[local-name()='title']").map { $0.stringValue ?? "" }
+        let titles = try xml.nodes(forXPath: "//*[local-name()='g'][starts-with(@class, 'marble')]/*[local-name()='title']").map { $0.stringValue ?? "" }
         XCTAssertEqual(titles.first, "yellow-0 (at 0 ns)", "the whole value stays on hover")
     }
 

@@ -117,3 +117,66 @@ extension Pipelines {
         return trace
     }
 }
+
+/// The failure of the autocomplete fixture's fake service.
+struct ServiceUnavailable: Swift.Error, Codable, CustomStringConvertible {
+    var description: String { "ServiceUnavailable" }
+}
+
+extension Pipelines {
+    /// Where the autocomplete fixture is committed.
+    static let autocompleteFixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("autocomplete.trace")
+
+    /// The issue-12 autocomplete pipeline, recorded in virtual time: text → filter → debounce
+    /// (100 ms) → flatMap(.latest) { call("search") → retry(upTo: 2) → flatMapError } →
+    /// observe(on: main). The fake service answers after 200 ms on "network" and fails all
+    /// but its 3rd and 6th calls: a search fails, is retried and succeeds, a stale search
+    /// still running when the next query arrives is interrupted by `.latest`, and a search
+    /// failing three times is caught by `flatMapError`.
+    static func autocompleteBytes() -> [UInt8] {
+        let scheduler = TestScheduler()
+        let main = scheduler.lane("main")
+        let network = scheduler.lane("network")
+        return Recorder.record(virtual: scheduler) {
+            let (text, input) = Signal<String, Never>.pipe(named: "text")
+            var calls = 0
+            text.filter { $0.count > 1 }
+                .debounce(0.1, on: main)
+                .flatMap(.latest) { query in
+                    SignalProducer<[String], ServiceUnavailable>.environmentCall("search", request: query,
+                                                                                 file: #fileID, line: #line) {
+                        SignalProducer { observer, lifetime in
+                            calls += 1
+                            let fails = ![3, 6].contains(calls)
+                            lifetime += network.schedule(after: network.currentDate.addingTimeInterval(0.2)) {
+                                if fails {
+                                    observer.send(error: ServiceUnavailable())
+                                } else {
+                                    observer.send(value: [query + "1", query + "2"])
+                                    observer.sendCompleted()
+                                }
+                            }
+                        }
+                    }
+                    .retry(upTo: 2)
+                    .flatMapError { _ in SignalProducer<[String], Never>(value: []) }
+                }
+                .observe(on: main)
+                .observeValues { _ in }
+            // "sw": two failures, then a retry succeeds. "swif": interrupted by "swift" (one
+            // failure, then success). "swiftly": three failures, caught.
+            let keys: [(Int64, String)] = [(0, "s"), (50, "sw"), (1_000, "swi"), (1_050, "swif"), (1_200, "swift"),
+                                           (2_000, "swiftly")]
+            for (ms, value) in keys {
+                _ = main.schedule(after: Date(timeIntervalSinceReferenceDate: Double(ms) / 1000)) { input.send(value: value) }
+            }
+            _ = scheduler.run()
+        }
+    }
+
+    /// The committed autocomplete fixture.
+    static func autocomplete() throws -> Trace {
+        try Trace(bytes: Array(try Data(contentsOf: autocompleteFixture)), name: "autocomplete")
+    }
+}

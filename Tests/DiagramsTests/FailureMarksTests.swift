@@ -1,0 +1,92 @@
+@testable import Diagrams
+import Foundation
+import TraceLog
+import XCTest
+
+/// The committed autocomplete fixture (failures, retries and `.latest` interruptions inside a
+/// `flatMap`): every failure and interruption the trace holds is drawn, on the lane of the
+/// subscription it happened on or the inner lane of its chain.
+final class FailureMarksTests: XCTestCase {
+    /// The fixture is what the pipeline records; `MARBLES_RECORD_FIXTURES=1` rewrites it.
+    func testTheFixtureIsWhatThePipelineRecords() throws {
+        let bytes = Pipelines.autocompleteBytes()
+        if ProcessInfo.processInfo.environment["MARBLES_RECORD_FIXTURES"] == "1" {
+            try Data(bytes).write(to: Pipelines.autocompleteFixture)
+        }
+        XCTAssertEqual(Array(try Data(contentsOf: Pipelines.autocompleteFixture)), bytes,
+                       "the fixture differs from a new recording; rerun with MARBLES_RECORD_FIXTURES=1")
+    }
+
+    /// Terminal events of `kind` per node in the trace, and marks of that class per node in an SVG.
+    private func traceCounts(_ trace: Trace, _ kind: EventKind) -> [UInt64: Int] {
+        var counts: [UInt64: Int] = [:]
+        for event in trace.events where event.kind == kind { counts[event.node, default: 0] += 1 }
+        return counts
+    }
+
+    private func svgCounts(_ svg: String, _ kind: String) throws -> [UInt64: Int] {
+        let regex = try NSRegularExpression(pattern: #"<g class="([^"]*)"([^>]*)>"#)
+        var counts: [UInt64: Int] = [:]
+        for match in regex.matches(in: svg, range: NSRange(svg.startIndex..., in: svg)) {
+            let classes = String(svg[Range(match.range(at: 1), in: svg)!]).split(separator: " ")
+            guard classes.contains(Substring(kind)) else { continue }
+            let attributes = String(svg[Range(match.range(at: 2), in: svg)!])
+            guard let node = attributes.firstMatch(of: /data-node="(\d+)"/).flatMap({ UInt64($0.1) }) else {
+                XCTFail("a \(kind) mark without data-node: \(attributes)")
+                continue
+            }
+            counts[node, default: 0] += 1
+        }
+        return counts
+    }
+
+    private func assertEveryTerminalDrawn(_ options: MarbleOptions, file: StaticString = #filePath, line: UInt = #line) throws {
+        let trace = try Pipelines.autocomplete()
+        let figure = try MarbleFigure(trace: trace, options: options)
+        let svg = MarbleRenderer.svg(figure)
+        let drawnNodes = Set(figure.lanes.compactMap(\.node)).union(figure.lanes.flatMap { $0.marks.compactMap(\.node) })
+        for (kind, name) in [(EventKind.failed, "failed"), (.interrupted, "interrupted")] {
+            let expected = traceCounts(trace, kind).filter { drawnNodes.contains($0.key) }
+            XCTAssertFalse(expected.isEmpty, "the fixture has \(name) events on drawn nodes", file: file, line: line)
+            XCTAssertEqual(try svgCounts(svg, name), expected, "\(name) marks per node", file: file, line: line)
+        }
+    }
+
+    func testEveryFailureAndInterruptionInTheFixtureIsDrawnPerNode() throws {
+        try assertEveryTerminalDrawn(MarbleOptions())
+    }
+
+    func testEveryFailureAndInterruptionIsDrawnOnMergedLanes() throws {
+        let figure = try MarbleFigure(trace: try Pipelines.autocomplete(), options: .init(selection: .nodes(["search", "retry"])))
+        XCTAssertTrue(figure.lanes.contains { $0.title.contains("\u{00D7}") }, figure.lanes.map(\.title).description)
+        try assertEveryTerminalDrawn(.init(selection: .nodes(["search", "retry"])))
+    }
+
+    func testInnerLanesShowTheRetriesResubscriptionsAndNameTheirNode() throws {
+        let trace = try Pipelines.autocomplete()
+        let figure = try MarbleFigure(trace: trace)
+        let inner = figure.lanes.filter(\.isInner)
+        XCTAssertFalse(inner.isEmpty)
+        let search = try XCTUnwrap(trace.nodes.first { $0.label == "search" })
+        let resubscriptions = inner.flatMap(\.marks).filter {
+            if case .subscribed = $0.kind { return $0.node == search.id }
+            return false
+        }
+        // Nine calls in four searches: five of them started by a retry.
+        XCTAssertEqual(resubscriptions.count, 5)
+        XCTAssertTrue(inner.allSatisfy { $0.node != nil })
+    }
+
+    func testTheTextShowsTheSameMarks() throws {
+        let trace = try Pipelines.autocomplete()
+        let figure = try MarbleFigure(trace: trace)
+        let text = MarbleText.render(figure)
+        let marks = figure.lanes.flatMap(\.marks)
+        let failed = marks.filter { if case .ended(.failed) = $0.kind { return true }; return false }.count
+            + figure.lanes.filter { if case .failed = $0.end { return true }; return false }.count
+        XCTAssertGreaterThan(failed, 0)
+        let lines = text.split(separator: "\n").filter { $0.contains("-") }
+        XCTAssertEqual(lines.map { $0.filter { $0 == "#" }.count }.reduce(0, +), failed, text)
+        XCTAssertTrue(text.contains("\u{2016}"), text)
+    }
+}
