@@ -6,12 +6,18 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
-# libgraphviz-dev and libcairo2-dev (with pkg-config) from Debian when a C API is missing.
+# libgraphviz-dev and libcairo2-dev (with pkg-config) from Debian when a C API is missing, and
+# chromium when it is not installed.
 deps:
 	@pkg-config --exists libgvc cairo 2>/dev/null || { \
 	  echo "Installing libgraphviz-dev and libcairo2-dev (Graphviz and cairo C APIs)…"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq pkg-config libgraphviz-dev libcairo2-dev; }
+	@# Debian's chromium, headless, for the tests that load `marbles view` pages in a browser.
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing chromium (the browser tests of marbles view)…"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
 
 build: deps
 	$(SWIFT) build

@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "MarbleStreams", targets: ["MarbleStreams"]),
         .library(name: "Spec", targets: ["Spec"]),
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
+        .library(name: "Viewer", targets: ["Viewer"]),
         .executable(name: "marbles", targets: ["marbles"]),
     ],
     dependencies: [
@@ -38,6 +39,7 @@ let package = Package(
             providers: [.apt(["libcairo2-dev"])]
         ),
         .target(name: "Diagrams", dependencies: ["TraceLog", "Locks", "CGraphviz", "CCairo"]),
+        .target(name: "Viewer", dependencies: ["TraceLog"]),
         .target(name: "MarbleNotation"),
         .target(name: "MarbleStreams", dependencies: ["Signals", "MarbleNotation", "Locks"]),
         .target(name: "Spec", dependencies: ["Signals", "MarbleNotation", "MarbleStreams", "Locks"]),
@@ -55,6 +57,7 @@ let package = Package(
                 "Diagrams",
                 "Tutorials",
                 "Demo",
+                "Viewer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -67,6 +70,7 @@ let package = Package(
         .testTarget(name: "MarbleNotationTests", dependencies: ["MarbleNotation"]),
         .testTarget(name: "SpecTests", dependencies: ["Spec", "MarbleNotation", "Signals", "TraceLog", "Recording"]),
         .testTarget(name: "ReplayTests", dependencies: ["Locks", "Replay", "MarbleNotation", "MarbleStreams", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
+        .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TraceLog"]),
         // Runs the built `marbles` executable as a child process; links none of its modules.
         .testTarget(name: "MarblesCLITests"),
     ],

@@ -62,8 +62,8 @@ extension TraceDiff {
         var timing: Timing
     }
 
-    /// One difference on one line.
-    static func line(_ difference: Difference) -> String {
+    /// One difference on one line, as the readable report lists it.
+    public static func line(_ difference: Difference) -> String {
         let at = difference.index.map { "\(difference.node), event \($0)" } ?? difference.node
         switch difference.kind {
         case .nodeOnlyInA:

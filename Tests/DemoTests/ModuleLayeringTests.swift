@@ -17,6 +17,7 @@ final class ModuleLayeringTests: XCTestCase {
         "Spec": ["Signals", "MarbleNotation", "MarbleStreams", "Locks"],
         "Replay": ["Signals", "TraceLog", "Recording", "Locks"],
         "Diagrams": ["TraceLog", "Locks", "CGraphviz", "CCairo"],
+        "Viewer": ["TraceLog", "TraceKinds"],
         "Tutorials": ["Signals", "TraceLog", "Recording", "Locks"],
         "Demo": ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams"],
         "MarblesTesting": ["Signals", "TraceLog", "Recording", "Replay", "MarbleNotation", "MarbleStreams", "Locks"],

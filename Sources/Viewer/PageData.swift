@@ -1,0 +1,239 @@
+import TraceLog
+
+/// The traces as the page's script reads them: one JSON document of columnar arrays.
+///
+/// - `strings`: every text once (names, labels, values, JSON, requests, threads);
+///   other fields refer to it by index, `-1` for none.
+/// - `traces`: per trace its name and duration.
+/// - `threads`: thread display names (string indices); events refer to them by index, so
+///   a thread named alike in A and B has one colour.
+/// - `lanes`: one column per field, a lane per node in id order, each inner stream right
+///   under the higher-order node that started it (`depth` 1); with two traces, the lane of
+///   B's node follows the lane of A's node with the same id. A lane's events are the
+///   contiguous range `first ..< first + count` of the event columns, in time order.
+/// - `events`: `t` the time minus the previous event's time in the same lane (the first:
+///   minus 0), `k` the mark (`TracePage.Mark`), `h` the thread, `x` the text, `j` the JSON,
+///   `r` the request of the subscription it belongs to, `s` the sequence number (0 for a
+///   subscription), `cn` the number of causes, `c` all causes as event indices, in order.
+/// - `diffs`: text, and the event index in A and in B (`-1` for none).
+struct PageData {
+    let json: String
+
+    init(_ inputs: [TracePage.Input], differences: [TracePage.Difference]) {
+        var strings = StringTable()
+        var threads: [Int] = []
+        var threadIndex: [String: Int] = [:]
+        var lanes = Columns(["trace", "node", "name", "label", "kind", "params", "file", "line", "depth", "first", "count"])
+        var events = Columns(["t", "k", "h", "x", "j", "r", "s", "cn"])
+        var traceColumns = Columns(["name", "duration"])
+        var eventIndexBySequence: [[UInt64: Int]] = []
+
+        let orders = inputs.map { Self.laneOrder($0.trace) }
+        var plan: [(trace: Int, node: UInt64, depth: Int)] = []
+        if orders.count == 2 {
+            let inB = Dictionary(orders[1].map { ($0.node, $0.depth) }, uniquingKeysWith: { first, _ in first })
+            var placed: Set<UInt64> = []
+            for lane in orders[0] {
+                plan.append((0, lane.node, lane.depth))
+                if let depth = inB[lane.node] {
+                    plan.append((1, lane.node, depth))
+                    placed.insert(lane.node)
+                }
+            }
+            for lane in orders[1] where !placed.contains(lane.node) { plan.append((1, lane.node, lane.depth)) }
+        } else {
+            for (trace, order) in orders.enumerated() { plan += order.map { (trace, $0.node, $0.depth) } }
+        }
+
+        // Each trace's pending cause links, resolved once every event has its index.
+        var pendingCauses: [(trace: Int, sequences: [UInt64])] = []
+        for _ in inputs { eventIndexBySequence.append([:]) }
+        for input in inputs {
+            let trace = input.trace
+            var duration = trace.summary?.duration ?? 0
+            for event in trace.events { duration = max(duration, event.time) }
+            traceColumns.append([strings.index(input.name), Int(duration)])
+        }
+        for entry in plan {
+            let trace = inputs[entry.trace].trace
+            guard let node = trace.node(entry.node) else { continue }
+            var items: [(time: Int64, order: Int, sequence: UInt64, item: Item)] = []
+            for subscription in trace.subscriptions where subscription.node == node.id {
+                items.append((subscription.time, 0, subscription.id, .subscribed(subscription)))
+            }
+            for event in trace.events(of: node.id) {
+                items.append((event.time, 1, event.sequence, .event(event)))
+            }
+            items.sort { ($0.time, $0.order, $0.sequence) < ($1.time, $1.order, $1.sequence) }
+            lanes.append([
+                entry.trace, Int(node.id), strings.index(node.name), node.label.map { strings.index($0) } ?? -1,
+                strings.index(node.kind.rawValue), strings.index(node.parameters), strings.index(node.file),
+                Int(node.line), entry.depth, events.count, items.count,
+            ])
+            var previous: Int64 = 0
+            for (time, _, _, item) in items {
+                let thread: ThreadRecord?
+                var row = [Int(time - previous), 0, 0, -1, -1, -1, 0, 0]
+                previous = time
+                switch item {
+                case let .subscribed(subscription):
+                    thread = trace.thread(subscription.thread)
+                    row[1] = TracePage.Mark.subscribed.rawValue
+                    row[5] = subscription.request.map { strings.index($0) } ?? -1
+                    pendingCauses.append((entry.trace, []))
+                case let .event(event):
+                    thread = trace.thread(event.thread)
+                    row[1] = TracePage.Mark(event.kind).rawValue
+                    row[3] = event.text.map { strings.index($0 + (event.truncated ? "…" : "")) } ?? -1
+                    row[4] = event.json.map { strings.index($0) } ?? -1
+                    row[5] = trace.subscription(event.subscription)?.request.map { strings.index($0) } ?? -1
+                    row[6] = Int(event.sequence)
+                    eventIndexBySequence[entry.trace][event.sequence] = events.count
+                    pendingCauses.append((entry.trace, event.causes))
+                }
+                let threadName = thread?.displayName ?? "?"
+                if let known = threadIndex[threadName] {
+                    row[2] = known
+                } else {
+                    threadIndex[threadName] = threads.count
+                    row[2] = threads.count
+                    threads.append(strings.index(threadName))
+                }
+                events.append(row)
+            }
+        }
+        // A cause the trace does not hold (recorded before it) is left out: `cn` counts what
+        // `c` holds.
+        var causeCounts: [Int] = []
+        var kept: [Int] = []
+        for (trace, sequences) in pendingCauses {
+            let found = sequences.compactMap { eventIndexBySequence[trace][$0] }
+            causeCounts.append(found.count)
+            kept += found
+        }
+        events.replace("cn", with: causeCounts)
+
+        var diffs = Columns(["text", "a", "b"])
+        for difference in differences {
+            let a = difference.eventA.flatMap { eventIndexBySequence.first?[$0] } ?? -1
+            let b = difference.eventB.flatMap { eventIndexBySequence.count > 1 ? eventIndexBySequence[1][$0] : nil } ?? -1
+            diffs.append([strings.index(difference.text), a, b])
+        }
+
+        var out = "{\"strings\":" + strings.json
+        out += ",\"threads\":" + Columns.array(threads)
+        out += ",\"traces\":" + traceColumns.json
+        out += ",\"lanes\":" + lanes.json
+        out += ",\"events\":" + events.json.dropLast() + ",\"c\":" + Columns.array(kept) + "}"
+        out += ",\"diffs\":" + diffs.json
+        out += "}"
+        json = out
+    }
+
+    private enum Item {
+        case subscribed(SubscriptionRecord)
+        case event(EventRecord)
+    }
+
+    /// The nodes in id order, each inner stream moved right under the first higher-order
+    /// node that started it, with depth 1.
+    static func laneOrder(_ trace: Trace) -> [(node: UInt64, depth: Int)] {
+        var outerOf: [UInt64: UInt64] = [:]
+        for edge in trace.innerEdges where outerOf[edge.inner] == nil { outerOf[edge.inner] = edge.outer }
+        var innerOf: [UInt64: [UInt64]] = [:]
+        for (inner, outer) in outerOf.sorted(by: { $0.key < $1.key }) { innerOf[outer, default: []].append(inner) }
+        var order: [(node: UInt64, depth: Int)] = []
+        var placed: Set<UInt64> = []
+        func place(_ id: UInt64, depth: Int) {
+            guard placed.insert(id).inserted else { return }
+            order.append((id, depth))
+            for inner in innerOf[id] ?? [] { place(inner, depth: depth + 1) }
+        }
+        for node in trace.nodes where outerOf[node.id] == nil || !trace.nodes.contains(where: { $0.id == outerOf[node.id] }) {
+            place(node.id, depth: 0)
+        }
+        // An inner node whose chain of outer nodes loops back on itself.
+        for node in trace.nodes { place(node.id, depth: 0) }
+        return order
+    }
+}
+
+/// Texts stored once, referred to by index.
+struct StringTable {
+    private(set) var strings: [String] = []
+    private var indices: [String: Int] = [:]
+
+    mutating func index(_ text: String) -> Int {
+        if let index = indices[text] { return index }
+        indices[text] = strings.count
+        strings.append(text)
+        return strings.count - 1
+    }
+
+    var json: String { "[" + strings.map(ScriptJSON.string).joined(separator: ",") + "]" }
+}
+
+/// Named integer columns that grow a row at a time.
+struct Columns {
+    private let names: [String]
+    private var values: [[Int]]
+
+    init(_ names: [String]) {
+        self.names = names
+        values = names.map { _ in [] }
+    }
+
+    var count: Int { values.first?.count ?? 0 }
+
+    mutating func append(_ row: [Int]) {
+        for (column, value) in row.enumerated() { values[column].append(value) }
+    }
+
+    mutating func replace(_ name: String, with column: [Int]) {
+        if let index = names.firstIndex(of: name) { values[index] = column }
+    }
+
+    var json: String {
+        "{" + zip(names, values).map { ScriptJSON.string($0) + ":" + Self.array($1) }.joined(separator: ",") + "}"
+    }
+
+    static func array(_ numbers: [Int]) -> String {
+        var out = "["
+        out.reserveCapacity(numbers.count * 4 + 2)
+        for (position, number) in numbers.enumerated() {
+            if position > 0 { out += "," }
+            out += String(number)
+        }
+        return out + "]"
+    }
+}
+
+/// JSON text that is also safe inside an HTML `<script>` element: `<`, `>` and `&` are
+/// written as `\u` escapes, so no data can close the element or open a comment.
+enum ScriptJSON {
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "<": out += "\\u003c"
+            case ">": out += "\\u003e"
+            case "&": out += "\\u0026"
+            case "\u{2028}": out += "\\u2028"
+            case "\u{2029}": out += "\\u2029"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,83 @@
+import TraceLog
+
+/// One self-contained HTML page that shows one trace, or two traces to compare, as
+/// zoomable lanes of marbles (`marbles view`).
+///
+/// The page needs no network and no server: its script and style are inline, and the
+/// trace is embedded as columnar arrays (one array per field, texts in a deduplicated
+/// string table) rather than one object per event. The same input always gives the same
+/// bytes.
+public enum TracePage {
+    /// A difference between the two traces, listed on the page and selectable.
+    public struct Difference: Equatable, Sendable {
+        /// The line that describes it (as `marbles diff` prints it).
+        public var text: String
+        /// The sequence number of the event of trace A it concerns, if any.
+        public var eventA: UInt64?
+        /// The sequence number of the event of trace B it concerns, if any.
+        public var eventB: UInt64?
+
+        public init(text: String, eventA: UInt64? = nil, eventB: UInt64? = nil) {
+            self.text = text
+            self.eventA = eventA
+            self.eventB = eventB
+        }
+    }
+
+    /// A trace and the name the page shows for it (its path).
+    public struct Input: Sendable {
+        public var name: String
+        public var trace: Trace
+
+        public init(name: String, trace: Trace) {
+            self.name = name
+            self.trace = trace
+        }
+    }
+
+    /// The event kinds as the page numbers them; `subscribed` marks a subscription's start.
+    public enum Mark: Int, CaseIterable, Sendable {
+        case value = 0, failed, completed, interrupted, subscribed
+
+        init(_ kind: EventKind) {
+            switch kind {
+            case .value: self = .value
+            case .failed: self = .failed
+            case .completed: self = .completed
+            case .interrupted: self = .interrupted
+            }
+        }
+    }
+
+    /// The page for one trace, or for two (`inputs[0]` is A, `inputs[1]` is B) with the
+    /// differences between them.
+    public static func html(_ inputs: [Input], differences: [Difference] = [], title: String) -> String {
+        let data = PageData(inputs, differences: differences)
+        var page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        page += "<title>" + escapeHTML(title) + "</title>\n"
+        page += "<style>\n" + PageStyle.css + "</style>\n</head>\n"
+        page += PageStyle.body(title: escapeHTML(title))
+        page += "<script id=\"marbles-data\" type=\"application/json\">"
+        page += data.json
+        page += "</script>\n<script>\n" + PageScript.source + "</script>\n</body>\n</html>\n"
+        return page
+    }
+
+    /// `text` safe between HTML tags and inside attribute values.
+    static func escapeHTML(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import Replay
+import TraceLog
+import Viewer
+
+/// `marbles view TRACE [TRACE_B] -o run.html`: an interactive page of a trace, or of two.
+struct ViewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "view",
+        abstract: "Write one self-contained HTML page to explore a trace (or compare two) in a browser.",
+        discussion: """
+        The page opens from disk with no network and no server. It shows a lane per node in \
+        pipeline order (inner streams under the operator that started them), each event \
+        drawn with the marble figure's marks and coloured by its thread: a dot a value, '|' \
+        completed, a red cross failed, a double bar interrupted, '^' subscribed.
+
+        Zoom with the wheel or + and -, pan by dragging or with the arrow keys, 0 shows the \
+        whole run; events closer than a few pixels are drawn as one with a count. Clicking \
+        an event highlights its causes back to the sources and its effects down to the sinks \
+        and shows it beside the lanes (value, JSON, thread, time, node, call site). The \
+        search box finds lanes by label, name or node id and events by value, JSON, request \
+        or thread. The panel also lists the chain of primary causes back to the source \
+        with the time each stage took.
+
+        Deep links: run.html#t=1.2s&span=500ms&node=9&q=magi&seq=42 (t centres that time, \
+        span is the width shown, node scrolls to its lane, q searches, seq selects that \
+        event of A, or of B with &trace=b).
+
+        With two traces, the lane of B's node follows the lane of A's node with the same id, \
+        and the differences 'marbles diff' reports are listed; clicking one selects its event.
+
+        The trace is embedded as columnar arrays with a table of texts; the same input gives \
+        the same bytes.
+
+        \(OutputFile.helpParagraph)
+
+        Exit status: 0 on success, 2 when a trace is missing or malformed or the output \
+        cannot be written.
+
+        Examples:
+          marbles view traces/twitter-instant.replay.trace -o twitter-instant.html
+          marbles view traces/twitter-instant.trace traces/twitter-instant.replay.trace -o diff.html
+        """
+    )
+
+    @Argument(help: "The trace to show (A when a second is given).")
+    var a: String
+
+    @Argument(help: "A second trace (B) to compare with A.")
+    var b: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The HTML file to write.", valueName: "file"))
+    var output: String
+
+    @Option(name: .long, help: "The page's title (default: the trace's file name).")
+    var title: String?
+
+    func run() throws {
+        let inputs = try ([a] + (b.map { [$0] } ?? [])).map { try InputFile($0) }
+        let target = try OutputFile(output, option: "-o", inputs: inputs)
+        let traceA = try Trace(contentsOf: URL(fileURLWithPath: a))
+        let traceB = try b.map { try Trace(contentsOf: URL(fileURLWithPath: $0)) }
+        Console.warn(traceA.warnings + (traceB?.warnings ?? []))
+        var pages = [TracePage.Input(name: a, trace: traceA)]
+        var differences: [TracePage.Difference] = []
+        if let b, let traceB {
+            pages.append(TracePage.Input(name: b, trace: traceB))
+            let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b)
+            differences = diff.differences.map {
+                TracePage.Difference(text: TraceDiff.line($0), eventA: $0.a?.seq, eventB: $0.b?.seq)
+            }
+        }
+        let name = (a as NSString).lastPathComponent + (b.map { " vs " + ($0 as NSString).lastPathComponent } ?? "")
+        let html = TracePage.html(pages, differences: differences, title: title ?? name)
+        try target.write(Array(html.utf8))
+    }
+}

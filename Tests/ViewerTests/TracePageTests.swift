@@ -1,0 +1,167 @@
+import Foundation
+import TraceLog
+import XCTest
+@testable import Viewer
+
+/// The page generator: the same bytes for the same input, no way for trace text to leave the
+/// embedded data, and the columnar data holding every event as the trace does.
+final class TracePageTests: XCTestCase {
+    private let top = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    private func tutorial(_ name: String) throws -> Trace {
+        try Trace(contentsOf: top.appendingPathComponent("traces/\(name)"))
+    }
+
+    /// A trace whose label, values, JSON, request and thread name are markup and script.
+    private func hostileTrace() -> Trace {
+        var trace = Trace(header: TraceHeader(clock: .virtual))
+        let records: [TraceRecord] = [
+            .thread(ThreadRecord(id: 1, name: "<b>main</b>")),
+            .node(NodeRecord(id: 1, kind: .source, name: "input", parameters: "<!--", file: "A.swift", line: 1,
+                             label: "</script><script>alert(1)</script>")),
+            .subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: 0, thread: 1,
+                                          request: "\"</SCRIPT >&amp;\u{2028}")),
+            .node(NodeRecord(id: 2, kind: .sink, name: "observe", file: "A.swift", line: 2,
+                             upstream: [.init(node: 1, role: .data)])),
+            .subscribe(SubscriptionRecord(id: 2, node: 2, parent: 0, time: 0, thread: 1)),
+            .event(EventRecord(sequence: 1, time: 5, node: 1, subscription: 1, kind: .value, thread: 1,
+                               text: "<img src=x onerror=alert(2)>", json: "\"</script><img src=x>\"")),
+            .event(EventRecord(sequence: 2, time: 5, node: 2, subscription: 2, kind: .value, thread: 1, causes: [1],
+                               text: "x\u{0}\\\"y")),
+            .event(EventRecord(sequence: 3, time: 9, node: 1, subscription: 1, kind: .failed, thread: 1,
+                               text: "]]></script>")),
+        ]
+        for record in records { XCTAssertNil(trace.add(record)) }
+        return trace
+    }
+
+    /// The embedded data document of `page`.
+    private func data(of page: String) throws -> [String: Any] {
+        let open = "<script id=\"marbles-data\" type=\"application/json\">"
+        let start = try XCTUnwrap(page.range(of: open)).upperBound
+        let end = try XCTUnwrap(page.range(of: "</script>", range: start ..< page.endIndex)).lowerBound
+        let object = try JSONSerialization.jsonObject(with: Data(page[start ..< end].utf8))
+        return try XCTUnwrap(object as? [String: Any])
+    }
+
+    func testThePageIsByteIdenticalForTheSameInput() throws {
+        let a = try tutorial("twitter-instant.trace"), b = try tutorial("twitter-instant.replay.trace")
+        let differences = [TracePage.Difference(text: "value differs", eventA: 3, eventB: 4)]
+        let once = TracePage.html([.init(name: "a", trace: a), .init(name: "b", trace: b)], differences: differences,
+                                  title: "ti")
+        let twice = TracePage.html([.init(name: "a", trace: try tutorial("twitter-instant.trace")),
+                                    .init(name: "b", trace: try tutorial("twitter-instant.replay.trace"))],
+                                   differences: differences, title: "ti")
+        XCTAssertEqual(Array(once.utf8), Array(twice.utf8))
+        XCTAssertNotEqual(once, TracePage.html([.init(name: "a", trace: a)], title: "ti"))
+    }
+
+    func testHostileTextStaysInsideTheEmbeddedData() throws {
+        let page = TracePage.html([.init(name: "<i>x</i>.trace", trace: hostileTrace())],
+                                  title: "</title><script>alert(3)</script>")
+        // The only script elements are the page's own two.
+        XCTAssertEqual(page.components(separatedBy: "<script").count - 1, 2)
+        XCTAssertEqual(page.lowercased().components(separatedBy: "</script").count - 1, 2)
+        XCTAssertFalse(page.contains("<img"))
+        XCTAssertFalse(page.contains("<!--"))
+        XCTAssertFalse(page.contains("<b>"))
+        XCTAssertTrue(page.contains("<title>&lt;/title&gt;&lt;script&gt;alert(3)&lt;/script&gt;</title>"))
+        // The texts are still there, whole, once decoded.
+        let strings = try XCTUnwrap(try data(of: page)["strings"] as? [String])
+        for text in ["</script><script>alert(1)</script>", "<img src=x onerror=alert(2)>", "\"</script><img src=x>\"",
+                     "\"</SCRIPT >&amp;\u{2028}", "x\u{0}\\\"y", "]]></script>", "<!--", "<b>main</b>", "<i>x</i>.trace"] {
+            XCTAssertTrue(strings.contains(text), text)
+        }
+        // The script never inserts markup built from data.
+        XCTAssertFalse(PageScript.source.contains("innerHTML"))
+        XCTAssertFalse(PageScript.source.contains("insertAdjacentHTML"))
+        XCTAssertFalse(PageScript.source.contains("document.write"))
+    }
+
+    func testTheColumnarDataHoldsEveryEventOfEveryNode() throws {
+        for name in ["twitter-instant.trace", "twitter-instant.replay.trace", "pixels.trace"] {
+            let trace = try tutorial(name)
+            let document = try data(of: TracePage.html([.init(name: name, trace: trace)], title: name))
+            let strings = try XCTUnwrap(document["strings"] as? [String])
+            let threads = try XCTUnwrap(document["threads"] as? [Int])
+            let lanes = try XCTUnwrap(document["lanes"] as? [String: [Int]])
+            let events = try XCTUnwrap(document["events"] as? [String: [Int]])
+            let column = { (key: String) throws -> [Int] in try XCTUnwrap(events[key], key) }
+            let (t, k, h, x, j, r, s, cn, c) = (try column("t"), try column("k"), try column("h"), try column("x"),
+                                                 try column("j"), try column("r"), try column("s"), try column("cn"),
+                                                 try column("c"))
+            let laneNodes = try XCTUnwrap(lanes["node"])
+            XCTAssertEqual(laneNodes.sorted(), trace.nodes.map { Int($0.id) }, name)
+            var causeOffset = 0
+            var decoded: [UInt64: EventRecord] = [:]
+            var subscriptions = 0
+            for (lane, node) in laneNodes.enumerated() {
+                let first = try XCTUnwrap(lanes["first"])[lane], count = try XCTUnwrap(lanes["count"])[lane]
+                var time = 0
+                for index in first ..< first + count {
+                    time += t[index]
+                    defer { causeOffset += cn[index] }
+                    if k[index] == TracePage.Mark.subscribed.rawValue {
+                        subscriptions += 1
+                        continue
+                    }
+                    let causes = c[causeOffset ..< causeOffset + cn[index]].map { UInt64(s[$0]) }
+                    let kind: EventKind = [.value, .failed, .completed, .interrupted][k[index]]
+                    let original = try XCTUnwrap(trace.event(sequence: UInt64(s[index])))
+                    // Threads are told apart by name, as the page colours them.
+                    XCTAssertEqual(strings[threads[h[index]]], trace.thread(original.thread)?.displayName)
+                    decoded[UInt64(s[index])] = EventRecord(
+                        sequence: UInt64(s[index]), time: Int64(time), node: UInt64(node),
+                        subscription: original.subscription, kind: kind, thread: original.thread, causes: causes,
+                        text: x[index] >= 0 ? strings[x[index]] : nil, truncated: original.truncated,
+                        json: j[index] >= 0 ? strings[j[index]] : nil, omittedJSONBytes: original.omittedJSONBytes)
+                    XCTAssertEqual(r[index] >= 0 ? strings[r[index]] : nil,
+                                   trace.subscription(original.subscription)?.request, name)
+                }
+            }
+            XCTAssertEqual(causeOffset, c.count, name)
+            XCTAssertEqual(subscriptions, trace.subscriptions.count, name)
+            XCTAssertEqual(decoded.count, trace.events.count, name)
+            for event in trace.events where !event.truncated {
+                XCTAssertEqual(decoded[event.sequence], event, "\(name) seq \(event.sequence)")
+            }
+        }
+    }
+
+    func testInnerStreamsFollowTheirOperatorAndTwoTracesInterleave() throws {
+        let trace = try tutorial("twitter-instant.replay.trace")
+        let order = PageData.laneOrder(trace)
+        XCTAssertEqual(order.map(\.node).sorted(), trace.nodes.map(\.id))
+        // The search call (node 14) is an inner stream of flatMap "searchResults" (node 11).
+        let outer = try XCTUnwrap(order.firstIndex { $0.node == 11 })
+        XCTAssertEqual(order[outer + 1].node, 14)
+        XCTAssertEqual(order[outer + 1].depth, 1)
+        let document = try data(of: TracePage.html([.init(name: "a", trace: trace), .init(name: "b", trace: trace)],
+                                                   title: "same"))
+        let lanes = try XCTUnwrap(document["lanes"] as? [String: [Int]])
+        XCTAssertEqual(lanes["trace"], Array(repeating: [0, 1], count: trace.nodes.count).flatMap { $0 })
+        XCTAssertEqual(lanes["node"], order.flatMap { [Int($0.node), Int($0.node)] })
+    }
+
+    func testADifferenceRefersToTheEventsOfEachTrace() throws {
+        let a = try tutorial("twitter-instant.trace"), b = try tutorial("twitter-instant.replay.trace")
+        let page = TracePage.html([.init(name: "a", trace: a), .init(name: "b", trace: b)],
+                                  differences: [.init(text: "one", eventA: 39, eventB: 40), .init(text: "two")],
+                                  title: "diff")
+        let document = try data(of: page)
+        let strings = try XCTUnwrap(document["strings"] as? [String])
+        let diffs = try XCTUnwrap(document["diffs"] as? [String: [Int]])
+        let events = try XCTUnwrap(document["events"] as? [String: [Int]])
+        let lanes = try XCTUnwrap(document["lanes"] as? [String: [Int]])
+        XCTAssertEqual(try XCTUnwrap(diffs["text"]).map { strings[$0] }, ["one", "two"])
+        XCTAssertEqual(diffs["b"]?[1], -1)
+        let indexA = try XCTUnwrap(diffs["a"]?[0]), indexB = try XCTUnwrap(diffs["b"]?[0])
+        XCTAssertEqual(events["s"]?[indexA], 39)
+        XCTAssertEqual(events["s"]?[indexB], 40)
+        let firsts = try XCTUnwrap(lanes["first"])
+        let laneOf = { (index: Int) -> Int? in firsts.indices.last { firsts[$0] <= index } }
+        XCTAssertEqual(lanes["trace"]?[try XCTUnwrap(laneOf(indexA))], 0)
+        XCTAssertEqual(lanes["trace"]?[try XCTUnwrap(laneOf(indexB))], 1)
+    }
+}
