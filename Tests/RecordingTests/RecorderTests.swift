@@ -295,3 +295,33 @@ extension RecorderTests {
         XCTAssertEqual(file, inMemory)
     }
 }
+
+extension RecorderTests {
+    /// Nothing asks for a flush: the writer thread appends what was recorded on its own, in
+    /// whole lines, while the recording goes on (the file is polled, never timed).
+    func testTheWriterAppendsRecordsWithinItsFlushIntervalWithoutBeingAsked() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("marbles-interval-\(getpid()).trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let recorder = try Recorder(to: url, flushInterval: .milliseconds(20))
+        XCTAssertEqual(recorder.flushInterval, .milliseconds(20))
+        recorder.start()
+        let (signal, input) = Signal<Int, Never>.pipe(named: "polled")
+        signal.observeValues { _ in }
+        for value in 1...3 { input.send(value: value) }
+        var seen: [UInt64] = []
+        let giveUp = Date().addingTimeInterval(30)
+        while seen.count < 3 && Date() < giveUp {
+            usleep(1_000)  // paces the polling; the outcome is what is waited for
+            let bytes = (try? [UInt8](Data(contentsOf: url))) ?? []
+            guard bytes.last == UInt8(ascii: "\n") else { continue }
+            let reader = try TraceReader(bytes: bytes, name: url.path)
+            seen = []
+            while let record = try reader.next() {
+                if case let .event(event) = record { seen.append(event.sequence) }
+            }
+        }
+        XCTAssertEqual(seen, [1, 2, 3], "the writer wrote the events before the recording stopped")
+        try recorder.stop()
+        XCTAssertEqual(try Trace(contentsOf: url).events.count, 3)
+    }
+}
