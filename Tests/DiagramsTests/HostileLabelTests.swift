@@ -48,3 +48,22 @@ final class HostileLabelTests: XCTestCase {
         XCTAssertEqual(TextSafety.graphviz("x\\Ny\nz"), "x\\\\Ny\\nz")
     }
 }
+
+/// A value of tens of thousands of characters is cut to its marble in a few measures.
+final class LongMarbleValueTests: XCTestCase {
+    func testAValueOf50000CharactersIsCutToTheLongestTextThatFitsItsMarble() throws {
+        let long = String(repeating: "x", count: 50_000)
+        let figure = MarbleFigure(rows: [.lane(.init(title: "values", marbles: [
+            .init(id: 1, time: 0, display: long), .init(id: 2, time: 1_000_000, display: "ab"),
+        ]))])
+        let svg = String(decoding: try MarbleRenderer.render(figure, format: .svg), as: UTF8.self)
+        XCTAssertNoThrow(try XMLDocument(data: Data(svg.utf8), options: []))
+        // The cut is the longest prefix (with its `…`) whose width fits, as one character less
+        // at a time would find it.
+        let ellipsis = try XCTUnwrap(svg.range(of: "\u{2026}<"))
+        let shown = svg[..<ellipsis.lowerBound].reversed().prefix { $0 == "x" }.count
+        XCTAssertGreaterThanOrEqual(shown, 1)
+        XCTAssertLessThan(shown, 30)
+        XCTAssertTrue(svg.contains(">ab<"), "a short value is drawn whole")
+    }
+}
