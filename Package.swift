@@ -69,6 +69,7 @@ let package = Package(
         .testTarget(name: "DiagramsTests", dependencies: ["Locks", "Diagrams", "TraceLog", "Recording", "Signals"]),
         .testTarget(name: "MarbleNotationTests", dependencies: ["MarbleNotation"]),
         .testTarget(name: "SpecTests", dependencies: ["Spec", "MarbleNotation", "Signals", "TraceLog", "Recording"]),
+        .testTarget(name: "FuzzTests", dependencies: ["TraceLog", "Recording", "Signals", "Replay", "Diagrams", "Spec", "Tutorials"]),
         .testTarget(name: "ReplayTests", dependencies: ["Locks", "Replay", "MarbleNotation", "MarbleStreams", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TraceLog"]),
         // Runs the built `marbles` executable as a child process; links none of its modules.
