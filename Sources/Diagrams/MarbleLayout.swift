@@ -2,11 +2,17 @@
 /// per stream with the operator in a box between a stream and the stream it produces, an
 /// axis with units at the bottom, and a legend of threads and symbols.
 struct MarbleLayout {
-    /// Colours for delivering threads, in legend order (Okabe–Ito, readable by colour-blind
-    /// readers), each with the text colour that reads on it.
-    static let palette: [(fill: String, text: String)] = [
-        ("#0072B2", "#ffffff"), ("#E69F00", "#000000"), ("#009E73", "#ffffff"), ("#CC79A7", "#000000"),
-        ("#56B4E9", "#000000"), ("#D55E00", "#ffffff"), ("#F0E442", "#000000"), ("#666666", "#ffffff"),
+    /// Colours for delivering threads (Okabe–Ito, readable by colour-blind readers), each
+    /// with the text colour that reads on it. A thread's colour follows from its logical
+    /// name alone, so it is the same in every figure: `main` blue, `background` orange,
+    /// `network` green, `ui` sky blue; any other name one of the remaining colours, chosen by
+    /// a stable hash of the name (FNV-1a).
+    static let named: [String: (fill: String, text: String)] = [
+        "main": ("#0072B2", "#ffffff"), "background": ("#E69F00", "#000000"),
+        "network": ("#009E73", "#ffffff"), "ui": ("#56B4E9", "#000000"),
+    ]
+    static let hashed: [(fill: String, text: String)] = [
+        ("#CC79A7", "#000000"), ("#D55E00", "#ffffff"), ("#F0E442", "#000000"), ("#666666", "#ffffff"),
     ]
     static let mixed = (fill: "#bdbdbd", text: "#000000")
 
@@ -130,6 +136,16 @@ struct MarbleLayout {
             items.append(breakMark(x: gap.x, y: y))
         }
         let node = lane.node.map { String($0) }
+        // Failures and interruptions are drawn over the marbles, so one at the time of a
+        // value stays visible; the other marks under them.
+        var over: [Scene.Item] = []
+        func add(_ end: MarbleFigure.End, node: String?) {
+            let item = endMark(end, x: scale.x(end.time), y: y, half: radius + 2, node: node)
+            switch end {
+            case .failed, .interrupted: over.append(item)
+            case .completed, .disposed: items.append(item)
+            }
+        }
         if let subscribed = lane.subscribed {
             items.append(subscribedMark(at: subscribed, x: scale.x(subscribed), y: y, node: node))
         }
@@ -139,12 +155,10 @@ struct MarbleLayout {
             case let .subscribed(at):
                 items.append(subscribedMark(at: at, x: scale.x(at), y: y, node: markNode))
             case let .ended(end):
-                items.append(endMark(end, x: scale.x(end.time), y: y, half: radius + 2, node: markNode))
+                add(end, node: markNode)
             }
         }
-        if let end = lane.end {
-            items.append(endMark(end, x: scale.x(end.time), y: y, half: radius + 2, node: node))
-        }
+        if let end = lane.end { add(end, node: node) }
         let laneGroups = groups(lane.marbles, scale: scale)
         let centres = laneGroups.map { (scale.x($0[0].time) + scale.x($0[$0.count - 1].time)) / 2 }
         for (index, group) in laneGroups.enumerated() {
@@ -155,6 +169,7 @@ struct MarbleLayout {
             let room = min(Self.maxPill, min(before, after) - 3)
             items.append(marble(group, x: centres[index], y: y, radius: radius, room: room, figure: figure, node: node))
         }
+        items += over
         var data = ["index": String(index)]
         if lane.isInner { data["inner"] = "true" }
         return .group(kind: "lane", title: lane.detail.map { TextSafety.printable("\(lane.title) \u{2014} \($0)") },
@@ -185,7 +200,7 @@ struct MarbleLayout {
     private mutating func marble(_ group: [MarbleFigure.Marble], x: Double, y: Double, radius: Double, room: Double,
                                  figure: MarbleFigure, node: String?) -> Scene.Item {
         let threads = Set(group.map(\.thread))
-        let colours = threads.count == 1 ? Self.colour(group[0].thread) : Self.mixed
+        let colours = threads.count == 1 ? Self.colour(group[0].thread, in: figure.threads) : Self.mixed
         let joined = group.map { TextSafety.singleLine($0.display) }.joined(separator: ",")
         let text: String
         var font = Self.marbleFont
@@ -322,7 +337,7 @@ struct MarbleLayout {
 
     private mutating func axis(_ scale: TimeScale, y: Double, plotEnd: Double) -> Scene.Item {
         let (step, ticks) = scale.ticks(minimum: 70)
-        let unit = TimeFormat.Unit.fitting(step)
+        let (unit, decimals) = TimeFormat.Unit.axis(step: step, largest: ticks.map(\.magnitude).max() ?? 0)
         let stroke = Scene.Stroke(paint: Self.grey, width: 1)
         var items: [Scene.Item] = [.line(from: .init(x: scale.startX - 16, y: y), to: .init(x: plotEnd, y: y), stroke: stroke)]
         var lastLabel = -Double.infinity
@@ -331,7 +346,7 @@ struct MarbleLayout {
             guard x - lastLabel >= 40 else { continue }
             lastLabel = x
             items.append(.line(from: .init(x: x, y: y), to: .init(x: x, y: y + 5), stroke: stroke))
-            items.append(.text(String(tick / unit.nanoseconds), at: .init(x: x, y: y + 17), font: Self.smallFont,
+            items.append(.text(TimeFormat.fixed(tick, unit: unit, decimals: decimals), at: .init(x: x, y: y + 17), font: Self.smallFont,
                                anchor: .middle, fill: Self.grey))
         }
         for gap in scale.breaks {
@@ -344,8 +359,20 @@ struct MarbleLayout {
         return .group(kind: "axis", title: nil, data: ["unit": unit.name], items: items)
     }
 
-    static func colour(_ thread: Int) -> (fill: String, text: String) {
-        palette[((thread % palette.count) + palette.count) % palette.count]
+    /// The colour of the thread named `name` (see `named`).
+    static func colour(named name: String) -> (fill: String, text: String) {
+        if let fixed = named[name] { return fixed }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hashed[Int(hash % UInt64(hashed.count))]
+    }
+
+    /// The colour of `figure.threads[thread]`.
+    static func colour(_ thread: Int, in threads: [String]) -> (fill: String, text: String) {
+        colour(named: threads.indices.contains(thread) ? threads[thread] : "thread \(thread)")
     }
 
     private static let symbolOrder = ["subscribed", "completed", "failed", "interrupted", "disposed", "gap"]
@@ -379,7 +406,7 @@ struct MarbleLayout {
                                            anchor: .start, fill: Self.ink)]
             x += 62
             for (index, entry) in entries.enumerated() {
-                let colours = Self.colour(index)
+                let colours = Self.colour(index, in: threads)
                 row.append(.group(kind: "thread", title: nil, data: ["name": entry.0], items: [
                     .circle(center: .init(x: x + 7, y: y + 8), radius: 7, fill: .init(hex: colours.fill),
                             stroke: .init(paint: .init(hex: "#333333"), width: 1)),

@@ -18,6 +18,37 @@ enum TimeFormat {
             }
             return ns
         }
+
+        /// The unit an axis with ticks every `step` up to `largest` is labelled in: the
+        /// step's unit, or a larger one when labels would run past four digits (an axis of a
+        /// window late in a trace reads `952.35 … 3621.7 ms`, not `952350 … 3621700 µs`).
+        static func axis(step: Int64, largest: UInt64) -> (unit: Unit, decimals: Int) {
+            var unit = fitting(step)
+            let larger = [ns, us, ms, s]
+            while largest / UInt64(unit.nanoseconds) >= 10_000, let index = larger.firstIndex(of: unit), index + 1 < larger.count {
+                unit = larger[index + 1]
+            }
+            var decimals = 0
+            var scaled = step
+            while scaled % unit.nanoseconds != 0, decimals < 3, !scaled.multipliedReportingOverflow(by: 10).overflow {
+                scaled *= 10
+                decimals += 1
+            }
+            return (unit, decimals)
+        }
+    }
+
+    /// `time` in `unit` with exactly `decimals` decimals (truncated): `952.35`.
+    static func fixed(_ time: Int64, unit: Unit, decimals: Int) -> String {
+        let sign = time < 0 ? "-" : ""
+        let magnitude = time.magnitude
+        let per = UInt64(unit.nanoseconds)
+        guard decimals > 0 else { return sign + String(magnitude / per) }
+        var factor: UInt64 = 1
+        for _ in 0..<decimals { factor *= 10 }
+        let fraction = (magnitude % per) / max(1, per / factor)
+        let digits = String(fraction)
+        return sign + "\(magnitude / per)." + String(repeating: "0", count: max(0, decimals - digits.count)) + digits
     }
 
     /// Times figures work with: about 18 years either side of the origin. A trace is bad

@@ -93,6 +93,10 @@ private struct TraceMarbleBuilder {
                     let known = trace.nodes.map { "#\($0.id) \($0.displayName)" }.joined(separator: ", ")
                     throw DiagramError.invalidRequest("no node \"\(TextSafety.singleLine(name))\" in the trace; its nodes are: \(known)")
                 }
+                guard subscriptionsByNode[node.id] != nil else {
+                    throw DiagramError.invalidRequest("node \"\(TextSafety.singleLine(name))\" (#\(node.id) \(node.displayName)) "
+                                                      + "was never subscribed in the trace: it has no lane to draw")
+                }
                 if !chosen.contains(node.id) { chosen.append(node.id) }
             }
             return trace.nodes.filter { chosen.contains($0.id) }
@@ -125,7 +129,10 @@ private struct TraceMarbleBuilder {
 
         for node in nodes {
             let innerOnly = isInnerOnly(node)
-            if innerOnly, let outer = outerNode(of: node), chosenIDs.contains(outer) {
+            // Drawn under its operator's box when that operator gets lanes with inner streams
+            // (an inner-only operator's lanes have none: the node gets its own).
+            if innerOnly, let outer = outerNode(of: node), chosenIDs.contains(outer),
+               let outerNode = trace.node(outer), !isInnerOnly(outerNode) {
                 continue
             }
             if !node.upstream.isEmpty || innerOnly {
