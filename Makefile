@@ -39,10 +39,12 @@ demo: deps
 # path as a user's app would, built in release with no extra flags in its own build folder
 # (so the debug build stays), then run; the machine's load average is printed before and
 # after, since the machine may be shared. It measures; it never asserts. BENCH_FLAGS passes
-# options (`make bench BENCH_FLAGS="--only core --runs 9"`).
+# options (`make bench BENCH_FLAGS="--only core --runs 9"`). The memory section runs the
+# release `marbles` tool's verbs on a big trace, each as a child process.
 BENCH_FLAGS ?=
 bench: deps
 	$(SWIFT) build -c release --package-path Benchmarks --scratch-path .build-bench
+	$(SWIFT) build -c release --product marbles
 	@echo "load average at start: $$(cut -d ' ' -f 1-3 /proc/loadavg)"
 	.build-bench/release/marbles-bench $(BENCH_FLAGS)
 	@echo "load average at end: $$(cut -d ' ' -f 1-3 /proc/loadavg)"

@@ -3,7 +3,7 @@ import Foundation
 
 /// The sections of the benchmark, in the order they run.
 enum Section: String, CaseIterable, ExpressibleByArgument {
-    case core, recording, hops, io, stats, replay, drawing
+    case core, recording, hops, io, stats, replay, drawing, memory
 }
 
 /// The figures of BENCHMARKS.md (`make bench`): one Markdown table of Marbles' performance
@@ -32,6 +32,12 @@ struct MarblesBench: ParsableCommand {
 
     @Option(help: "Where temporary traces go.")
     var directory = "/tmp"
+
+    @Option(help: "The marbles tool whose verbs the memory section measures (built with swift build -c release --product marbles).")
+    var marbles = ".build/release/marbles"
+
+    @Option(help: "The recording the memory section repeats into a big trace.")
+    var memoryTemplate = "traces/twitter-instant.replay.trace"
 
     /// The child process of the stats section: summarises the trace at this path and prints
     /// `seconds events peak-KiB`, so that the peak resident memory is the summary's own.
@@ -82,6 +88,10 @@ struct MarblesBench: ParsableCommand {
         }
         if includes(.drawing) {
             try Drawing.measure(events: 10_000, runs: runs, table: &table)
+        }
+        if includes(.memory) {
+            try MemoryBench.measure(events: 2_000_000 / scale, template: URL(fileURLWithPath: memoryTemplate),
+                                    tool: URL(fileURLWithPath: marbles), directory: folder, table: &table)
         }
         print(table.markdown, terminator: "")
     }
