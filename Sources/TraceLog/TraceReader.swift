@@ -74,13 +74,15 @@ public final class TraceReader {
         case bytes([UInt8], Int)
     }
 
-    /// Opens the trace at `url` and reads its header.
-    public convenience init(url: URL, maxLineLength: Int = 64 << 20) throws {
+    /// Opens the trace at `url` and reads its header; `name` stands for the file in messages
+    /// (the URL's path when nil).
+    public convenience init(url: URL, name: String? = nil, maxLineLength: Int = 64 << 20) throws {
+        let name = name ?? url.path
         guard let file = fopen(url.path, "rb") else {
-            throw TraceError(file: url.path, line: 0, column: 0,
+            throw TraceError(file: name, line: 0, column: 0,
                              message: "cannot open the trace: \(String(cString: strerror(errno)))")
         }
-        try self.init(source: .file(file), name: url.path, maxLineLength: maxLineLength)
+        try self.init(source: .file(file), name: name, maxLineLength: maxLineLength)
     }
 
     /// Reads a trace held in memory; `name` stands for the file in messages.

@@ -133,7 +133,7 @@ struct DrawCommand: ParsableCommand {
                 data = try MarbleRenderer.render(figure, format: MarbleFormat(rawValue: format?.rawValue ?? "") ?? .txt, maxWidth: width)
             case .pipeline:
                 var latencies: [UInt64: Int64]?
-                if heat {
+                if heat, let bytes {
                     let stats = try TraceStats.compute(TraceReader(bytes: bytes, name: name))
                     latencies = [:]
                     for node in stats.nodes {
@@ -153,14 +153,18 @@ struct DrawCommand: ParsableCommand {
         try file.write(figureBytes(data, isText: format == .txt))
     }
 
-    /// The trace to draw and its bytes: read from the file, or recorded by running the spec.
-    private func load(_ source: InputFile) throws -> (Trace, [UInt8]) {
-        let contents = try source.contents()
+    /// The trace to draw, and its bytes when --heat reads them twice (a named pipe can be
+    /// read only once) or a spec was run. Otherwise a trace file is streamed into the
+    /// `Trace`, never held whole in memory: a 2 M-event trace is half a gigabyte.
+    private func load(_ source: InputFile) throws -> (Trace, [UInt8]?) {
         guard (input as NSString).pathExtension == "marbles" else {
-            let trace = try Trace(bytes: contents, name: input)
+            let contents = heat ? try source.contents() : nil
+            let trace = try contents.map { try Trace(bytes: $0, name: input) }
+                ?? Trace(reader: TraceReader(url: URL(fileURLWithPath: input), name: input))
             Console.warn(trace.warnings)
             return (trace, contents)
         }
+        let contents = try source.contents()
         guard let text = String(bytes: contents, encoding: .utf8) else {
             throw CLIError.file(input, "expected UTF-8 text")
         }
