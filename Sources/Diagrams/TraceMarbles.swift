@@ -44,7 +44,8 @@ private struct TraceMarbleBuilder {
     let options: MarbleOptions
     var disposals: [UInt64: Int64] = [:]
     var subscriptionsByNode: [UInt64: [SubscriptionRecord]] = [:]
-    var eventsBySubscription: [UInt64: [EventRecord]] = [:]
+    /// Indices in `trace.events`, not copies: a copy of every event would double the figure's memory.
+    var eventsBySubscription: [UInt64: [Int]] = [:]
     var childrenByParent: [UInt64: [SubscriptionRecord]] = [:]
     let innerStreams: InnerStreams
 
@@ -58,10 +59,15 @@ private struct TraceMarbleBuilder {
             subscriptionsByNode[subscription.node, default: []].append(subscription)
             if subscription.parent != 0 { childrenByParent[subscription.parent, default: []].append(subscription) }
         }
-        for event in trace.events {
-            eventsBySubscription[event.subscription, default: []].append(event)
+        for (index, event) in trace.events.enumerated() {
+            eventsBySubscription[event.subscription, default: []].append(index)
         }
         innerStreams = InnerStreams(trace: trace)
+    }
+
+    /// The events of a subscription, in sequence order.
+    func events(of subscription: UInt64) -> LazyMapSequence<[Int], EventRecord> {
+        (eventsBySubscription[subscription] ?? []).lazy.map { trace.events[$0] }
     }
 
     /// A node whose every subscription was started by a higher-order operator.
@@ -285,7 +291,7 @@ private struct TraceMarbleBuilder {
         if inner || TimeFormat.clamped(subscription.time) - TimeFormat.clamped(start) > span / 50 {
             lane.subscribed = subscription.time
         }
-        for event in eventsBySubscription[subscription.id] ?? [] {
+        for event in events(of: subscription.id) {
             switch event.kind {
             case .value:
                 // The reader accepts texts of any length; a figure draws and keeps a bounded part.
@@ -345,7 +351,7 @@ private struct TraceMarbleBuilder {
             if next.time > subscription.time {
                 marks.append(.init(.subscribed(at: next.time), node: next.node))
             }
-            for event in eventsBySubscription[next.id] ?? [] {
+            for event in events(of: next.id) {
                 switch event.kind {
                 case .failed:
                     let message = TextSafety.truncated(event.text ?? "", to: TextSafety.fullLimit)

@@ -40,6 +40,21 @@ final class TraceReaderTests: XCTestCase {
         XCTAssertTrue(trace.warnings.isEmpty)
     }
 
+    func testEventsAreFoundBySequenceInAnyOrder() throws {
+        let ascending = try Trace(bytes: bytes([header, thread, node, subscribe, event(2), event(5), event(9), summary]))
+        XCTAssertEqual([2, 5, 9, 1, 3, 10].map { ascending.event(sequence: $0)?.time }, [20, 50, 90, nil, nil, nil])
+        let shuffled = try Trace(bytes: bytes([header, thread, node, subscribe, event(5), event(9), event(2), summary]))
+        XCTAssertEqual([2, 5, 9, 1, 3, 10].map { shuffled.event(sequence: $0)?.time }, [20, 50, 90, nil, nil, nil])
+        XCTAssertEqual(shuffled.events(of: 1).map(\.sequence), [5, 9, 2])
+    }
+
+    func testARepeatedSequenceNumberIsAnErrorInAnyOrder() {
+        expectError(bytes([header, thread, node, subscribe, event(1), event(2), event(2), summary]), line: 7,
+                    containing: "expected a new sequence number, found 2 again")
+        expectError(bytes([header, thread, node, subscribe, event(3), event(1), event(3), summary]), line: 7,
+                    containing: "expected a new sequence number, found 3 again")
+    }
+
     func testACutOffLastLineIsAWarning() throws {
         let full = bytes([header, thread, node, subscribe, event(1), event(2)])
         let cut = Array(full.dropLast(12))
