@@ -35,6 +35,14 @@ public enum PerfettoExport {
         return try export(reader) { bytes in try handle.write(contentsOf: bytes) }
     }
 
+    /// A subscription not yet disposed: its node, which of the node's display names it
+    /// began under, and its thread.
+    private struct Open {
+        var node: UInt64
+        var display: UInt32
+        var thread: UInt64
+    }
+
     private struct Cause {
         var time: Int64 = 0
         var thread: UInt64 = 0
@@ -87,7 +95,11 @@ public enum PerfettoExport {
         }
 
         var nodes: [UInt64: NodeRecord] = [:]
-        var live: [UInt64: (name: String, category: String, thread: UInt64)] = [:]
+        // Each node's display names so far (a label record renames it): a running
+        // subscription keeps the index of its name, not the text, so a trace whose
+        // subscriptions are never disposed costs a few words per subscription.
+        var displays: [UInt64: [String]] = [:]
+        var live: [UInt64: Open] = [:]
         var recent = EventWindow(capacity: window, empty: Cause())
         var validator = TraceValidator()
         var lastTime: Int64 = 0
@@ -95,6 +107,10 @@ public enum PerfettoExport {
         func display(_ node: NodeRecord?) -> String {
             guard let node else { return "?" }
             return node.label.map { "\(node.name) \"\($0)\"" } ?? node.name
+        }
+        func subscriptionName(of subscription: UInt64, _ open: Open) -> String {
+            let shown = displays[open.node].map { $0[Int(open.display)] } ?? "?"
+            return "\(shown) #\(subscription)"
         }
 
         while let record = try reader.next() {
@@ -117,13 +133,18 @@ public enum PerfettoExport {
                 }
             case let .node(node):
                 nodes[node.id] = node
+                displays[node.id] = [display(node)]
             case let .label(label):
                 nodes[label.node]?.label = label.label
+                if let node = nodes[label.node] { displays[label.node]?.append(display(node)) }
             case let .subscribe(subscription):
                 lastTime = max(lastTime, subscription.time)
-                let name = "\(display(nodes[subscription.node])) #\(subscription.id)"
+                let names = displays[subscription.node]
+                let open = Open(node: subscription.node, display: UInt32((names?.count ?? 1) - 1),
+                                thread: subscription.thread)
+                live[subscription.id] = open
+                let name = subscriptionName(of: subscription.id, open)
                 let category = nodes[subscription.node]?.name ?? "?"
-                live[subscription.id] = (name, category, subscription.thread)
                 try emit { event in
                     event.field("name", name)
                     event.field("cat", category)
@@ -141,8 +162,8 @@ public enum PerfettoExport {
                 lastTime = max(lastTime, dispose.time)
                 guard let open = live.removeValue(forKey: dispose.subscription) else { break }
                 try emit { event in
-                    event.field("name", open.name)
-                    event.field("cat", open.category)
+                    event.field("name", subscriptionName(of: dispose.subscription, open))
+                    event.field("cat", nodes[open.node]?.name ?? "?")
                     event.field("ph", "e")
                     event.field("id", dispose.subscription)
                     event.field("ts", thousandths: dispose.time)
@@ -230,8 +251,8 @@ public enum PerfettoExport {
         for id in live.keys.sorted() {
             guard let open = live[id] else { continue }
             try emit { event in
-                event.field("name", open.name)
-                event.field("cat", open.category)
+                event.field("name", subscriptionName(of: id, open))
+                event.field("cat", nodes[open.node]?.name ?? "?")
                 event.field("ph", "e")
                 event.field("id", id)
                 event.field("ts", thousandths: lastTime)

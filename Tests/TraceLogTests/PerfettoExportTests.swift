@@ -67,6 +67,27 @@ final class PerfettoExportTests: XCTestCase {
         XCTAssertEqual(events.filter { $0["ph"] as? String == "b" }.count, events.filter { $0["ph"] as? String == "e" }.count)
     }
 
+    func testASubscriptionEndsUnderTheNameItBeganWithAndOneNeverDisposedEndsAtTheTraceEnd() throws {
+        let lines = [
+            #"{"type":"header","format":"marbles-trace","version":"1.1","unit":"ns","clock":"virtual"}"#,
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"pipe","parameters":"","file":"A.swift","line":3,"upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":1000,"thread":1}"#,
+            #"{"type":"label","node":1,"label":"clicks"}"#,
+            #"{"type":"subscribe","id":2,"node":1,"parent":0,"time":2000,"thread":1}"#,
+            #"{"type":"dispose","sub":1,"time":3000,"thread":1}"#,
+            #"{"type":"summary","events":0,"nodes":1,"subscriptions":2,"threads":1,"hops":0,"marks":0,"dropped":0,"duration":5000}"#,
+        ]
+        var bytes: [UInt8] = []
+        try PerfettoExport.export(TraceReader(bytes: Array((lines.joined(separator: "\n") + "\n").utf8))) { bytes += $0 }
+        let root = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        let events = try XCTUnwrap(root["traceEvents"] as? [[String: Any]])
+        let slices = events.filter { ["b", "e"].contains($0["ph"] as? String) }
+        XCTAssertEqual(slices.map { "\($0["ph"] as? String ?? "") \($0["name"] as? String ?? "") \($0["cat"] as? String ?? "")" },
+                       ["b pipe #1 pipe", "b pipe \"clicks\" #2 pipe", "e pipe #1 pipe", "e pipe \"clicks\" #2 pipe"])
+        XCTAssertEqual(slices.map { $0["ts"] as? Double }, [1, 2, 3, 5])
+    }
+
     func testExportIsDeterministic() throws {
         XCTAssertEqual(try export().bytes, try export().bytes)
     }
