@@ -44,6 +44,11 @@ struct MarblesBench: ParsableCommand {
     @Option(help: .hidden)
     var statsChild: String?
 
+    /// The launcher of the memory section: runs the tool with these arguments and prints
+    /// `status peak-KiB cpu-seconds` (see `MemoryBench.launch`).
+    @Option(parsing: .remaining, help: .hidden)
+    var measureChild: [String] = []
+
     func validate() throws {
         guard (1...99).contains(runs) else {
             throw ValidationError("--runs expects a whole number from 1 to 99, not \(runs)")
@@ -57,6 +62,10 @@ struct MarblesBench: ParsableCommand {
     func run() throws {
         if let statsChild {
             try StatsBench.child(path: statsChild)
+            return
+        }
+        if !measureChild.isEmpty {
+            try MemoryBench.launch(measureChild)
             return
         }
         let scale = quick ? 10 : 1
