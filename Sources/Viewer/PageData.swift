@@ -9,7 +9,7 @@ import TraceLog
 ///   a thread named alike in A and B has one colour.
 /// - `lanes`: one column per field, a lane per node in id order, each inner stream right
 ///   under the higher-order node that started it (`depth` 1); with two traces, the lane of
-///   B's node follows the lane of A's node with the same id. A lane's events are the
+///   B's node follows the lane of its partner in A (by default the node with the same id). A lane's events are the
 ///   contiguous range `first ..< first + count` of the event columns, in time order.
 /// - `events`: `t` the time minus the previous event's time in the same lane (the first:
 ///   minus 0), `k` the mark (`TracePage.Mark`), `h` the thread, `x` the text, `j` the JSON,
@@ -19,7 +19,7 @@ import TraceLog
 struct PageData {
     let json: String
 
-    init(_ inputs: [TracePage.Input], differences: [TracePage.Difference]) {
+    init(_ inputs: [TracePage.Input], differences: [TracePage.Difference], partners: [UInt64: UInt64]?) {
         var strings = StringTable()
         var threads: [Int] = []
         var threadIndex: [String: Int] = [:]
@@ -35,9 +35,10 @@ struct PageData {
             var placed: Set<UInt64> = []
             for lane in orders[0] {
                 plan.append((0, lane.node, lane.depth))
-                if let depth = inB[lane.node] {
-                    plan.append((1, lane.node, depth))
-                    placed.insert(lane.node)
+                let partner = partners.map { $0[lane.node] } ?? lane.node
+                if let partner, let depth = inB[partner], !placed.contains(partner) {
+                    plan.append((1, partner, depth))
+                    placed.insert(partner)
                 }
             }
             for lane in orders[1] where !placed.contains(lane.node) { plan.append((1, lane.node, lane.depth)) }

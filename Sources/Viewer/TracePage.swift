@@ -50,9 +50,11 @@ public enum TracePage {
     }
 
     /// The page for one trace, or for two (`inputs[0]` is A, `inputs[1]` is B) with the
-    /// differences between them.
-    public static func html(_ inputs: [Input], differences: [Difference] = [], title: String) -> String {
-        let data = PageData(inputs, differences: differences)
+    /// differences between them. `partners` maps a node of A to the node of B whose lane
+    /// follows its lane (a diff's node alignment); without it, nodes pair by equal id.
+    public static func html(_ inputs: [Input], differences: [Difference] = [], partners: [UInt64: UInt64]? = nil,
+                            title: String) -> String {
+        let data = PageData(inputs, differences: differences, partners: partners)
         var page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         page += "<title>" + escapeHTML(title) + "</title>\n"

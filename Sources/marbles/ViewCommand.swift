@@ -27,8 +27,10 @@ struct ViewCommand: ParsableCommand {
         span is the width shown, node scrolls to its lane, q searches, seq selects that \
         event of A, or of B with &trace=b).
 
-        With two traces, the lane of B's node follows the lane of A's node with the same id, \
-        and the differences 'marbles diff' reports are listed; clicking one selects its event.
+        With two traces, the lane of each node of B follows the lane of the node of A it is \
+        aligned with (as 'marbles diff' aligns them, by the pipelines' structure), \
+        and the differences 'marbles diff' reports (with the same --time-tolerance and \
+        --ignore-line-shifts) are listed; clicking one selects its event.
 
         The trace is embedded as columnar arrays with a table of texts; the same input gives \
         the same bytes.
@@ -56,6 +58,28 @@ struct ViewCommand: ParsableCommand {
     @Option(name: .long, help: "The page's title (default: the trace's file name).")
     var title: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "With two traces: the largest time shift that is not a difference, as for 'marbles diff'.",
+        valueName: "duration"), transform: Self.duration)
+    var timeTolerance: Int64?
+
+    @Flag(name: .long, help: "With two traces: a node whose code only moved to another line is not a difference.")
+    var ignoreLineShifts = false
+
+    /// A `--time-tolerance` value in nanoseconds.
+    @Sendable private static func duration(_ text: String) throws -> Int64 {
+        guard let nanoseconds = TraceDiff.parseDuration(text) else {
+            throw ValidationError("expected a duration such as 0, 500us, 2ms or 1.5s")
+        }
+        return nanoseconds
+    }
+
+    func validate() throws {
+        if b == nil, timeTolerance != nil || ignoreLineShifts {
+            throw ValidationError("--time-tolerance and --ignore-line-shifts compare two traces; give a second trace")
+        }
+    }
+
     func run() throws {
         let inputs = try ([a] + (b.map { [$0] } ?? [])).map { try InputFile($0) }
         let target = try OutputFile(output, option: "-o", inputs: inputs)
@@ -64,15 +88,18 @@ struct ViewCommand: ParsableCommand {
         Console.warn(traceA.warnings + (traceB?.warnings ?? []))
         var pages = [TracePage.Input(name: a, trace: traceA)]
         var differences: [TracePage.Difference] = []
+        var partners: [UInt64: UInt64]?
         if let b, let traceB {
             pages.append(TracePage.Input(name: b, trace: traceB))
-            let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b)
+            let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: timeTolerance,
+                                 ignoringLineShifts: ignoreLineShifts)
             differences = diff.differences.map {
                 TracePage.Difference(text: TraceDiff.line($0), eventA: $0.a?.seq, eventB: $0.b?.seq)
             }
+            partners = Dictionary(diff.alignment.pairs.map { ($0.a, $0.b) }, uniquingKeysWith: { first, _ in first })
         }
         let name = (a as NSString).lastPathComponent + (b.map { " vs " + ($0 as NSString).lastPathComponent } ?? "")
-        let html = TracePage.html(pages, differences: differences, title: title ?? name)
+        let html = TracePage.html(pages, differences: differences, partners: partners, title: title ?? name)
         try target.write(Array(html.utf8))
     }
 }

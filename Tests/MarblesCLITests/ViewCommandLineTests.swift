@@ -81,6 +81,22 @@ final class ViewCommandLineTests: CommandLineTestCase {
                       page.dom)
     }
 
+    func testZoomingToOneSecondChangesTheTicks() throws {
+        _ = try chromium()
+        try viewTwitterInstant()
+        let label = { (dom: String) throws -> String in
+            let start = try XCTUnwrap(dom.range(of: "<canvas id=\"view\" tabindex=\"0\" aria-label=\"")).upperBound
+            return String(dom[start...].prefix { $0 != "\"" })
+        }
+        let whole = try load("ti.html", fragment: "")
+        XCTAssertEqual(whole.console, [])
+        let wholeLabel = try label(whole.dom)
+        // In a 1400-pixel window: ticks 90 pixels apart at least.
+        XCTAssertTrue(wholeLabel.hasPrefix("20 lanes from 0 s to 5 s, ticks every 1 s;"), wholeLabel)
+        let secondLabel = try label(try load("ti.html", fragment: "t=2.5s&span=1s").dom)
+        XCTAssertTrue(secondLabel.hasPrefix("20 lanes from 2.0 s to 3.0 s, ticks every 0.2 s;"), secondLabel)
+    }
+
     func testSearchFindsALaneAndSelectingTheResultShowsItsChainBackToTheSource() throws {
         _ = try chromium()
         try viewTwitterInstant()
@@ -98,6 +114,43 @@ final class ViewCommandLineTests: CommandLineTestCase {
             XCTAssertTrue(chain.contains(stage), stage + " in " + chain)
         }
         XCTAssertTrue(selected.dom.contains("<dt>call site</dt><dd>Tutorials/TwitterInstant.swift:178</dd>"), selected.dom)
+    }
+
+    func testADiffPageListsTheDifferencesMarblesDiffReports() throws {
+        _ = try chromium()
+        let a = top.appendingPathComponent("traces/twitter-instant.trace").path
+        let b = top.appendingPathComponent("traces/twitter-instant.replay.trace").path
+        let run = try marbles(["view", a, b, "--time-tolerance", "0", "-o", path("diff.html")])
+        XCTAssertEqual(run.status, 0, run.err)
+        let report = try marbles(["diff", a, b, "--time-tolerance", "0", "--json"])
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(report.out.utf8)) as? [String: Any])
+        let count = try XCTUnwrap(json["differences"] as? [Any]).count
+        XCTAssertGreaterThan(count, 0)
+        // The lines of the readable report, "N. line", are the page's list, in order.
+        let text = try marbles(["diff", a, b, "--time-tolerance", "0"]).out
+        let lines = text.split(separator: "\n").compactMap { line -> String? in
+            guard let dot = line.firstIndex(of: "."), Int(line[..<dot]) != nil else { return nil }
+            return String(line[line.index(dot, offsetBy: 2)...])
+        }
+        XCTAssertEqual(lines.count, count)
+        let page = try load("diff.html", fragment: "")
+        XCTAssertEqual(page.console, [])
+        let list = try XCTUnwrap(page.dom.range(of: "<ol id=\"diff-list\">"))
+        let end = try XCTUnwrap(page.dom.range(of: "</ol>", range: list.upperBound ..< page.dom.endIndex))
+        let items = page.dom[list.upperBound ..< end.lowerBound].components(separatedBy: "<li>").dropFirst().map { item in
+            item.replacingOccurrences(of: "<button>", with: "").replacingOccurrences(of: "</button>", with: "")
+                .replacingOccurrences(of: "</li>", with: "").replacingOccurrences(of: "&amp;", with: "&")
+                .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+        }
+        XCTAssertEqual(items, lines)
+        // Lanes of A and B alternate as the nodes align: A's call "search" is node 15 (the
+        // fake service behind it is 14), B's is 14.
+        XCTAssertTrue(page.dom.contains("<tr><td>A search</td><td>15</td><td>1</td><td>interrupted, completed</td></tr>"
+            + "<tr><td>B search</td><td>14</td><td>1</td><td>interrupted, completed</td></tr>"), page.dom)
+        XCTAssertTrue(page.dom.contains("<tr><td>A searchResults</td><td>11</td><td>1</td><td>completed</td></tr>"
+            + "<tr><td>B searchResults</td><td>11</td>"), page.dom)
+        XCTAssertEqual(page.dom.components(separatedBy: "<tr><td>A ").count - 1, 21)
+        XCTAssertEqual(page.dom.components(separatedBy: "<tr><td>B ").count - 1, 20)
     }
 
     func testHostileLabelsAndValuesInjectNothing() throws {
