@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "TraceLog", dependencies: ["TraceKinds"]),
         .target(name: "Recording", dependencies: ["Signals", "TraceLog"]),
         .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Recording", "Locks"]),
-        .target(name: "Demo", dependencies: ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams"]),
+        .target(name: "Demo", dependencies: ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams", "Viewer"]),
         .systemLibrary(
             name: "CGraphviz",
             pkgConfig: "libgvc",

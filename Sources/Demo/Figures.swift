@@ -4,6 +4,7 @@ import Replay
 import Signals
 import TraceLog
 import Tutorials
+import Viewer
 
 /// A file derived deterministically from a scenario's recording, by its path from the
 /// repository's top (`traces/signin.replay.trace`).
@@ -16,7 +17,8 @@ public struct GoldenFile: Sendable {
 
 /// What the demo derives from a scenario's live recording, and `make figures` regenerates
 /// from the committed one: the replay in virtual time (`traces/<name>.replay.trace`) and the
-/// figures drawn from it (`diagrams/<name>-marbles.{svg,png}`, `diagrams/<name>-pipeline.{svg,png}`).
+/// figures drawn from it (`diagrams/<name>-marbles.{svg,png}`, `diagrams/<name>-pipeline.{svg,png}`)
+/// and its `marbles view` page (`diagrams/<name>.html`).
 public enum Figures {
     /// The recording of `scenario` under `traces`: `traces/<name>.trace`.
     public static func recordingPath(_ scenario: Scenario) -> String { "traces/\(scenario.name).trace" }
@@ -34,7 +36,7 @@ public enum Figures {
     }
 
     /// The files derived from a replay of `scenario`: the replay's trace, then its marble
-    /// and pipeline figures. Throws `DiagramError` when a figure cannot be drawn.
+    /// and pipeline figures and the page that explores it in a browser. Throws `DiagramError` when a figure cannot be drawn.
     public static func files(of scenario: Scenario, replay: ReplayResult) throws -> [GoldenFile] {
         let marbles = try MarbleFigure(trace: replay.trace, options: MarbleOptions(
             selection: scenario.figureNodes.map { .nodes($0) } ?? .paths, title: scenario.title))
@@ -46,6 +48,8 @@ public enum Figures {
             GoldenFile(path: "diagrams/\(name)-marbles.png", bytes: Array(try MarbleRenderer.render(marbles, format: .png))),
             GoldenFile(path: "diagrams/\(name)-pipeline.svg", bytes: Array(try PipelineRenderer.render(pipeline, format: .svg))),
             GoldenFile(path: "diagrams/\(name)-pipeline.png", bytes: Array(try PipelineRenderer.render(pipeline, format: .png))),
+            GoldenFile(path: "diagrams/\(name).html", bytes: Array(TracePage.html(
+                [TracePage.Input(name: "\(name).replay.trace", trace: replay.trace)], title: scenario.title).utf8)),
         ]
     }
 

@@ -19,6 +19,7 @@ struct DemoCommand: ParsableCommand {
         with the recording (values, terminal events and threads must agree; the fake \
         services' own nodes exist only live, and real times are not judged against virtual \
         ones); draws diagrams/<name>-marbles.{svg,png} and diagrams/<name>-pipeline.{svg,png} \
+        and writes the replay's 'marbles view' page, diagrams/<name>.html, \
         from the replay. Then prints one table: nodes, events and thread hops of the live run, \
         the end-to-end latency (p50/p95) of its slowest path from a user input to a sink, its \
         slowest stage, and whether the replay agrees.

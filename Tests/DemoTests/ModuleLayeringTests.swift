@@ -19,7 +19,7 @@ final class ModuleLayeringTests: XCTestCase {
         "Diagrams": ["TraceLog", "Locks", "CGraphviz", "CCairo"],
         "Viewer": ["TraceLog", "TraceKinds"],
         "Tutorials": ["Signals", "TraceLog", "Recording", "Locks"],
-        "Demo": ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams"],
+        "Demo": ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams", "Viewer"],
         "MarblesTesting": ["Signals", "TraceLog", "Recording", "Replay", "MarbleNotation", "MarbleStreams", "Locks"],
     ]
     /// Modules of the toolchain, always allowed (`CDispatch`: libdispatch's C API on Linux).
