@@ -58,6 +58,13 @@ figures: build
 	@for spec in diagrams/operators/*.marbles; do \
 	  $(SWIFT) run -q marbles play "$$spec" --draw "$${spec%.marbles}.svg" >/dev/null || exit 1; \
 	done
+	@# The marks of a marble diagram, one figure each (README, "Reading a marble diagram"),
+	@# drawn from each spec's run's trace; the title is the spec's opening words up to ':'.
+	@for spec in diagrams/marks/*.marbles; do \
+	  $(SWIFT) run -q marbles play "$$spec" --trace .build/mark-figure.trace >/dev/null && \
+	  $(SWIFT) run -q marbles draw .build/mark-figure.trace --all \
+	    --title "$$(sed -n '1s/^# *\([^:]*\):.*/\1/p' "$$spec")" -o "$${spec%.marbles}.svg" || exit 1; \
+	done
 	@# The Signals guides' figures, next to their specs in the DocC catalogue. A *-threads spec
 	@# is drawn from its run's trace instead, where marbles are coloured by thread, with causes;
 	@# its title is the first word of the spec's opening comment.

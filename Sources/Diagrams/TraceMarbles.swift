@@ -314,9 +314,7 @@ private struct TraceMarbleBuilder {
         if lane.end == nil, let disposed = disposals[subscription.id] {
             lane.end = .disposed(at: disposed)
         }
-        if inner {
-            lane.marks = chainMarks(beside: subscription, leavingOut: laneNodes)
-        }
+        lane.marks = chainMarks(beside: subscription, leavingOut: laneNodes)
         return lane
     }
 
@@ -327,9 +325,16 @@ private struct TraceMarbleBuilder {
     /// the lane's own (a retry's resubscriptions) and their failures and interruptions are
     /// drawn on the lane, each with its node: the chain is drawn as the lane of its last
     /// node, and its service's failures happened on the other nodes.
+    ///
+    /// A top-level lane gets the marks of what it started for the nodes upstream of it (a
+    /// top-level `retry`'s resubscriptions of its source), not of the inner streams of a
+    /// higher-order operator, which have lanes of their own.
     func chainMarks(beside subscription: SubscriptionRecord, leavingOut laneNodes: Set<UInt64>) -> [MarbleFigure.Mark] {
-        guard subscription.parent != 0 else { return [] }
         let upstream = ancestors(of: subscription.node)
+        guard subscription.parent != 0 else {
+            let started = (childrenByParent[subscription.id] ?? []).filter { upstream.contains($0.node) }
+            return marks(of: started, after: subscription, leavingOut: laneNodes)
+        }
         let siblings = (childrenByParent[subscription.parent] ?? []).sorted { $0.id < $1.id }
         guard let index = siblings.firstIndex(where: { $0.id == subscription.id }) else { return [] }
         var run: [SubscriptionRecord] = [subscription]
@@ -341,14 +346,28 @@ private struct TraceMarbleBuilder {
         while before >= 0, joins(siblings[before]) { run.append(siblings[before]); before -= 1 }
         var after = index + 1
         while after < siblings.count, joins(siblings[after]) { run.append(siblings[after]); after += 1 }
-        var marks: [MarbleFigure.Mark] = []
-        var pending = run
+        return marks(of: run, after: subscription, leavingOut: laneNodes)
+    }
+
+    /// The starts after `subscription`'s own, failures and interruptions of `roots` and of
+    /// everything they started, but for `subscription` itself and nodes with lanes of their own.
+    func marks(of roots: [SubscriptionRecord], after subscription: SubscriptionRecord,
+               leavingOut laneNodes: Set<UInt64>) -> [MarbleFigure.Mark] {
+        var all: [SubscriptionRecord] = []
+        var pending = roots
         var seen: Set<UInt64> = []
         while let next = pending.popLast() {
             guard seen.insert(next.id).inserted else { continue }
             pending += childrenByParent[next.id] ?? []
+            all.append(next)
+        }
+        var marks: [MarbleFigure.Mark] = []
+        var started: Set<UInt64> = []
+        for next in all.sorted(by: { $0.id < $1.id }) {
             guard next.id != subscription.id, !laneNodes.contains(next.node), trace.node(next.node)?.kind != .sink else { continue }
-            if next.time > subscription.time {
+            // A start later than the lane's, or a node's second start at the same time (a
+            // retry resubscribing at once, in virtual time).
+            if !started.insert(next.node).inserted || next.time > subscription.time {
                 marks.append(.init(.subscribed(at: next.time), node: next.node))
             }
             for event in events(of: next.id) {

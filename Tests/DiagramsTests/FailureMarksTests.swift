@@ -1,6 +1,8 @@
 @testable import Diagrams
 import Foundation
+import Signals
 import TraceLog
+import Recording
 import XCTest
 
 /// The committed autocomplete fixture (failures, retries and `.latest` interruptions inside a
@@ -88,5 +90,24 @@ final class FailureMarksTests: XCTestCase {
         let lines = text.split(separator: "\n").filter { $0.contains("-") }
         XCTAssertEqual(lines.map { $0.filter { $0 == "#" }.count }.reduce(0, +), failed, text)
         XCTAssertTrue(text.contains("\u{2016}"), text)
+    }
+
+    func testATopLevelRetryShowsItsSourcesFailuresAndResubscriptions() throws {
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            SignalProducer<Int, ServiceUnavailable> { observer, _ in observer.send(error: ServiceUnavailable()) }
+                .retry(upTo: 2)
+                .startWithResult { _ in }
+            _ = scheduler.run()
+        }
+        let trace = try Trace(bytes: bytes, name: "retry")
+        let figure = try MarbleFigure(trace: trace)
+        let retry = try XCTUnwrap(figure.lanes.first { $0.title == "retry" })
+        let source = try XCTUnwrap(trace.nodes.first { $0.name == "SignalProducer" }).id
+        let failures = retry.marks.filter { $0.node == source && { if case .ended(.failed) = $0 { true } else { false } }($0.kind) }
+        let starts = retry.marks.filter { $0.node == source && { if case .subscribed = $0 { true } else { false } }($0.kind) }
+        XCTAssertEqual(failures.count, 3, "\(retry.marks)")
+        XCTAssertEqual(starts.count, 2, "the two resubscriptions: \(retry.marks)")
+        XCTAssertEqual(try svgCounts(MarbleRenderer.svg(figure), "failed")[source], 3)
     }
 }

@@ -47,7 +47,7 @@ final class FigureConsistencyTests: XCTestCase {
     /// Every committed tutorial and guide figure: a thread name has one colour everywhere.
     func testAThreadHasOneColourInEveryCommittedFigure() throws {
         let root = Self.root
-        let folders = ["diagrams", "diagrams/operators", "Sources/Signals/Signals.docc/Resources"]
+        let folders = ["diagrams", "diagrams/operators", "diagrams/marks", "Sources/Signals/Signals.docc/Resources"]
         var colours: [String: Set<String>] = [:]
         var files = 0
         for folder in folders {
@@ -70,5 +70,30 @@ final class FigureConsistencyTests: XCTestCase {
             XCTAssertEqual(fills.count, 1, "thread \(thread) drawn in \(fills.sorted())")
         }
         XCTAssertGreaterThan(colours.count, 2, "\(colours)")
+    }
+
+    /// The README's "Reading a marble diagram" table: each figure of diagrams/marks is drawn
+    /// from its spec, is shown in the README, and holds the marks its row explains.
+    func testEachMarkFigureShowsItsMarksAndIsInTheReadme() throws {
+        let root = Self.root
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let expected: [String: [String]] = [
+            "value-completed": ["marble value", "completed"],
+            "failed": ["failed"],
+            "interrupted": ["interrupted", "disposed", "subscribed"],
+            "retry": ["failed", "subscribed"],
+            "hop": ["marble value hop"],
+        ]
+        let directory = root.appendingPathComponent("diagrams/marks")
+        let specs = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".marbles") }.map { String($0.dropLast(".marbles".count)) }.sorted()
+        XCTAssertEqual(specs, expected.keys.sorted())
+        for name in specs {
+            let svg = try String(contentsOf: directory.appendingPathComponent(name + ".svg"), encoding: .utf8)
+            XCTAssertTrue(readme.contains("(diagrams/marks/\(name).svg)"), "the README does not show \(name).svg")
+            for kind in expected[name] ?? [] {
+                XCTAssertTrue(svg.contains("<g class=\"\(kind)\""), "\(name).svg has no \(kind) mark")
+            }
+        }
     }
 }
