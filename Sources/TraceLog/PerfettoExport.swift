@@ -3,7 +3,9 @@ import Foundation
 /// Exports a trace as Chrome trace-event JSON, which Perfetto's UI (ui.perfetto.dev) and
 /// chrome://tracing open. Streaming: one pass over the reader, bounded memory.
 ///
-/// - one process; one track per trace thread (`thread_name` metadata, sorted by id);
+/// - one process; one track per trace thread (`thread_name` metadata, sorted by id), named
+///   uniquely by `TrackNames`: its logical name, the scheduler whose work it ran, and, when
+///   that is still not unique, its OS thread id or its trace id;
 /// - each event is a zero-length complete slice (`ph:"X"`) on its thread, named by node and
 ///   value, with the node's name as its category and seq, causes and value as arguments;
 /// - causality that crosses threads is a flow arrow (`ph:"s"` at the cause, `ph:"f"` with
@@ -102,6 +104,7 @@ public enum PerfettoExport {
         var live: [UInt64: Open] = [:]
         var recent = EventWindow(capacity: window, empty: Cause())
         var validator = TraceValidator()
+        var trackNames = TrackNames()
         var lastTime: Int64 = 0
 
         func display(_ node: NodeRecord?) -> String {
@@ -117,12 +120,13 @@ public enum PerfettoExport {
             try validator.check(record, readBy: reader)
             switch record {
             case let .thread(thread):
+                let trackName = trackNames.name(for: thread)
                 try emit { event in
                     event.field("name", "thread_name")
                     event.field("ph", "M")
                     event.field("pid", 1)
                     event.field("tid", thread.id)
-                    event.field("args") { $0.field("name", thread.displayName) }
+                    event.field("args") { $0.field("name", trackName) }
                 }
                 try emit { event in
                     event.field("name", "thread_sort_index")
@@ -263,5 +267,31 @@ public enum PerfettoExport {
         JSONLine.appendLiteral("\n]}\n", to: &out)
         try write(out)
         return summary
+    }
+
+    /// Names the tracks of an export so that no two are the same, in the order threads are
+    /// defined (deterministic).
+    ///
+    /// A real trace can hold one OS thread several times (the main thread outside any
+    /// scheduler and again running the `main` scheduler's actions), and several OS threads
+    /// with one logical name (the worker threads of one dispatch queue). A track is named by
+    /// the thread's logical name, then `· scheduler S` when a scheduler ran the work; a name
+    /// already given gets `· os TID` (the kernel thread id), then `· thread ID` (the trace's
+    /// thread id, unique in a trace).
+    public struct TrackNames: Sendable {
+        private var used: Set<String> = []
+
+        public init() {}
+
+        /// The track name of `thread`, distinct from every name this has given before.
+        public mutating func name(for thread: ThreadRecord) -> String {
+            var name = thread.name
+            if let scheduler = thread.scheduler { name += " \u{00B7} scheduler \(scheduler)" }
+            if used.contains(name), let os = thread.os { name += " \u{00B7} os \(os)" }
+            if used.contains(name) { name += " \u{00B7} thread \(thread.id)" }
+            while used.contains(name) { name += "'" }
+            used.insert(name)
+            return name
+        }
     }
 }

@@ -9,7 +9,10 @@ struct ExportCommand: ParsableCommand {
         abstract: "Export a trace to Chrome trace-event JSON for Perfetto or chrome://tracing.",
         discussion: """
         Writes Chrome trace-event JSON that https://ui.perfetto.dev and chrome://tracing open: \
-        one track per thread of the trace; each event a zero-length slice named by node and \
+        one track per thread of the trace, named uniquely (the thread's logical name, then \
+        "· scheduler S" when a scheduler ran the work, then "· os TID" or "· thread ID" when \
+        that name is already taken, as when the main thread runs outside and inside the main \
+        scheduler); each event a zero-length slice named by node and \
         value (category: the operator's name; arguments: sequence number, causes, value); \
         causality that crosses threads as flow arrows; each subscription an async slice from \
         subscribe to dispose; each thread hop's queue wait a slice on the thread it hopped \

@@ -88,6 +88,38 @@ final class PerfettoExportTests: XCTestCase {
         XCTAssertEqual(slices.map { $0["ts"] as? Double }, [1, 2, 3, 5])
     }
 
+    /// The threads a real recording of a dashboard defines (`observe(on: main)` runs on the
+    /// main OS thread again, under the `main` scheduler) plus a dispatch queue served by two
+    /// worker threads: every track gets its own name.
+    func testTracksAreNamedUniquelyByThreadSchedulerAndOSThread() throws {
+        let lines = [
+            #"{"type":"header","format":"marbles-trace","version":"1.1","unit":"ns","clock":"real"}"#,
+            #"{"type":"thread","id":1,"name":"main","os":993}"#,
+            #"{"type":"thread","id":2,"name":"com.apple.root.default-qos","os":997}"#,
+            #"{"type":"thread","id":3,"name":"main","scheduler":"main","os":993}"#,
+            #"{"type":"thread","id":4,"name":"com.apple.root.default-qos","os":998}"#,
+            #"{"type":"thread","id":5,"name":"worker","scheduler":"io"}"#,
+            #"{"type":"thread","id":6,"name":"worker","scheduler":"io"}"#,
+            #"{"type":"thread","id":7,"name":"main \#u{00B7} scheduler main"}"#,
+        ]
+        var bytes: [UInt8] = []
+        try PerfettoExport.export(TraceReader(bytes: Array((lines.joined(separator: "\n") + "\n").utf8))) { bytes += $0 }
+        let root = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        let events = try XCTUnwrap(root["traceEvents"] as? [[String: Any]])
+        let tracks = events.filter { $0["name"] as? String == "thread_name" }
+            .map { ($0["tid"] as? Int ?? 0, ($0["args"] as? [String: Any])?["name"] as? String ?? "") }
+        XCTAssertEqual(tracks.map(\.0), [1, 2, 3, 4, 5, 6, 7])
+        XCTAssertEqual(tracks.map(\.1), [
+            "main",
+            "com.apple.root.default-qos",
+            "main \u{00B7} scheduler main",
+            "com.apple.root.default-qos \u{00B7} os 998",
+            "worker \u{00B7} scheduler io",
+            "worker \u{00B7} scheduler io \u{00B7} thread 6",
+            "main \u{00B7} scheduler main \u{00B7} thread 7",
+        ])
+    }
+
     func testExportIsDeterministic() throws {
         XCTAssertEqual(try export().bytes, try export().bytes)
     }
