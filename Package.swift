@@ -39,7 +39,7 @@ let package = Package(
             providers: [.apt(["libcairo2-dev"])]
         ),
         .target(name: "Diagrams", dependencies: ["TraceLog", "Locks", "CGraphviz", "CCairo"]),
-        .target(name: "Viewer", dependencies: ["TraceLog"]),
+        .target(name: "Viewer", dependencies: ["TraceLog", "Diagrams"]),
         .target(name: "MarbleNotation"),
         .target(name: "MarbleStreams", dependencies: ["Signals", "MarbleNotation", "Locks"]),
         .target(name: "Spec", dependencies: ["Signals", "MarbleNotation", "MarbleStreams", "Locks"]),
@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "SpecTests", dependencies: ["Spec", "MarbleNotation", "Signals", "TraceLog", "Recording"]),
         .testTarget(name: "FuzzTests", dependencies: ["TraceLog", "Recording", "Signals", "Replay", "Diagrams", "Spec", "Tutorials"]),
         .testTarget(name: "ReplayTests", dependencies: ["Locks", "Replay", "MarbleNotation", "MarbleStreams", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
-        .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TraceLog"]),
+        .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TraceLog", "Diagrams"]),
         // Runs the built `marbles` executable as a child process; links none of its modules.
         .testTarget(name: "MarblesCLITests"),
     ],

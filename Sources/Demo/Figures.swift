@@ -48,8 +48,10 @@ public enum Figures {
             GoldenFile(path: "diagrams/\(name)-marbles.png", bytes: Array(try MarbleRenderer.render(marbles, format: .png))),
             GoldenFile(path: "diagrams/\(name)-pipeline.svg", bytes: Array(try PipelineRenderer.render(pipeline, format: .svg))),
             GoldenFile(path: "diagrams/\(name)-pipeline.png", bytes: Array(try PipelineRenderer.render(pipeline, format: .png))),
-            GoldenFile(path: "diagrams/\(name).html", bytes: Array(TracePage.html(
-                [TracePage.Input(name: "\(name).replay.trace", trace: replay.trace)], title: scenario.title).utf8)),
+            GoldenFile(path: "diagrams/\(name).html", bytes: Array(try TracePage.html(
+                [TracePage.Input(name: "\(name).replay.trace", trace: replay.trace,
+                                 stats: TraceStats.compute(TraceReader(bytes: replay.bytes, name: "\(name).replay.trace")))],
+                title: scenario.title).utf8)),
         ]
     }
 

@@ -1,3 +1,4 @@
+import Diagrams
 import TraceLog
 
 /// The traces as the page's script reads them: one JSON document of columnar arrays.
@@ -6,24 +7,33 @@ import TraceLog
 ///   other fields refer to it by index, `-1` for none.
 /// - `traces`: per trace its name and duration.
 /// - `threads`: thread display names (string indices); events refer to them by index, so
-///   a thread named alike in A and B has one colour.
+///   a thread named alike in A and B has one colour. `threadColours`: each one's colour
+///   (string index), the colour the figures give it (`ThreadColours`).
 /// - `lanes`: one column per field, a lane per node in id order, each inner stream right
 ///   under the higher-order node that started it (`depth` 1); with two traces, the lane of
 ///   B's node follows the lane of its partner in A (by default the node with the same id). A lane's events are the
 ///   contiguous range `first ..< first + count` of the event columns, in time order.
+///   `stats`: the node's statistics as one line of text (string index, `-1` for none).
 /// - `events`: `t` the time minus the previous event's time in the same lane (the first:
 ///   minus 0), `k` the mark (`TracePage.Mark`), `h` the thread, `x` the text, `j` the JSON,
 ///   `r` the request of the subscription it belongs to, `s` the sequence number (0 for a
 ///   subscription), `cn` the number of causes, `c` all causes as event indices, in order.
 /// - `diffs`: text, and the event index in A and in B (`-1` for none).
+/// - `pipeline`: the first trace's pipeline figure as SVG text (string index, `-1` for
+///   none) and `nodes`, the trace's node id of each Graphviz node `n0`, `n1`, … in order.
 struct PageData {
     let json: String
 
-    init(_ inputs: [TracePage.Input], differences: [TracePage.Difference], partners: [UInt64: UInt64]?) {
+    init(_ inputs: [TracePage.Input], differences: [TracePage.Difference], partners: [UInt64: UInt64]?,
+         pipeline: (svg: String, nodes: [UInt64])? = nil) {
         var strings = StringTable()
         var threads: [Int] = []
+        var threadColours: [Int] = []
         var threadIndex: [String: Int] = [:]
-        var lanes = Columns(["trace", "node", "name", "label", "kind", "params", "file", "line", "depth", "first", "count"])
+        var lanes = Columns(["trace", "node", "name", "label", "kind", "params", "file", "line", "depth", "first", "count", "stats"])
+        let statsText = inputs.map { input in
+            Dictionary((input.stats?.nodes ?? []).map { ($0.node.id, Self.describe($0)) }, uniquingKeysWith: { first, _ in first })
+        }
         var events = Columns(["t", "k", "h", "x", "j", "r", "s", "cn"])
         var traceColumns = Columns(["name", "duration"])
         var eventIndexBySequence: [[UInt64: Int]] = []
@@ -70,6 +80,7 @@ struct PageData {
                 entry.trace, Int(node.id), strings.index(node.name), node.label.map { strings.index($0) } ?? -1,
                 strings.index(node.kind.rawValue), strings.index(node.parameters), strings.index(node.file),
                 Int(node.line), entry.depth, events.count, items.count,
+                statsText[entry.trace][node.id].map { strings.index($0) } ?? -1,
             ])
             var previous: Int64 = 0
             for (time, _, _, item) in items {
@@ -99,6 +110,8 @@ struct PageData {
                     threadIndex[threadName] = threads.count
                     row[2] = threads.count
                     threads.append(strings.index(threadName))
+                    let colour = ThreadColours.colour(named: thread.map(ThreadColours.name(of:)) ?? threadName)
+                    threadColours.append(strings.index(colour))
                 }
                 events.append(row)
             }
@@ -121,14 +134,31 @@ struct PageData {
             diffs.append([strings.index(difference.text), a, b])
         }
 
+        let pipelineSVG = pipeline.map { strings.index($0.svg) } ?? -1
         var out = "{\"strings\":" + strings.json
         out += ",\"threads\":" + Columns.array(threads)
+        out += ",\"threadColours\":" + Columns.array(threadColours)
         out += ",\"traces\":" + traceColumns.json
         out += ",\"lanes\":" + lanes.json
         out += ",\"events\":" + events.json.dropLast() + ",\"c\":" + Columns.array(kept) + "}"
         out += ",\"diffs\":" + diffs.json
+        out += ",\"pipeline\":{\"svg\":" + String(pipelineSVG)
+        out += ",\"nodes\":" + Columns.array((pipeline?.nodes ?? []).map { Int($0) }) + "}"
         out += "}"
         json = out
+    }
+
+    /// One node's statistics as the page shows them on hover: counts, drops, stage latency.
+    static func describe(_ stats: TraceStats.NodeStats) -> String {
+        var parts = [stats.values == 1 ? "1 value" : "\(stats.values) values"]
+        if stats.failed > 0 { parts.append("\(stats.failed) failed") }
+        if stats.interrupted > 0 { parts.append("\(stats.interrupted) interrupted") }
+        if stats.completed > 0 { parts.append("\(stats.completed) completed") }
+        if let dropped = stats.dropped, dropped > 0 { parts.append("\(dropped) dropped") }
+        if let latency = stats.stageLatency {
+            parts.append("stage latency p50 \(formatDuration(latency.p50)), p95 \(formatDuration(latency.p95)), max \(formatDuration(latency.max))")
+        }
+        return parts.joined(separator: " · ")
     }
 
     private enum Item {

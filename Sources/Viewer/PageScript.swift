@@ -36,7 +36,8 @@ enum PageScript {
   let highlight = new Set();
 
   const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
-  const threadColour = (h) => "hsl(" + ((h * 137.5 + 200) % 360) + ", 65%, 48%)";
+  // The figures' colour of each thread (by its logical name: main blue, background orange …).
+  const threadColour = (h) => S[D.threadColours[h]];
 
   function resize() {
     const ratio = window.devicePixelRatio || 1;
@@ -234,6 +235,7 @@ enum PageScript {
       row("node", L.node[l] + " " + laneName(l) + " (" + S[L.kind[l]] + " " + S[L.name[l]] + ")");
       row("parameters", S[L.params[l]]);
       row("call site", S[L.file[l]] + ":" + L.line[l]);
+      row("node statistics", str(L.stats[l]));
       row("request", str(E.r[i]));
       if (E.s[i] > 0) row("sequence", String(E.s[i]));
       if (D.traces.name.length > 1) row("trace", (L.trace[l] === 0 ? "A " : "B ") + S[D.traces.name[L.trace[l]]]);
@@ -271,6 +273,7 @@ enum PageScript {
 
   function scrollToLane(l) {
     focusLane = l;
+    markPipeline(l);
     const y = yOf(l) - box.clientHeight / 2;
     box.scrollTop = Math.max(0, y);
   }
@@ -392,6 +395,55 @@ enum PageScript {
     document.getElementById("differences").hidden = false;
   }
 
+  // The pipeline of the first trace beside the lanes: selecting a node's box scrolls to
+  // its lane; resting on it shows the node's statistics. The figure is parsed as SVG and
+  // kept to drawing: no script, foreign content, handlers or outside links survive.
+  const pipelineBox = document.getElementById("pipeline"), pipelineNodes = new Map();
+  function laneOfNode(trace, id) {
+    for (let l = 0; l < laneCount; l++) if (L.trace[l] === trace && L.node[l] === id) return l;
+    return -1;
+  }
+  function markPipeline(l) {
+    for (const g of pipelineNodes.values()) g.classList.remove("current");
+    const g = l >= 0 && L.trace[l] === 0 ? pipelineNodes.get(L.node[l]) : undefined;
+    if (g) { g.classList.add("current"); g.scrollIntoView({ block: "nearest", inline: "nearest" }); }
+  }
+  if (D.pipeline.svg >= 0) {
+    const svg = new DOMParser().parseFromString(S[D.pipeline.svg], "image/svg+xml").documentElement;
+    if (svg.nodeName === "svg") {
+      for (const unsafe of svg.querySelectorAll("script, foreignObject, iframe, use")) unsafe.remove();
+      for (const node of [svg, ...svg.querySelectorAll("*")]) {
+        for (const attribute of [...node.attributes]) {
+          const name = attribute.name.toLowerCase();
+          if (name.startsWith("on") || name === "href" || name === "xlink:href" || name === "xlink:title") node.removeAttribute(attribute.name);
+        }
+      }
+      const figure = document.importNode(svg, true);
+      pipelineBox.append(figure);
+      for (const g of figure.querySelectorAll("g.node")) {
+        const title = g.querySelector("title"), match = title ? /^n(\d+)$/.exec(title.textContent) : null;
+        if (match === null || Number(match[1]) >= D.pipeline.nodes.length) continue;
+        const id = D.pipeline.nodes[Number(match[1])], l = laneOfNode(0, id);
+        pipelineNodes.set(id, g);
+        g.dataset.node = String(id);
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+        const tip = (l >= 0 ? laneName(l) + " · node " + id : "node " + id)
+          + (l >= 0 && str(L.stats[l]) !== null ? "\n" + str(L.stats[l]) : "")
+          + (l >= 0 ? "\n" + S[L.file[l]] + ":" + L.line[l] : "");
+        title.textContent = tip;
+        g.setAttribute("aria-label", tip);
+        const choose = () => { if (l >= 0) { scrollToLane(l); draw(); } };
+        g.addEventListener("click", choose);
+        g.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); choose(); } });
+      }
+      document.getElementById("pipeline-section").hidden = false;
+      document.getElementById("pipeline-size").addEventListener("change", (event) => {
+        pipelineBox.classList.toggle("fit", event.target.checked);
+      });
+    }
+  }
+
   // The lanes as a table, for reading without the canvas.
   const tbody = document.querySelector("#lane-table tbody");
   for (let l = 0; l < laneCount; l++) {
@@ -402,6 +454,8 @@ enum PageScript {
     const row = el("tr");
     const summary = ends.length > 3 ? ends.length + " ends" : ends.join(", ");
     row.append(el("td", laneName(l)), el("td", String(L.node[l])), el("td", String(values)), el("td", summary));
+    if (str(L.stats[l]) !== null) row.title = str(L.stats[l]);
+    row.addEventListener("click", () => { scrollToLane(l); draw(); });
     tbody.append(row);
   }
 

@@ -33,6 +33,15 @@ aside button { font: inherit; text-align: left; background: none; border: none; 
 aside button:focus-visible { outline: 2px solid var(--accent); }
 .count { color: var(--muted); }
 table { border-collapse: collapse; font-size: 12px; width: 100%; }
+#lane-table tbody tr { cursor: pointer; }
+#pipeline { overflow: auto; max-height: 50vh; border: 1px solid var(--line); background: #ffffff; }
+#pipeline svg { display: block; height: 260px; width: auto; max-width: none; }
+#pipeline.fit svg { width: 100%; height: auto; }
+#pipeline g.node { cursor: pointer; }
+#pipeline g.node:focus { outline: none; }
+#pipeline g.node.current ellipse, #pipeline g.node.current path, #pipeline g.node.current polygon,
+#pipeline g.node:focus-visible ellipse, #pipeline g.node:focus-visible path, #pipeline g.node:focus-visible polygon {
+  stroke: #e8590c; stroke-width: 4; }
 td, th { padding: 1px 6px; border-bottom: 1px solid var(--line); text-align: left; }
 @media print {
   body { display: block; height: auto; }
@@ -57,6 +66,8 @@ td, th { padding: 1px 6px; border-bottom: 1px solid var(--line); text-align: lef
         <section id="event" aria-live="polite"><h2>Event</h2><p class="count">Click an event (or Tab to the lanes and press Enter on a search result).</p></section>
         <section id="results" hidden><h2>Search results</h2><ol id="result-list"></ol></section>
         <section id="differences" hidden><h2>Differences</h2><ol id="diff-list"></ol></section>
+        <section id="pipeline-section" hidden><h2>Pipeline <label class="count"><input id="pipeline-size" type="checkbox"> whole figure</label></h2>
+        <div id="pipeline" aria-label="The pipeline: select a node to scroll to its lane; its statistics show on hover"></div></section>
         <section><h2>Lanes</h2><table id="lane-table"><thead><tr><th>lane</th><th>node</th><th>values</th><th>ends</th></tr></thead><tbody></tbody></table></section>
         </aside>
 

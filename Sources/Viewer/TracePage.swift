@@ -1,3 +1,5 @@
+import Diagrams
+import Foundation
 import TraceLog
 
 /// One self-contained HTML page that shows one trace, or two traces to compare, as
@@ -28,10 +30,14 @@ public enum TracePage {
     public struct Input: Sendable {
         public var name: String
         public var trace: Trace
+        /// The trace's timing statistics (`marbles stats`), shown per node when the pointer
+        /// rests on its lane or its box in the pipeline; nil shows none.
+        public var stats: TraceStats?
 
-        public init(name: String, trace: Trace) {
+        public init(name: String, trace: Trace, stats: TraceStats? = nil) {
             self.name = name
             self.trace = trace
+            self.stats = stats
         }
     }
 
@@ -52,9 +58,19 @@ public enum TracePage {
     /// The page for one trace, or for two (`inputs[0]` is A, `inputs[1]` is B) with the
     /// differences between them. `partners` maps a node of A to the node of B whose lane
     /// follows its lane (a diff's node alignment); without it, nodes pair by equal id.
+    ///
+    /// The page shows the pipeline of the first trace beside the lanes, laid out as
+    /// `marbles draw --pipeline` lays it out (Graphviz `dot`); throws `DiagramError` when
+    /// Graphviz cannot lay it out.
     public static func html(_ inputs: [Input], differences: [Difference] = [], partners: [UInt64: UInt64]? = nil,
-                            title: String) -> String {
-        let data = PageData(inputs, differences: differences, partners: partners)
+                            title: String) throws -> String {
+        var pipeline: (svg: String, nodes: [UInt64])?
+        if let first = inputs.first {
+            let graph = PipelineGraph(trace: first.trace)
+            let svg = try PipelineRenderer.render(graph, format: .svg)
+            pipeline = (String(decoding: svg, as: UTF8.self), graph.nodes.map { UInt64($0.id) ?? 0 })
+        }
+        let data = PageData(inputs, differences: differences, partners: partners, pipeline: pipeline)
         var page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         page += "<title>" + escapeHTML(title) + "</title>\n"

@@ -86,11 +86,15 @@ struct ViewCommand: ParsableCommand {
         let traceA = try Trace(contentsOf: URL(fileURLWithPath: a))
         let traceB = try b.map { try Trace(contentsOf: URL(fileURLWithPath: $0)) }
         Console.warn(traceA.warnings + (traceB?.warnings ?? []))
-        var pages = [TracePage.Input(name: a, trace: traceA)]
+        // The per-node statistics shown on hover: `marbles stats`' own streaming pass.
+        func stats(_ path: String) throws -> TraceStats {
+            try TraceStats.compute(TraceReader(url: URL(fileURLWithPath: path), name: path))
+        }
+        var pages = [TracePage.Input(name: a, trace: traceA, stats: try stats(a))]
         var differences: [TracePage.Difference] = []
         var partners: [UInt64: UInt64]?
         if let b, let traceB {
-            pages.append(TracePage.Input(name: b, trace: traceB))
+            pages.append(TracePage.Input(name: b, trace: traceB, stats: try stats(b)))
             let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: timeTolerance,
                                  ignoringLineShifts: ignoreLineShifts)
             differences = diff.differences.map {
@@ -99,7 +103,7 @@ struct ViewCommand: ParsableCommand {
             partners = Dictionary(diff.alignment.pairs.map { ($0.a, $0.b) }, uniquingKeysWith: { first, _ in first })
         }
         let name = (a as NSString).lastPathComponent + (b.map { " vs " + ($0 as NSString).lastPathComponent } ?? "")
-        let html = TracePage.html(pages, differences: differences, partners: partners, title: title ?? name)
+        let html = try TracePage.html(pages, differences: differences, partners: partners, title: title ?? name)
         try target.write(Array(html.utf8))
     }
 }

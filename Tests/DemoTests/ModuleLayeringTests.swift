@@ -17,7 +17,7 @@ final class ModuleLayeringTests: XCTestCase {
         "Spec": ["Signals", "MarbleNotation", "MarbleStreams", "Locks"],
         "Replay": ["Signals", "TraceLog", "Recording", "Locks"],
         "Diagrams": ["TraceLog", "Locks", "CGraphviz", "CCairo"],
-        "Viewer": ["TraceLog", "TraceKinds"],
+        "Viewer": ["TraceLog", "TraceKinds", "Diagrams"],
         "Tutorials": ["Signals", "TraceLog", "Recording", "Locks"],
         "Demo": ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams", "Viewer"],
         "MarblesTesting": ["Signals", "TraceLog", "Recording", "Replay", "MarbleNotation", "MarbleStreams", "Locks"],

@@ -75,10 +75,31 @@ final class ViewCommandLineTests: CommandLineTestCase {
         XCTAssertEqual(page.console, [])
         XCTAssertTrue(page.dom.contains("data-ready=\"true\""), page.dom)
         // One row per node in the lane table, which the script fills from the data.
-        XCTAssertEqual(page.dom.components(separatedBy: "<tr><td>").count - 1, 20)
+        XCTAssertEqual(page.dom.components(separatedBy: "<tr").count - 1, 21)
         // The search for "magi" finds the interruption of the call made with that request.
         XCTAssertTrue(page.dom.contains("<li data-kind=\"interrupted\"><button>interrupted · search · 2.291743074 s · request \"magi\"</button></li>"),
                       page.dom)
+    }
+
+    func testThePipelineBesideTheLanesMarksTheNodeOfTheLaneShownWithItsStatistics() throws {
+        _ = try chromium()
+        try viewTwitterInstant()
+        let page = try load("ti.html", fragment: "node=11")
+        XCTAssertEqual(page.console, [])
+        // Every box of the pipeline figure knows its node; the lane's node is marked.
+        let boxes = page.dom.components(separatedBy: "class=\"node").count - 1
+        XCTAssertGreaterThan(boxes, 15)
+        XCTAssertEqual(page.dom.components(separatedBy: "role=\"button\"").count - 1, boxes, page.dom)
+        let marked = try XCTUnwrap(page.dom.range(of: "class=\"node current\" data-node=\"11\""), page.dom)
+        // Its tooltip names it and gives its statistics.
+        let box = String(page.dom[marked.upperBound...].prefix(600))
+        XCTAssertTrue(box.contains("<title>searchResults · node 11\n1 value · 1 completed · stage latency p50"), box)
+        // Only drawing came in with the figure.
+        let start = try XCTUnwrap(page.dom.range(of: "<div id=\"pipeline\"")).lowerBound
+        let figure = page.dom[start...]
+        let figureEnd = try XCTUnwrap(figure.range(of: "</div>")).lowerBound
+        XCTAssertFalse(figure[..<figureEnd].contains("<script"))
+        XCTAssertFalse(figure[..<figureEnd].contains("xlink:href"))
     }
 
     func testZoomingToOneSecondChangesTheTicks() throws {
@@ -143,14 +164,16 @@ final class ViewCommandLineTests: CommandLineTestCase {
                 .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
         }
         XCTAssertEqual(items, lines)
+        // The lane table's rows, without their tooltips (the node's statistics).
+        let rows = page.dom.replacingOccurrences(of: #"<tr title="[^"]*">"#, with: "<tr>", options: .regularExpression)
         // Lanes of A and B alternate as the nodes align: A's call "search" is node 15 (the
         // fake service behind it is 14), B's is 14.
-        XCTAssertTrue(page.dom.contains("<tr><td>A search</td><td>15</td><td>1</td><td>interrupted, completed</td></tr>"
-            + "<tr><td>B search</td><td>14</td><td>1</td><td>interrupted, completed</td></tr>"), page.dom)
-        XCTAssertTrue(page.dom.contains("<tr><td>A searchResults</td><td>11</td><td>1</td><td>completed</td></tr>"
-            + "<tr><td>B searchResults</td><td>11</td>"), page.dom)
-        XCTAssertEqual(page.dom.components(separatedBy: "<tr><td>A ").count - 1, 21)
-        XCTAssertEqual(page.dom.components(separatedBy: "<tr><td>B ").count - 1, 20)
+        XCTAssertTrue(rows.contains("<tr><td>A search</td><td>15</td><td>1</td><td>interrupted, completed</td></tr>"
+            + "<tr><td>B search</td><td>14</td><td>1</td><td>interrupted, completed</td></tr>"), rows)
+        XCTAssertTrue(rows.contains("<tr><td>A searchResults</td><td>11</td><td>1</td><td>completed</td></tr>"
+            + "<tr><td>B searchResults</td><td>11</td>"), rows)
+        XCTAssertEqual(rows.components(separatedBy: "<tr><td>A ").count - 1, 21)
+        XCTAssertEqual(rows.components(separatedBy: "<tr><td>B ").count - 1, 20)
     }
 
     func testHostileLabelsAndValuesInjectNothing() throws {
@@ -169,9 +192,12 @@ final class ViewCommandLineTests: CommandLineTestCase {
         let page = try load("hostile.html", fragment: "seq=1&q=main")
         XCTAssertEqual(page.console, [])
         XCTAssertTrue(page.dom.contains("data-ready=\"true\""), page.dom)
-        for injected in ["<img", "<svg", "<b id", "<i id", "<script>console"] {
+        for injected in ["<img", "<svg onload", "<b id", "<i id", "<script>console"] {
             XCTAssertFalse(page.dom.contains(injected), injected)
         }
+        // The one figure is the pipeline's, its label drawn as text.
+        XCTAssertEqual(page.dom.components(separatedBy: "<svg").count - 1, 1)
+        XCTAssertTrue(page.dom.contains("&lt;/script&gt;&lt;script&gt;console.log('x1')&lt;/script&gt;"), page.dom)
         // The texts are shown, as text.
         XCTAssertTrue(page.dom.contains("&lt;img id=\"x4\" src=x onerror=console.log('x4')&gt;"), page.dom)
         XCTAssertEqual(page.dom.components(separatedBy: "<script").count - 1, 2)

@@ -1,3 +1,4 @@
+import Diagrams
 import Foundation
 import TraceLog
 import XCTest
@@ -48,17 +49,17 @@ final class TracePageTests: XCTestCase {
     func testThePageIsByteIdenticalForTheSameInput() throws {
         let a = try tutorial("twitter-instant.trace"), b = try tutorial("twitter-instant.replay.trace")
         let differences = [TracePage.Difference(text: "value differs", eventA: 3, eventB: 4)]
-        let once = TracePage.html([.init(name: "a", trace: a), .init(name: "b", trace: b)], differences: differences,
+        let once = try TracePage.html([.init(name: "a", trace: a), .init(name: "b", trace: b)], differences: differences,
                                   title: "ti")
-        let twice = TracePage.html([.init(name: "a", trace: try tutorial("twitter-instant.trace")),
+        let twice = try TracePage.html([.init(name: "a", trace: try tutorial("twitter-instant.trace")),
                                     .init(name: "b", trace: try tutorial("twitter-instant.replay.trace"))],
                                    differences: differences, title: "ti")
         XCTAssertEqual(Array(once.utf8), Array(twice.utf8))
-        XCTAssertNotEqual(once, TracePage.html([.init(name: "a", trace: a)], title: "ti"))
+        XCTAssertNotEqual(once, try TracePage.html([.init(name: "a", trace: a)], title: "ti"))
     }
 
     func testHostileTextStaysInsideTheEmbeddedData() throws {
-        let page = TracePage.html([.init(name: "<i>x</i>.trace", trace: hostileTrace())],
+        let page = try TracePage.html([.init(name: "<i>x</i>.trace", trace: hostileTrace())],
                                   title: "</title><script>alert(3)</script>")
         // The only script elements are the page's own two.
         XCTAssertEqual(page.components(separatedBy: "<script").count - 1, 2)
@@ -79,10 +80,39 @@ final class TracePageTests: XCTestCase {
         XCTAssertFalse(PageScript.source.contains("document.write"))
     }
 
+    func testThePipelineStatisticsAndThreadColoursAreEmbedded() throws {
+        let url = top.appendingPathComponent("traces/twitter-instant.replay.trace")
+        let trace = try Trace(contentsOf: url)
+        let stats = try TraceStats.compute(TraceReader(url: url))
+        let document = try data(of: try TracePage.html([.init(name: "ti", trace: trace, stats: stats)], title: "ti"))
+        let strings = try XCTUnwrap(document["strings"] as? [String])
+        // The figure `marbles draw --pipeline` draws, and the node of each Graphviz node n0, n1, …
+        let pipeline = try XCTUnwrap(document["pipeline"] as? [String: Any])
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(pipeline["nodes"] as? [Int], graph.nodes.map { Int($0.id) ?? -1 })
+        let svg = strings[try XCTUnwrap(pipeline["svg"] as? Int)]
+        XCTAssertEqual(svg, String(decoding: try PipelineRenderer.render(graph, format: .svg), as: UTF8.self))
+        // Each lane's statistics are those of `marbles stats`.
+        let lanes = try XCTUnwrap(document["lanes"] as? [String: [Int]])
+        let laneNodes = try XCTUnwrap(lanes["node"]), laneStats = try XCTUnwrap(lanes["stats"])
+        for node in stats.nodes {
+            let lane = try XCTUnwrap(laneNodes.firstIndex(of: Int(node.node.id)))
+            XCTAssertEqual(strings[laneStats[lane]], PageData.describe(node))
+        }
+        let searchResults = try XCTUnwrap(laneNodes.firstIndex(of: 11))
+        XCTAssertTrue(strings[laneStats[searchResults]].hasPrefix("1 value · 1 completed · stage latency p50 "),
+                      strings[laneStats[searchResults]])
+        // Threads have the figures' colours: main is blue in every figure and on the page.
+        let threads = try XCTUnwrap(document["threads"] as? [Int]), colours = try XCTUnwrap(document["threadColours"] as? [Int])
+        XCTAssertEqual(threads.count, colours.count)
+        let main = try XCTUnwrap(threads.firstIndex { strings[$0] == "main" })
+        XCTAssertEqual(strings[colours[main]], "#0072B2")
+    }
+
     func testTheColumnarDataHoldsEveryEventOfEveryNode() throws {
         for name in ["twitter-instant.trace", "twitter-instant.replay.trace", "pixels.trace"] {
             let trace = try tutorial(name)
-            let document = try data(of: TracePage.html([.init(name: name, trace: trace)], title: name))
+            let document = try data(of: try TracePage.html([.init(name: name, trace: trace)], title: name))
             let strings = try XCTUnwrap(document["strings"] as? [String])
             let threads = try XCTUnwrap(document["threads"] as? [Int])
             let lanes = try XCTUnwrap(document["lanes"] as? [String: [Int]])
@@ -137,7 +167,7 @@ final class TracePageTests: XCTestCase {
         let outer = try XCTUnwrap(order.firstIndex { $0.node == 11 })
         XCTAssertEqual(order[outer + 1].node, 14)
         XCTAssertEqual(order[outer + 1].depth, 1)
-        let document = try data(of: TracePage.html([.init(name: "a", trace: trace), .init(name: "b", trace: trace)],
+        let document = try data(of: try TracePage.html([.init(name: "a", trace: trace), .init(name: "b", trace: trace)],
                                                    title: "same"))
         let lanes = try XCTUnwrap(document["lanes"] as? [String: [Int]])
         XCTAssertEqual(lanes["trace"], Array(repeating: [0, 1], count: trace.nodes.count).flatMap { $0 })
@@ -146,7 +176,7 @@ final class TracePageTests: XCTestCase {
 
     func testADifferenceRefersToTheEventsOfEachTrace() throws {
         let a = try tutorial("twitter-instant.trace"), b = try tutorial("twitter-instant.replay.trace")
-        let page = TracePage.html([.init(name: "a", trace: a), .init(name: "b", trace: b)],
+        let page = try TracePage.html([.init(name: "a", trace: a), .init(name: "b", trace: b)],
                                   differences: [.init(text: "one", eventA: 39, eventB: 40), .init(text: "two")],
                                   title: "diff")
         let document = try data(of: page)
