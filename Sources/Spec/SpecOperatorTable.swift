@@ -101,6 +101,12 @@ extension SpecOperators {
         return stream(call.stream.skip(first: try call.count(0), file: file, line: call.line))
     }
 
+    /// RxJS's `delay`: values later, completion not delayed but after the values on their way.
+    static let rxjsDelay: Implementation = { call in
+        try call.expectArguments(1)
+        return stream(call.stream.delayValues(try call.duration(0), on: call.scheduler, file: file, line: call.line))
+    }
+
     static let catchError: Implementation = { call in
         try call.expectArguments(1)
         let handler = try call.streamFunction(0)
@@ -168,10 +174,7 @@ extension SpecOperators {
             try call.expectArguments(1)
             return stream(call.stream.sampleLatest(on: try call.stream(0), file: file, line: call.line))
         },
-        "delay": { call in
-            try call.expectArguments(1)
-            return stream(call.stream.delay(try call.duration(0), on: call.scheduler, file: file, line: call.line))
-        },
+        "delay": rxjsDelay,
         "merge": { call in
             let (streams, trailing) = try streamList(call, receiver: true)
             return stream(try merged(call, streams, trailing))
@@ -252,6 +255,14 @@ extension SpecOperators {
         return SignalProducer<SpecProducer, SpecFailure>(streams).flatten(strategy, file: file, line: call.line)
     }
 
+    /// The scheduler lane an `on: "name"` argument names.
+    static func lane(_ call: SpecCall) throws -> TestScheduler.Lane {
+        guard let argument = call.argument(nil, "on"), case let .string(lane) = argument.value else {
+            throw SpecSyntaxError(location: call.location, message: "expected 'on:' with a scheduler name such as \"main\"")
+        }
+        return call.scheduler.lane(lane)
+    }
+
     /// The Swift API's names, calling the Signals operators directly.
     static let swift: [String: Implementation] = [
         "skipRepeats": distinctUntilChanged,
@@ -288,15 +299,18 @@ extension SpecOperators {
         "flatMapError": catchError,
         "observe": { call in
             try call.expectArguments(0, labels: ["on"])
-            guard let argument = call.argument(nil, "on"), case let .string(lane) = argument.value else {
-                throw SpecSyntaxError(location: call.location, message: "expected 'on:' with a scheduler name such as \"main\"")
-            }
-            return stream(call.stream.observe(on: call.scheduler.lane(lane), file: file, line: call.line))
+            return stream(call.stream.observe(on: try lane(call), file: file, line: call.line))
         },
         "withLatest": { call in
             try call.expectArguments(0, labels: ["from"])
             return stream(call.stream.withLatest(from: try call.stream(nil, "from"), file: file, line: call.line)
                 .map(file: file, line: call.line) { .array([$0.0, $0.1]) })
+        },
+        "delay": { call in
+            // Signals' `delay(_:on:)` (completion shifted too) when a scheduler lane is named.
+            guard call.argument(nil, "on") != nil else { return try rxjsDelay(call) }
+            try call.expectArguments(1, labels: ["on"])
+            return stream(call.stream.delay(try call.duration(0), on: try lane(call), file: file, line: call.line))
         },
         "then": { call in
             try call.expectArguments(1)

@@ -43,7 +43,8 @@ struct PlayCommand: ParsableCommand {
         withLatestFrom, switchMap, mergeMap, concatMap, exhaustMap, takeUntil, catchError, \
         retry(count, delay:), timeout(each:, with:) (failing with "TimeoutError"), and the \
         functions of, empty, never, throwError, merge, concat, combineLatest, zip. Swift names (Signals semantics): \
-        throttle, debounce, flatMap(latest|merge|concat|race|throttle, f), skipRepeats, \
+        throttle, debounce, delay(d, on: "name") (completion delayed too), \
+        flatMap(latest|merge|concat|race|throttle, f), skipRepeats, \
         take(first:|until:), skip(first:), observe(on: "name"), withLatest(from:), \
         flatMapError, then, collect. The error of a take(until:) trigger is not \
         forwarded: that Signals operator takes triggers that cannot fail (takeUntil does).

@@ -37,6 +37,35 @@ final class DelayTests: XCTestCase {
     }
 }
 
+/// `delayValues`, RxJS's `delay`: completion is not shifted, only held for the values on their way.
+final class DelayValuesTests: XCTestCase {
+    func testCompletionIsNotDelayedWhenNothingIsOnItsWay() {
+        expectMarbles("--a-b--|") { $0.hot("a-b----|").delayValues(0.002, on: $0) }
+    }
+
+    func testCompletionFollowsTheLastDelayedValue() {
+        expectMarbles("-a-(b|)") { $0.hot("a-b|").delayValues(0.001, on: $0) }
+    }
+
+    func testAnEmptyStreamCompletesAtOnce() {
+        expectMarbles("-|") { $0.hot("-|").delayValues(0.003, on: $0) }
+    }
+
+    func testFailureOvertakesDelayedValues() {
+        expectMarbles("-#") { $0.hot("a#").delayValues(0.002, on: $0) }
+    }
+
+    func testInterruptingAProducerCancelsWhatIsOnItsWay() {
+        let scheduler = TestScheduler()
+        let collector = Collector<String, MarbleError>(scheduler)
+        let disposable = scheduler.cold("ab|").delayValues(0.003, on: scheduler).start(collector.observer)
+        scheduler.advance(by: 0.002)
+        disposable.dispose()
+        scheduler.run()
+        assertMarbles(collector.events, "--‖")
+    }
+}
+
 final class TimeoutTests: XCTestCase {
     func testAStreamThatEndsInTimeIsUntouched() {
         expectMarbles("a-|") { $0.hot("a-|").timeout(after: 0.004, raising: MarbleError(), on: $0) }

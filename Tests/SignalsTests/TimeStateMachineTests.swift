@@ -228,6 +228,25 @@ final class TimeStateMachineTests: XCTestCase {
         XCTAssertEqual(completing.receive(.interrupted, now: at(1)), .drop)
     }
 
+    func testDelayValuesHoldsCompletionUntilTheValuesOnTheirWayAreSent() {
+        var machine = DelayStateMachine(interval: 2, completion: .afterDelayedValues)
+        XCTAssertEqual(machine.receive(.value, now: at(1)), .deliver(at: at(3)))
+        XCTAssertEqual(machine.receive(.value, now: at(2)), .deliver(at: at(4)))
+        XCTAssertEqual(machine.receive(.completed, now: at(2.5)), .holdUntilValuesDelivered)
+        XCTAssertEqual(machine.state, .finished)
+        XCTAssertFalse(machine.valueDelivered(), "one value is still on its way")
+        XCTAssertTrue(machine.valueDelivered(), "the last value sent: complete now")
+        XCTAssertFalse(machine.valueDelivered())
+
+        var empty = DelayStateMachine(interval: 2, completion: .afterDelayedValues)
+        XCTAssertEqual(empty.receive(.completed, now: at(1)), .deliverNow)
+
+        var failing = DelayStateMachine(interval: 2, completion: .afterDelayedValues)
+        _ = failing.receive(.value, now: at(1))
+        XCTAssertEqual(failing.receive(.failed, now: at(1.5)), .deliverNow)
+        XCTAssertFalse(failing.valueDelivered())
+    }
+
     // MARK: timeout
 
     func testTimeoutIsARaceBetweenTerminationAndTheDeadline() {

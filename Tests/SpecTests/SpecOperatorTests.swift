@@ -75,9 +75,17 @@ final class SpecOperatorTests: XCTestCase {
         XCTAssertEqual(try out("hot a = -a-b-c---|\nhot n = ---x---x-x-|\nout = a.sample(n)"), "---b---c-|")
     }
 
-    func testDelayShiftsValuesAndCompletion() throws {
-        XCTAssertEqual(try out("hot a = -a-b-|\nout = a.delay(2)"), "---a-b-|")
-        XCTAssertEqual(try out("frame 10ms\nhot a = -a|\nout = a.delay(0.02s)"), "---a|")
+    /// RxJS 7's delay-spec: completion is not delayed, but waits for the values on their way.
+    func testDelayShiftsValuesButNotCompletion() throws {
+        XCTAssertEqual(try out("hot a = ---a--b--|\nout = a.delay(2)"), "-----a--b|")
+        XCTAssertEqual(try out("cold a = -a-|\nout = a.delay(3)"), "----(a|)", "completion waits for the value on its way")
+        XCTAssertEqual(try out("cold a = |\nout = a.delay(3)"), "|", "an empty stream completes at once")
+        XCTAssertEqual(try out("hot a = ----|\nout = a.delay(3)"), "----|")
+        XCTAssertEqual(try out("frame 10ms\nhot a = -a|\nout = a.delay(0.02s)"), "---(a|)")
+    }
+
+    func testDelayOnANamedSchedulerIsSignalsDelayWhichShiftsCompletionToo() throws {
+        XCTAssertEqual(try out("hot a = -a-b-|\nout = a.delay(2, on: \"main\")"), "---a-b-|")
     }
 
     func testMergeStaticMethodAndConcurrency() throws {
@@ -190,6 +198,7 @@ final class SpecOperatorEdgeTests: XCTestCase {
 
     func testDelayForwardsErrorsWithoutDelay() throws {
         XCTAssertEqual(try line("a.delay(3)"), "----a#")
+        XCTAssertEqual(try line("a.delay(3, on: \"main\")"), "----a#")
     }
 
     func testSwitchMapFailsWithTheCurrentInnerAfterTheOuterCompleted() throws {

@@ -10,9 +10,10 @@ extension Signal {
                               (node, .data), file: file, line: line))
     }
 
-    func delay(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node) -> Signal<Value, Error> {
+    func delay(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node,
+               completion: DelayStateMachine.Completion = .delayed) -> Signal<Value, Error> {
         Signal.scheduled(node) { observer, lifetime, _ in
-            let machine = Machine(DelayStateMachine(interval: interval))
+            let machine = Machine(DelayStateMachine(interval: interval, completion: completion))
             // The deliveries on their way, so that ending the signal cancels (and releases) them.
             let inFlight = CompositeDisposable()
             lifetime += inFlight
@@ -20,19 +21,33 @@ extension Signal {
                 machine.step({ $0.receive(event.kind, now: scheduler.currentDate) }) { action in
                     let slot = Slot()
                     let deliver = {
-                        machine.step({ _ in }) { _ in
+                        machine.step({ machine in event.kind == .value && machine.valueDelivered() }) { completesNow in
                             slot.handle?.remove()
                             observer.send(event)
+                            if completesNow { observer.sendCompleted() }
                         }
                     }
                     switch action {
-                    case .drop: return
+                    case .drop, .holdUntilValuesDelivered: return
                     case let .deliver(date): slot.handle = inFlight.add(scheduler.schedule(after: date, action: deliver))
                     case .deliverNow: slot.handle = inFlight.add(scheduler.schedule(deliver))
                     }
                 }
             }
         }
+    }
+
+    /// RxJS's `delay`: sends values `interval` seconds later, on `scheduler`; completion is not
+    /// delayed but waits for the values still on their way (sent at once when there are none,
+    /// else right after the last of them). Failure and interruption are sent at once (through
+    /// `scheduler`) and drop what is still delayed. Contrast `delay(_:on:)`, which shifts the
+    /// completion by `interval` too.
+    public func delayValues(_ interval: TimeInterval, on scheduler: DateScheduler,
+                            file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
+        delay(interval, on: scheduler,
+              node: .operator("delayValues", parameters: intervalParameters(interval, on: scheduler),
+                              (node, .data), file: file, line: line),
+              completion: .afterDelayedValues)
     }
 }
 
@@ -50,5 +65,14 @@ extension SignalProducer {
         let node = Node.operator("delay", parameters: intervalParameters(interval, on: scheduler),
                                  (self.node, .data), file: file, line: line)
         return lift(node) { $0.delay(interval, on: scheduler, node: node) }
+    }
+
+    /// RxJS's `delay`: values `interval` seconds later; completion once they are sent. See
+    /// `Signal.delayValues(_:on:)`.
+    public func delayValues(_ interval: TimeInterval, on scheduler: DateScheduler,
+                            file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
+        let node = Node.operator("delayValues", parameters: intervalParameters(interval, on: scheduler),
+                                 (self.node, .data), file: file, line: line)
+        return lift(node) { $0.delay(interval, on: scheduler, node: node, completion: .afterDelayedValues) }
     }
 }
