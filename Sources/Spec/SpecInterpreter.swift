@@ -21,6 +21,9 @@ final class SpecInterpreter {
     private let lock = Lock()
     /// The `stream(name)` references being started, outermost first (see `named`).
     private var starting: [(name: String, location: SpecLocation)] = []
+    /// Streams that refer to themselves (`catchError`'s `caught`), held here rather than by
+    /// their own closures so that they are freed with the run.
+    private var lateStreams: [SpecLateStream] = []
 
     init(document: SpecDocument, scheduler: TestScheduler) {
         self.document = document
@@ -35,6 +38,13 @@ final class SpecInterpreter {
         lock.withLock {
             if runtimeError == nil { runtimeError = SpecSyntaxError(location: location, message: message) }
         }
+    }
+
+    /// A stream to be set once it is built, kept as long as this interpreter (see `lateStreams`).
+    func lateStream() -> SpecLateStream {
+        let late = SpecLateStream()
+        lock.withLock { lateStreams.append(late) }
+        return late
     }
 
     /// Runs `body` on the references being started, under the lock.
@@ -386,4 +396,10 @@ struct SpecCall {
         let function = try self.function(index, label)
         return { function($0).isTruthy }
     }
+}
+
+/// A stream referred to before it is built: set once, right after it is built, before any
+/// start can read it.
+final class SpecLateStream: @unchecked Sendable {  // written once before the run starts, read only while it runs
+    var producer: SpecProducer?
 }

@@ -65,10 +65,24 @@ extension SpecOperators {
     }
 
     /// `flatMap` with a strategy, passing each value and its index to the lambda (RxJS style).
-    static func flatMapping(_ call: SpecCall, _ strategy: FlattenStrategy, lambda index: Int) throws -> SpecValue {
+    /// With `projectOnStart` the lambda is called when its inner stream is started, as RxJS's
+    /// `exhaustMap` does: a value ignored while an inner stream runs is never projected and
+    /// takes no index.
+    static func flatMapping(_ call: SpecCall, _ strategy: FlattenStrategy, lambda index: Int,
+                            projectOnStart: Bool = false) throws -> SpecValue {
         let transform = try call.streamFunction(index)
+        guard projectOnStart else {
+            return stream(indexed(call, name: "flatMap") { signal, next in
+                signal.flatMap(strategy, file: file, line: call.line) { value in transform([value, .number(Double(next()))]) }
+            })
+        }
+        let project = Node.make(.source, "project", file: file, line: call.line)
         return stream(indexed(call, name: "flatMap") { signal, next in
-            signal.flatMap(strategy, file: file, line: call.line) { value in transform([value, .number(Double(next()))]) }
+            signal.flatMap(strategy, file: file, line: call.line) { value in
+                SpecProducer(node: project) { observer, lifetime in
+                    lifetime += transform([value, .number(Double(next()))]).start(observer)
+                }
+            }
         })
     }
 
@@ -91,14 +105,26 @@ extension SpecOperators {
         return stream(call.stream.skipRepeats(file: file, line: call.line) { compare([$0, $1]) })
     }
 
+    /// A count as RxJS's `take` and `skip` read it: a whole number, and one below 0 is 0.
+    static func rxjsCount(_ call: SpecCall) throws -> Int {
+        let value = try call.number(0)
+        guard value == value.rounded() else {
+            throw SpecSyntaxError(location: call.positional[0].location, message: "expected a whole number, found \(SpecValue.format(value))")
+        }
+        return Int(max(0, min(value, Double(Int.max / 2))))
+    }
+
     static let take: Implementation = { call in
         try call.expectArguments(1)
-        return stream(call.stream.take(first: try call.count(0), file: file, line: call.line))
+        let count = try rxjsCount(call)
+        // RxJS's take(0) is EMPTY: the source is not even started.
+        guard count > 0 else { return stream(.empty) }
+        return stream(call.stream.take(first: count, file: file, line: call.line))
     }
 
     static let skip: Implementation = { call in
         try call.expectArguments(1)
-        return stream(call.stream.skip(first: try call.count(0), file: file, line: call.line))
+        return stream(call.stream.skip(first: try rxjsCount(call), file: file, line: call.line))
     }
 
     /// RxJS's `delay`: values later, completion not delayed but after the values on their way.
@@ -107,10 +133,17 @@ extension SpecOperators {
         return stream(call.stream.delayValues(try call.duration(0), on: call.scheduler, file: file, line: call.line))
     }
 
+    /// RxJS's `catchError((error, caught) => ...)`: `caught` is this very stream, error handling
+    /// included, so returning it starts it again.
     static let catchError: Implementation = { call in
         try call.expectArguments(1)
         let handler = try call.streamFunction(0)
-        return stream(call.stream.flatMapError(file: file, line: call.line) { failure in handler([failure.value]) })
+        let caught = call.interpreter.lateStream()
+        let result = call.stream.flatMapError(file: file, line: call.line) { [weak caught] failure in
+            handler([failure.value, .stream(SpecStream(caught?.producer ?? .empty))])
+        }
+        caught.producer = result
+        return stream(result)
     }
 
     static let rxjs: [String: Implementation] = [
@@ -198,11 +231,24 @@ extension SpecOperators {
             return stream(SpecProducer.zip(streams, file: file, line: call.line).map(file: file, line: call.line, project))
         },
         "withLatestFrom": { call in
-            try call.expectArguments(1...2)
-            let other = try call.stream(0)
-            let project = try projector(call, call.positional.count == 2 ? call.positional[1] : nil)
-            return stream(call.stream.withLatest(from: other, file: file, line: call.line)
-                .map(file: file, line: call.line) { project([$0.0, $0.1]) })
+            // RxJS: withLatestFrom(a, b, ..., project?); the others start first, their
+            // completion changes nothing, a value waits until every other has one.
+            try call.expectArguments(1...Int.max)
+            var arguments = call.positional
+            var projectArgument: SpecCall.Argument?
+            if case .lambda = arguments[arguments.count - 1].value { projectArgument = arguments.removeLast() }
+            guard !arguments.isEmpty else {
+                throw SpecSyntaxError(location: call.location, message: "expected a stream before the projector of 'withLatestFrom'")
+            }
+            let others = try arguments.map { try SpecCall.stream($0.value, $0.location) }
+            let project = try projector(call, projectArgument)
+            if others.count == 1 {
+                return stream(call.stream.withLatest(from: others[0], file: file, line: call.line)
+                    .map(file: file, line: call.line) { project([$0.0, $0.1]) })
+            }
+            let latest = SpecProducer.combineLatest(others, file: file, line: call.line)
+            return stream(call.stream.withLatest(from: latest, file: file, line: call.line)
+                .map(file: file, line: call.line) { project([$0.0] + $0.1) })
         },
         "switchMap": { call in
             try call.expectArguments(1)
@@ -218,7 +264,7 @@ extension SpecOperators {
         },
         "exhaustMap": { call in
             try call.expectArguments(1)
-            return try flatMapping(call, .throttle, lambda: 0)
+            return try flatMapping(call, .throttle, lambda: 0, projectOnStart: true)
         },
         "takeUntil": { call in
             try call.expectArguments(1)

@@ -109,7 +109,14 @@ enum SpecOperators {
         },
         "throwError": { call in
             try call.expectArguments(1)
-            return stream(SpecProducer(error: SpecFailure(call.positional[0].value)))
+            // RxJS 7's form is a factory, throwError(() => error), called on each start.
+            guard case .lambda = call.positional[0].value else {
+                return stream(SpecProducer(error: SpecFailure(call.positional[0].value)))
+            }
+            let factory = try call.function(0)
+            return stream(SpecProducer(node: Node.make(.source, "throwError", file: SpecCall.file, line: call.line)) { observer, _ in
+                observer.send(error: SpecFailure(factory([])))
+            })
         },
         "stream": { call in
             try call.expectArguments(1)

@@ -40,9 +40,11 @@ struct PlayCommand: ParsableCommand {
         RxJS operators (RxJS semantics): map, filter, scan, take, skip, \
         distinctUntilChanged, startWith, debounceTime, throttleTime(d, leading:, trailing:), \
         auditTime, sampleTime, sample, delay, merge, concat, combineLatest, zip, \
-        withLatestFrom, switchMap, mergeMap, concatMap, exhaustMap, takeUntil, catchError, \
-        retry(count, delay:), timeout(each:, with:) (failing with "TimeoutError"), and the \
-        functions of, empty, never, throwError, merge, concat, combineLatest, zip. Swift names (Signals semantics): \
+        withLatestFrom(a, b, ..., project), switchMap, mergeMap, concatMap, exhaustMap, \
+        takeUntil, catchError((error, caught) => ...), retry(count, delay:), \
+        timeout(each:, with:) (failing with "TimeoutError"), and the functions of, empty, \
+        never, throwError(error or () => error), merge, concat, combineLatest, zip. \
+        Swift names (Signals semantics): \
         throttle, debounce, delay(d, on: "name") (completion delayed too), \
         flatMap(latest|merge|concat|race|throttle, f), skipRepeats, \
         take(first:|until:), skip(first:), observe(on: "name"), withLatest(from:), \

@@ -41,6 +41,16 @@ final class SpecOperatorTests: XCTestCase {
         XCTAssertEqual(try out("hot a = -a-#\nout = a.take(5)"), "-a-#")
     }
 
+    /// RxJS 7: take(0) or below is EMPTY (the source is never started); skip below 0 skips nothing.
+    func testTakeAndSkipCountsBelowOne() throws {
+        let result = try play("cold a = -a-b-|\nout = a.take(0)")
+        XCTAssertEqual(events(result, "out"), ["0:|"])
+        XCTAssertEqual(result.subscriptions.first { $0.name == "a" }?.subscriptions, [], "take(0) does not start its source")
+        XCTAssertEqual(try out("cold a = -a-b-|\nout = a.take(-1)"), "|")
+        XCTAssertEqual(try out("cold a = -a-b-|\nout = a.skip(-2)"), "-a-b-|")
+        XCTAssertEqual(specError("cold a = -a|\nout = a.take(1.5)")?.message, "expected a whole number, found 1.5")
+    }
+
     func testDistinctUntilChanged() throws {
         XCTAssertEqual(try out("hot a = -a-a-b-a-|\nout = a.distinctUntilChanged()"), "-a---b-a-|")
         XCTAssertEqual(try out("hot a = -a-a-b-a-|\nout = a.distinctUntilChanged((p, q) => true)"), "-a-------|")
@@ -118,6 +128,19 @@ final class SpecOperatorTests: XCTestCase {
                        [#"5:"by""#, #"7:"cy""#, "8:|"])
     }
 
+    /// RxJS 7: withLatestFrom(a, b, project) waits until every other stream has a value, then
+    /// projects the value with the latest of each; without a projector, an array.
+    func testWithLatestFromSeveralStreams() throws {
+        let spec = "hot a = -a-b-c-d-|\nhot b = --x-----|\nhot c = ----y-|\n"
+        XCTAssertEqual(events(try play(spec + "out = a.withLatestFrom(b, c, (p, q, r) => p + q + r)"), "out"),
+                       [#"5:"cxy""#, #"7:"dxy""#, "9:|"])
+        XCTAssertEqual(events(try play(spec + "out = a.withLatestFrom(b, c)"), "out").first, #"5:["c","x","y"]"#)
+        XCTAssertEqual(events(try play("hot a = -a-b-|\nhot b = --x#\nhot c = ----y-|\nout = a.withLatestFrom(b, c)"), "out"),
+                       [#"3:#"error""#], "any other stream's failure fails the result")
+        XCTAssertEqual(specError("out = of(1).withLatestFrom(x => x)")?.message,
+                       "expected a stream before the projector of 'withLatestFrom'")
+    }
+
     func testSwitchMapUnsubscribesThePreviousInner() throws {
         let result = try play("hot a = -a--b----|\ncold i = -x-y|\nout = a.switchMap(v => i.map(x => v + x))")
         XCTAssertEqual(events(result, "out"), [#"2:"ax""#, #"5:"bx""#, #"7:"by""#, "9:|"])
@@ -134,6 +157,13 @@ final class SpecOperatorTests: XCTestCase {
         XCTAssertEqual(try out(spec + "out = a.mergeMap(v => i, 1)"), "-x--yx--y-|")
     }
 
+    /// RxJS 7's exhaustMap calls the projector only for the values it does not ignore, so the
+    /// index counts those (`project(outerValue, index++)` inside `if (!innerSub)`).
+    func testExhaustMapIndexCountsOnlyProjectedValues() throws {
+        XCTAssertEqual(try out("hot a = -a-b-c-|\ncold i = -x|\nout = a.exhaustMap((v, n) => i.map(x => n))"), "--0---1|")
+        XCTAssertEqual(try out("hot a = -a-b-c-|\ncold i = -x|\nout = a.switchMap((v, n) => i.map(x => n))"), "--0-1-2|")
+    }
+
     func testTakeUntilStopsOnAValueButNotOnCompletion() throws {
         XCTAssertEqual(try out("hot a = -a-b-c-|\nhot n = ----x\nout = a.takeUntil(n)"), "-a-b|")
         XCTAssertEqual(try out("hot a = -a-b-c-|\nhot n = ---|\nout = a.takeUntil(n)"), "-a-b-c-|")
@@ -143,6 +173,18 @@ final class SpecOperatorTests: XCTestCase {
     func testCatchErrorReplacesTheFailure() throws {
         XCTAssertEqual(events(try play("hot a = -a-#\nerror a = \"boom\"\nout = a.catchError(e => of(e, 'z'))"), "out"),
                        [#"1:"a""#, #"3:"boom""#, #"3:"z""#, "3:|"])
+    }
+
+    /// RxJS 7: the selector's second argument is the stream with catchError applied;
+    /// returning it starts it again.
+    func testCatchErrorCaughtStartsTheStreamAgain() throws {
+        let result = try play("cold a = -a#\nout = a.catchError((e, caught) => caught).take(3)")
+        XCTAssertEqual(try out("cold a = -a#\nout = a.catchError((e, caught) => caught).take(3)"), "-a-a-(a|)")
+        XCTAssertEqual(result.subscriptions.first { $0.name == "a" }?.subscriptions.count, 3)
+    }
+
+    func testThrowErrorTakesAFactory() throws {
+        XCTAssertEqual(events(try play("out = throwError(() => 'x' + 1)"), "out"), [#"0:#"x1""#])
     }
 
     func testRetryWithCountAndDelay() throws {
