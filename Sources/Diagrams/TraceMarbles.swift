@@ -320,7 +320,7 @@ private struct TraceMarbleBuilder {
 
     /// What the rest of an inner lane's chain did: the subscriptions its parent started
     /// together with it for the nodes upstream of it (one start of `call → retry →
-    /// flatMapError` subscribes each once, in a run of consecutive ids at one time), and
+    /// flatMapError` subscribes each once, in a run of consecutive ids), and
     /// everything those and the lane's own subscription started in turn. Their starts after
     /// the lane's own (a retry's resubscriptions) and their failures and interruptions are
     /// drawn on the lane, each with its node: the chain is drawn as the lane of its last
@@ -339,8 +339,14 @@ private struct TraceMarbleBuilder {
         guard let index = siblings.firstIndex(where: { $0.id == subscription.id }) else { return [] }
         var run: [SubscriptionRecord] = [subscription]
         var nodes: Set<UInt64> = [subscription.node]
+        // The chain's other subscriptions are the siblings next to it in id order, one per
+        // upstream node, started between the previous and the next start of the lane's own
+        // node. Not "at the same time": in a real-time trace they are microseconds apart.
+        let previous = siblings[..<index].last { $0.node == subscription.node }?.time ?? .min
+        let next = siblings[(index + 1)...].first { $0.node == subscription.node }?.time ?? .max
         func joins(_ sibling: SubscriptionRecord) -> Bool {
-            sibling.time == subscription.time && upstream.contains(sibling.node) && nodes.insert(sibling.node).inserted
+            previous <= sibling.time && sibling.time <= next && upstream.contains(sibling.node)
+                && nodes.insert(sibling.node).inserted
         }
         var before = index - 1
         while before >= 0, joins(siblings[before]) { run.append(siblings[before]); before -= 1 }

@@ -54,6 +54,24 @@ final class FailureMarksTests: XCTestCase {
         }
     }
 
+    /// The fixture as a real-time recording would have it: a chain's subscriptions a few
+    /// nanoseconds apart (each subscription's time moved on by its id) rather than at one instant.
+    func testEveryFailureIsDrawnWhenTheChainSubscribesOverTime() throws {
+        let text = String(decoding: try Data(contentsOf: Pipelines.autocompleteFixture), as: UTF8.self)
+        let spread = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard line.contains("\"type\":\"subscribe\""),
+                  let id = line.firstMatch(of: /"id":(\d+)/).flatMap({ Int64($0.1) }),
+                  let time = line.firstMatch(of: /"time":(\d+)/) else { return String(line) }
+            return line.replacingCharacters(in: time.range, with: "\"time\":\(Int64(time.1)! + id)")
+        }.joined(separator: "\n")
+        let trace = try Trace(bytes: Array(spread.utf8), name: "spread")
+        XCTAssertNotEqual(Set(trace.subscriptions.map(\.time)).count, Set(try Pipelines.autocomplete().subscriptions.map(\.time)).count)
+        let svg = MarbleRenderer.svg(try MarbleFigure(trace: trace))
+        // Every failure of the service and of the call, on whichever lane shows their chain.
+        XCTAssertEqual(try svgCounts(svg, "failed"), traceCounts(trace, .failed))
+        XCTAssertEqual(try svgCounts(svg, "failed"), try svgCounts(MarbleRenderer.svg(try MarbleFigure(trace: try Pipelines.autocomplete())), "failed"))
+    }
+
     func testEveryFailureAndInterruptionInTheFixtureIsDrawnPerNode() throws {
         try assertEveryTerminalDrawn(MarbleOptions())
     }
