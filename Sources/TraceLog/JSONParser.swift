@@ -1,3 +1,5 @@
+import Foundation
+
 /// A parsed JSON value. Objects keep their keys in file order.
 public indirect enum JSONValue: Equatable, Sendable {
     case null
@@ -140,6 +142,120 @@ struct JSONParser {
         }
         parser.skipSpace()
         guard parser.index == bytes.count else { throw parser.failure("the end of the line after the record") }
+    }
+
+    /// The event of a line written as `TraceRecord.write` and the recorder write one — the
+    /// keys in the writer's order, nothing between the tokens, integers without fractions,
+    /// exponents or leading zeros — or nil for any other line, which `parseRecordLine` and
+    /// the reader's field lookups then read (and say what is wrong with).
+    ///
+    /// One pass: each value goes straight into its field of the record as it is met, with no
+    /// field list and no key lookups. It accepts only lines on which the general path yields
+    /// the same record (every id positive, a known kind, `text` and `json` checked by the same
+    /// string and value scanners), so which path read a line never shows.
+    static func writtenEvent(_ bytes: UnsafeBufferPointer<UInt8>) -> EventRecord? {
+        var parser = JSONParser(bytes)
+        guard parser.skip("{\"type\":\"event\",\"seq\":"), let sequence = parser.positive(),
+              parser.skip(",\"time\":"), let time = parser.signed(),
+              parser.skip(",\"node\":"), let node = parser.positive(),
+              parser.skip(",\"sub\":"), let subscription = parser.positive(),
+              parser.skip(",\"kind\":\"") else { return nil }
+        let kind: EventKind
+        if parser.skip("value\"") {
+            kind = .value
+        } else if parser.skip("completed\"") {
+            kind = .completed
+        } else if parser.skip("failed\"") {
+            kind = .failed
+        } else if parser.skip("interrupted\"") {
+            kind = .interrupted
+        } else {
+            return nil
+        }
+        guard parser.skip(",\"thread\":"), let thread = parser.positive(), parser.skip(",\"causes\":[") else { return nil }
+        var causes: [UInt64] = []
+        if !parser.skip("]") {
+            while true {
+                guard let cause = parser.positive() else { return nil }
+                causes.append(cause)
+                if parser.skip(",") { continue }
+                guard parser.skip("]") else { return nil }
+                break
+            }
+        }
+        var text: String?
+        if parser.skip(",\"text\":") {
+            guard parser.peek == UInt8(ascii: "\"") else { return nil }
+            let start = parser.index + 1
+            let decoded: String?
+            do { decoded = try parser.scanString() } catch { return nil }
+            text = decoded ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<parser.index - 1]), as: UTF8.self)
+        }
+        var truncated = false
+        if parser.skip(",\"truncated\":") {
+            if parser.skip("true") {
+                truncated = true
+            } else if !parser.skip("false") {
+                return nil
+            }
+        }
+        var json: String?
+        if parser.skip(",\"json\":") {
+            let start = parser.index
+            parser.depth = 1
+            guard (try? parser.parseValue(build: false)) != nil else { return nil }
+            json = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<parser.index]), as: UTF8.self)
+        }
+        var omitted: Int64 = 0
+        if parser.skip(",\"jsonOmitted\":") {
+            guard let value = parser.signed() else { return nil }
+            omitted = value
+        }
+        guard parser.skip("}"), parser.index == bytes.count else { return nil }
+        return EventRecord(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind,
+                           thread: thread, causes: causes, text: text, truncated: truncated, json: json,
+                           omittedJSONBytes: omitted)
+    }
+
+    /// Moves past `literal` when the text continues with it.
+    private mutating func skip(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard count <= bytes.count - index, let base = bytes.baseAddress,
+              memcmp(base + index, literal.utf8Start, count) == 0 else { return false }
+        index += count
+        return true
+    }
+
+    /// The digits at the index as a number when they are 1 to 18 of them without a leading
+    /// zero (so the general parser reads the same value), else nil with the index unmoved.
+    private mutating func digits() -> UInt64? {
+        let start = index
+        var value: UInt64 = 0
+        while index < bytes.count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit <= 9 else { break }
+            value = value &* 10 &+ UInt64(digit)
+            index += 1
+        }
+        let count = index - start
+        guard count >= 1, count <= 18, count == 1 || bytes[start] != UInt8(ascii: "0") else {
+            index = start
+            return nil
+        }
+        return value
+    }
+
+    /// A positive integer written plainly (see `digits`).
+    private mutating func positive() -> UInt64? {
+        guard let value = digits(), value > 0 else { return nil }
+        return value
+    }
+
+    /// An integer written plainly, with an optional minus sign (see `digits`).
+    private mutating func signed() -> Int64? {
+        let negative = skip("-")
+        guard let value = digits() else { return nil }
+        return negative ? -Int64(value) : Int64(value)
     }
 
     /// The elements of an array of positive integers, or nil when the text is anything else.

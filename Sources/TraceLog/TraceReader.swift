@@ -232,6 +232,8 @@ public final class TraceReader {
                 // A record starts with '{'; only a line starting otherwise can be blank.
                 if bytes.first != UInt8(ascii: "{"),
                    bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
+                // Most lines are events as the writer writes them: read in one pass.
+                if let event = JSONParser.writtenEvent(bytes) { return .event(event) }
                 try JSONParser.parseRecordLine(bytes, into: &recordLine)
                 var fields = Fields(recordLine, bytes: bytes)
                 return try record(&fields)

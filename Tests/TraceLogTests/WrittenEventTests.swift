@@ -1,0 +1,112 @@
+import Foundation
+@testable import TraceLog
+import XCTest
+
+/// The one-pass reading of event lines as the writer writes them (`JSONParser.writtenEvent`)
+/// against the general path (field list and key lookups): every line reads the same through
+/// either, and lines the one pass does not take are left to the general path whole.
+final class WrittenEventTests: XCTestCase {
+    private let header = #"{"type":"header","format":"marbles-trace","version":"1.0","unit":"ns","clock":"virtual"}"#
+    private let thread = #"{"type":"thread","id":1,"name":"main"}"#
+    private let node = #"{"type":"node","id":1,"kind":"source","name":"pipe","parameters":"","file":"A.swift","line":3,"upstream":[]}"#
+    private let subscribe = #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#
+
+    /// What reading `line` as the fifth line of a trace gives: its record and the warnings, or
+    /// the error's text.
+    private func read(_ line: String) -> String {
+        let bytes = Array(([header, thread, node, subscribe, line].joined(separator: "\n") + "\n").utf8)
+        do {
+            let reader = try TraceReader(bytes: bytes, name: "t.trace")
+            var records: [TraceRecord] = []
+            while let record = try reader.next() { records.append(record) }
+            return "\(records.last.map { "\($0)" } ?? "none") \(reader.warnings)"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    private func onePass(_ line: String) -> EventRecord? {
+        Array(line.utf8).withUnsafeBufferPointer { JSONParser.writtenEvent($0) }
+    }
+
+    /// `line` read by the reader equals the same line read by the general path (a leading
+    /// space, which the one pass never takes), and the one pass takes it exactly when `taken`.
+    private func check(_ line: String, taken: Bool, file: StaticString = #filePath, fileLine: UInt = #line) {
+        let general = read(" " + line)
+        XCTAssertEqual(onePass(" " + line), nil, file: file, line: fileLine)
+        let direct = read(line)
+        if taken {
+            XCTAssertNotNil(onePass(line), line, file: file, line: fileLine)
+            XCTAssertEqual(direct, general, line, file: file, line: fileLine)
+        } else {
+            XCTAssertNil(onePass(line), line, file: file, line: fileLine)
+            // An error's column counts the leading space; everything else is the same.
+            XCTAssertEqual(direct.replacingOccurrences(of: #":5:\d+:"#, with: ":5:", options: .regularExpression),
+                           general.replacingOccurrences(of: #":5:\d+:"#, with: ":5:", options: .regularExpression),
+                           line, file: file, line: fileLine)
+        }
+    }
+
+    func testWhatTheWriterWritesTakesTheOnePassAndReadsTheSame() {
+        let events = [
+            EventRecord(sequence: 1, time: 0, node: 1, subscription: 1, kind: .value, thread: 1),
+            EventRecord(sequence: 2, time: -5, node: 1, subscription: 1, kind: .value, thread: 1, causes: [1],
+                        text: "12", json: "12"),
+            EventRecord(sequence: 3, time: 999_999_999_999_999_999, node: 1, subscription: 1, kind: .failed,
+                        thread: 1, causes: [2, 1], text: "caf\u{e9} \"x\"\n", truncated: true,
+                        json: #"{"a":[1,2.5,"\u0041"],"b":null}"#, omittedJSONBytes: 0),
+            EventRecord(sequence: 4, time: 7, node: 1, subscription: 1, kind: .completed, thread: 1, causes: [3],
+                        omittedJSONBytes: 123_456),
+            EventRecord(sequence: 5, time: 8, node: 1, subscription: 1, kind: .interrupted, thread: 1, text: ""),
+            EventRecord(sequence: 6, time: 9, node: 1, subscription: 1, kind: .value, thread: 1, text: "t", json: "true"),
+        ]
+        for event in events {
+            let line = String(decoding: TraceRecord.event(event).jsonLine.dropLast(), as: UTF8.self)
+            check(line, taken: true)
+            XCTAssertEqual(onePass(line), event, line)
+        }
+    }
+
+    func testLinesWrittenOtherwiseAreLeftToTheGeneralPath() {
+        let prefix = #"{"type":"event","seq":1,"time":1,"node":1,"sub":1,"kind":"value","thread":1,"causes":["#
+        let lines = [
+            prefix + "]} ",                                                    // space after the record
+            prefix + "]}\r",                                                   // a CRLF line
+            prefix + "] }",
+            prefix + "1 ]}",
+            prefix + "0]}",                                                    // not positive: an error
+            prefix + "01]}",                                                   // a leading zero: an error
+            prefix + "1.0]}",
+            prefix + "1e2]}",
+            prefix + "1234567890123456789]}",                                  // 19 digits
+            prefix + "],\"text\":null}",
+            prefix + "],\"text\":\"a\\q\"}",                                   // a bad escape: an error
+            prefix + "],\"truncated\":1}",
+            prefix + "],\"json\":}",
+            prefix + "],\"json\":[1,}",
+            prefix + "],\"jsonOmitted\":null}",
+            prefix + "],\"json\":1,\"text\":\"1\"}",                           // keys in another order
+            prefix + "],\"other\":1}",                                         // a key the writer never writes
+            prefix + "]",                                                      // not closed
+            #"{"type":"event","seq":0,"time":1,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
+            #"{"type":"event","seq":1,"time":1.5,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
+            #"{"type":"event","seq":1,"time":01,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
+            #"{"type":"event","seq":1,"time":1,"node":1,"sub":1,"kind":"valu","thread":1,"causes":[]}"#,
+            #"{"type":"event","seq":1,"time":1,"node":1,"sub":1,"kind":"value","thread":0,"causes":[]}"#,
+            #"{"type":"event","seq":1,"seq":2,"time":1,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
+            #"{"type":"event","time":1,"seq":1,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
+            #"{"type":"event","seq":1,"time":1,"node":1,"sub":1,"kind":"value","thread":1}"#,
+        ]
+        for line in lines { check(line, taken: false) }
+        // Written by no writer, yet read the same by both: "-0" (0), an escape and a character
+        // outside ASCII in a string (decoded by the same scanner), a JSON null.
+        for line in [
+            #"{"type":"event","seq":1,"time":-0,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
+            prefix + "],\"text\":\"a\\u0062\"}",
+            prefix + "],\"text\":\"\u{e9}\"}",
+            prefix + "],\"json\":null}",
+        ] {
+            check(line, taken: true)
+        }
+    }
+}
