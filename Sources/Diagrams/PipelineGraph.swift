@@ -62,12 +62,15 @@ public struct PipelineGraph: Sendable, Equatable {
         public var style: EdgeStyle
         /// The label on the arrow: event counts, the error.
         public var label: String?
+        /// Whether failures crossed the edge: drawn red and heavier, in its style.
+        public var failed: Bool
 
-        public init(from: String, to: String, style: EdgeStyle = .data, label: String? = nil) {
+        public init(from: String, to: String, style: EdgeStyle = .data, label: String? = nil, failed: Bool = false) {
             self.from = from
             self.to = to
             self.style = style
             self.label = label
+            self.failed = failed
         }
     }
 

@@ -45,10 +45,11 @@ public enum PipelineRenderer {
         cgv_set(g, "bgcolor", "white")
         if let dpi { cgv_set(g, "dpi", String(dpi)) }
         let heat = graph.heat ? HeatScale(graph.nodes.compactMap(\.latency)) : nil
-        if let heat {
+        let key = edgeKey(graph)
+        if heat != nil || !key.isEmpty {
             // The legend is part of the graph's label, so it sits with the title instead of
             // being laid out as if it were part of the pipeline.
-            cgv_set_html(g, "label", legendTable(heat, title: graph.title))
+            cgv_set_html(g, "label", legendTable(heat, key: key, title: graph.title))
             cgv_set(g, "labelloc", "t")
         } else if let title = graph.title {
             cgv_set(g, "label", TextSafety.graphviz(title))
@@ -101,7 +102,35 @@ public enum PipelineRenderer {
                 // Errors skip steps; letting them constrain ranks would bend the main line.
                 cgv_set(handle, "constraint", "false")
             }
+            if edge.failed, edge.style != .error {
+                cgv_set(handle, "color", failedColour)
+                cgv_set(handle, "fontcolor", failedColour)
+                cgv_set(handle, "penwidth", "2.2")
+            }
         }
+    }
+
+    /// Edges failures crossed, in their style (solid data, dashed inner stream).
+    private static let failedColour = "#b2182b"
+
+    /// The legend's entries for the kinds of edge the graph draws that a reader could not
+    /// tell apart without one: empty unless a failure crossed an edge or reached a sink.
+    private static func edgeKey(_ graph: PipelineGraph) -> [(sample: String, colour: String, text: String)] {
+        guard graph.edges.contains(where: { $0.failed || $0.style == .error }) else { return [] }
+        var key: [(sample: String, colour: String, text: String)] = [("\u{2501}\u{2501}", "#555555", "values")]
+        if graph.edges.contains(where: { $0.style == .inner }) {
+            key.append(("\u{254D}\u{254D}", "#555555", "inner stream"))
+        }
+        if graph.edges.contains(where: { $0.style == .control }) {
+            key.append(("\u{2509}\u{2509}", "#555555", "control"))
+        }
+        if graph.edges.contains(where: { $0.failed }) {
+            key.append(("\u{2501}\u{2501}", failedColour, "failures crossed it"))
+        }
+        if graph.edges.contains(where: { $0.style == .error }) {
+            key.append(("\u{254C}\u{254C}", "#d62728", "where a failure began, to the sink it reached"))
+        }
+        return key
     }
 
     private static func style(_ node: PipelineGraph.Node, _ handle: UnsafeMutablePointer<Agnode_t>, heat: HeatScale?) {
@@ -146,22 +175,37 @@ public enum PipelineRenderer {
         cgv_set(handle, "fillcolor", fill)
     }
 
-    /// The title and the heat scale's legend as an HTML-like table: a swatch per bucket
-    /// with its latency range.
-    private static func legendTable(_ heat: HeatScale, title: String?) -> String {
+    /// The title, the heat scale's legend (a swatch per bucket with its latency range) and
+    /// the key of edges as an HTML-like table, each row a table of its own.
+    private static func legendTable(_ heat: HeatScale?, key: [(sample: String, colour: String, text: String)],
+                                    title: String?) -> String {
         var rows = ""
         if let title {
-            rows += "<TR><TD COLSPAN=\"6\"><FONT POINT-SIZE=\"14\">\(html(title))</FONT></TD></TR>"
+            rows += "<TR><TD><FONT POINT-SIZE=\"14\">\(html(title))</FONT></TD></TR>"
         }
-        rows += "<TR><TD>stage latency</TD>"
-        for bucket in 0..<heatColours.count {
-            let (low, high) = heat.range(bucket)
-            let ink = bucket >= 3 ? " COLOR=\"white\"" : ""
-            rows += "<TD BGCOLOR=\"\(heatColours[bucket])\" BORDER=\"1\" COLOR=\"#999999\">"
-            rows += "<FONT POINT-SIZE=\"10\"\(ink)>\(html("\(TimeFormat.duration(low))\u{2013}\(TimeFormat.duration(high))"))</FONT></TD>"
+        if let heat {
+            var cells = "<TD>stage latency</TD>"
+            for bucket in 0..<heatColours.count {
+                let (low, high) = heat.range(bucket)
+                let ink = bucket >= 3 ? " COLOR=\"white\"" : ""
+                cells += "<TD BGCOLOR=\"\(heatColours[bucket])\" BORDER=\"1\" COLOR=\"#999999\">"
+                cells += "<FONT POINT-SIZE=\"10\"\(ink)>\(html("\(TimeFormat.duration(low))\u{2013}\(TimeFormat.duration(high))"))</FONT></TD>"
+            }
+            rows += "<TR><TD>\(row(cells))</TD></TR>"
         }
-        rows += "</TR>"
-        return "<TABLE BORDER=\"0\" CELLSPACING=\"4\" CELLPADDING=\"3\">\(rows)</TABLE>"
+        if !key.isEmpty {
+            var cells = "<TD>edges</TD>"
+            for entry in key {
+                cells += "<TD><FONT COLOR=\"\(entry.colour)\">\(entry.sample)</FONT> "
+                cells += "<FONT POINT-SIZE=\"10\">\(html(entry.text))</FONT></TD>"
+            }
+            rows += "<TR><TD>\(row(cells))</TD></TR>"
+        }
+        return "<TABLE BORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"0\">\(rows)</TABLE>"
+    }
+
+    private static func row(_ cells: String) -> String {
+        "<TABLE BORDER=\"0\" CELLSPACING=\"4\" CELLPADDING=\"3\"><TR>\(cells)</TR></TABLE>"
     }
 
     /// Text escaped for an HTML-like label: entities for markup, `<BR/>` for newlines.

@@ -2,18 +2,21 @@ import TraceLog
 
 extension PipelineGraph {
     /// The pipeline a trace recorded: its nodes as operators, sources and sinks; an edge
-    /// per upstream link labelled with how many values crossed it; inner streams dashed into
-    /// the operator that started them; a dashed red edge from where each failure began to the
-    /// sink that received it; nodes grouped by the thread they delivered on.
+    /// per upstream link labelled with the events that crossed it (values, failures,
+    /// interruptions), drawn as failing when a failure crossed it; a node that failed or was
+    /// interrupted says so under its name; inner streams dashed into the node that created
+    /// them (the node their events feed: a service's body under its `call`, not the `retry`
+    /// resubscribing the call); a dashed red edge from where each failure began to the sink
+    /// that received it; nodes grouped by the thread they delivered on.
     ///
     /// - Parameters:
     ///   - latencies: a stage latency per node id (nanoseconds, e.g. `TraceStats`' p95), to
     ///     colour nodes on a heat scale; nil draws no heat.
     public init(trace: Trace, title: String? = nil, latencies: [UInt64: Int64]? = nil) {
-        var values: [UInt64: Int] = [:]
+        var counts: [UInt64: EventCounts] = [:]
         var threadCounts: [UInt64: [UInt64: Int]] = [:]
         for event in trace.events {
-            if event.kind == .value { values[event.node, default: 0] += 1 }
+            counts[event.node, default: EventCounts()].add(event.kind)
             threadCounts[event.node, default: [:]][event.thread, default: 0] += 1
         }
         func busiestThread(_ node: UInt64) -> UInt64? {
@@ -31,7 +34,8 @@ extension PipelineGraph {
                 id: String(record.id), kind: kind, name: record.name, parameters: record.parameters,
                 label: record.label, callSite: "\(record.file):\(record.line)",
                 group: threadID.flatMap { trace.thread($0).map(ThreadLabel.of) },
-                latency: latencies?[record.id]
+                latency: latencies?[record.id],
+                note: counts[record.id].flatMap { $0.failed + $0.interrupted > 0 ? $0.label : nil }
             ))
         }
 
@@ -44,16 +48,23 @@ extension PipelineGraph {
                 case .inner: style = .inner
                 default: style = .control
                 }
-                let label = record.kind == .sink ? nil : Self.countLabel(values[upstream.node] ?? 0)
-                edges.append(Edge(from: String(upstream.node), to: String(record.id), style: style, label: label))
+                let crossed = counts[upstream.node] ?? EventCounts()
+                edges.append(Edge(from: String(upstream.node), to: String(record.id), style: style,
+                                  label: record.kind == .sink ? nil : crossed.label,
+                                  failed: record.kind != .sink && crossed.failed > 0))
             }
         }
         let innerStreams = InnerStreams(trace: trace)
+        let creators = Self.creators(trace, of: Set(innerStreams.byOuter.values.joined()))
         for outer in innerStreams.byOuter.keys.sorted() {
-            for inner in innerStreams.of(outer)
-            where !edges.contains(where: { $0.from == String(inner) && $0.to == String(outer) }) {
-                edges.append(Edge(from: String(inner), to: String(outer), style: .inner,
-                                  label: Self.countLabel(values[inner] ?? 0)))
+            for inner in innerStreams.of(outer) {
+                let fed = creators[inner] ?? []
+                for creator in fed.isEmpty || fed.contains(outer) ? [outer] : fed.sorted()
+                where !edges.contains(where: { $0.from == String(inner) && $0.to == String(creator) }) {
+                    let crossed = counts[inner] ?? EventCounts()
+                    edges.append(Edge(from: String(inner), to: String(creator), style: .inner,
+                                      label: crossed.label, failed: crossed.failed > 0))
+                }
             }
         }
         edges += Self.errorPaths(trace)
@@ -64,8 +75,49 @@ extension PipelineGraph {
         self.init(title: title, nodes: nodes, edges: edges, heat: latencies != nil)
     }
 
-    private static func countLabel(_ count: Int) -> String {
-        count == 1 ? "1 value" : "\(count) values"
+    /// The events a node sent, by kind.
+    private struct EventCounts {
+        var values = 0
+        var failed = 0
+        var interrupted = 0
+
+        mutating func add(_ kind: EventKind) {
+            switch kind {
+            case .value: values += 1
+            case .failed: failed += 1
+            case .interrupted: interrupted += 1
+            default: break
+            }
+        }
+
+        /// "3 values · 2 failed · 1 interrupted": the values always, the others when any.
+        var label: String {
+            var parts = [values == 1 ? "1 value" : "\(values) values"]
+            if failed > 0 { parts.append("\(failed) failed") }
+            if interrupted > 0 { parts.append("\(interrupted) interrupted") }
+            return parts.joined(separator: " \u{00B7} ")
+        }
+    }
+
+    /// For each node of `inner`, the nodes that created it: nodes started in the same
+    /// subscription as it (by the same higher-order operator) whose events its events directly
+    /// caused (their primary cause), without it as an upstream. A service's body subscribed
+    /// under a `retry` feeds the `call` node started beside it, which created it.
+    private static func creators(_ trace: Trace, of inner: Set<UInt64>) -> [UInt64: Set<UInt64>] {
+        guard !inner.isEmpty else { return [:] }
+        var startedIn: [UInt64: Set<UInt64>] = [:]
+        for subscription in trace.subscriptions where subscription.parent != 0 {
+            startedIn[subscription.node, default: []].insert(subscription.parent)
+        }
+        var result: [UInt64: Set<UInt64>] = [:]
+        for event in trace.events {
+            guard let primary = event.causes.first, let cause = trace.event(sequence: primary),
+                  cause.node != event.node, inner.contains(cause.node),
+                  let parents = startedIn[cause.node], !parents.isDisjoint(with: startedIn[event.node] ?? []),
+                  trace.node(event.node)?.upstream.contains(where: { $0.node == cause.node }) == false else { continue }
+            result[cause.node, default: []].insert(event.node)
+        }
+        return result
     }
 
     /// For each failure a sink received: the node where it began (following the causes of

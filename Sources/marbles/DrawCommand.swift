@@ -27,9 +27,12 @@ struct DrawCommand: ParsableCommand {
         count.
 
         --pipeline draws the operators as a graph laid out by Graphviz: sources as ellipses, \
-        sinks as double boxes, edges labelled with the values that crossed them, inner \
-        streams dashed, failures as dashed red edges from where they began to the sink that \
-        received them, and boxes around the nodes that deliver on one thread. --heat colours \
+        sinks as double boxes, edges labelled with the events that crossed them ("3 values \
+        · 2 failed · 1 interrupted": failures and interruptions when there were any), an \
+        edge a failure crossed in heavy red (with a key of edges), a node that failed or \
+        was interrupted counting them under its name, inner streams dashed into the node \
+        that created them, failures as dashed red edges from where they began to the sink \
+        that received them, and boxes around the nodes that deliver on one thread. --heat colours \
         nodes by their p95 stage latency (as 'marbles stats' computes it).
 
         The output format comes from the file's extension: .svg, .png, .pdf, .txt (marble \

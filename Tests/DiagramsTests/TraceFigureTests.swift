@@ -146,8 +146,8 @@ final class TracePipelineTests: XCTestCase {
         XCTAssertEqual(graph.nodes[1].callSite?.hasPrefix("DiagramsTests/Pipelines.swift:"), true)
         let edges = graph.edges.map { "\($0.from)->\($0.to) \($0.style) \($0.label ?? "")" }
         XCTAssertEqual(edges, [
-            "1->2 data 6 values", "2->3 data 4 values", "3->4 data 3 values", "4->5 data 2 values", "5->6 data ",
-            "7->8 data 2 values", "8->4 inner 2 values", "7->6 error InvalidResponse",
+            "1->2 data 6 values", "2->3 data 4 values", "3->4 data 3 values", "4->5 data 2 values \u{00B7} 1 failed", "5->6 data ",
+            "7->8 data 2 values \u{00B7} 1 failed", "8->4 inner 2 values \u{00B7} 1 failed", "7->6 error InvalidResponse",
         ])
     }
 

@@ -1,0 +1,67 @@
+@testable import Diagrams
+import Foundation
+import TraceLog
+import XCTest
+
+/// The pipeline diagram of the committed autocomplete fixture (failures, retries and
+/// `.latest` interruptions inside a `flatMap`) says what failed and was interrupted, where.
+final class PipelineFailureTests: XCTestCase {
+    private func counts(_ trace: Trace, _ node: UInt64) -> (values: Int, failed: Int, interrupted: Int) {
+        let events = trace.events(of: node)
+        return (events.filter { $0.kind == .value }.count, events.filter { $0.kind == .failed }.count,
+                events.filter { $0.kind == .interrupted }.count)
+    }
+
+    private func expectedLabel(_ trace: Trace, _ node: UInt64) -> String {
+        let (values, failed, interrupted) = counts(trace, node)
+        var parts = [values == 1 ? "1 value" : "\(values) values"]
+        if failed > 0 { parts.append("\(failed) failed") }
+        if interrupted > 0 { parts.append("\(interrupted) interrupted") }
+        return parts.joined(separator: " \u{00B7} ")
+    }
+
+    func testEachNodeAndEdgeCountsFailuresAndInterruptionsBesideValues() throws {
+        let trace = try Pipelines.autocomplete()
+        let graph = PipelineGraph(trace: trace)
+        var failing = 0
+        for node in graph.nodes {
+            let id = try XCTUnwrap(UInt64(node.id))
+            let (_, failed, interrupted) = counts(trace, id)
+            XCTAssertEqual(node.note, failed + interrupted > 0 ? expectedLabel(trace, id) : nil, node.name)
+            if failed + interrupted > 0 { failing += 1 }
+        }
+        XCTAssertEqual(failing, 3, "the service, call(search) and retry: \(graph.nodes.map(\.note))")
+        let retry = try XCTUnwrap(graph.nodes.first { $0.name == "retry" })
+        XCTAssertEqual(retry.note, "2 values \u{00B7} 1 failed \u{00B7} 1 interrupted")
+        for edge in graph.edges where edge.style != .error {
+            let from = try XCTUnwrap(UInt64(edge.from))
+            let toSink = graph.nodes.first { $0.id == edge.to }?.kind == .sink
+            XCTAssertEqual(edge.label, toSink ? nil : expectedLabel(trace, from), "\(edge.from)->\(edge.to)")
+            XCTAssertEqual(edge.failed, !toSink && counts(trace, from).failed > 0, "\(edge.from)->\(edge.to)")
+        }
+        XCTAssertEqual(graph.edges.filter(\.failed).count, 3, "service → call, call → retry, retry → flatMapError")
+    }
+
+    /// The issue: the service was drawn as an inner stream of `retry`, not of `call(search)`.
+    func testTheServiceHangsFromTheCallThatCreatedIt() throws {
+        let trace = try Pipelines.autocomplete()
+        let graph = PipelineGraph(trace: trace)
+        func name(_ id: String) -> String { graph.nodes.first { $0.id == id }.map { "\($0.name)(\($0.parameters))" } ?? id }
+        let inner = graph.edges.filter { $0.style == .inner }.map { "\(name($0.from)) -> \(name($0.to))" }
+        XCTAssertEqual(inner, ["flatMapError() -> flatMap(latest)", "SignalProducer() -> call(search)",
+                               "SignalProducer(value:)([]) -> flatMapError()"])
+    }
+
+    func testFailingEdgesAreDrawnRedWithAKey() throws {
+        let graph = PipelineGraph(trace: try Pipelines.autocomplete(), title: "autocomplete")
+        let svg = String(decoding: try PipelineRenderer.render(graph, format: .svg), as: UTF8.self)
+        XCTAssertEqual(svg.components(separatedBy: ##"<path fill="none" stroke="#b2182b" stroke-width="2.2""##).count - 1, 3, svg)
+        XCTAssertTrue(svg.contains("failures crossed it"), svg)
+        XCTAssertTrue(svg.contains("inner stream"), svg)
+        XCTAssertEqual(try PipelineRenderer.render(graph, format: .svg), try PipelineRenderer.render(graph, format: .svg))
+        let quiet = PipelineGraph(nodes: [.init(id: "1", kind: .source, name: "a"), .init(id: "2", kind: .sink, name: "b")],
+                                  edges: [.init(from: "1", to: "2")])
+        let plain = String(decoding: try PipelineRenderer.render(quiet, format: .svg), as: UTF8.self)
+        XCTAssertFalse(plain.contains("edges"), "no key without a failure to explain")
+    }
+}
