@@ -279,6 +279,27 @@ struct SpecCall {
     var line: UInt { UInt(location.line) }
     var positional: [Argument] { arguments.filter { $0.label == nil } }
 
+    /// RxJS's configuration-object form (`retry({count: 2, delay: 4})`) read as the spec's
+    /// named arguments (`retry(count: 2, delay: 4)`): a call whose one argument is an object
+    /// becomes a call with its entries as named arguments. A key in `unsupported` is an error
+    /// with its message; any other key outside `keys` is an error naming the known ones.
+    func spreadingConfiguration(_ keys: Set<String>, unsupported: [String: String] = [:]) throws -> SpecCall {
+        guard arguments.count == 1, arguments[0].label == nil, case let .object(entries) = arguments[0].value else { return self }
+        let location = arguments[0].location
+        for entry in entries {
+            if let message = unsupported[entry.key] {
+                throw SpecSyntaxError(location: location, message: message)
+            }
+            guard keys.contains(entry.key) else {
+                let known = keys.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                throw SpecSyntaxError(location: location, message: "expected a configuration with \(known) for '\(name)', found '\(entry.key)'")
+            }
+        }
+        return SpecCall(name: name, location: self.location, receiver: receiver,
+                        arguments: entries.map { Argument(label: $0.key, value: $0.value, location: location) },
+                        interpreter: interpreter)
+    }
+
     /// The receiver stream of a method call (function calls have none and never ask).
     var stream: SpecProducer {
         receiver ?? .empty

@@ -96,13 +96,17 @@ extension SpecOperators {
 
     // MARK: Operators on a stream
 
+    /// RxJS's `distinctUntilChanged(comparator?, keySelector?)`: each value's key is compared
+    /// with the last sent value's key (`null` as the comparator: strict equality).
     static let distinctUntilChanged: Implementation = { call in
-        try call.expectArguments(0...1)
-        if call.positional.isEmpty {
-            return stream(call.stream.skipRepeats(file: file, line: call.line) { $0.strictlyEquals($1) })
+        try call.expectArguments(0...2)
+        var compare: ([SpecValue]) -> Bool = { $0[0].strictlyEquals($0[1]) }
+        if let argument = call.argument(0), !argument.value.isNull { compare = try call.predicate(0) }
+        guard call.positional.count == 2 else {
+            return stream(call.stream.skipRepeats(file: file, line: call.line) { compare([$0, $1]) })
         }
-        let compare = try call.predicate(0)
-        return stream(call.stream.skipRepeats(file: file, line: call.line) { compare([$0, $1]) })
+        let key = try call.function(1)
+        return stream(call.stream.skipRepeats(file: file, line: call.line) { compare([key([$0]), key([$1])]) })
     }
 
     /// A count as RxJS's `take` and `skip` read it: a whole number, and one below 0 is 0.
@@ -273,8 +277,22 @@ extension SpecOperators {
         "catchError": catchError,
         "retry": { call in
             try call.expectArguments(0...1, labels: ["count", "delay"])
-            let count = call.argument(0, "count") == nil ? Int.max : try call.count(0, "count")
-            if call.argument(nil, "delay") != nil {
+            // RxJS 7's retry(count) or retry({count, delay}); the spec's named arguments too.
+            let call = try call.spreadingConfiguration(["count", "delay"], unsupported: [
+                "resetOnSuccess": "expected 'count' or 'delay' only: a retry count reset by a value ('resetOnSuccess') is not supported",
+            ])
+            var count = Int.max
+            if call.argument(0, "count") != nil {
+                let value = try call.number(0, "count")
+                count = value <= 0 ? 0 : value >= Double(Int.max / 2) ? Int.max : try call.count(0, "count")
+            }
+            // RxJS: a count of 0 or less leaves the stream as it is.
+            guard count > 0 else { return stream(call.stream) }
+            if let delay = call.argument(nil, "delay") {
+                guard case .number = delay.value else {
+                    throw SpecSyntaxError(location: delay.location,
+                                          message: "expected a delay in milliseconds (a notifier function is not supported), found \(delay.value.typeName)")
+                }
                 return stream(call.stream.retry(upTo: count, interval: try call.duration(nil, "delay"), on: call.scheduler,
                                                 file: file, line: call.line))
             }
@@ -380,6 +398,15 @@ extension SpecOperators {
             return stream(SignalProducer<SpecProducer, SpecFailure>(streams).flatten(.concat, file: file, line: call.line))
         },
         "combineLatest": { call in
+            // RxJS 7's dictionary form, combineLatest({a: s, b: t}), sends objects with those keys.
+            if call.positional.count == 1, case let .object(entries) = call.positional[0].value {
+                let location = call.positional[0].location
+                let streams = try entries.map { try SpecCall.stream($0.value, location) }
+                let keys = entries.map(\.key)
+                return stream(SpecProducer.combineLatest(streams, file: file, line: call.line) { values in
+                    .object(Array(zip(keys, values)).map { (key: $0.0, value: $0.1) })
+                })
+            }
             let (streams, trailing) = try streamList(call, receiver: false)
             let project = try projector(call, trailing)
             return stream(SpecProducer.combineLatest(streams, file: file, line: call.line, reduce: project))

@@ -41,7 +41,7 @@ struct PlayCommand: ParsableCommand {
         distinctUntilChanged, startWith, debounceTime, throttleTime(d, leading:, trailing:), \
         auditTime, sampleTime, sample, delay, merge, concat, combineLatest, zip, \
         withLatestFrom(a, b, ..., project), switchMap, mergeMap, concatMap, exhaustMap, \
-        takeUntil, catchError((error, caught) => ...), retry(count, delay:), \
+        takeUntil, catchError((error, caught) => ...), retry(count, delay:) or retry({count, delay}), \
         timeout(each:, with:) (failing with "TimeoutError"), and the functions of, empty, \
         never, throwError(error or () => error), merge, concat, combineLatest, zip. \
         Swift names (Signals semantics): \
@@ -49,7 +49,9 @@ struct PlayCommand: ParsableCommand {
         flatMap(latest|merge|concat|race|throttle, f), skipRepeats, \
         take(first:|until:), skip(first:), observe(on: "name"), withLatest(from:), \
         flatMapError, then, collect. The error of a take(until:) trigger is not \
-        forwarded: that Signals operator takes triggers that cannot fail (takeUntil does).
+        forwarded: that Signals operator takes triggers that cannot fail (takeUntil does). \
+        Each RxJS-named operator against RxJS 7 (terminal events, multi-source forms): \
+        diagrams/operators/README.md in the repository.
 
         Output: an aligned marble diagram (inputs with a line per subscription, then the \
         derived streams, then a legend); control and bidi characters of values are shown as \

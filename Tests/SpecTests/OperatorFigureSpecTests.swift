@@ -20,4 +20,20 @@ final class OperatorFigureSpecTests: XCTestCase {
             XCTAssertTrue(derived.allSatisfy { !$0.events.isEmpty }, name)
         }
     }
+
+    /// The RxJS audit table in diagrams/operators/README.md names, for each operator, tests
+    /// that exist in this target.
+    func testTheRxJSAuditTableNamesRealTests() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let table = try String(contentsOf: root.appendingPathComponent("diagrams/operators/README.md"), encoding: .utf8)
+        let directory = root.appendingPathComponent("Tests/SpecTests")
+        let sources = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }
+            .map { try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8) }.joined()
+        let cited = table.split(separator: "`").filter { $0.hasPrefix("test") || $0.hasPrefix("Spec") && $0.hasSuffix("Tests") }
+        XCTAssertGreaterThanOrEqual(cited.count, 30)
+        for name in cited {
+            let declared = name.hasPrefix("test") ? "func \(name)()" : "class \(name)"
+            XCTAssertTrue(sources.contains(declared), "the table cites \(name), which is not a test here")
+        }
+    }
 }

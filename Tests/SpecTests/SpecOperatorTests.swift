@@ -57,6 +57,17 @@ final class SpecOperatorTests: XCTestCase {
         XCTAssertEqual(try out("hot a = -a-a-b-a-|\nout = a.skipRepeats()"), "-a---b-a-|")
     }
 
+    /// RxJS 7: distinctUntilChanged(comparator, keySelector) compares keys, each with the last
+    /// sent value's key; a null comparator is strict equality.
+    func testDistinctUntilChangedWithAKeySelector() throws {
+        let spec = "hot a = -a-b-c-d-|\nvalues a = {\"a\": 1, \"b\": 2, \"c\": 5, \"d\": 6}\n"
+        XCTAssertEqual(try out(spec + "out = a.distinctUntilChanged(null, v => v > 3)"), "-1---5---|")
+        XCTAssertEqual(try out(spec + "out = a.distinctUntilChanged((p, q) => p === q, v => v % 2)"), "-1-2-5-6-|")
+        XCTAssertEqual(try out("hot a = -a-b-c-d-|\nvalues a = {\"a\": 1, \"b\": 2, \"c\": 3, \"d\": 4}\n"
+                               + "out = a.distinctUntilChanged((p, q) => q - p < 2)"), "-1---3---|",
+                       "the comparison is with the last value sent, not the last received")
+    }
+
     func testStartWith() throws {
         XCTAssertEqual(events(try play("cold a = --a|\nout = a.startWith('x', 'y')"), "out"),
                        [#"0:"x""#, #"0:"y""#, #"2:"a""#, "3:|"])
@@ -116,6 +127,24 @@ final class SpecOperatorTests: XCTestCase {
         XCTAssertEqual(events(try play(spec + "out = combineLatest(a, b, (p, q) => p + q)"), "out"),
                        [#"2:"ax""#, #"4:"ay""#, #"5:"by""#, "9:|"])
         XCTAssertEqual(events(try play(spec + "out = combineLatest([a, b])"), "out").first, #"2:["a","x"]"#)
+    }
+
+    /// RxJS 7's combineLatest-spec "should work with hot-empty and hot-single": an input that
+    /// completes without a value does not complete the result; the last completion does.
+    func testCombineLatestCompletesWhenEveryInputHasCompleted() throws {
+        XCTAssertEqual(try out("hot a = -a-^-|\nhot b = -b-^-c-|\nout = combineLatest(a, b)"), "----|")
+    }
+
+    /// RxJS 7's sample ignores its notifier's completion: the source goes on until it ends.
+    func testSampleGoesOnAfterItsNotifierCompletes() throws {
+        XCTAssertEqual(try out("hot a = -a-b-c-d-e-|\nhot n = --x-|\nout = a.sample(n)"), "--a--------|")
+    }
+
+    /// RxJS 7's dictionary form: combineLatest({p: a, q: b}) sends objects with those keys.
+    func testCombineLatestOfAnObjectSendsObjects() throws {
+        XCTAssertEqual(events(try play("hot a = -a---b-|\nhot b = --x-y----|\nout = combineLatest({p: a, q: b})"), "out"),
+                       [#"2:{"p":"a","q":"x"}"#, #"4:{"p":"a","q":"y"}"#, #"5:{"p":"b","q":"y"}"#, "9:|"])
+        XCTAssertEqual(try out("out = combineLatest({})"), "|")
     }
 
     func testZipPairsInOrderAndCompletesWhenAPairCanNoLongerForm() throws {
@@ -190,6 +219,19 @@ final class SpecOperatorTests: XCTestCase {
     func testRetryWithCountAndDelay() throws {
         XCTAssertEqual(try out("cold a = -a#\nout = a.retry(2)"), "-a-a-a#")
         XCTAssertEqual(try out("cold a = -a#\nout = a.retry(count: 1, delay: 2)"), "-a---a#")
+    }
+
+    /// RxJS 7: retry({count, delay}) is the configuration form; a count of 0 or less leaves
+    /// the stream as it is.
+    func testRetryConfigurationObjectAndCountsBelowOne() throws {
+        XCTAssertEqual(try out("cold a = -a#\nout = a.retry({count: 2})"), "-a-a-a#")
+        XCTAssertEqual(try out("cold a = -a#\nout = a.retry({count: 1, delay: 2})"), "-a---a#")
+        XCTAssertEqual(try out("cold a = -a#\nout = a.retry(0)"), "-a#")
+        XCTAssertEqual(try out("cold a = -a#\nout = a.retry(-1)"), "-a#")
+        XCTAssertEqual(specError("cold a = -a#\nout = a.retry({cuont: 1})")?.message,
+                       "expected a configuration with 'count', 'delay' for 'retry', found 'cuont'")
+        XCTAssertEqual(specError("cold a = -a#\nout = a.retry({delay: e => of(1)})")?.message,
+                       "expected a delay in milliseconds (a notifier function is not supported), found function")
     }
 
     func testTimeoutEachWithAndWithoutFallback() throws {
