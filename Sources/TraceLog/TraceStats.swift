@@ -9,19 +9,28 @@
 ///   an upstream value, and that (like each data upstream node) ran as one subscription, so
 ///   the count is unambiguous; an operator that emits several values per input counts at
 ///   least 0.
+/// - **Sinks** have a line too: the events delivered to them (the events of the subscription
+///   each sink subscription observes).
 /// - **End-to-end latency** from each source to each sink: for each value reaching a sink,
-///   the time since the source event at the root of its primary causes.
+///   the time since the source event at the root of its primary causes (the trigger).
+/// - **Data age** from each source to each sink: for each value reaching a sink, the time
+///   since the newest event of that source among all its causes, followed along every cause,
+///   not only the primary one. For a value sampled by a timer or combined from several
+///   inputs, this is how old the data shown is: the timer is the trigger (its latency is
+///   small), while the reading it samples may be long past. Along a chain of single causes
+///   the data age equals the latency.
 ///
 /// Memory is bounded: causes are looked up in a window of the last `window` events (older
 /// ones are counted as unresolved; the window's storage grows with the events read, up to
-/// `window`), and percentiles come from `LatencyDistribution`. The root of an event's causes
-/// is kept with the event, so finding it costs constant time however long the chain.
+/// `window`), and percentiles come from `LatencyDistribution`. The root of an event's
+/// primary causes and the newest input of each source among all its causes are kept with
+/// the event, so finding them costs constant time however long the chain.
 ///
 /// Records are checked as `Trace` checks them (`TraceValidator`): an undefined or repeated id,
 /// or a cause that is not an earlier event, is an error at its line. Latencies between times
 /// at the ends of `Int64` saturate instead of trapping.
 public struct TraceStats: Sendable {
-    /// One node's line of the table.
+    /// One node's line of the table. A sink's events are the ones delivered to it.
     public struct NodeStats: Sendable {
         public var node: NodeRecord
         public var values = 0
@@ -42,11 +51,18 @@ public struct TraceStats: Sendable {
         public var neverRan: Int
     }
 
-    /// Latency from a source to a sink along causality.
+    /// Latency and data age from a source to a sink along causality.
     public struct PathStats: Sendable {
         public var source: NodeRecord
         public var sink: NodeRecord
-        public var latency: LatencySummary
+        /// The time from the source event at the root of a sink value's primary causes to the
+        /// value, over the values the source triggered; nil when it triggered none (it only
+        /// contributed data, like the readings a timer samples).
+        public var latency: LatencySummary?
+        /// The time from the newest event of the source among all of a sink value's causes to
+        /// the value, over the values the source contributed to; nil when every such value had
+        /// a cause outside the window.
+        public var dataAge: LatencySummary?
     }
 
     public var name: String
@@ -76,14 +92,36 @@ public struct TraceStats: Sendable {
         return stats
     }
 
-    /// A recent event, with the source event at the root of its primary causes.
+    /// A recent event, with the source event at the root of its primary causes and the
+    /// newest root event (an event without causes) of each node among all its causes, its
+    /// inputs.
     private struct Slot {
         var time: Int64 = 0
         var node: UInt64 = 0
-        /// False when a cause along the chain was outside the window when it was read.
-        var rooted = false
         var rootTime: Int64 = 0
         var rootNode: UInt64 = 0
+        /// The inputs when they are not just the root: empty along a chain of single causes
+        /// (most events), so those cost no allocation.
+        var otherInputs: [Input] = []
+        /// False when a cause along the primary chain was outside the window when it was read.
+        var rooted = false
+        /// False when a cause along any chain was outside the window when it was read.
+        var complete = false
+
+        /// Calls `body` with each input (only meaningful when `complete`).
+        func forEachInput(_ body: (Input) -> Void) {
+            if otherInputs.isEmpty {
+                body(Input(node: rootNode, time: rootTime))
+            } else {
+                otherInputs.forEach(body)
+            }
+        }
+    }
+
+    /// The newest root event of one node among an event's causes.
+    private struct Input: Equatable {
+        var node: UInt64
+        var time: Int64
     }
 
     private struct NodeState {
@@ -99,14 +137,19 @@ public struct TraceStats: Sendable {
         var dataDownstream: [UInt64] = []
         var feedsSinks: [UInt64] = []
 
-        /// Counts an event of this node; `cause` is its primary cause when still in the window.
-        mutating func count(_ event: EventRecord, cause: Slot?) {
-            switch event.kind {
+        /// Counts an event of this node, or one delivered to this sink.
+        mutating func receive(_ kind: EventKind) {
+            switch kind {
             case .value: stats.values += 1
             case .failed: stats.failed += 1
             case .completed: stats.completed += 1
             case .interrupted: stats.interrupted += 1
             }
+        }
+
+        /// Counts an event of this node; `cause` is its primary cause when still in the window.
+        mutating func count(_ event: EventRecord, cause: Slot?) {
+            receive(event.kind)
             let isValue = event.kind == .value
             if let cause {
                 latency.add(event.time.saturatingSubtracting(cause.time))
@@ -128,7 +171,16 @@ public struct TraceStats: Sendable {
         var order: [UInt64] = []
         var hopWaits: [HopKey: (wait: LatencyDistribution, neverRan: Int)] = [:]
         var paths: [PathKey: LatencyDistribution] = [:]
-        var subscriptionNodes: [UInt64: UInt64] = [:]
+        var dataAges: [PathKey: LatencyDistribution] = [:]
+        /// The inputs being merged (kept to reuse its storage).
+        var scratch: [Input] = []
+        /// The sinks observing each subscription, by subscription. Kept after a dispose: a
+        /// trace written by several threads may hold a subscription's last events after its
+        /// dispose record (one entry per sink subscription).
+        var observers: [UInt64: [UInt64]] = [:]
+        /// Sinks whose subscriptions name none they observe (a parent of 0): they are fed by
+        /// every subscription of their data upstream nodes.
+        var unparentedSinks: Set<UInt64> = []
         var events = 0
         var lastTime: Int64 = 0
         var duration: Int64?
@@ -167,6 +219,13 @@ public struct TraceStats: Sendable {
                 nodes[subscription.node]?.subscribed = true
                 nodes[subscription.node]?.subscriptions += 1
                 lastTime = max(lastTime, subscription.time)
+                if nodes[subscription.node]?.record.kind == .sink {
+                    if subscription.parent == 0 {
+                        unparentedSinks.insert(subscription.node)
+                    } else if observers[subscription.parent]?.contains(subscription.node) != true {
+                        observers[subscription.parent, default: []].append(subscription.node)
+                    }
+                }
             case let .event(event):
                 addEvent(event)
             case let .hop(hop):
@@ -194,28 +253,82 @@ public struct TraceStats: Sendable {
             lastTime = max(lastTime, event.time)
             let primary = event.causes.first ?? 0
             let cause = primary == 0 ? nil : recent.entry(primary)
-            if primary != 0 && cause == nil { unresolved += 1 }
             var slot = Slot(time: event.time, node: event.node)
             if primary == 0 {
-                (slot.rooted, slot.rootTime, slot.rootNode) = (true, event.time, event.node)
-            } else if let cause, cause.rooted {
-                (slot.rooted, slot.rootTime, slot.rootNode) = (true, cause.rootTime, cause.rootNode)
+                (slot.rooted, slot.complete, slot.rootTime, slot.rootNode) = (true, true, event.time, event.node)
+            } else if let cause {
+                (slot.rooted, slot.complete, slot.rootTime, slot.rootNode) = (cause.rooted, cause.complete, cause.rootTime, cause.rootNode)
+                slot.otherInputs = cause.otherInputs
+            } else {
+                unresolved += 1
+            }
+            if event.causes.count > 1 {
+                merge(event.causes.dropFirst(), into: &slot)
             }
             recent.insert(event.sequence, slot)
             // Updated in place through the dictionary: a copy of the state would copy its
             // latency histogram on every event.
             nodes[event.node]?.count(event, cause: cause)
-            guard event.kind == .value, let state = nodes[event.node] else { return }
+            guard let state = nodes[event.node] else { return }
+            var sinks = observers[event.subscription] ?? []
+            sinks += state.feedsSinks.filter { unparentedSinks.contains($0) && !sinks.contains($0) }
+            for sink in sinks { nodes[sink]?.receive(event.kind) }
+            guard event.kind == .value else { return }
             for downstream in state.dataDownstream where nodes[downstream]?.subscribed == true {
                 nodes[downstream]?.inputs += 1
             }
-            if !state.feedsSinks.isEmpty, slot.rooted, let root = nodes[slot.rootNode],
-               root.record.upstream.isEmpty || root.record.kind == .source {
-                for sink in state.feedsSinks {
+            if !sinks.isEmpty, slot.rooted, isSource(slot.rootNode) {
+                for sink in sinks {
                     paths[PathKey(source: slot.rootNode, sink: sink), default: LatencyDistribution()]
                         .add(event.time.saturatingSubtracting(slot.rootTime))
                 }
             }
+            if !sinks.isEmpty, slot.complete {
+                slot.forEachInput { input in
+                    guard isSource(input.node) else { return }
+                    for sink in sinks {
+                        dataAges[PathKey(source: input.node, sink: sink), default: LatencyDistribution()]
+                            .add(event.time.saturatingSubtracting(input.time))
+                    }
+                }
+            }
+        }
+
+        /// Adds the inputs of the causes after the primary one to `slot`'s, keeping the newest
+        /// per node; the slot is left incomplete when one of them is no longer in the window
+        /// (each such cause is counted as unresolved).
+        mutating func merge(_ causes: ArraySlice<UInt64>, into slot: inout Slot) {
+            scratch.removeAll(keepingCapacity: true)
+            if slot.complete { slot.forEachInput { scratch.append($0) } }
+            for sequence in causes {
+                guard let cause = recent.entry(sequence) else {
+                    unresolved += 1
+                    slot.complete = false
+                    continue
+                }
+                if !cause.complete { slot.complete = false }
+                guard slot.complete else { continue }
+                cause.forEachInput { input in
+                    if let index = scratch.firstIndex(where: { $0.node == input.node }) {
+                        scratch[index].time = max(scratch[index].time, input.time)
+                    } else {
+                        scratch.append(input)
+                    }
+                }
+            }
+            guard slot.complete else {
+                slot.otherInputs = []
+                return
+            }
+            let root = Input(node: slot.rootNode, time: slot.rootTime)
+            slot.otherInputs = scratch.count == 1 && scratch[0] == root ? [] : scratch
+        }
+
+        /// Whether an event of `node` without causes begins a path: a source, or a node with
+        /// no upstream.
+        func isSource(_ node: UInt64) -> Bool {
+            guard let record = nodes[node]?.record else { return false }
+            return record.upstream.isEmpty || record.kind == .source
         }
 
         func finish(name: String, header: TraceHeader) -> TraceStats {
@@ -243,10 +356,10 @@ public struct TraceStats: Sendable {
                 stats.hops.append(HopStats(node: nodes[key.node]?.record, scheduler: key.scheduler,
                                            wait: entry.wait.summary, neverRan: entry.neverRan))
             }
-            for key in paths.keys.sorted() {
-                guard let source = nodes[key.source]?.record, let sink = nodes[key.sink]?.record,
-                      let latency = paths[key]?.summary else { continue }
-                stats.paths.append(PathStats(source: source, sink: sink, latency: latency))
+            for key in Set(paths.keys).union(dataAges.keys).sorted() {
+                guard let source = nodes[key.source]?.record, let sink = nodes[key.sink]?.record else { continue }
+                stats.paths.append(PathStats(source: source, sink: sink, latency: paths[key]?.summary,
+                                             dataAge: dataAges[key]?.summary))
             }
             let candidates = stats.nodes.compactMap { line in line.stageLatency.map { (line.node, $0) } }
             if let slowest = candidates.max(by: { a, b in
@@ -270,7 +383,7 @@ public struct TraceStats: Sendable {
     public var text: String {
         var out = "\(name): \(header.clock.rawValue) time, \(events) events, \(formatDuration(duration))\n\n"
         var rows = [["node", "at", "values", "failed", "done", "intr", "p50", "p95", "p99", "max", "dropped"]]
-        for line in nodes where line.node.kind != .sink {
+        for line in nodes {
             let latency = line.stageLatency
             rows.append([
                 Self.nodeName(line.node), "\(line.node.file):\(line.node.line)", "\(line.values)", "\(line.failed)",
@@ -295,14 +408,13 @@ public struct TraceStats: Sendable {
             out += Self.table(hopRows, rightAligned: 2...)
         }
         if !paths.isEmpty {
-            out += "\nend-to-end latency, source to sink\n"
-            var pathRows = [["source", "sink", "values", "p50", "p95", "p99", "max"]]
+            out += "\nend-to-end, source to sink: latency of the values the source triggered (primary causes);\n"
+                + "data age, time since the source's newest input among all causes of the values it fed\n"
+            var pathRows = [["source", "sink", "triggered", "p50", "p95", "p99", "max",
+                             "fed", "age p50", "age p95", "age p99", "age max"]]
             for path in paths {
-                pathRows.append([
-                    Self.nodeName(path.source), Self.nodeName(path.sink), "\(path.latency.count)",
-                    formatDuration(path.latency.p50), formatDuration(path.latency.p95),
-                    formatDuration(path.latency.p99), formatDuration(path.latency.max),
-                ])
+                pathRows.append([Self.nodeName(path.source), Self.nodeName(path.sink)]
+                    + Self.summaryCells(path.latency) + Self.summaryCells(path.dataAge))
             }
             out += Self.table(pathRows, rightAligned: 2...)
         }
@@ -317,6 +429,13 @@ public struct TraceStats: Sendable {
             out += "note: \(unresolvedCauses) causes were outside the analysis window and are left out\n"
         }
         return out
+    }
+
+    /// Count, p50, p95, p99 and max; `0` and dashes without samples.
+    private static func summaryCells(_ summary: LatencySummary?) -> [String] {
+        guard let summary else { return ["0", "-", "-", "-", "-"] }
+        return ["\(summary.count)", formatDuration(summary.p50), formatDuration(summary.p95),
+                formatDuration(summary.p99), formatDuration(summary.max)]
     }
 
     private static func table(_ rows: [[String]], rightAligned: PartialRangeFrom<Int>) -> String {
@@ -383,7 +502,8 @@ public struct TraceStats: Sendable {
         line.field("paths", objects: paths) { object, path in
             object.field("source", path.source.id)
             object.field("sink", path.sink.id)
-            object.field("latency") { Self.latencyObject(&$0, path.latency) }
+            if let latency = path.latency { object.field("latency") { Self.latencyObject(&$0, latency) } }
+            if let age = path.dataAge { object.field("dataAge") { Self.latencyObject(&$0, age) } }
         }
         if let slowest = slowestStage { line.field("slowestStage", slowest.id) }
         line.field("unresolvedCauses", unresolvedCauses)

@@ -152,8 +152,8 @@ struct DemoRow {
         events = recording.events.count
         hops = recording.hops.count
         endToEnd = stats.paths
-            .filter { $0.source.name == "input" }
-            .max { ($0.latency.p95, $1.sink.id) < ($1.latency.p95, $0.sink.id) }
+            .filter { $0.source.name == "input" && $0.latency != nil }
+            .max { ($0.latency?.p95 ?? 0, $1.sink.id) < ($1.latency?.p95 ?? 0, $0.sink.id) }
         slowestStage = stats.slowestStage.map { node in
             Self.operatorName(node) + (node.label.map { " \"\($0)\"" } ?? "")
         } ?? "-"
@@ -178,8 +178,8 @@ struct DemoRow {
             let path = row.endToEnd.map { "\($0.source.label ?? $0.source.name) → \(row.observed($0.sink))" } ?? "-"
             lines.append([
                 row.name, String(row.nodes), String(row.events), String(row.hops),
-                row.endToEnd.map { formatDuration($0.latency.p50) } ?? "-",
-                row.endToEnd.map { formatDuration($0.latency.p95) } ?? "-",
+                row.endToEnd?.latency.map { formatDuration($0.p50) } ?? "-",
+                row.endToEnd?.latency.map { formatDuration($0.p95) } ?? "-",
                 path, row.slowestStage,
                 row.agreement.isSame ? "yes" : "no (\(row.agreement.differences.count))",
             ])

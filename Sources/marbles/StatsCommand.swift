@@ -12,9 +12,20 @@ struct StatsCommand: ParsableCommand {
         events by kind (values, failed, done = completed, intr = interrupted); stage latency \
         (time from each event's primary cause to the event) as p50 / p95 / p99 / max; and \
         values dropped (upstream values that caused none of the node's values: what filter, \
-        throttle, debounce swallow; "-" where that is not meaningful). Then the queue wait of \
-        each thread hop per node and scheduler, the end-to-end latency from each source to \
-        each sink along causality, and the slowest stage (highest p95).
+        throttle, debounce swallow; "-" where that is not meaningful). Sinks have a line too: \
+        the events delivered to them. Then the queue wait of each thread hop per node and \
+        scheduler, then end-to-end from each source to each sink: the latency of the values \
+        the source triggered (from the root of their primary causes: "triggered" counts them), \
+        and beside it the data age (from the newest event of the source among all causes of a \
+        value, followed along every data path: "fed" counts the values). For a value sampled \
+        by a timer or combined from several inputs the timer or newest input is the trigger, \
+        while the data age says how old the data shown is (the reading a dashboard displays); \
+        along a chain of single causes the two are equal. Last, the slowest stage (highest p95).
+
+        With --json, each node has its kind ("sink" for sinks); each path has "source", \
+        "sink", "latency" (absent when the source triggered no value of that sink) and \
+        "dataAge" (absent when every value it fed had a cause outside the window), each with \
+        count, p50, p95, p99 and max.
 
         Times are integer nanoseconds in the trace; the table prints them as ns, µs, ms or s.
         Percentiles are exact up to 4096 samples per node, then within 1%.
@@ -36,11 +47,11 @@ struct StatsCommand: ParsableCommand {
     var json = false
 
     @Option(name: .long, help: ArgumentHelp(
-        "How many recent events are kept to resolve causes (memory bound, 32 bytes each: 16 to 4194304); older causes are counted as unresolved.",
+        "How many recent events are kept to resolve causes (memory bound, about 56 bytes each, more for values combined from several sources: 16 to 4194304); older causes are counted as unresolved.",
         valueName: "events"))
     var window: Int = 1 << 18
 
-    /// The largest window: 128 MiB of kept events.
+    /// The largest window: about 224 MiB of kept events.
     static let windowLimit = 1 << 22
 
     func validate() throws {

@@ -54,8 +54,8 @@ final class TraceStatsTests: XCTestCase {
         let path = try XCTUnwrap(stats.paths.first)
         XCTAssertEqual(path.source.label, "input")
         XCTAssertEqual(path.sink.name, "observeValues")
-        XCTAssertEqual(path.latency.count, 2)
-        XCTAssertEqual(path.latency.p99, 10_000_000)
+        XCTAssertEqual(path.latency?.count, 2)
+        XCTAssertEqual(path.latency?.p99, 10_000_000)
         XCTAssertEqual(stats.unresolvedCauses, 0)
     }
 
@@ -133,5 +133,86 @@ extension TraceStatsTests {
         let wide = try TraceStats.compute(TraceReader(bytes: bytes), window: 64)
         XCTAssertEqual(wide.unresolvedCauses, 0)
         XCTAssertEqual(wide.nodes.first { $0.node.name == "delay" }?.stageLatency?.max, 100_000_000)
+    }
+}
+
+extension TraceStatsTests {
+    /// The dashboard shape: readings → scan(average) → combineLatest(with: readings) → map →
+    /// sample(on: a 250 ms timer) → skipRepeats → observe(on: lane "main") → sink. Readings
+    /// at 100, 210 and 320 ms, then 900 ms; the timer ticks at 250, 500, 750, 1000 ms.
+    private func recordDashboard() -> [UInt8] {
+        let scheduler = TestScheduler()
+        return Recorder.record(virtual: scheduler) {
+            let (readings, input) = Signal<Double, Never>.pipe(named: "celsius")
+            let average = readings.scan((sum: 0.0, n: 0)) { ($0.sum + $1, $0.n + 1) }
+            let text = average.combineLatest(with: readings).map { acc, last in "\(last) (avg \(acc.sum / Double(acc.n)))" }
+            let ticks = SignalProducer<Date, Never>.timer(interval: .milliseconds(250), on: scheduler).map { _ in () }
+            let shown = SignalProducer(text).sample(on: ticks).skipRepeats().observe(on: scheduler.lane("main"))
+                .startWithValues { _ in }
+            for (milliseconds, reading) in [(100, 20.0), (210, 21.0), (320, 22.0), (900, 23.0)] {
+                scheduler.schedule(atNanoseconds: Int64(milliseconds) * 1_000_000) { input.send(value: reading) }
+            }
+            scheduler.schedule(atNanoseconds: 1_100_000_000) { shown.dispose() }
+            scheduler.run()
+        }
+    }
+
+    func testSinksHaveALineOfTheEventsDeliveredToThem() throws {
+        let stats = try TraceStats.compute(TraceReader(bytes: recordDashboard()))
+        let sink = try XCTUnwrap(stats.nodes.first { $0.node.kind == .sink })
+        XCTAssertEqual(sink.node.name, "startWithValues")
+        // Ticks at 250 (reading 21), 500 (22), 750 (22 again: skipped) and 1000 ms (23).
+        XCTAssertEqual(sink.values, 3)
+        XCTAssertEqual(sink.interrupted, 1)
+        XCTAssertNil(sink.stageLatency)
+        XCTAssertNil(sink.dropped)
+        XCTAssertTrue(stats.text.contains("#\(sink.node.id) startWithValues"), stats.text)
+    }
+
+    func testDataAgeFollowsEveryCauseToTheNewestInputOfEachSource() throws {
+        let stats = try TraceStats.compute(TraceReader(bytes: recordDashboard()))
+        let reading = try XCTUnwrap(stats.paths.first { $0.source.label == "celsius" })
+        let timer = try XCTUnwrap(stats.paths.first { $0.source.name == "timer" })
+        XCTAssertEqual(reading.sink.kind, .sink)
+        XCTAssertEqual(timer.sink.id, reading.sink.id)
+        // The timer triggers every displayed value, at once: its latency and data age are 0.
+        XCTAssertEqual(timer.latency?.count, 3)
+        XCTAssertEqual(timer.latency?.max, 0)
+        XCTAssertEqual(timer.dataAge?.max, 0)
+        // The readings trigger nothing the sink shows, but each shown value is a reading
+        // 40 ms (210 → 250), 180 ms (320 → 500) and 100 ms (900 → 1000) old.
+        XCTAssertNil(reading.latency)
+        let age = try XCTUnwrap(reading.dataAge)
+        XCTAssertEqual(age.count, 3)
+        XCTAssertEqual(age.p50, 100_000_000)
+        XCTAssertEqual(age.max, 180_000_000)
+
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(stats.json.utf8)) as? [String: Any])
+        let paths = try XCTUnwrap(json["paths"] as? [[String: Any]])
+        let readingPath = try XCTUnwrap(paths.first { $0["source"] as? Int == Int(reading.source.id) })
+        XCTAssertNil(readingPath["latency"])
+        XCTAssertEqual((readingPath["dataAge"] as? [String: Any])?["max"] as? Int, 180_000_000)
+        let nodes = try XCTUnwrap(json["nodes"] as? [[String: Any]])
+        XCTAssertEqual(nodes.first { $0["kind"] as? String == "sink" }?["values"] as? Int, 3)
+        XCTAssertTrue(stats.text.contains("data age"), stats.text)
+    }
+
+    func testACauseOutsideTheWindowLeavesADataAgeOut() throws {
+        // Each sum combines the newest value with the first one, 40 events back.
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (signal, input) = Signal<Int, Never>.pipe(named: "numbers")
+            signal.combineLatest(with: signal.take(first: 1)).observeValues { _ in }
+            for value in 1...40 {
+                scheduler.schedule(atNanoseconds: Int64(value) * 1_000_000) { input.send(value: value) }
+            }
+            scheduler.run()
+        }
+        let wide = try TraceStats.compute(TraceReader(bytes: bytes), window: 1024)
+        XCTAssertEqual(wide.paths.first?.dataAge?.count, 40)
+        let narrow = try TraceStats.compute(TraceReader(bytes: bytes), window: 16)
+        XCTAssertGreaterThan(narrow.unresolvedCauses, 0)
+        XCTAssertLessThan(narrow.paths.first?.dataAge?.count ?? 0, 40)
+        XCTAssertEqual(narrow.paths.first?.latency?.count, 40)
     }
 }
