@@ -101,11 +101,14 @@ extension Recorder {
     /// commonest shape, as a `BinaryEvent`: its line is formatted off the producing thread.
     func appendEvent(node: UInt64, subscription: UInt64, kind: EventKind, time: Int64, thread: UInt64,
                      cause: UInt64, integer: Int64?) {
-        var event = BinaryEvent(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind,
+        let event = BinaryEvent(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind,
                                 thread: thread, cause: cause, integer: integer)
-        buffer.append(BinaryEvent.marker)
-        withUnsafeBytes(of: &event) { raw in
-            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[..<MemoryLayout<BinaryEvent>.size]))
+        // Marker and event assembled on the stack and appended in one copy.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: BinaryEvent.entrySize) { entry in
+            let raw = UnsafeMutableRawPointer(entry.baseAddress!)
+            raw.storeBytes(of: BinaryEvent.marker, as: UInt8.self)
+            raw.storeBytes(of: event, toByteOffset: 1, as: BinaryEvent.self)
+            buffer.append(contentsOf: UnsafeBufferPointer(entry))
         }
         appended()
     }

@@ -124,7 +124,9 @@ public final class Recorder: Probe, @unchecked Sendable {
         get { hot.pointee.highWater }
         _modify { yield &hot.pointee.highWater }
     }
-    var memory: [UInt8] = []
+    /// An in-memory recorder's full buffers, as recorded (each ends with a whole record):
+    /// binary events are formatted when the trace is read, not on the producing thread.
+    var memory: [[UInt8]] = []
     /// The writer thread's hand-off (file recorders): a full buffer waiting to be written,
     /// the records it holds, and an empty buffer to swap in for it.
     var pending: [UInt8]?
@@ -336,7 +338,8 @@ public final class Recorder: Probe, @unchecked Sendable {
     public var bytes: [UInt8] {
         lock()
         defer { unlock() }
-        var trace = memory
+        var trace: [UInt8] = []
+        for chunk in memory { BinaryEvent.expand(chunk, into: &trace) }
         BinaryEvent.expand(buffer, into: &trace)
         return trace
     }
@@ -384,12 +387,52 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     public func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes tagged: Causes) -> UInt64 {
-        let context = ProbeContext.current
+        let integer: Int64?? = Self.integerOrNone(value)
+        return record(node, subscription: subscription, kind: kind, integer: integer, value: value,
+                      cause: tagged.primary, others: tagged.others, context: ProbeContext.current)
+    }
+
+    public func willSend<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
+                                context: ProbeContext) -> UInt64 {
+        // An `Int` is told by its type's metadata and read where it lies, without a copy into
+        // an `Any` (a value witness call): nearly every event of a value pipeline.
+        let integer: Int64??
+        if let value {
+            integer = Value.self == Int.self ? .some(Int64(UnsafeRawPointer(value).load(as: Int.self))) : nil
+        } else {
+            integer = .some(nil)
+        }
+        return record(node, subscription: subscription, kind: kind, integer: integer, value: value.map { $0.pointee as Any },
+                      cause: context.cause, others: context.otherCauses, context: context)
+    }
+
+    /// Records an event: its causes are as the send path tagged them (`tag | sequence`).
+    ///
+    /// `integer` is the value when there is none (`.some(nil)`) or it is exactly an `Int`,
+    /// else nil; `value` is only asked for then. The commonest event (an `Int` value or none,
+    /// at most one cause) costs a lock, the clock, the ids from their caches and a fixed-size
+    /// binary record appended to the buffer: its line is formatted later, off this thread.
+    /// Any other value is formatted here, before the lock.
+    @inline(__always)
+    func record(_ node: Node, subscription: UInt64, kind: EventKind, integer: Int64??, value: @autoclosure () -> Any?,
+                cause tagged: UInt64, others: [UInt64], context: ProbeContext) -> UInt64 {
         guard belongs(context) else { return 0 }
-        let causes = tagged.others.isEmpty
-            ? Causes(primary: localCause(tagged.primary))
-            : Causes(primary: localCause(tagged.primary), others: tagged.others.map(localCause))
-        let formatted = value.map(Self.format)
+        let primary = localCause(tagged)
+        if others.isEmpty, let integer {
+            lock()
+            defer { release() }
+            sequence += 1
+            guard !stopped else { return tag | sequence }
+            let time = now()
+            let thread = threadID(context)
+            let subscriptionID = self.subscriptionID(subscription, node: node, time: time, thread: thread)
+            let nodeID = self.nodeID(node)
+            appendEvent(node: nodeID, subscription: subscriptionID, kind: kind, time: time, thread: thread,
+                        cause: primary, integer: integer)
+            return tag | sequence
+        }
+        let causes = others.isEmpty ? Causes(primary: primary) : Causes(primary: primary, others: others.map(localCause))
+        let formatted = value().map(Self.format)
         lock()
         defer { release() }
         sequence += 1
@@ -398,20 +441,6 @@ public final class Recorder: Probe, @unchecked Sendable {
         let thread = threadID(context)
         let subscriptionID = self.subscriptionID(subscription, node: node, time: time, thread: thread)
         let nodeID = self.nodeID(node)
-        if causes.others.isEmpty {
-            switch formatted {
-            case nil:
-                appendEvent(node: nodeID, subscription: subscriptionID, kind: kind, time: time, thread: thread,
-                            cause: causes.primary, integer: nil)
-                return tag | sequence
-            case let .integer(integer):
-                appendEvent(node: nodeID, subscription: subscriptionID, kind: kind, time: time, thread: thread,
-                            cause: causes.primary, integer: integer)
-                return tag | sequence
-            default:
-                break
-            }
-        }
         var line = JSONLine(capacity: 0)
         swap(&line.bytes, &buffer)
         line.begin()

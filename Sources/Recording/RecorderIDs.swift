@@ -6,8 +6,12 @@ import TraceLog
 /// subscriptions (a late subscription record for one begun before the recording) and
 /// threads; each writes its defining record the first time it is met.
 extension Recorder {
-    func nodeID(_ node: Node) -> UInt64 {
+    @inline(__always) func nodeID(_ node: Node) -> UInt64 {
         if let id = nodeCache.lookup(node.id) { return id }
+        return uncachedNodeID(node)
+    }
+
+    func uncachedNodeID(_ node: Node) -> UInt64 {
         if let id = nodeIDs[node.id] {
             nodeCache.store(node.id, id)
             return id
@@ -28,8 +32,12 @@ extension Recorder {
 
     /// The trace id of a subscription, writing a late subscription record for one that began
     /// before the recording.
-    func subscriptionID(_ subscription: UInt64, node: Node, time: Int64, thread: UInt64) -> UInt64 {
+    @inline(__always) func subscriptionID(_ subscription: UInt64, node: Node, time: Int64, thread: UInt64) -> UInt64 {
         if let id = subscriptionCache.lookup(subscription) { return id }
+        return uncachedSubscriptionID(subscription, node: node, time: time, thread: thread)
+    }
+
+    func uncachedSubscriptionID(_ subscription: UInt64, node: Node, time: Int64, thread: UInt64) -> UInt64 {
         if let id = subscriptionIDs[subscription] {
             subscriptionCache.store(subscription, id)
             return id
@@ -44,18 +52,24 @@ extension Recorder {
     }
 
     func threadID(_ context: ProbeContext) -> UInt64 {
-        let info = ThreadInfo.current
-        let label = currentQueueLabel()
+        ThreadInfo.withCurrent { threadID(context, info: $0) }
+    }
+
+    @inline(__always) func threadID(_ context: ProbeContext, info: ThreadInfo) -> UInt64 {
+        let cache = info.cache
         // The thread's last answer, kept on the thread: no key built, no hashing. Only this
-        // thread touches its `ThreadInfo`, so the lock is not what makes this safe.
-        if info.cachedRecorder == serial && info.cachedScheduler == context.schedulerName && info.isCached(label: label) {
-            return info.cachedID
+        // thread touches its `ThreadInfo`, so the lock is not what makes this safe. The main
+        // thread is named `main` whatever queue's work it runs, so its queue is not asked.
+        if cache.pointee.recorder == serial && cache.pointee.scheduler == context.schedulerName
+            && (info.isMain || info.isCached(label: currentQueueLabel())) {
+            return cache.pointee.id
         }
+        let label = currentQueueLabel()
         let id = threadID(info, name: info.name(queueLabel: label), context)
-        info.cachedRecorder = serial
-        info.cachedScheduler = context.schedulerName
+        cache.pointee.recorder = serial
+        cache.pointee.scheduler = context.schedulerName
         info.cache(label: label)
-        info.cachedID = id
+        cache.pointee.id = id
         return id
     }
 

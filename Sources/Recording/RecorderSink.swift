@@ -39,8 +39,12 @@ extension Recorder {
         guard !buffer.isEmpty else { return }
         switch sink {
         case .memory:
-            BinaryEvent.expand(buffer, into: &memory)
-            buffer.removeAll(keepingCapacity: true)
+            // Kept as recorded (binary events and lines), formatted only when the trace is
+            // read (`bytes`): formatting here would be on the producing thread.
+            var full: [UInt8] = []
+            full.reserveCapacity(bufferCapacity + bufferCapacity / 4)
+            swap(&full, &buffer)
+            memory.append(full)
         case .file:
             guard writerRunning else {
                 // Nothing will write it: only after a stop, when nothing is recorded any more.

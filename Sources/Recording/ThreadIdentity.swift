@@ -32,30 +32,43 @@ struct ThreadKey: Hashable {
 /// OS thread's name; and `thread-TID` when that is empty or begins with `-`.
 final class ThreadInfo {
     let tid: UInt64
-    private let isMain: Bool
+    let isMain: Bool
     private let osName: String
-    /// The `serial` of the recorder that last numbered this thread, the scheduler name and
-    /// queue label it was numbered under, and the id it got.
-    var cachedRecorder: UInt64 = 0
-    var cachedScheduler: String?
-    private var cachedLabel: [CChar] = [0]
-    var cachedID: UInt64 = 0
+    /// What the thread was last numbered as, behind a pointer: a class's stored `var`s are
+    /// checked for exclusive access at run time on every access, a pointer's pointee is not.
+    /// Only this thread touches it.
+    let cache: UnsafeMutablePointer<Cache>
+    struct Cache {
+        /// The `serial` of the recorder that last numbered this thread, the scheduler name and
+        /// queue label it was numbered under, and the id it got.
+        var recorder: UInt64 = 0
+        var scheduler: String?
+        var label: [CChar] = [0]
+        var id: UInt64 = 0
+    }
 
     private init() {
         let (tid, osName) = Self.osIdentity()
         self.tid = tid
         self.osName = osName
         isMain = Thread.isMainThread
+        cache = .allocate(capacity: 1)
+        cache.initialize(to: Cache())
+    }
+
+    deinit {
+        cache.deinitialize(count: 1)
+        cache.deallocate()
     }
 
     /// Whether the cached id was given under `label` (compared by content: a freed queue's
     /// label may be reused at the same address by another queue).
     @inline(__always) func isCached(label: UnsafePointer<CChar>) -> Bool {
-        cachedLabel.withUnsafeBufferPointer { strcmp($0.baseAddress!, label) == 0 }
+        cache.pointee.label.withUnsafeBufferPointer { strcmp($0.baseAddress!, label) == 0 }
     }
 
     func cache(label: UnsafePointer<CChar>) {
-        cachedLabel = Array(UnsafeBufferPointer(start: label, count: strlen(label) + 1))
+        cache.pointee.label = Array(UnsafeBufferPointer(start: label, count: strlen(label) + 1))
     }
 
     /// The logical name while work of the queue labelled `label` runs.
@@ -107,5 +120,12 @@ final class ThreadInfo {
         let info = ThreadInfo()
         pthread_setspecific(key, Unmanaged.passRetained(info).toOpaque())
         return info
+    }
+
+    /// Runs `body` with this thread's `ThreadInfo`, which the thread keeps alive: without
+    /// the retain and release of `current`.
+    @inline(__always) static func withCurrent<R>(_ body: (ThreadInfo) -> R) -> R {
+        guard let pointer = pthread_getspecific(key) else { return body(current) }
+        return Unmanaged<ThreadInfo>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 }

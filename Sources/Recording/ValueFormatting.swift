@@ -52,15 +52,25 @@ extension Recorder {
         return encoder
     }()
 
-    /// The value ready to write: fast paths for the common scalar types; other `Encodable`
-    /// values through `JSONEncoder` with sorted keys; anything else as its description only.
-    static func format(_ value: Any) -> FormattedValue {
-        // Exactly an `Int` is told by comparing type metadata, where `as? Int` on an `Any` goes
-        // through the runtime's general cast (about 260 instructions per recorded event).
+    /// No value, or exactly an `Int`, as the binary record stores it (the outer optional is
+    /// nil for any other value). The type is told by comparing type metadata, where `as? Int`
+    /// on an `Any` goes through the runtime's general cast (about 260 instructions), and the
+    /// value is read in place, not copied out of its existential box.
+    @inline(__always)
+    static func integerOrNone(_ value: Any?) -> Int64?? {
+        guard let value else { return .some(nil) }
         func exactInteger<T>(_ value: T) -> Int64? {
             T.self == Int.self ? Int64(unsafeBitCast(value, to: Int.self)) : nil
         }
-        if let integer = _openExistential(value, do: exactInteger) { return .integer(integer) }
+        if let integer = _openExistential(value, do: exactInteger) { return .some(integer) }
+        return nil
+    }
+
+    /// The value ready to write: fast paths for the common scalar types; other `Encodable`
+    /// values through `JSONEncoder` with sorted keys; anything else as its description only.
+    static func format(_ value: Any) -> FormattedValue {
+        // Exactly an `Int` first, as `integerOrNone` tells it.
+        if case let .some(.some(integer)) = integerOrNone(value) { return .integer(integer) }
         switch value {
         case let integer as Int:
             return .integer(Int64(integer))

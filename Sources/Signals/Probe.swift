@@ -149,6 +149,15 @@ public protocol Probe: AnyObject, Sendable {
     /// of the events that caused it, first the one being delivered when it was sent.
     /// Returns the event's sequence number (non-zero).
     func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes: Causes) -> UInt64
+    /// As `willSend(_:subscription:kind:value:causes:)`, called by the send path with the
+    /// sending thread's context, whose `cause` and `otherCauses` are the causes, and the value
+    /// lent where it lies as its own type (valid only during the call; nil for an event
+    /// without one): a probe that needs the context too (a recorder, for the recording scope
+    /// and the scheduler) saves a thread-local lookup and the `Causes` value, and one that
+    /// stores plain numbers reads them without a copy into an `Any` or the metadata of an
+    /// optional of a generic type. By default it calls that method with the value as `Any`.
+    func willSend<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
+                         context: ProbeContext) -> UInt64
     /// The subscription ended: disposed, or terminated and released.
     func didDispose(_ node: Node, subscription: UInt64)
     /// An action was enqueued onto `scheduler` by `node` (a thread hop). Returns a hop id.
@@ -169,6 +178,12 @@ extension Probe {
     }
 
     public var numbersEvents: Bool { false }
+
+    public func willSend<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
+                                context: ProbeContext) -> UInt64 {
+        willSend(node, subscription: subscription, kind: kind, value: value.map { $0.pointee as Any },
+                 causes: Causes(primary: context.cause, others: context.otherCauses))
+    }
 }
 
 /// The sequence numbers of the events that caused an event. Usually one; empty for a
@@ -242,6 +257,26 @@ public enum Instrumentation {
             for member in members {
                 guard let probe = member.probe else { continue }
                 let sequence = probe.willSend(node, subscription: subscription, kind: kind, value: value, causes: causes)
+                if sequence != 0 && (chosen == 0 || (member.numbersEvents && !numbered)) {
+                    chosen = sequence
+                    numbered = member.numbersEvents
+                }
+            }
+            return chosen
+        }
+
+        /// As `willSend(_:subscription:kind:value:causes:)`, passing the context on.
+        @usableFromInline func willSend<Value>(_ node: Node, subscription: UInt64, kind: EventKind,
+                                               value: UnsafePointer<Value>?, context: ProbeContext) -> UInt64 {
+            if members.count == 1 {
+                return members[0].probe?.willSend(node, subscription: subscription, kind: kind, value: value,
+                                                  context: context) ?? 0
+            }
+            var chosen: UInt64 = 0
+            var numbered = false
+            for member in members {
+                guard let probe = member.probe else { continue }
+                let sequence = probe.willSend(node, subscription: subscription, kind: kind, value: value, context: context)
                 if sequence != 0 && (chosen == 0 || (member.numbersEvents && !numbered)) {
                     chosen = sequence
                     numbered = member.numbersEvents
@@ -339,19 +374,60 @@ public enum Instrumentation {
 /// meanwhile), the subscription running (the parent of inner streams started meanwhile), and
 /// the scheduler whose action is running (the logical thread).
 public final class ProbeContext {
+    /// The context's state, behind a pointer: a class's stored `var`s are checked for
+    /// exclusive access at run time on every access from another module (the recorder reads
+    /// the scope, the send path saves and restores the cause: about 75 instructions each), a
+    /// pointer's pointee is not. Only the context's own thread touches it.
+    @usableFromInline
+    struct State {
+        @usableFromInline var cause: UInt64 = 0
+        @usableFromInline var otherCauses: [UInt64] = []
+        @usableFromInline var parentSubscription: UInt64 = 0
+        @usableFromInline var schedulerName: String?
+        @usableFromInline var scope: UInt64 = 0
+        @usableFromInline init() {}
+    }
+
+    @usableFromInline let state: UnsafeMutablePointer<State>
+
     /// The sequence number of the event being delivered on this thread, or 0.
-    public var cause: UInt64 = 0
+    @inlinable public var cause: UInt64 {
+        get { state.pointee.cause }
+        set { state.pointee.cause = newValue }
+    }
     /// Further causes an operator adds (the latest values `combineLatest` combines).
-    public var otherCauses: [UInt64] = []
+    @inlinable public var otherCauses: [UInt64] {
+        get { state.pointee.otherCauses }
+        set { state.pointee.otherCauses = newValue }
+    }
     /// The subscription that is starting inner streams, or 0.
-    public var parentSubscription: UInt64 = 0
+    @inlinable public var parentSubscription: UInt64 {
+        get { state.pointee.parentSubscription }
+        set { state.pointee.parentSubscription = newValue }
+    }
     /// The name of the scheduler running the current action, or nil outside any.
-    public var schedulerName: String?
+    @inlinable public var schedulerName: String? {
+        get { state.pointee.schedulerName }
+        set { state.pointee.schedulerName = newValue }
+    }
     /// The recording the work on this thread belongs to now, or 0 for none: a virtual
     /// recording claims the thread that starts it and every thread while it drives the
     /// recording's `TestScheduler` (see `TestScheduler.recordingScope`), so two recordings
     /// made at once do not see each other's events.
-    public var scope: UInt64 = 0
+    @inlinable public var scope: UInt64 {
+        get { state.pointee.scope }
+        set { state.pointee.scope = newValue }
+    }
+
+    private init() {
+        state = .allocate(capacity: 1)
+        state.initialize(to: State())
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

@@ -337,19 +337,35 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // del
     @inlinable
     func deliverInstrumented(_ event: Event<Value, Error>, probe: Probe) {
         let context = ProbeContext.current
-        let payload: Any?
+        // The payload is lent as its own type: a value of a value event, the error of a failure.
+        let sequence: UInt64
         switch event {
-        case let .value(value): payload = value
-        case let .failed(error): payload = error
-        case .completed, .interrupted: payload = nil
+        case let .value(value):
+            sequence = withUnsafePointer(to: value) {
+                probe.willSend(node, subscription: subscription, kind: .value, value: $0, context: context)
+            }
+        case let .failed(error):
+            sequence = withUnsafePointer(to: error) {
+                probe.willSend(node, subscription: subscription, kind: .failed, value: $0, context: context)
+            }
+        case .completed, .interrupted:
+            sequence = probe.willSend(node, subscription: subscription, kind: event.kind,
+                                      value: UnsafePointer<Value>?.none, context: context)
         }
-        let sequence = probe.willSend(node, subscription: subscription, kind: event.kind, value: payload,
-                                      causes: Causes(primary: context.cause, others: context.otherCauses))
-        let saved = (context.cause, context.otherCauses)
-        context.cause = sequence
-        context.otherCauses = []
-        Self.deliver(event, to: delivery.pointer)
-        (context.cause, context.otherCauses) = saved
+        let state = context.state
+        let savedCause = state.pointee.cause
+        state.pointee.cause = sequence
+        // Further causes are rare (combining operators): only then is the array saved and
+        // emptied, not retained and released on every event.
+        if state.pointee.otherCauses.isEmpty {
+            Self.deliver(event, to: delivery.pointer)
+        } else {
+            let savedOthers = state.pointee.otherCauses
+            state.pointee.otherCauses = []
+            Self.deliver(event, to: delivery.pointer)
+            state.pointee.otherCauses = savedOthers
+        }
+        state.pointee.cause = savedCause
     }
 
     /// Closes the signal to new observers for a terminal event, taking in the observers that
