@@ -299,13 +299,29 @@ extension SpecOperators {
             return stream(call.stream.retry(upTo: count, file: file, line: call.line))
         },
         "timeout": { call in
-            try call.expectArguments(0...1, labels: ["each", "with"])
-            let each = try call.duration(0, "each")
-            if call.argument(nil, "with") != nil {
-                return stream(call.stream.timeout(each: each, switchingTo: try call.stream(nil, "with"), on: call.scheduler,
-                                                  file: file, line: call.line))
+            try call.expectArguments(0...1, labels: ["each", "first", "with"])
+            // RxJS 7: timeout(n) is timeout({each: n}); timeout({first, each, with}).
+            let call = try call.spreadingConfiguration(["each", "first", "with"])
+            let first = call.argument(nil, "first") == nil ? nil : try call.duration(nil, "first")
+            let each = call.argument(0, "each") == nil ? nil : try call.duration(0, "each")
+            guard first != nil || each != nil else {
+                throw SpecSyntaxError(location: call.location, message: "expected 'each' or 'first' for 'timeout'")
             }
-            return stream(call.stream.timeout(each: each, raising: SpecFailure(.string("TimeoutError")), on: call.scheduler,
+            guard let with = call.argument(nil, "with") else {
+                return stream(call.stream.timeout(first: first, each: each, raising: SpecFailure(.string("TimeoutError")),
+                                                  on: call.scheduler, file: file, line: call.line))
+            }
+            let fallback: SpecProducer
+            if case .lambda = with.value {
+                // RxJS's `with` is a factory, called when the deadline passes.
+                let factory = try call.streamFunction(nil, "with")
+                fallback = SpecProducer(node: Node.make(.source, "with", file: file, line: call.line)) { observer, lifetime in
+                    lifetime += factory([]).start(observer)
+                }
+            } else {
+                fallback = try call.stream(nil, "with")
+            }
+            return stream(call.stream.timeout(first: first, each: each, switchingTo: fallback, on: call.scheduler,
                                               file: file, line: call.line))
         },
     ]

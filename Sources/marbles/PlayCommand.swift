@@ -42,7 +42,7 @@ struct PlayCommand: ParsableCommand {
         auditTime, sampleTime, sample, delay, merge, concat, combineLatest, zip, \
         withLatestFrom(a, b, ..., project), switchMap, mergeMap, concatMap, exhaustMap, \
         takeUntil, catchError((error, caught) => ...), retry(count, delay:) or retry({count, delay}), \
-        timeout(each:, with:) (failing with "TimeoutError"), and the functions of, empty, \
+        timeout(each:, first:, with:) or timeout({each, first, with}) (failing with \"TimeoutError\"), and the functions of, empty, \
         never, throwError(error or () => error), merge, concat, combineLatest, zip. \
         Swift names (Signals semantics): \
         throttle, debounce, delay(d, on: "name") (completion delayed too), \

@@ -84,6 +84,20 @@ final class RxTimingOperatorTests: XCTestCase {
     func testTimeoutEachSwitchesToTheFallback() {
         expectMarbles("a-xy|") { $0.cold("a-----b|").timeout(each: 0.002, switchingTo: $0.cold("xy|"), on: $0) }
     }
+
+    // MARK: timeout(first:each:)
+
+    func testTimeoutFirstOnlyBoundsTheWaitForTheFirstValue() {
+        expectMarbles("---#") { $0.cold("-----a|").timeout(first: 0.003, each: nil, raising: MarbleError(), on: $0) }
+        expectMarbles("-a-------b|") { $0.cold("-a-------b|").timeout(first: 0.003, each: nil, raising: MarbleError(), on: $0) }
+    }
+
+    func testTimeoutFirstThenEach() {
+        expectMarbles("-----a-#") { $0.cold("-----a---b|").timeout(first: 0.006, each: 0.002, raising: MarbleError(), on: $0) }
+        expectMarbles("-----a-xy|") {
+            $0.cold("-----a---b|").timeout(first: 0.006, each: 0.002, switchingTo: $0.cold("xy|"), on: $0)
+        }
+    }
 }
 
 /// debounceFlushing (RxJS debounceTime).

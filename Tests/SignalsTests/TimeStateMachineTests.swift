@@ -278,6 +278,18 @@ final class TimeStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.receive(isTerminating: true, now: at(2)), .none)
     }
 
+    func testTimeoutFirstArmsOnlyTheFirstDeadlineWithoutEach() {
+        var machine = TimeoutEachStateMachine(first: 2, each: nil)
+        XCTAssertEqual(machine.start(now: at(0)), .schedule(request(2, 1)))
+        XCTAssertEqual(machine.receive(isTerminating: false, now: at(1)), .cancelDeadlineThenForward)
+        XCTAssertEqual(machine.deadlinePassed(request(2, 1)), .none, "the first value came in time; no deadline after it")
+        XCTAssertEqual(machine.receive(isTerminating: false, now: at(9)), .cancelDeadlineThenForward)
+
+        var both = TimeoutEachStateMachine(first: 3, each: 1)
+        XCTAssertEqual(both.start(now: at(0)), .schedule(request(3, 1)))
+        XCTAssertEqual(both.receive(isTerminating: false, now: at(2)), .rescheduleThenForward(request(3, 2)))
+    }
+
     func testTimeoutEachTerminationEndsTheRace() {
         var machine = TimeoutEachStateMachine(interval: 1)
         _ = machine.start(now: at(0))

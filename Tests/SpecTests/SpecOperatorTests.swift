@@ -239,6 +239,17 @@ final class SpecOperatorTests: XCTestCase {
         XCTAssertEqual(try out("cold a = -a---b|\ncold f = xy|\nout = a.timeout(each: 3, with: f)"), "-a--xy|")
     }
 
+    /// RxJS 7: timeout(n) is {each: n}; {first} bounds only the first value; {first, each}
+    /// both; `with` is a factory of the fallback.
+    func testTimeoutConfigurationFirstEachAndWith() throws {
+        XCTAssertEqual(try out("cold a = -a---b|\nout = a.timeout(3)"), "-a--#")
+        XCTAssertEqual(try out("cold a = -----a|\nout = a.timeout({first: 3})"), "---#")
+        XCTAssertEqual(try out("cold a = -a-------b|\nout = a.timeout({first: 3})"), "-a-------b|")
+        XCTAssertEqual(try out("cold a = -----a---b|\nout = a.timeout({first: 6, each: 2})"), "-----a-#")
+        XCTAssertEqual(try out("cold a = -a---b|\ncold f = xy|\nout = a.timeout({each: 3, with: () => f})"), "-a--xy|")
+        XCTAssertEqual(specError("cold a = -a|\nout = a.timeout({})")?.message, "expected 'each' or 'first' for 'timeout'")
+    }
+
     func testSwiftNamesCallSignalsDirectly() throws {
         let spec = "hot a = -a-b----c-|\ncold i = x|\n"
         XCTAssertEqual(try out(spec + "out = a.flatMap(latest, v => i)"), "-x-x----x-|")

@@ -14,31 +14,52 @@ public struct TimeoutEachStateMachine: DeadlineStateMachine, Equatable, Sendable
         case finished
     }
 
-    /// The longest gap allowed, in seconds.
+    /// The longest gap allowed after each value, in seconds; 0 or less: none (RxJS's `each`).
     public let interval: TimeInterval
+    /// The longest wait for the first value, from the start, in seconds; nil: none (RxJS's `first`).
+    public let first: TimeInterval?
     /// Where the race is now.
     public private(set) var state = State.running(token: 0)
 
     /// A deadline of `interval` seconds for every gap, the first one from the start.
-    public init(interval: TimeInterval) { self.interval = interval }
+    public init(interval: TimeInterval) {
+        self.interval = interval
+        first = interval
+    }
 
-    /// The next deadline, `interval` after `now`, replacing the current one.
-    private mutating func rearm(now: Date, token: UInt64) -> TimerRequest {
+    /// RxJS's `timeout({ first, each })`: a deadline of `first` seconds for the first value
+    /// (`each` when nil), then of `each` seconds after each value (none when nil or 0).
+    ///
+    /// - Precondition: `first` or `each` is given.
+    public init(first: TimeInterval?, each: TimeInterval?) {
+        precondition(first != nil || each != nil, "timeout needs a first or an each deadline")
+        interval = each ?? 0
+        self.first = first ?? each
+    }
+
+    /// The next deadline, `delay` after `now`, replacing the current one.
+    private mutating func rearm(_ delay: TimeInterval, now: Date, token: UInt64) -> TimerRequest {
         state = .running(token: token &+ 1)
-        return TimerRequest(date: now.addingTimeInterval(interval), token: token &+ 1)
+        return TimerRequest(date: now.addingTimeInterval(delay), token: token &+ 1)
     }
 
-    /// The operator started at `now`: arm the first deadline.
+    /// The operator started at `now`: arm the first deadline (if any).
     public mutating func start(now: Date) -> DeadlineAction {
-        guard case let .running(token) = state else { return .none }
-        return .schedule(rearm(now: now, token: token))
+        guard case let .running(token) = state, let first else { return .none }
+        return .schedule(rearm(first, now: now, token: token))
     }
 
-    /// An upstream event arrived at `now`: a value re-arms the deadline, a terminal event
-    /// ends the race.
+    /// An upstream event arrived at `now`: a value re-arms the deadline (or, with no `each`,
+    /// cancels it), a terminal event ends the race.
     public mutating func receive(isTerminating: Bool, now: Date) -> DeadlineAction {
         guard case let .running(token) = state else { return .none }
-        guard isTerminating else { return .rescheduleThenForward(rearm(now: now, token: token)) }
+        guard isTerminating else {
+            guard interval > 0 else {
+                state = .running(token: token &+ 1)
+                return .cancelDeadlineThenForward
+            }
+            return .rescheduleThenForward(rearm(interval, now: now, token: token))
+        }
         state = .finished
         return .cancelDeadlineThenForward
     }
