@@ -406,12 +406,50 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
                  message: "expected the \(what)'s JSON to re-inject; \(why) (text: \(record.text ?? "none"))")
             return nil
         }
+        if let value = Self.plainValue(T.self, json) { return value }
         do {
             return try decoder.decode(T.self, from: Data(json.utf8))
         } catch {
             let shown = json.count > 60 ? String(json.prefix(60)) + "…" : json
             fail(.undecodable, node, record: "event seq \(record.sequence)",
                  message: "expected \(article) \(what) of type \(T.self); the JSON \(shown) does not decode: \(Self.describe(error))")
+            return nil
+        }
+    }
+
+    /// The value of the commonest payloads written plainly, read without `JSONDecoder` (most
+    /// of a replay's time when every input value went through it): an `Int` of at most 18
+    /// digits without a leading zero, a `Bool`, a `String` of printable ASCII without escapes.
+    /// `JSONDecoder` reads each of these to the same value; anything else is left to it.
+    static func plainValue<T>(_ type: T.Type, _ json: String) -> T? {
+        var json = json
+        return json.withUTF8 { bytes -> T? in
+            guard let first = bytes.first else { return nil }
+            if T.self == Int.self {
+                let negative = first == UInt8(ascii: "-")
+                let digits = UnsafeBufferPointer(rebasing: bytes[(negative ? 1 : 0)...])
+                guard (1...18).contains(digits.count), digits.count == 1 || digits[0] != UInt8(ascii: "0") else { return nil }
+                var magnitude = 0
+                for byte in digits {
+                    let digit = byte &- UInt8(ascii: "0")
+                    guard digit <= 9 else { return nil }
+                    magnitude = magnitude &* 10 &+ Int(digit)
+                }
+                return unsafeBitCast(negative ? -magnitude : magnitude, to: T.self)
+            }
+            if T.self == Bool.self {
+                if bytes.elementsEqual("true".utf8) { return unsafeBitCast(true, to: T.self) }
+                if bytes.elementsEqual("false".utf8) { return unsafeBitCast(false, to: T.self) }
+                return nil
+            }
+            if T.self == String.self {
+                guard first == UInt8(ascii: "\""), bytes.count >= 2, bytes[bytes.count - 1] == UInt8(ascii: "\"") else { return nil }
+                let text = UnsafeBufferPointer(rebasing: bytes[1..<bytes.count - 1])
+                guard text.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else {
+                    return nil
+                }
+                return unsafeBitCast(String(decoding: text, as: UTF8.self), to: T.self)
+            }
             return nil
         }
     }

@@ -90,6 +90,9 @@ public struct Replayer: Sendable {
     /// the end, a later one the label inside the node record. Folding makes the bytes the
     /// same either way.
     static func foldingLabels(_ bytes: [UInt8]) throws -> [UInt8] {
+        // The writer starts every line with its type, and no line but the header's comes
+        // first: without a label line there is nothing to fold, and no need to read the trace.
+        guard Self.hasLabelLine(bytes) else { return bytes }
         let reader = try TraceReader(bytes: bytes)
         var records: [TraceRecord] = []
         var labels: [UInt64: String] = [:]
@@ -111,6 +114,24 @@ public struct Replayer: Sendable {
             }
         }
         return folded
+    }
+}
+
+extension Replayer {
+    /// Whether a line of `bytes` after the first is a label record as the writer writes one.
+    static func hasLabelLine(_ bytes: [UInt8]) -> Bool {
+        let needle: StaticString = "\n{\"type\":\"label\","
+        return bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return false }
+            let length = needle.utf8CodeUnitCount
+            var offset = 0
+            while let hit = memchr(base + offset, 0x0A, raw.count - offset) {
+                let at = base.distance(to: UnsafeRawPointer(hit))
+                if raw.count - at >= length, memcmp(hit, needle.utf8Start, length) == 0 { return true }
+                offset = at + 1
+            }
+            return false
+        }
     }
 }
 
