@@ -255,10 +255,16 @@ public struct TraceDiff: Sendable {
         var totalShift: Int64 = 0
         var maxShift: Int64 = 0
         var maxShiftNode: String?
-        /// B's events aligned or paired with an A event: B's sequence number → A's.
-        var alignedB: [UInt64: UInt64] = [:]
-        /// B's events only in B within an aligned node: → the A event aligned before them.
-        var anchorB: [UInt64: UInt64] = [:]
+        /// By position in B's events: the position in A's events of the A event it is aligned
+        /// or paired with, else -1 (an array, not a dictionary: a few bytes an event).
+        var alignedB: [Int32]
+        /// B's events only in B within an aligned node, by position: → the sequence number of
+        /// the A event aligned before them.
+        var anchorB: [Int: UInt64] = [:]
+        /// Payloads as keys both sides share: by each side's payload number.
+        var payloadKeysA: [Int: UInt32] = [:]
+        var payloadKeysB: [Int: UInt32] = [:]
+        var payloadKeys: [String: UInt32] = [:]
         /// Each node's first event, per side.
         let firstA: [UInt64: UInt64]
         let firstB: [UInt64: UInt64]
@@ -268,6 +274,7 @@ public struct TraceDiff: Sendable {
             self.b = b
             firstA = Self.firstEvents(a)
             firstB = Self.firstEvents(b)
+            alignedB = [Int32](repeating: -1, count: b.events.count)
             self.alignment = alignment
             self.tolerance = tolerance
             self.ignoringLineShifts = ignoringLineShifts
@@ -284,20 +291,20 @@ public struct TraceDiff: Sendable {
             for id in alignment.onlyInA {
                 guard let node = a.node(id) else { continue }
                 if insideA.isInside(id) {
-                    insideCalls.append(Difference(kind: .nodeOnlyInA, node: describe(node), events: a.events(of: id).count))
+                    insideCalls.append(Difference(kind: .nodeOnlyInA, node: describe(node), events: a.eventCount(of: id)))
                 } else {
                     let (sent, received) = events(of: node, firstA)
-                    add(Difference(kind: .nodeOnlyInA, node: describe(node), events: a.events(of: id).count),
+                    add(Difference(kind: .nodeOnlyInA, node: describe(node), events: a.eventCount(of: id)),
                         .node(NodeEvents(sentA: sent, receivedA: received)))
                 }
             }
             for id in alignment.onlyInB {
                 guard let node = b.node(id) else { continue }
                 if insideB.isInside(id) {
-                    insideCalls.append(Difference(kind: .nodeOnlyInB, node: describe(node), events: b.events(of: id).count))
+                    insideCalls.append(Difference(kind: .nodeOnlyInB, node: describe(node), events: b.eventCount(of: id)))
                 } else {
                     let (sent, received) = events(of: node, firstB)
-                    add(Difference(kind: .nodeOnlyInB, node: describe(node), events: b.events(of: id).count),
+                    add(Difference(kind: .nodeOnlyInB, node: describe(node), events: b.eventCount(of: id)),
                         .node(NodeEvents(sentB: sent, receivedB: received)))
                 }
             }
@@ -315,7 +322,7 @@ public struct TraceDiff: Sendable {
         /// The differences in causal order.
         func ordered() -> [Difference] {
             let positions = positionsInB()
-            func position(_ sequence: UInt64) -> UInt64 { positions[sequence] ?? .max }
+            func position(_ sequence: UInt64) -> UInt64 { b.eventPosition(sequence: sequence).map { positions[$0] } ?? .max }
             var orders: [(Order, Difference)] = []
             for (serial, item) in found.enumerated() {
                 let order: Order
@@ -349,8 +356,10 @@ public struct TraceDiff: Sendable {
         /// The sequence number of each node's first event.
         private static func firstEvents(_ trace: Trace) -> [UInt64: UInt64] {
             var first: [UInt64: UInt64] = [:]
-            for event in trace.events where event.sequence < first[event.node] ?? .max {
-                first[event.node] = event.sequence
+            let events = trace.events
+            for position in events.indices {
+                let sequence = events.sequence(at: position), node = events.node(at: position)
+                if sequence < first[node] ?? .max { first[node] = sequence }
             }
             return first
         }
@@ -358,29 +367,38 @@ public struct TraceDiff: Sendable {
         /// Each B event's place in A's causal order: its aligned A event's sequence number; for
         /// an event only in B, the latest place among the A event aligned before it in its
         /// node and its causes (without causes, the B event just before it).
-        private func positionsInB() -> [UInt64: UInt64] {
+        /// The places are by position in B's events.
+        private func positionsInB() -> [UInt64] {
             let needed = found.contains { item in
                 switch item.place {
                 case .inA: return false
                 case .inB, .node: return true
                 }
             }
-            guard needed else { return [:] }
-            var positions: [UInt64: UInt64] = [:]
+            guard needed else { return [] }
+            let events = b.events
+            var positions = [UInt64](repeating: 0, count: events.count)
+            var order = Array(events.indices)
+            if !order.indices.dropFirst().allSatisfy({ events.sequence(at: $0 - 1) < events.sequence(at: $0) }) {
+                order.sort { events.sequence(at: $0) < events.sequence(at: $1) }
+            }
             var previous: UInt64 = 0
-            for event in b.events.sorted(by: { $0.sequence < $1.sequence }) {
+            for position in order {
                 var place: UInt64
-                if let aligned = alignedB[event.sequence] {
-                    place = aligned
+                if alignedB[position] >= 0 {
+                    place = a.events.sequence(at: Int(alignedB[position]))
                 } else {
-                    place = anchorB[event.sequence] ?? 0
-                    if event.causes.isEmpty {
+                    place = anchorB[position] ?? 0
+                    let causes = events[position].causes
+                    if causes.isEmpty {
                         place = max(place, previous)
                     } else {
-                        for cause in event.causes { place = max(place, positions[cause] ?? 0) }
+                        for cause in causes {
+                            place = max(place, b.eventPosition(sequence: cause).map { positions[$0] } ?? 0)
+                        }
                     }
                 }
-                positions[event.sequence] = place
+                positions[position] = place
                 previous = place
             }
             return positions
@@ -399,10 +417,12 @@ public struct TraceDiff: Sendable {
                                  sentB: firstB[nodeB.id], receivedB: events(of: nodeB, firstB).received)))
         }
 
+        /// `eventsA` and `eventsB` below are positions in each trace's events, not copies of
+        /// events: a node may have millions.
         private mutating func compareEvents(_ nodeA: NodeRecord, _ nodeB: NodeRecord) {
-            let eventsA = a.events(of: nodeA.id), eventsB = b.events(of: nodeB.id)
+            let eventsA = a.eventPositions(of: nodeA.id), eventsB = b.eventPositions(of: nodeB.id)
             let name = describe(nodeA)
-            let keysA = eventsA.map(payloadKey), keysB = eventsB.map(payloadKey)
+            let keysA = eventsA.map { payloadKey($0, inA: true) }, keysB = eventsB.map { payloadKey($0, inA: false) }
             var anchor: UInt64 = 0
             var pendingA: [Int] = [], pendingB: [Int] = []
             for step in Alignment.align(keysA, keysB) + [.end] {
@@ -412,9 +432,9 @@ public struct TraceDiff: Sendable {
                 case .match, .end:
                     flush(name, eventsA, eventsB, &pendingA, &pendingB, anchor: anchor)
                     if case let .match(i, j) = step {
-                        alignedB[eventsB[j].sequence] = eventsA[i].sequence
+                        alignedB[eventsB[j]] = Int32(eventsA[i])
                         compareMatched(name, eventsA[i], eventsB[j], index: i + 1)
-                        anchor = eventsA[i].sequence
+                        anchor = a.events.sequence(at: eventsA[i])
                     }
                 }
             }
@@ -422,36 +442,36 @@ public struct TraceDiff: Sendable {
 
         /// Pairs up the unaligned events between two aligned ones: values with values,
         /// terminals with terminals, in order; the rest are missing or extra.
-        private mutating func flush(_ name: String, _ eventsA: [EventRecord], _ eventsB: [EventRecord],
+        private mutating func flush(_ name: String, _ eventsA: [Int], _ eventsB: [Int],
                                     _ pendingA: inout [Int], _ pendingB: inout [Int], anchor: UInt64) {
             var restA: [Int] = [], restB = pendingB
             for i in pendingA {
-                let terminal = eventsA[i].kind != .value
-                if let position = restB.firstIndex(where: { (eventsB[$0].kind != .value) == terminal }) {
+                let terminal = a.events.kind(at: eventsA[i]) != .value
+                if let position = restB.firstIndex(where: { (b.events.kind(at: eventsB[$0]) != .value) == terminal }) {
                     let j = restB.remove(at: position)
-                    alignedB[eventsB[j].sequence] = eventsA[i].sequence
+                    alignedB[eventsB[j]] = Int32(eventsA[i])
                     add(Difference(kind: terminal ? .terminalDiffers : .valueDiffers, node: name, index: i + 1,
                                    a: ref(eventsA[i], a), b: ref(eventsB[j], b)),
-                        .inA(sequence: eventsA[i].sequence, secondary: eventsB[j].sequence))
+                        .inA(sequence: a.events.sequence(at: eventsA[i]), secondary: b.events.sequence(at: eventsB[j])))
                 } else {
                     restA.append(i)
                 }
             }
             for i in restA {
                 add(Difference(kind: .missingInB, node: name, index: i + 1, a: ref(eventsA[i], a)),
-                    .inA(sequence: eventsA[i].sequence, secondary: 0))
+                    .inA(sequence: a.events.sequence(at: eventsA[i]), secondary: 0))
             }
             for j in restB {
-                anchorB[eventsB[j].sequence] = anchor
+                anchorB[eventsB[j]] = anchor
                 add(Difference(kind: .extraInB, node: name, index: j + 1, b: ref(eventsB[j], b)),
-                    .inB(sequence: eventsB[j].sequence))
+                    .inB(sequence: b.events.sequence(at: eventsB[j])))
             }
             pendingA = []
             pendingB = []
         }
 
-        private mutating func compareMatched(_ name: String, _ eventA: EventRecord, _ eventB: EventRecord, index: Int) {
-            let shift = eventB.time.saturatingSubtracting(eventA.time)
+        private mutating func compareMatched(_ name: String, _ eventA: Int, _ eventB: Int, index: Int) {
+            let shift = b.events.time(at: eventB).saturatingSubtracting(a.events.time(at: eventA))
             let magnitude = shift.magnitude > UInt64(Int64.max) ? Int64.max : Int64(shift.magnitude)
             matched += 1
             totalShift = totalShift.addingReportingOverflow(magnitude).overflow ? Int64.max : totalShift + magnitude
@@ -462,21 +482,36 @@ public struct TraceDiff: Sendable {
             if let tolerance, magnitude > tolerance {
                 add(Difference(kind: .timeShifted, node: name, index: index, a: ref(eventA, a), b: ref(eventB, b),
                                shift: shift),
-                    .inA(sequence: eventA.sequence, secondary: eventB.sequence))
+                    .inA(sequence: a.events.sequence(at: eventA), secondary: b.events.sequence(at: eventB)))
             }
-            if a.logicalThreadName(eventA.thread) != b.logicalThreadName(eventB.thread) {
+            if a.logicalThreadName(a.events.thread(at: eventA)) != b.logicalThreadName(b.events.thread(at: eventB)) {
                 add(Difference(kind: .threadDiffers, node: name, index: index, a: ref(eventA, a), b: ref(eventB, b)),
-                    .inA(sequence: eventA.sequence, secondary: eventB.sequence))
+                    .inA(sequence: a.events.sequence(at: eventA), secondary: b.events.sequence(at: eventB)))
             }
         }
 
-        private func payloadKey(_ event: EventRecord) -> String {
-            "\(event.kind.rawValue) \(event.json ?? event.text ?? "")"
+        /// What events are aligned by: the kind and the payload (JSON, else text; none is the
+        /// empty text), as a number both traces share.
+        private mutating func payloadKey(_ position: Int, inA: Bool) -> UInt64 {
+            let events = inA ? a.events : b.events
+            let number = events.payloadNumber(at: position)
+            let key: UInt32
+            if let known = inA ? payloadKeysA[number] : payloadKeysB[number] {
+                key = known
+            } else {
+                let payload = events.payload(at: position) ?? ""
+                key = payloadKeys[payload] ?? UInt32(payloadKeys.count)
+                payloadKeys[payload] = key
+                if inA { payloadKeysA[number] = key } else { payloadKeysB[number] = key }
+            }
+            let kind = UInt64(EventKind.allCases.firstIndex(of: events.kind(at: position)) ?? 0)
+            return kind << 32 | UInt64(key)
         }
 
-        private func ref(_ event: EventRecord, _ trace: Trace) -> EventRef {
-            EventRef(seq: event.sequence, time: event.time, kind: event.kind.rawValue, value: event.json ?? event.text,
-                     thread: trace.logicalThreadName(event.thread))
+        private func ref(_ position: Int, _ trace: Trace) -> EventRef {
+            let event = trace.events[position]
+            return EventRef(seq: event.sequence, time: event.time, kind: event.kind.rawValue, value: event.json ?? event.text,
+                            thread: trace.logicalThreadName(event.thread))
         }
 
         private func describe(_ node: NodeRecord) -> String {
@@ -510,9 +545,10 @@ struct CallBoundary {
         let calls = Set(trace.nodes.filter { $0.name == "call" && aligned($0.id) }.map(\.id))
         guard !calls.isEmpty else { return }
         var effects: [UInt64: Set<UInt64>] = [:]
-        for event in trace.events {
-            guard let cause = event.causes.first, let origin = trace.event(sequence: cause) else { continue }
-            effects[origin.node, default: []].insert(event.node)
+        let events = trace.events
+        for position in events.indices {
+            guard let cause = events.firstCause(at: position), let origin = trace.eventPosition(sequence: cause) else { continue }
+            effects[events.node(at: origin), default: []].insert(events.node(at: position))
         }
         var callSubscriptions = Set<UInt64>()
         var earliestCallByParent: [UInt64: Int64] = [:]
@@ -578,7 +614,7 @@ enum Alignment: Equatable {
     /// that large would cost more memory than the diff is worth.
     static let maxCells = 4_000_000
 
-    static func align(_ a: [String], _ b: [String]) -> [Alignment] {
+    static func align<Key: Equatable>(_ a: [Key], _ b: [Key]) -> [Alignment] {
         var prefix = 0
         while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
         var suffix = 0
@@ -613,7 +649,7 @@ enum Alignment: Equatable {
         return steps
     }
 
-    private static func lcs(_ a: [String], _ b: [String]) -> [Alignment] {
+    private static func lcs<Key: Equatable>(_ a: [Key], _ b: [Key]) -> [Alignment] {
         let n = a.count, m = b.count
         guard n > 0, m > 0 else { return (0..<n).map { .onlyA($0) } + (0..<m).map { .onlyB($0) } }
         // lengths[i][j] = LCS of a[i...] and b[j...], flattened.

@@ -22,8 +22,9 @@ public struct Trace: Sendable {
     public private(set) var subscriptions: [SubscriptionRecord] = []
     public private(set) var disposals: [DisposeRecord] = []
     public private(set) var threads: [ThreadRecord] = []
-    /// Events in sequence order.
-    public private(set) var events: [EventRecord] = []
+    /// Events in the order they were read (sequence order, as a recorder writes them), held
+    /// compactly (see `TraceEvents`).
+    public private(set) var events = TraceEvents()
     public private(set) var hops: [HopRecord] = []
     public private(set) var marks: [MarkRecord] = []
     public private(set) var summary: SummaryRecord?
@@ -37,7 +38,8 @@ public struct Trace: Sendable {
     /// ascending sequence order (a recorder writes them ascending): until then a lookup is a
     /// binary search, which saves a dictionary entry per event (some 30 bytes).
     private var eventIndex: [UInt64: Int]?
-    private var eventsByNode: [UInt64: [Int]] = [:]
+    /// Positions in `events` of each node's events.
+    private var eventsByNode: [UInt64: [UInt32]] = [:]
     private var validator = TraceValidator()
 
     /// An empty trace.
@@ -78,21 +80,27 @@ public struct Trace: Sendable {
         case let .node(node):
             nodeIndex[node.id] = nodes.count
             nodes.append(node)
+            events.nodeIDs.append(node.id)
         case let .subscribe(subscription):
             subscriptionIndex[subscription.id] = subscriptions.count
             subscriptions.append(subscription)
+            events.subscriptionIDs.append(subscription.id)
         case let .dispose(dispose):
             disposals.append(dispose)
         case let .thread(thread):
             threadIndex[thread.id] = threads.count
             threads.append(thread)
+            events.threadIDs.append(thread.id)
         case let .event(event):
-            if eventIndex == nil, let last = events.last, event.sequence < last.sequence {
-                eventIndex = Dictionary(uniqueKeysWithValues: events.enumerated().map { ($1.sequence, $0) })
+            // The validator has checked that the node, subscription and thread are defined.
+            guard let node = nodeIndex[event.node], let subscription = subscriptionIndex[event.subscription],
+                  let thread = threadIndex[event.thread] else { return nil }
+            if eventIndex == nil, !events.isEmpty, event.sequence < events.sequence(at: events.count - 1) {
+                eventIndex = Dictionary(uniqueKeysWithValues: events.indices.map { (events.sequence(at: $0), $0) })
             }
             eventIndex?[event.sequence] = events.count
-            eventsByNode[event.node, default: []].append(events.count)
-            events.append(event)
+            eventsByNode[event.node, default: []].append(UInt32(events.count))
+            events.append(event, node: node, subscription: subscription, thread: thread)
         case let .hop(hop):
             hops.append(hop)
         case let .mark(mark):
@@ -111,19 +119,32 @@ public struct Trace: Sendable {
     public func subscription(_ id: UInt64) -> SubscriptionRecord? { subscriptionIndex[id].map { subscriptions[$0] } }
     public func thread(_ id: UInt64) -> ThreadRecord? { threadIndex[id].map { threads[$0] } }
     public func event(sequence: UInt64) -> EventRecord? {
-        if let eventIndex { return eventIndex[sequence].map { events[$0] } }
+        eventPosition(sequence: sequence).map { events[$0] }
+    }
+
+    /// The position in `events` of the event numbered `sequence`.
+    public func eventPosition(sequence: UInt64) -> Int? {
+        if let eventIndex { return eventIndex[sequence] }
         var low = 0, high = events.count
         while low < high {
             let middle = (low + high) / 2
-            if events[middle].sequence < sequence { low = middle + 1 } else { high = middle }
+            if events.sequence(at: middle) < sequence { low = middle + 1 } else { high = middle }
         }
-        return low < events.count && events[low].sequence == sequence ? events[low] : nil
+        return low < events.count && events.sequence(at: low) == sequence ? low : nil
     }
 
     /// The events of every subscription of a node, in sequence order.
     public func events(of node: UInt64) -> [EventRecord] {
-        (eventsByNode[node] ?? []).map { events[$0] }
+        (eventsByNode[node] ?? []).map { events[Int($0)] }
     }
+
+    /// The positions in `events` of the events of every subscription of a node, in sequence order.
+    public func eventPositions(of node: UInt64) -> [Int] {
+        (eventsByNode[node] ?? []).map { Int($0) }
+    }
+
+    /// How many events a node sent, over all its subscriptions.
+    public func eventCount(of node: UInt64) -> Int { eventsByNode[node]?.count ?? 0 }
 
     /// The first node whose label (or, failing that, name) is `name`.
     public func node(named name: String) -> NodeRecord? {

@@ -40,6 +40,40 @@ final class TraceReaderTests: XCTestCase {
         XCTAssertTrue(trace.warnings.isEmpty)
     }
 
+    /// `Trace` keeps its events as columns with shared strings: every field must come back as
+    /// it was added, whichever ids, causes, texts and flags the events carry.
+    func testATraceHandsBackEveryFieldOfItsEvents() throws {
+        var trace = Trace(header: TraceHeader(clock: .virtual))
+        let records: [TraceRecord] = [
+            .thread(ThreadRecord(id: 7, name: "main")), .thread(ThreadRecord(id: 3, name: "io", scheduler: "net")),
+            .node(NodeRecord(id: 9, kind: .source, name: "a", file: "A.swift", line: 1)),
+            .node(NodeRecord(id: 4, kind: .operator, name: "b", file: "A.swift", line: 2, upstream: [.init(node: 9, role: .data)])),
+            .subscribe(SubscriptionRecord(id: 20, node: 9, parent: 0, time: 0, thread: 7)),
+            .subscribe(SubscriptionRecord(id: 11, node: 4, parent: 0, time: 0, thread: 3)),
+        ]
+        let events = [
+            EventRecord(sequence: 5, time: -3, node: 9, subscription: 20, kind: .value, thread: 7, text: "x", json: "\"x\""),
+            EventRecord(sequence: 8, time: 40, node: 4, subscription: 11, kind: .value, thread: 3, causes: [5, 2],
+                        text: "x", truncated: true, omittedJSONBytes: 1_000_000),
+            EventRecord(sequence: 6, time: .max, node: 4, subscription: 11, kind: .failed, thread: 7, causes: [5], text: ""),
+            EventRecord(sequence: 9, time: .min, node: 9, subscription: 20, kind: .interrupted, thread: 3),
+            EventRecord(sequence: 10, time: 0, node: 4, subscription: 11, kind: .completed, thread: 3, causes: [9]),
+        ]
+        for record in records + events.map(TraceRecord.event) { XCTAssertNil(trace.add(record)) }
+        XCTAssertEqual(Array(trace.events), events)
+        XCTAssertEqual(trace.events.reversed().map(\.sequence), [10, 9, 6, 8, 5])
+        for event in events { XCTAssertEqual(trace.event(sequence: event.sequence), event) }
+        XCTAssertEqual(trace.events(of: 4), [events[1], events[2], events[4]])
+        XCTAssertEqual(trace.eventPositions(of: 9), [0, 3])
+        XCTAssertEqual(trace.eventCount(of: 4), 3)
+        XCTAssertEqual(trace.events.firstCause(at: 1), 5)
+        XCTAssertNil(trace.events.firstCause(at: 3))
+        XCTAssertEqual(trace.events.payload(at: 0), "\"x\"")
+        XCTAssertEqual(trace.events.payloadNumber(at: 1), trace.events.payloadNumber(at: 1))
+        XCTAssertNotEqual(trace.events.payloadNumber(at: 0), trace.events.payloadNumber(at: 1))
+        XCTAssertEqual(trace.events.payloadNumber(at: 3), 0)
+    }
+
     func testEventsAreFoundBySequenceInAnyOrder() throws {
         let ascending = try Trace(bytes: bytes([header, thread, node, subscribe, event(2), event(5), event(9), summary]))
         XCTAssertEqual([2, 5, 9, 1, 3, 10].map { ascending.event(sequence: $0)?.time }, [20, 50, 90, nil, nil, nil])

@@ -1,0 +1,112 @@
+/// The events of a `Trace`, in the order they were read, held as columns of fixed-size fields
+/// rather than as `EventRecord`s: an event costs some 45 bytes and its causes 8 bytes each,
+/// where a record costs a few hundred (its strings and its causes' array are allocations of
+/// their own). Nodes, subscriptions and threads are kept as positions in the trace's lists;
+/// texts and JSON payloads are kept once each, so a value sent over and over costs one copy.
+///
+/// Reading an element builds its `EventRecord`; the column accessors (`sequence(at:)`,
+/// `node(at:)`, ...) read one field without building a record.
+public struct TraceEvents: RandomAccessCollection, Sendable {
+    private var sequences: [UInt64] = []
+    private var times: [Int64] = []
+    /// Positions in `nodeIDs`, `subscriptionIDs` and `threadIDs`.
+    private var nodes: [UInt32] = []
+    private var subscriptionPositions: [UInt32] = []
+    private var threads: [UInt32] = []
+    /// The kind's position in `EventKind.allCases`, plus `truncatedFlag` when the text was cut.
+    private var kinds: [UInt8] = []
+    /// Positions in `strings` plus one; 0 for none.
+    private var texts: [UInt32] = []
+    private var jsons: [UInt32] = []
+    /// Where each event's causes begin in `causePool`; they end where the next event's begin.
+    private var causeStarts: [UInt32] = []
+    private var causePool: [UInt64] = []
+    /// `omittedJSONBytes` of the few events with a payload too large to keep, by position.
+    private var omitted: [Int: Int64] = [:]
+
+    private var strings: [String] = []
+    private var stringPositions: [String: UInt32] = [:]
+
+    /// The ids behind the positions the events hold, shared with the trace.
+    var nodeIDs: [UInt64] = []
+    var subscriptionIDs: [UInt64] = []
+    var threadIDs: [UInt64] = []
+
+    private static let truncatedFlag: UInt8 = 0x80
+    private static let kindsInOrder = EventKind.allCases
+
+    init() {}
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { sequences.count }
+
+    public subscript(position: Int) -> EventRecord {
+        let start = Int(causeStarts[position])
+        let end = position + 1 < causeStarts.count ? Int(causeStarts[position + 1]) : causePool.count
+        return EventRecord(sequence: sequences[position], time: times[position], node: node(at: position),
+                           subscription: subscriptionIDs[Int(subscriptionPositions[position])], kind: kind(at: position),
+                           thread: threadIDs[Int(threads[position])], causes: Array(causePool[start..<end]),
+                           text: string(texts[position]), truncated: kinds[position] & Self.truncatedFlag != 0,
+                           json: string(jsons[position]), omittedJSONBytes: omitted[position] ?? 0)
+    }
+
+    /// The sequence number of the event at `position`.
+    public func sequence(at position: Int) -> UInt64 { sequences[position] }
+
+    /// The time of the event at `position`.
+    public func time(at position: Int) -> Int64 { times[position] }
+
+    /// The node id of the event at `position`.
+    public func node(at position: Int) -> UInt64 { nodeIDs[Int(nodes[position])] }
+
+    /// The thread id of the event at `position`.
+    public func thread(at position: Int) -> UInt64 { threadIDs[Int(threads[position])] }
+
+    /// The kind of the event at `position`.
+    public func kind(at position: Int) -> EventKind { Self.kindsInOrder[Int(kinds[position] & ~Self.truncatedFlag)] }
+
+    /// The number of the payload of the event at `position` (its JSON, else its text) among
+    /// this trace's distinct strings, 0 for none: two events of one trace carry the same payload
+    /// exactly when their numbers are equal.
+    public func payloadNumber(at position: Int) -> Int { Int(jsons[position] != 0 ? jsons[position] : texts[position]) }
+
+    /// The payload of the event at `position` (its JSON, else its text).
+    public func payload(at position: Int) -> String? { string(jsons[position]) ?? string(texts[position]) }
+
+    /// The primary cause of the event at `position`, if it has causes.
+    public func firstCause(at position: Int) -> UInt64? {
+        let start = Int(causeStarts[position])
+        let end = position + 1 < causeStarts.count ? Int(causeStarts[position + 1]) : causePool.count
+        return start < end ? causePool[start] : nil
+    }
+
+    /// Appends `event`, whose node, subscription and thread are at these positions of the id lists.
+    mutating func append(_ event: EventRecord, node: Int, subscription: Int, thread: Int) {
+        let position = sequences.count
+        sequences.append(event.sequence)
+        times.append(event.time)
+        nodes.append(UInt32(node))
+        subscriptionPositions.append(UInt32(subscription))
+        threads.append(UInt32(thread))
+        let kind = UInt8(Self.kindsInOrder.firstIndex(of: event.kind) ?? 0)
+        kinds.append(event.truncated ? kind | Self.truncatedFlag : kind)
+        texts.append(intern(event.text))
+        jsons.append(intern(event.json))
+        causeStarts.append(UInt32(causePool.count))
+        causePool.append(contentsOf: event.causes)
+        if event.omittedJSONBytes != 0 { omitted[position] = event.omittedJSONBytes }
+    }
+
+    private mutating func intern(_ string: String?) -> UInt32 {
+        guard let string else { return 0 }
+        if let known = stringPositions[string] { return known }
+        strings.append(string)
+        let number = UInt32(strings.count)
+        stringPositions[string] = number
+        return number
+    }
+
+    private func string(_ number: UInt32) -> String? {
+        number == 0 ? nil : strings[Int(number) - 1]
+    }
+}
