@@ -16,6 +16,21 @@ public struct Trace: Sendable {
         }
     }
 
+    /// Kinds of record a trace can be read without, when what reads it never looks at them:
+    /// a figure or a diff of a trace of millions of events saves their memory. They are still
+    /// checked (`TraceValidator`); their lists stay empty.
+    public struct Parts: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// `hops`: thread hops.
+        public static let hops = Parts(rawValue: 1 << 0)
+        /// `marks`: the user's marks.
+        public static let marks = Parts(rawValue: 1 << 1)
+        /// `disposals`: the ends of subscriptions.
+        public static let disposals = Parts(rawValue: 1 << 2)
+    }
+
     public var header: TraceHeader
     /// Nodes in id order.
     public private(set) var nodes: [NodeRecord] = []
@@ -32,7 +47,10 @@ public struct Trace: Sendable {
     public private(set) var warnings: [TraceWarning] = []
 
     private var nodeIndex: [UInt64: Int] = [:]
-    private var subscriptionIndex: [UInt64: Int] = [:]
+    /// Subscription id to index in `subscriptions`, made only when a trace's subscriptions
+    /// are not in ascending id order (a recorder writes them ascending): until then a lookup is
+    /// a binary search, which saves a dictionary entry per subscription.
+    private var subscriptionIndex: [UInt64: Int]?
     private var threadIndex: [UInt64: Int] = [:]
     /// Sequence number to index in `events`, made only when a trace's events are not in
     /// ascending sequence order (a recorder writes them ascending): until then a lookup is a
@@ -41,15 +59,16 @@ public struct Trace: Sendable {
     /// Positions in `events` of each node's events.
     private var eventsByNode: [UInt64: [UInt32]] = [:]
     private var validator = TraceValidator()
+    private var leftOut: Parts = []
 
     /// An empty trace.
     public init(header: TraceHeader) {
         self.header = header
     }
 
-    /// Loads the trace at `url`.
-    public init(contentsOf url: URL) throws {
-        try self.init(reader: TraceReader(url: url))
+    /// Loads the trace at `url`, without the records in `leavingOut`.
+    public init(contentsOf url: URL, leavingOut: Parts = []) throws {
+        try self.init(reader: TraceReader(url: url), leavingOut: leavingOut)
     }
 
     /// Loads a trace held in memory (a `Recorder`'s `bytes`).
@@ -59,8 +78,10 @@ public struct Trace: Sendable {
 
     /// Reads every remaining record of `reader`, checking each with a `TraceValidator`: every
     /// id a record uses was defined by an earlier record, and every cause is an earlier event.
-    public init(reader: TraceReader) throws {
+    /// The records in `leavingOut` are checked, not kept.
+    public init(reader: TraceReader, leavingOut: Parts = []) throws {
         self.init(header: reader.header)
+        leftOut = leavingOut
         while let record = try reader.next() {
             if let problem = add(record) {
                 throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
@@ -82,18 +103,21 @@ public struct Trace: Sendable {
             nodes.append(node)
             events.nodeIDs.append(node.id)
         case let .subscribe(subscription):
-            subscriptionIndex[subscription.id] = subscriptions.count
+            if subscriptionIndex == nil, let last = subscriptions.last, subscription.id < last.id {
+                subscriptionIndex = Dictionary(uniqueKeysWithValues: subscriptions.enumerated().map { ($1.id, $0) })
+            }
+            subscriptionIndex?[subscription.id] = subscriptions.count
             subscriptions.append(subscription)
             events.subscriptionIDs.append(subscription.id)
         case let .dispose(dispose):
-            disposals.append(dispose)
+            if !leftOut.contains(.disposals) { disposals.append(dispose) }
         case let .thread(thread):
             threadIndex[thread.id] = threads.count
             threads.append(thread)
             events.threadIDs.append(thread.id)
         case let .event(event):
             // The validator has checked that the node, subscription and thread are defined.
-            guard let node = nodeIndex[event.node], let subscription = subscriptionIndex[event.subscription],
+            guard let node = nodeIndex[event.node], let subscription = subscriptionPosition(event.subscription),
                   let thread = threadIndex[event.thread] else { return nil }
             if eventIndex == nil, !events.isEmpty, event.sequence < events.sequence(at: events.count - 1) {
                 eventIndex = Dictionary(uniqueKeysWithValues: events.indices.map { (events.sequence(at: $0), $0) })
@@ -102,9 +126,9 @@ public struct Trace: Sendable {
             eventsByNode[event.node, default: []].append(UInt32(events.count))
             events.append(event, node: node, subscription: subscription, thread: thread)
         case let .hop(hop):
-            hops.append(hop)
+            if !leftOut.contains(.hops) { hops.append(hop) }
         case let .mark(mark):
-            marks.append(mark)
+            if !leftOut.contains(.marks) { marks.append(mark) }
         case let .label(label):
             if let index = nodeIndex[label.node] { nodes[index].label = label.label }
         case let .summary(summary):
@@ -116,10 +140,23 @@ public struct Trace: Sendable {
     // MARK: Lookups
 
     public func node(_ id: UInt64) -> NodeRecord? { nodeIndex[id].map { nodes[$0] } }
-    public func subscription(_ id: UInt64) -> SubscriptionRecord? { subscriptionIndex[id].map { subscriptions[$0] } }
+    public func subscription(_ id: UInt64) -> SubscriptionRecord? { subscriptionPosition(id).map { subscriptions[$0] } }
     public func thread(_ id: UInt64) -> ThreadRecord? { threadIndex[id].map { threads[$0] } }
     public func event(sequence: UInt64) -> EventRecord? {
         eventPosition(sequence: sequence).map { events[$0] }
+    }
+
+    /// The index in `subscriptions` of the subscription `id`.
+    public func subscriptionIndex(_ id: UInt64) -> Int? { subscriptionPosition(id) }
+
+    private func subscriptionPosition(_ id: UInt64) -> Int? {
+        if let subscriptionIndex { return subscriptionIndex[id] }
+        var low = 0, high = subscriptions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if subscriptions[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        return low < subscriptions.count && subscriptions[low].id == id ? low : nil
     }
 
     /// The position in `events` of the event numbered `sequence`.

@@ -85,8 +85,10 @@ struct DiffCommand: ParsableCommand {
     func run() throws {
         let inputA = try InputFile(a), inputB = try InputFile(b)
         let drawing = try drawPath.map { try MarbleDrawing($0, inputs: [inputA, inputB]) }
-        let traceA = try Trace(contentsOf: URL(fileURLWithPath: a))
-        let traceB = try Trace(contentsOf: URL(fileURLWithPath: b))
+        // The diff compares no hops, marks or ends of subscriptions; its figure draws the ends.
+        let unused: Trace.Parts = drawing == nil ? [.hops, .marks, .disposals] : [.hops, .marks]
+        let traceA = try Trace(contentsOf: URL(fileURLWithPath: a), leavingOut: unused)
+        let traceB = try Trace(contentsOf: URL(fileURLWithPath: b), leavingOut: unused)
         Console.warn(traceA.warnings + traceB.warnings)
         let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: timeTolerance,
                              ignoringLineShifts: ignoreLineShifts)

@@ -162,8 +162,10 @@ struct DrawCommand: ParsableCommand {
     private func load(_ source: InputFile) throws -> (Trace, [UInt8]?) {
         guard (input as NSString).pathExtension == "marbles" else {
             let contents = heat ? try source.contents() : nil
+            // Neither figure draws hops or marks, and a pipeline no ends of subscriptions.
+            let unused: Trace.Parts = kind == .marble ? [.hops, .marks] : [.hops, .marks, .disposals]
             let trace = try contents.map { try Trace(bytes: $0, name: input) }
-                ?? Trace(reader: TraceReader(url: URL(fileURLWithPath: input), name: input))
+                ?? Trace(reader: TraceReader(url: URL(fileURLWithPath: input), name: input), leavingOut: unused)
             Console.warn(trace.warnings)
             return (trace, contents)
         }

@@ -74,6 +74,40 @@ final class TraceReaderTests: XCTestCase {
         XCTAssertEqual(trace.events.payloadNumber(at: 3), 0)
     }
 
+    func testLeftOutRecordsAreCheckedButNotKept() throws {
+        let hop = #"{"type":"hop","id":1,"node":1,"sub":1,"scheduler":"main","enqueued":0,"from":1,"started":5,"to":1}"#
+        let dispose = #"{"type":"dispose","sub":1,"time":30,"thread":1}"#
+        let mark = #"{"type":"mark","time":3,"thread":1,"label":"here"}"#
+        let lines = [header, thread, node, subscribe, event(1), hop, mark, event(2), dispose, summary]
+        let whole = try Trace(bytes: bytes(lines))
+        XCTAssertEqual([whole.hops.count, whole.marks.count, whole.disposals.count], [1, 1, 1])
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("left-out-\(UUID().uuidString).trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data(bytes(lines)).write(to: url)
+        let slim = try Trace(contentsOf: url, leavingOut: [.hops, .marks, .disposals])
+        XCTAssertEqual([slim.hops.count, slim.marks.count, slim.disposals.count], [0, 0, 0])
+        XCTAssertEqual(Array(slim.events), Array(whole.events))
+        XCTAssertEqual(slim.subscriptions, whole.subscriptions)
+        let badHop = hop.replacingOccurrences(of: #""from":1"#, with: #""from":9"#)
+        try Data(bytes([header, thread, node, subscribe, badHop, summary])).write(to: url)
+        XCTAssertThrowsError(try Trace(contentsOf: url, leavingOut: [.hops])) { error in
+            XCTAssertEqual((error as? TraceError)?.line, 5)
+        }
+    }
+
+    func testSubscriptionsAreFoundByIdInAnyOrder() throws {
+        var trace = Trace(header: TraceHeader(clock: .virtual))
+        XCTAssertNil(trace.add(.thread(ThreadRecord(id: 1, name: "main"))))
+        XCTAssertNil(trace.add(.node(NodeRecord(id: 1, kind: .source, name: "a", file: "A.swift", line: 1))))
+        for id: UInt64 in [4, 9, 2, 30, 7] {
+            XCTAssertNil(trace.add(.subscribe(SubscriptionRecord(id: id, node: 1, parent: 0, time: Int64(id), thread: 1))))
+        }
+        XCTAssertNil(trace.add(.event(EventRecord(sequence: 1, time: 0, node: 1, subscription: 2, kind: .value, thread: 1))))
+        for id: UInt64 in [4, 9, 2, 30, 7] { XCTAssertEqual(trace.subscription(id)?.time, Int64(id)) }
+        XCTAssertNil(trace.subscription(5))
+        XCTAssertEqual(trace.events.first?.subscription, 2)
+    }
+
     func testEventsAreFoundBySequenceInAnyOrder() throws {
         let ascending = try Trace(bytes: bytes([header, thread, node, subscribe, event(2), event(5), event(9), summary]))
         XCTAssertEqual([2, 5, 9, 1, 3, 10].map { ascending.event(sequence: $0)?.time }, [20, 50, 90, nil, nil, nil])
