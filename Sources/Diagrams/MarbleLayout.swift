@@ -58,7 +58,7 @@ struct MarbleLayout {
         }
         // Aim for the closest marbles to sit a typical marble's width apart, so most values
         // show whole; the width bound then decides, and crowded values are cut.
-        let widths = figure.lanes.flatMap(\.marbles).prefix(2_000).map {
+        let widths = figure.lanes.lazy.flatMap(\.marbles).prefix(2_000).map {
             min(Self.maxPill, max(2 * Self.radius, Scene.textWidth(TextSafety.singleLine($0.display), font: Self.marbleFont) + 12))
         }.sorted()
         let spacing = widths.isEmpty ? 36 : min(90, max(36, widths[widths.count / 2] + 4))
@@ -159,9 +159,10 @@ struct MarbleLayout {
             }
         }
         if let end = lane.end { add(end, node: node) }
-        let laneGroups = groups(lane.marbles, scale: scale)
-        let centres = laneGroups.map { (scale.x($0[0].time) + scale.x($0[$0.count - 1].time)) / 2 }
-        for (index, group) in laneGroups.enumerated() {
+        let (sorted, laneGroups) = groups(lane.marbles, scale: scale)
+        let centres = laneGroups.map { (scale.x(sorted[$0.lowerBound].time) + scale.x(sorted[$0.upperBound - 1].time)) / 2 }
+        for (index, range) in laneGroups.enumerated() {
+            let group = Array(sorted[range])
             // A marble may be as wide as the room to its neighbours, so none hides another;
             // its text is cut to fit (the whole value is on hover).
             let before = index > 0 ? centres[index] - centres[index - 1] : .infinity
@@ -177,24 +178,28 @@ struct MarbleLayout {
     }
 
     /// Marbles closer than a marble's width are drawn as one, so dense stretches stay
-    /// readable: a group shows its values when they are short, else its count.
-    private func groups(_ marbles: [MarbleFigure.Marble], scale: TimeScale) -> [[MarbleFigure.Marble]] {
-        let sorted = marbles.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
-        var result: [[MarbleFigure.Marble]] = []
+    /// readable: a group shows its values when they are short, else its count. Returns the
+    /// marbles in time order (the lane's own array when it is in order already, as a trace's
+    /// lanes are) and each group as a range of them, so a lane of millions is not copied twice.
+    private func groups(_ marbles: [MarbleFigure.Marble], scale: TimeScale) -> ([MarbleFigure.Marble], [Range<Int>]) {
+        let inOrder = marbles.indices.dropFirst().allSatisfy { marbles[$0 - 1].time <= marbles[$0].time }
+        let sorted = inOrder ? marbles
+            : marbles.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        var result: [Range<Int>] = []
         var firstX = -Double.infinity
-        for marble in sorted {
+        for (index, marble) in sorted.enumerated() {
             let x = scale.x(marble.time)
             // A group (two or more) reaches a little further than a marble's width, so that
             // the count it shows has room to be read.
             let reach = (result.last?.count ?? 0) > 1 ? Self.groupReach : 2 * Self.radius
             if x - firstX < reach, !result.isEmpty {
-                result[result.count - 1].append(marble)
+                result[result.count - 1] = result[result.count - 1].lowerBound..<(index + 1)
             } else {
-                result.append([marble])
+                result.append(index..<(index + 1))
                 firstX = x
             }
         }
-        return result
+        return (sorted, result)
     }
 
     private mutating func marble(_ group: [MarbleFigure.Marble], x: Double, y: Double, radius: Double, room: Double,
@@ -221,7 +226,10 @@ struct MarbleLayout {
             shape = .rect(origin: .init(x: x - width / 2, y: y - radius), width: width, height: 2 * radius,
                           corner: radius, fill: fill, stroke: outline)
         }
-        for marble in group { positions[marble.id] = (x, y, radius) }
+        // Only causal arrows look marbles up: a position per marble costs tens of bytes each.
+        if !figure.causes.isEmpty {
+            for marble in group { positions[marble.id] = (x, y, radius) }
+        }
         var data = ["time": String(group[0].time), "count": String(group.count)]
         if threads.count == 1, figure.threads.indices.contains(group[0].thread) {
             data["thread"] = TextSafety.singleLine(figure.threads[group[0].thread])

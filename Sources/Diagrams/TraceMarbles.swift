@@ -42,37 +42,66 @@ extension MarbleFigure {
 private struct TraceMarbleBuilder {
     let trace: Trace
     let options: MarbleOptions
-    var disposals: [UInt64: Int64] = [:]
-    var subscriptionsByNode: [UInt64: [SubscriptionRecord]] = [:]
-    /// Indices in `trace.events`, not copies: a copy of every event would double the figure's memory.
-    var eventsBySubscription: [UInt64: [Int]] = [:]
-    var childrenByParent: [UInt64: [SubscriptionRecord]] = [:]
+    // Everything below holds positions in the trace's lists, not copies of its records: a
+    // trace of millions of events has hundreds of thousands of subscriptions.
+    /// By position in `trace.subscriptions`: when the subscription first ended.
+    var disposals: [Int64?]
+    /// Each node's subscriptions, as positions in `trace.subscriptions`.
+    var subscriptionsByNode: [UInt64: [Int32]] = [:]
+    /// Each subscription's events as positions in `trace.events`: those of the subscription
+    /// at position `s` are `eventOrder[eventStarts[s]..<eventStarts[s + 1]]`.
+    var eventStarts: [Int32]
+    var eventOrder: [Int32]
+    /// The subscriptions each subscription started, as positions in `trace.subscriptions`.
+    var childrenByParent: [UInt64: [Int32]] = [:]
     let innerStreams: InnerStreams
 
     init(trace: Trace, options: MarbleOptions) {
         self.trace = trace
         self.options = options
-        for disposal in trace.disposals where disposals[disposal.subscription] == nil {
-            disposals[disposal.subscription] = disposal.time
+        disposals = [Int64?](repeating: nil, count: trace.subscriptions.count)
+        for disposal in trace.disposals {
+            if let position = trace.subscriptionIndex(disposal.subscription), disposals[position] == nil {
+                disposals[position] = disposal.time
+            }
         }
-        for subscription in trace.subscriptions {
-            subscriptionsByNode[subscription.node, default: []].append(subscription)
-            if subscription.parent != 0 { childrenByParent[subscription.parent, default: []].append(subscription) }
+        for (position, subscription) in trace.subscriptions.enumerated() {
+            subscriptionsByNode[subscription.node, default: []].append(Int32(position))
+            if subscription.parent != 0 { childrenByParent[subscription.parent, default: []].append(Int32(position)) }
         }
-        for (index, event) in trace.events.enumerated() {
-            eventsBySubscription[event.subscription, default: []].append(index)
+        let events = trace.events
+        eventStarts = [Int32](repeating: 0, count: trace.subscriptions.count + 1)
+        for position in events.indices { eventStarts[events.subscriptionIndex(at: position) + 1] += 1 }
+        for index in eventStarts.indices.dropFirst() { eventStarts[index] += eventStarts[index - 1] }
+        var next = eventStarts
+        eventOrder = [Int32](repeating: 0, count: events.count)
+        for position in events.indices {
+            let subscription = events.subscriptionIndex(at: position)
+            eventOrder[Int(next[subscription])] = Int32(position)
+            next[subscription] += 1
         }
         innerStreams = InnerStreams(trace: trace)
     }
 
-    /// The events of a subscription, in sequence order.
-    func events(of subscription: UInt64) -> LazyMapSequence<[Int], EventRecord> {
-        (eventsBySubscription[subscription] ?? []).lazy.map { trace.events[$0] }
+    /// The events of a subscription, in the order they were read (sequence order).
+    func events(of subscription: SubscriptionRecord) -> [EventRecord] {
+        guard let position = trace.subscriptionIndex(subscription.id) else { return [] }
+        return eventOrder[Int(eventStarts[position])..<Int(eventStarts[position + 1])].map { trace.events[Int($0)] }
+    }
+
+    /// A node's subscriptions in trace order; nil when it has none.
+    func subscriptions(of node: UInt64) -> [SubscriptionRecord]? {
+        subscriptionsByNode[node].map { $0.map { trace.subscriptions[Int($0)] } }
+    }
+
+    /// The subscriptions `parent` started, in trace order.
+    func children(of parent: UInt64) -> [SubscriptionRecord] {
+        (childrenByParent[parent] ?? []).map { trace.subscriptions[Int($0)] }
     }
 
     /// A node whose every subscription was started by a higher-order operator.
     func isInnerOnly(_ node: NodeRecord) -> Bool {
-        guard node.kind != .sink, let subscriptions = subscriptionsByNode[node.id], !subscriptions.isEmpty else { return false }
+        guard node.kind != .sink, let subscriptions = subscriptions(of: node.id), !subscriptions.isEmpty else { return false }
         return subscriptions.allSatisfy { $0.parent != 0 }
     }
 
@@ -127,7 +156,7 @@ private struct TraceMarbleBuilder {
         var threads = ThreadIndex(trace: trace)
         var rows: [MarbleFigure.Row] = []
         var drawn: Set<UInt64> = []
-        let topLevel: [SubscriptionRecord] = nodes.flatMap { subscriptionsByNode[$0.id] ?? [] }.filter { $0.parent == 0 }
+        let topLevel: [SubscriptionRecord] = nodes.flatMap { subscriptions(of: $0.id) ?? [] }.filter { $0.parent == 0 }
         let firstEvent: Int64 = trace.events.first?.time ?? 0
         let start: Int64 = topLevel.map(\.time).min() ?? firstEvent
         let span: Int64 = max(0, TimeFormat.clamped(trace.events.last?.time ?? start) - TimeFormat.clamped(start))
@@ -152,14 +181,15 @@ private struct TraceMarbleBuilder {
             }
             for inner in innerStreams.of(node.id) where !innerOnly && (!options.isNodes || chosenIDs.contains(inner)) {
                 guard let innerNode = trace.node(inner) else { continue }
-                let parents = Set((subscriptionsByNode[node.id] ?? []).map(\.id))
-                for subscription in (subscriptionsByNode[inner] ?? []) where parents.contains(subscription.parent) {
+                let parents = Set((subscriptions(of: node.id) ?? []).map(\.id))
+                for subscription in (subscriptions(of: inner) ?? []) where parents.contains(subscription.parent) {
                     rows.append(.lane(lane(for: subscription, node: innerNode, title: innerTitle(innerNode),
                                            inner: true, start: start, span: span, laneNodes: laneNodes,
                                            threads: &threads, drawn: &drawn)))
                 }
             }
-            let subscriptions = (subscriptionsByNode[node.id] ?? []).filter { innerOnly || $0.parent == 0 || !isTopLevelNode(node) }
+            let topLevelNode = isTopLevelNode(node)
+            let subscriptions = (subscriptions(of: node.id) ?? []).filter { innerOnly || $0.parent == 0 || !topLevelNode }
             var lanes: [MarbleFigure.Lane] = []
             for (index, subscription) in subscriptions.enumerated() {
                 let title = subscriptions.count > 1 && !innerOnly ? "\(node.displayName) #\(index + 1)" : node.displayName
@@ -198,7 +228,8 @@ private struct TraceMarbleBuilder {
     func merged(_ lanes: [MarbleFigure.Lane], title: String) -> MarbleFigure.Lane {
         var lane = MarbleFigure.Lane(title: title, detail: lanes.first?.detail, isInner: lanes.first?.isInner ?? false,
                                      node: lanes.first?.node)
-        lane.marbles = lanes.flatMap(\.marbles).sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+        lane.marbles = lanes.flatMap(\.marbles)
+        lane.marbles.sort { ($0.time, $0.id) < ($1.time, $1.id) }
         let starts = lanes.map(\.subscribed)
         lane.subscribed = starts.contains(nil) ? nil : starts.compactMap { $0 }.min()
         let ends = lanes.compactMap(\.end)
@@ -221,15 +252,11 @@ private struct TraceMarbleBuilder {
     /// same end. A named source wrapped in a producer of the same name (how a spec's hot
     /// input is built) would otherwise be drawn twice.
     func removeRepeatedLanes(_ rows: inout [MarbleFigure.Row], drawn: inout Set<UInt64>) {
-        func key(_ lane: MarbleFigure.Lane) -> [String] {
-            [lane.title, String(lane.isInner), String(describing: lane.end), String(describing: lane.marks)]
-                + lane.marbles.map { "\($0.time) \($0.thread) \($0.display)" }
-        }
-        var later: Set<[String]> = []
+        var later: Set<RepeatKey> = []
         var kept: [MarbleFigure.Row] = []
         for row in rows.reversed() {
             if case let .lane(lane) = row {
-                guard later.insert(key(lane)).inserted else {
+                guard later.insert(RepeatKey(lane)).inserted else {
                     for marble in lane.marbles { drawn.remove(marble.id) }
                     continue
                 }
@@ -264,7 +291,7 @@ private struct TraceMarbleBuilder {
     }
 
     func isTopLevelNode(_ node: NodeRecord) -> Bool {
-        (subscriptionsByNode[node.id] ?? []).contains { $0.parent == 0 }
+        (subscriptions(of: node.id) ?? []).contains { $0.parent == 0 }
     }
 
     func outerNode(of node: NodeRecord) -> UInt64? {
@@ -291,7 +318,7 @@ private struct TraceMarbleBuilder {
         if inner || TimeFormat.clamped(subscription.time) - TimeFormat.clamped(start) > span / 50 {
             lane.subscribed = subscription.time
         }
-        for event in events(of: subscription.id) {
+        for event in events(of: subscription) {
             switch event.kind {
             case .value:
                 // The reader accepts texts of any length; a figure draws and keeps a bounded part.
@@ -302,7 +329,9 @@ private struct TraceMarbleBuilder {
                                           display: TextSafety.truncated(text, to: TextSafety.displayLimit),
                                           full: TextSafety.truncated(text, to: TextSafety.fullLimit),
                                           thread: thread, hoppedFrom: causeThread == thread ? nil : causeThread))
-                drawn.insert(event.sequence)
+                // Only causal arrows need the drawn events: a set of every value costs tens of
+                // bytes each.
+                if options.causes { drawn.insert(event.sequence) }
             case .completed:
                 lane.end = .completed(at: event.time)
             case .failed:
@@ -311,7 +340,7 @@ private struct TraceMarbleBuilder {
                 lane.end = .interrupted(at: event.time)
             }
         }
-        if lane.end == nil, let disposed = disposals[subscription.id] {
+        if lane.end == nil, let position = trace.subscriptionIndex(subscription.id), let disposed = disposals[position] {
             lane.end = .disposed(at: disposed)
         }
         lane.marks = chainMarks(beside: subscription, leavingOut: laneNodes)
@@ -332,10 +361,10 @@ private struct TraceMarbleBuilder {
     func chainMarks(beside subscription: SubscriptionRecord, leavingOut laneNodes: Set<UInt64>) -> [MarbleFigure.Mark] {
         let upstream = ancestors(of: subscription.node)
         guard subscription.parent != 0 else {
-            let started = (childrenByParent[subscription.id] ?? []).filter { upstream.contains($0.node) }
+            let started = children(of: subscription.id).filter { upstream.contains($0.node) }
             return marks(of: started, after: subscription, leavingOut: laneNodes)
         }
-        let siblings = (childrenByParent[subscription.parent] ?? []).sorted { $0.id < $1.id }
+        let siblings = children(of: subscription.parent).sorted { $0.id < $1.id }
         guard let index = siblings.firstIndex(where: { $0.id == subscription.id }) else { return [] }
         var run: [SubscriptionRecord] = [subscription]
         var nodes: Set<UInt64> = [subscription.node]
@@ -364,7 +393,7 @@ private struct TraceMarbleBuilder {
         var seen: Set<UInt64> = []
         while let next = pending.popLast() {
             guard seen.insert(next.id).inserted else { continue }
-            pending += childrenByParent[next.id] ?? []
+            pending += children(of: next.id)
             all.append(next)
         }
         var marks: [MarbleFigure.Mark] = []
@@ -376,7 +405,7 @@ private struct TraceMarbleBuilder {
             if !started.insert(next.node).inserted || next.time > subscription.time {
                 marks.append(.init(.subscribed(at: next.time), node: next.node))
             }
-            for event in events(of: next.id) {
+            for event in events(of: next) {
                 switch event.kind {
                 case .failed:
                     let message = TextSafety.truncated(event.text ?? "", to: TextSafety.fullLimit)
@@ -389,6 +418,42 @@ private struct TraceMarbleBuilder {
             }
         }
         return marks.sorted { ($0.time, $0.node ?? 0) < ($1.time, $1.node ?? 0) }
+    }
+}
+
+/// What makes a lane repeat another: its title, whether it is inner, its end and marks, and
+/// each marble's time, thread and text. The lane itself is the key (its marbles are shared,
+/// not copied): a key string per marble cost more than the figure's marbles.
+private struct RepeatKey: Hashable {
+    let lane: MarbleFigure.Lane
+    let end: String
+    let marks: String
+
+    init(_ lane: MarbleFigure.Lane) {
+        self.lane = lane
+        end = String(describing: lane.end)
+        marks = String(describing: lane.marks)
+    }
+
+    static func == (lhs: RepeatKey, rhs: RepeatKey) -> Bool {
+        lhs.lane.title == rhs.lane.title && lhs.lane.isInner == rhs.lane.isInner && lhs.end == rhs.end
+            && lhs.marks == rhs.marks && lhs.lane.marbles.count == rhs.lane.marbles.count
+            && zip(lhs.lane.marbles, rhs.lane.marbles).allSatisfy {
+                $0.time == $1.time && $0.thread == $1.thread && $0.display == $1.display
+            }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(lane.title)
+        hasher.combine(lane.isInner)
+        hasher.combine(end)
+        hasher.combine(marks)
+        hasher.combine(lane.marbles.count)
+        for marble in lane.marbles {
+            hasher.combine(marble.time)
+            hasher.combine(marble.thread)
+            hasher.combine(marble.display)
+        }
     }
 }
 

@@ -59,6 +59,9 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     /// The node id of the event at `position`.
     public func node(at position: Int) -> UInt64 { nodeIDs[Int(nodes[position])] }
 
+    /// The index in the trace's `subscriptions` of the subscription of the event at `position`.
+    public func subscriptionIndex(at position: Int) -> Int { Int(subscriptionPositions[position]) }
+
     /// The thread id of the event at `position`.
     public func thread(at position: Int) -> UInt64 { threadIDs[Int(threads[position])] }
 
