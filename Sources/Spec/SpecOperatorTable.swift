@@ -276,11 +276,10 @@ extension SpecOperators {
         },
         "catchError": catchError,
         "retry": { call in
-            try call.expectArguments(0...1, labels: ["count", "delay"])
-            // RxJS 7's retry(count) or retry({count, delay}); the spec's named arguments too.
-            let call = try call.spreadingConfiguration(["count", "delay"], unsupported: [
-                "resetOnSuccess": "expected 'count' or 'delay' only: a retry count reset by a value ('resetOnSuccess') is not supported",
-            ])
+            try call.expectArguments(0...1, labels: ["count", "delay", "resetOnSuccess"])
+            // RxJS 7's retry(count) or retry({count, delay, resetOnSuccess}); the spec's named
+            // arguments too. `delay` is milliseconds or a function (error, retries) => notifier.
+            let call = try call.spreadingConfiguration(["count", "delay", "resetOnSuccess"])
             var count = Int.max
             if call.argument(0, "count") != nil {
                 let value = try call.number(0, "count")
@@ -288,14 +287,25 @@ extension SpecOperators {
             }
             // RxJS: a count of 0 or less leaves the stream as it is.
             guard count > 0 else { return stream(call.stream) }
-            if let delay = call.argument(nil, "delay") {
-                guard case .number = delay.value else {
-                    throw SpecSyntaxError(location: delay.location,
-                                          message: "expected a delay in milliseconds (a notifier function is not supported), found \(delay.value.typeName)")
-                }
-                return stream(call.stream.retry(upTo: count, interval: try call.duration(nil, "delay"), on: call.scheduler,
-                                                file: file, line: call.line))
+            let reset = call.argument(nil, "resetOnSuccess") == nil ? false : try call.bool(nil, "resetOnSuccess")
+            if let delay = call.argument(nil, "delay"), case .lambda = delay.value {
+                let notifier = try call.streamFunction(nil, "delay")
+                return stream(call.stream.retry(upTo: count, resettingOnValue: reset, file: file, line: call.line) { failure, retries in
+                    notifier([failure.value, .number(Double(retries))])
+                })
             }
+            if call.argument(nil, "delay") != nil {
+                let interval = try call.duration(nil, "delay")
+                guard !reset else {
+                    // Signals' timed retry has no reset; a timer notifier does the same.
+                    let scheduler = call.scheduler
+                    return stream(call.stream.retry(upTo: count, resettingOnValue: true, file: file, line: call.line) { _, _ in
+                        SpecProducer(value: .null).delay(interval, on: scheduler)
+                    })
+                }
+                return stream(call.stream.retry(upTo: count, interval: interval, on: call.scheduler, file: file, line: call.line))
+            }
+            if reset { return stream(call.stream.retry(upTo: count, resettingOnValue: true, file: file, line: call.line)) }
             return stream(call.stream.retry(upTo: count, file: file, line: call.line))
         },
         "timeout": { call in

@@ -41,7 +41,7 @@ struct PlayCommand: ParsableCommand {
         distinctUntilChanged, startWith, debounceTime, throttleTime(d, leading:, trailing:), \
         auditTime, sampleTime, sample, delay, merge, concat, combineLatest, zip, \
         withLatestFrom(a, b, ..., project), switchMap, mergeMap, concatMap, exhaustMap, \
-        takeUntil, catchError((error, caught) => ...), retry(count, delay:) or retry({count, delay}), \
+        takeUntil, catchError((error, caught) => ...), retry(count, delay:) or retry({count, delay, resetOnSuccess}) (delay: ms or (error, retries) => notifier), \
         timeout(each:, first:, with:) or timeout({each, first, with}) (failing with \"TimeoutError\"), and the functions of, empty, \
         never, throwError(error or () => error), merge, concat, combineLatest, zip. \
         Swift names (Signals semantics): \

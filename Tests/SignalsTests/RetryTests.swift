@@ -69,3 +69,30 @@ final class RetryTests: XCTestCase {
         XCTAssertEqual(retry[0].node.parameters, "upTo: 2")
     }
 }
+
+/// RxJS's retry options: a notifier as the delay, and a count reset by a value.
+final class RetryWhenTests: XCTestCase {
+    func testTheNotifiersFirstValueStartsTheNextAttempt() {
+        var retries: [Int] = []
+        expectMarbles("-a---a---a#") { s in
+            s.cold("-a#").retry(upTo: 2) { _, retry in
+                retries.append(retry)
+                return s.cold("--x-y|")
+            }
+        }
+        XCTAssertEqual(retries, [1, 2], "the notifier gets the retry's number, from 1")
+    }
+
+    func testANotifierThatCompletesWithoutAValueCompletesTheResult() {
+        expectMarbles("-a--|") { s in s.cold("-a#").retry(upTo: 2) { _, _ in s.cold("--|") } }
+    }
+
+    func testANotifierThatFailsFailsTheResult() {
+        expectMarbles("-a--#") { s in s.cold("-a#").retry(upTo: 2) { _, _ in s.cold("--#") } }
+    }
+
+    func testResettingOnValueRestartsTheCount() {
+        expectMarbles("-a-a-a-a-(a|)") { s in s.cold("-a#").retry(upTo: 1, resettingOnValue: true).take(first: 5) }
+        expectMarbles("---#") { s in s.cold("-#").retry(upTo: 2, resettingOnValue: true) }
+    }
+}

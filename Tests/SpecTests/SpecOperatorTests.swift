@@ -229,9 +229,20 @@ final class SpecOperatorTests: XCTestCase {
         XCTAssertEqual(try out("cold a = -a#\nout = a.retry(0)"), "-a#")
         XCTAssertEqual(try out("cold a = -a#\nout = a.retry(-1)"), "-a#")
         XCTAssertEqual(specError("cold a = -a#\nout = a.retry({cuont: 1})")?.message,
-                       "expected a configuration with 'count', 'delay' for 'retry', found 'cuont'")
-        XCTAssertEqual(specError("cold a = -a#\nout = a.retry({delay: e => of(1)})")?.message,
-                       "expected a delay in milliseconds (a notifier function is not supported), found function")
+                       "expected a configuration with 'count', 'delay', 'resetOnSuccess' for 'retry', found 'cuont'")
+    }
+
+    /// RxJS 7's retry({delay: (error, retries) => notifier, resetOnSuccess}): the notifier's
+    /// first value retries, its completion completes, its error fails; a value resets the count.
+    func testRetryNotifierAndResetOnSuccess() throws {
+        XCTAssertEqual(try out("cold a = -a#\ncold n = --x|\nout = a.retry({count: 2, delay: (e, k) => n})"), "-a---a---a#")
+        XCTAssertEqual(try out("cold a = -a#\nout = a.retry({count: 3, delay: (e, k) => of(k)}).map((x, i) => i)"), "-0-1-2-3#")
+        XCTAssertEqual(try out("cold a = -a#\ncold n = --|\nout = a.retry({count: 2, delay: (e, k) => n})"), "-a--|")
+        XCTAssertEqual(events(try play("cold a = -a#\ncold n = --#\nerror n = \"n\"\nout = a.retry({count: 2, delay: (e, k) => n})"),
+                              "out").last, #"4:#"n""#)
+        XCTAssertEqual(try out("cold a = -a#\nout = a.retry({count: 1, resetOnSuccess: true}).take(4)"), "-a-a-a-(a|)")
+        XCTAssertEqual(try out("cold a = -a#\nout = a.retry({count: 1, delay: 2, resetOnSuccess: true}).take(3)"), "-a---a---(a|)")
+        XCTAssertEqual(try out("cold a = -#\nout = a.retry({count: 2, resetOnSuccess: true})"), "---#")
     }
 
     func testTimeoutEachWithAndWithoutFallback() throws {

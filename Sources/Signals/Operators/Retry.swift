@@ -26,23 +26,95 @@ extension SignalProducer {
         return retrying(count, node: node, wait: (interval, scheduler))
     }
 
-    private func retrying(_ count: Int, node: Node, wait: (TimeInterval, DateScheduler)?) -> SignalProducer {
+    /// RxJS's `retry({ count, delay, resetOnSuccess })` with a notifier as its delay: on a
+    /// failure, up to `count` times, starts `notifier(error, retries)` (retries counting from
+    /// 1) and starts this producer again on its first value; when the notifier completes
+    /// without one the result completes, when it fails the result fails with its error.
+    /// With `resettingOnValue`, a value of an attempt resets the count of retries. Each
+    /// attempt and each notifier is recorded as a child of the retry's subscription.
+    ///
+    /// - Precondition: `count` is not negative.
+    public func retry<Notification>(
+        upTo count: Int, resettingOnValue: Bool = false, file: StaticString = #fileID, line: UInt = #line,
+        when notifier: @escaping (Error, Int) -> SignalProducer<Notification, Error>
+    ) -> SignalProducer {
+        precondition(count >= 0, "retry(upTo:) needs a count of zero or more, got \(count)")
+        let node = Node.operator("retry", parameters: "upTo: \(count), when", (self.node, .data), file: file, line: line)
+        return retrying(count, node: node, resettingOnValue: resettingOnValue, notifier: notifier)
+    }
+
+    /// RxJS's `retry({ count, resetOnSuccess: true })`: as `retry(upTo:)`, but a value of an
+    /// attempt resets the count of retries.
+    ///
+    /// - Precondition: `count` is not negative.
+    public func retry(upTo count: Int, resettingOnValue: Bool, file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer {
+        precondition(count >= 0, "retry(upTo:) needs a count of zero or more, got \(count)")
+        let node = Node.operator("retry", parameters: "upTo: \(count), resettingOnValue: \(resettingOnValue)",
+                                 (self.node, .data), file: file, line: line)
+        return retrying(count, node: node, resettingOnValue: resettingOnValue, wait: nil)
+    }
+
+    private func retrying(_ count: Int, node: Node, resettingOnValue: Bool = false,
+                          wait: (TimeInterval, DateScheduler)?) -> SignalProducer {
         let upstream = self
         return SignalProducer(parenting: node) { observer, lifetime, subscription in
             let current = SerialDisposable()
             lifetime += current
-            var remaining = count
+            var failures = 0
             func attempt() {
                 upstream.startAsChild(of: subscription, in: current) { event in
-                    guard case .failed = event, remaining > 0 else {
+                    if resettingOnValue, case .value = event { failures = 0 }
+                    guard case .failed = event, failures < count else {
                         observer.send(event)
                         return
                     }
-                    remaining -= 1
+                    failures += 1
                     if let (interval, scheduler) = wait {
                         current.inner = scheduler.schedule(after: interval) { attempt() }
                     } else {
                         attempt()
+                    }
+                }
+            }
+            attempt()
+        }
+    }
+
+    private func retrying<Notification>(_ count: Int, node: Node, resettingOnValue: Bool,
+                                        notifier: @escaping (Error, Int) -> SignalProducer<Notification, Error>)
+        -> SignalProducer {
+        let upstream = self
+        return SignalProducer(parenting: node) { observer, lifetime, subscription in
+            let current = SerialDisposable()
+            lifetime += current
+            var failures = 0
+            func attempt() {
+                upstream.startAsChild(of: subscription, in: current) { event in
+                    if resettingOnValue, case .value = event { failures = 0 }
+                    guard case let .failed(error) = event, failures < count else {
+                        observer.send(event)
+                        return
+                    }
+                    failures += 1
+                    // Only the notifier's first event counts: its value starts the next attempt
+                    // (which interrupts the notifier), its completion or failure ends the result.
+                    var answered = false
+                    notifier(error, failures).startAsChild(of: subscription, in: current) { notification in
+                        guard !answered else { return }
+                        switch notification {
+                        case .value:
+                            answered = true
+                            attempt()
+                        case .completed:
+                            answered = true
+                            observer.sendCompleted()
+                        case let .failed(error):
+                            answered = true
+                            observer.send(error: error)
+                        case .interrupted:
+                            return
+                        }
                     }
                 }
             }
