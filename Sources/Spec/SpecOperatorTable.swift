@@ -170,7 +170,7 @@ extension SpecOperators {
         "skip": skip,
         "distinctUntilChanged": distinctUntilChanged,
         "startWith": { call in
-            try call.expectArguments(1...Int.max)
+            try call.expectArguments(0...Int.max)
             var result = call.stream
             for argument in call.positional.reversed() {
                 result = result.startWith(argument.value, file: file, line: call.line)
@@ -182,7 +182,27 @@ extension SpecOperators {
             return stream(call.stream.debounceFlushing(try call.duration(0), on: call.scheduler, file: file, line: call.line))
         },
         "throttleTime": { call in
-            try call.expectArguments(1, labels: ["leading", "trailing"])
+            try call.expectArguments(1...3, labels: ["leading", "trailing"])
+            var call = call
+            // RxJS 7's throttleTime(d, scheduler, {leading, trailing}), with null for the
+            // scheduler (a spec has one); the configuration is read as the named arguments.
+            if call.positional.count > 1 {
+                let scheduler = call.positional[1], configuration = call.positional[call.positional.count - 1]
+                guard call.positional.count == 3, scheduler.value.isNull, call.arguments.count == 3,
+                      case let .object(entries) = configuration.value else {
+                    throw SpecSyntaxError(location: scheduler.location,
+                                          message: "expected throttleTime(duration, null, {leading, trailing}), null for the scheduler")
+                }
+                if let unknown = entries.first(where: { $0.key != "leading" && $0.key != "trailing" }) {
+                    throw SpecSyntaxError(location: configuration.location,
+                                          message: "expected a configuration with 'leading', 'trailing' for 'throttleTime', found '\(unknown.key)'")
+                }
+                call = SpecCall(name: call.name, location: call.location, receiver: call.receiver,
+                                arguments: [call.positional[0]] + entries.map {
+                                    SpecCall.Argument(label: $0.key, value: $0.value, location: configuration.location)
+                                },
+                                interpreter: call.interpreter)
+            }
             let leading = call.argument(nil, "leading") == nil ? true : try call.bool(nil, "leading")
             let trailing = call.argument(nil, "trailing") == nil ? false : try call.bool(nil, "trailing")
             return stream(call.stream.throttle(try call.duration(0), leading: leading, trailing: trailing, on: call.scheduler,

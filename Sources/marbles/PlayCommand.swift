@@ -38,7 +38,7 @@ struct PlayCommand: ParsableCommand {
         duration means milliseconds; 20ms, 0.5s and 2m are accepted.
 
         RxJS operators (RxJS semantics): map, filter, scan, take, skip, \
-        distinctUntilChanged, startWith, debounceTime, throttleTime(d, leading:, trailing:), \
+        distinctUntilChanged, startWith, debounceTime, throttleTime(d, leading:, trailing:) or throttleTime(d, null, {leading, trailing}), \
         auditTime, sampleTime, sample, delay, merge, concat, combineLatest, zip, \
         withLatestFrom(a, b, ..., project), switchMap, mergeMap, concatMap, exhaustMap, \
         takeUntil, catchError((error, caught) => ...), retry(count, delay:) or retry({count, delay, resetOnSuccess}) (delay: ms or (error, retries) => notifier), \

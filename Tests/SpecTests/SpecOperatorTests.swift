@@ -71,6 +71,7 @@ final class SpecOperatorTests: XCTestCase {
     func testStartWith() throws {
         XCTAssertEqual(events(try play("cold a = --a|\nout = a.startWith('x', 'y')"), "out"),
                        [#"0:"x""#, #"0:"y""#, #"2:"a""#, "3:|"])
+        XCTAssertEqual(try out("cold a = -a|\nout = a.startWith()"), "-a|", "no values: the source as it is")
     }
 
     func testDebounceTimeSendsThePendingValueOnCompletion() throws {
@@ -82,6 +83,16 @@ final class SpecOperatorTests: XCTestCase {
         XCTAssertEqual(try out("hot a = abc--d---|\nout = a.throttleTime(3)"), "a----d---|")
         XCTAssertEqual(try out("hot a = abc--d---|\nout = a.throttleTime(3, leading: true, trailing: true)"), "a--c--d--|")
         XCTAssertEqual(try out("hot a = abc--d---|\nout = a.throttleTime(3, leading: false, trailing: true)"), "---c--d--|")
+    }
+
+    /// RxJS 7's own form, throttleTime(d, scheduler, {leading, trailing}), with null for the
+    /// scheduler; a trailing value pending at completion is sent when the window ends.
+    func testThrottleTimeRxJSConfigurationAndTrailingCompletion() throws {
+        XCTAssertEqual(try out("hot a = abc--d---|\nout = a.throttleTime(3, null, {leading: true, trailing: true})"), "a--c--d--|")
+        XCTAssertEqual(try out("hot a = abc--d---|\nout = a.throttleTime(3, null, {leading: false, trailing: true})"), "---c--d--|")
+        XCTAssertEqual(try out("cold a = ab|\nout = a.throttleTime(3, null, {leading: true, trailing: true})"), "a--(b|)")
+        XCTAssertEqual(specError("hot a = a|\nout = a.throttleTime(3, null, {lead: true})")?.message,
+                       "expected a configuration with 'leading', 'trailing' for 'throttleTime', found 'lead'")
     }
 
     func testAuditTimeWaitsForItsTimerBeforeCompleting() throws {
