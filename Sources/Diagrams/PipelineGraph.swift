@@ -26,11 +26,16 @@ public struct PipelineGraph: Sendable, Equatable {
         public var group: String?
         /// The node's latency in nanoseconds, for heat colouring.
         public var latency: Int64?
+        /// Whether the node holds values on purpose (`debounce`, `throttle`, `delay`,
+        /// `timeout`, `sample`): its latency is the wait it was asked for, not work, so the
+        /// heat scale leaves it out and draws it apart.
+        public var waitsOnPurpose: Bool
         /// Extra lines under the name (event counts, a summary).
         public var note: String?
 
         public init(id: String, kind: Kind, name: String, parameters: String = "", label: String? = nil,
-                    callSite: String? = nil, group: String? = nil, latency: Int64? = nil, note: String? = nil) {
+                    callSite: String? = nil, group: String? = nil, latency: Int64? = nil,
+                    waitsOnPurpose: Bool = false, note: String? = nil) {
             self.id = id
             self.kind = kind
             self.name = name
@@ -39,6 +44,7 @@ public struct PipelineGraph: Sendable, Equatable {
             self.callSite = callSite
             self.group = group
             self.latency = latency
+            self.waitsOnPurpose = waitsOnPurpose
             self.note = note
         }
     }
@@ -77,7 +83,20 @@ public struct PipelineGraph: Sendable, Equatable {
     public var title: String?
     public var nodes: [Node]
     public var edges: [Edge]
-    /// Colour nodes by `latency` on a heat scale, with a legend.
+    /// Operators whose latency is a wait asked for (the name before any `(`): a debounce's
+    /// quiet period, a throttle's or audit's interval, a delay, a timeout's watch, a sample's
+    /// hold until its trigger.
+    public static let intendedWaits: Set<String> = [
+        "debounce", "debounceFlushing", "throttle", "audit", "delay", "delayValues", "timeout", "sample", "sampleLatest",
+    ]
+
+    /// Whether an operator named `name` (`throttle(quietPeriod:)`, `sample(on:)`) waits on purpose.
+    public static func waitsOnPurpose(_ name: String) -> Bool {
+        intendedWaits.contains(String(name.prefix { $0 != "(" }))
+    }
+
+    /// Colour nodes by `latency` on a heat scale, with a legend; nodes that wait on purpose
+    /// are drawn apart, off the scale.
     public var heat: Bool
 
     public init(title: String? = nil, nodes: [Node] = [], edges: [Edge] = [], heat: Bool = false) {

@@ -34,6 +34,8 @@ public enum PipelineRenderer {
     }
 
     private static let heatColours = ["#ffffcc", "#fed976", "#fd8d3c", "#e31a1c", "#800026"]
+    /// A node that waits on purpose, off the heat scale: a cool colour no heat bucket uses.
+    private static let waitColour = "#d6e4f0"
 
     private static func build(_ graph: PipelineGraph, into g: UnsafeMutablePointer<Agraph_t>, dpi: Int?) {
         cgv_set(g, "rankdir", "LR")
@@ -44,12 +46,13 @@ public enum PipelineRenderer {
         cgv_set(g, "pad", "0.25")
         cgv_set(g, "bgcolor", "white")
         if let dpi { cgv_set(g, "dpi", String(dpi)) }
-        let heat = graph.heat ? HeatScale(graph.nodes.compactMap(\.latency)) : nil
+        let heat = graph.heat ? HeatScale(graph.nodes.filter { !$0.waitsOnPurpose }.compactMap(\.latency)) : nil
         let key = edgeKey(graph)
         if heat != nil || !key.isEmpty {
             // The legend is part of the graph's label, so it sits with the title instead of
             // being laid out as if it were part of the pipeline.
-            cgv_set_html(g, "label", legendTable(heat, key: key, title: graph.title))
+            cgv_set_html(g, "label", legendTable(heat, waits: graph.nodes.contains { $0.waitsOnPurpose && $0.latency != nil },
+                                                 key: key, title: graph.title))
             cgv_set(g, "labelloc", "t")
         } else if let title = graph.title {
             cgv_set(g, "label", TextSafety.graphviz(title))
@@ -138,13 +141,19 @@ public enum PipelineRenderer {
         if let label = node.label, label != node.parameters, label != node.name {
             lines.append("\u{201C}\(label)\u{201D}")
         }
+        if heat != nil, node.waitsOnPurpose, let latency = node.latency {
+            lines.append("waits \(TimeFormat.duration(latency)) on purpose")
+        }
         if let note = node.note { lines.append(note) }
         cgv_set(handle, "label", lines.map(TextSafety.graphviz).joined(separator: "\\n"))
         cgv_set(handle, "fontname", "Helvetica")
         cgv_set(handle, "fontsize", "12")
         var tooltip: [String] = []
         if let callSite = node.callSite { tooltip.append(callSite) }
-        if let latency = node.latency { tooltip.append("latency \(TimeFormat.duration(latency))") }
+        if let latency = node.latency {
+            tooltip.append(node.waitsOnPurpose ? "latency \(TimeFormat.duration(latency)), a wait asked for"
+                                               : "latency \(TimeFormat.duration(latency))")
+        }
         if !tooltip.isEmpty {
             cgv_set(handle, "tooltip", tooltip.map(TextSafety.graphviz).joined(separator: "\\n"))
         }
@@ -167,7 +176,10 @@ public enum PipelineRenderer {
             cgv_set(handle, "color", "#b7791f")
             fill = "#fdf0dc"
         }
-        if let heat, let latency = node.latency {
+        if heat != nil, node.waitsOnPurpose, node.latency != nil {
+            fill = waitColour
+            cgv_set(handle, "style", node.kind == .operator ? "rounded,filled,dashed" : "filled,dashed")
+        } else if let heat, let latency = node.latency {
             let bucket = heat.bucket(latency)
             fill = heatColours[bucket]
             if bucket >= 3 { cgv_set(handle, "fontcolor", "white") }
@@ -175,31 +187,35 @@ public enum PipelineRenderer {
         cgv_set(handle, "fillcolor", fill)
     }
 
-    /// The title, the heat scale's legend (a swatch per bucket with its latency range) and
-    /// the key of edges as an HTML-like table, each row a table of its own.
-    private static func legendTable(_ heat: HeatScale?, key: [(sample: String, colour: String, text: String)],
+    /// The title, the heat scale's legend (a swatch per bucket with its latency range, and
+    /// one for nodes that wait on purpose when there are any) and the key of edges as an
+    /// HTML-like table, each row a table of its own.
+    private static func legendTable(_ heat: HeatScale?, waits: Bool, key: [(sample: String, colour: String, text: String)],
                                     title: String?) -> String {
         var rows = ""
         if let title {
             rows += "<TR><TD><FONT POINT-SIZE=\"14\">\(html(title))</FONT></TD></TR>"
         }
         if let heat {
-            var cells = "<TD>stage latency</TD>"
+            var cells = "<TD>time working (p95 from cause to event)</TD>"
             for bucket in 0..<heatColours.count {
                 let (low, high) = heat.range(bucket)
                 let ink = bucket >= 3 ? " COLOR=\"white\"" : ""
                 cells += "<TD BGCOLOR=\"\(heatColours[bucket])\" BORDER=\"1\" COLOR=\"#999999\">"
                 cells += "<FONT POINT-SIZE=\"10\"\(ink)>\(html("\(TimeFormat.duration(low))\u{2013}\(TimeFormat.duration(high))"))</FONT></TD>"
             }
+            if waits {
+                cells += "<TD BGCOLOR=\"\(waitColour)\" BORDER=\"1\" COLOR=\"#999999\" STYLE=\"dashed\">"
+                cells += "<FONT POINT-SIZE=\"10\">waits on purpose (debounce, throttle, delay, timeout, sample): off the scale</FONT></TD>"
+            }
             rows += "<TR><TD>\(row(cells))</TD></TR>"
         }
         if !key.isEmpty {
-            var cells = "<TD>edges</TD>"
-            for entry in key {
-                cells += "<TD><FONT COLOR=\"\(entry.colour)\">\(entry.sample)</FONT> "
-                cells += "<FONT POINT-SIZE=\"10\">\(html(entry.text))</FONT></TD>"
+            // One cell: a row of cells would be spread over the width of the heat row.
+            let entries = key.map { entry in
+                "<FONT COLOR=\"\(entry.colour)\">\(entry.sample)</FONT> <FONT POINT-SIZE=\"10\">\(html(entry.text))</FONT>"
             }
-            rows += "<TR><TD>\(row(cells))</TD></TR>"
+            rows += "<TR><TD>edges   \(entries.joined(separator: "     "))</TD></TR>"
         }
         return "<TABLE BORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"0\">\(rows)</TABLE>"
     }

@@ -11,7 +11,8 @@ extension PipelineGraph {
     ///
     /// - Parameters:
     ///   - latencies: a stage latency per node id (nanoseconds, e.g. `TraceStats`' p95), to
-    ///     colour nodes on a heat scale; nil draws no heat.
+    ///     colour nodes on a heat scale (but for nodes that wait on purpose, drawn apart);
+    ///     nil draws no heat.
     public init(trace: Trace, title: String? = nil, latencies: [UInt64: Int64]? = nil) {
         var counts: [UInt64: EventCounts] = [:]
         var threadCounts: [UInt64: [UInt64: Int]] = [:]
@@ -35,6 +36,7 @@ extension PipelineGraph {
                 label: record.label, callSite: "\(record.file):\(record.line)",
                 group: threadID.flatMap { trace.thread($0).map(ThreadLabel.of) },
                 latency: latencies?[record.id],
+                waitsOnPurpose: record.kind == .operator && Self.waitsOnPurpose(record.name),
                 note: counts[record.id].flatMap { $0.failed + $0.interrupted > 0 ? $0.label : nil }
             ))
         }

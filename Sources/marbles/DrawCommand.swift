@@ -33,7 +33,11 @@ struct DrawCommand: ParsableCommand {
         was interrupted counting them under its name, inner streams dashed into the node \
         that created them, failures as dashed red edges from where they began to the sink \
         that received them, and boxes around the nodes that deliver on one thread. --heat colours \
-        nodes by their p95 stage latency (as 'marbles stats' computes it).
+        nodes by the time they took working: their p95 stage latency (as 'marbles stats' \
+        computes it, from a value's cause to the value). An operator that holds values on \
+        purpose (debounce, throttle, audit, delay, timeout, sample) is drawn apart, dashed \
+        and pale blue, with the wait it was asked for ("waits 300 ms on purpose"), and is \
+        left off the scale, so a debounce's quiet period is not painted as a slow service.
 
         The output format comes from the file's extension: .svg, .png, .pdf, .txt (marble \
         lines, --marble only) or .dot (the laid-out graph in Graphviz's language, --pipeline \
@@ -86,7 +90,7 @@ struct DrawCommand: ParsableCommand {
     @Flag(help: "Draw an arrow from each marble to the marbles it caused (marble diagrams).")
     var causes = false
 
-    @Flag(help: "Colour pipeline nodes by p95 stage latency, with a legend (pipeline diagrams).")
+    @Flag(help: "Colour pipeline nodes by the time they took working (p95 stage latency), intended waits (debounce, throttle, delay, timeout, sample) apart, with a legend (pipeline diagrams).")
     var heat = false
 
     @Option(help: "A title above the figure. Default: the input's file name.")

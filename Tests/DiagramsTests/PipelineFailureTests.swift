@@ -65,3 +65,44 @@ final class PipelineFailureTests: XCTestCase {
         XCTAssertFalse(plain.contains("edges"), "no key without a failure to explain")
     }
 }
+
+/// `--heat` on the autocomplete fixture: the debounce's 100 ms is a wait asked for, drawn
+/// apart; the heat scale is the time the other nodes took, so the slow service is the hottest.
+final class PipelineHeatTests: XCTestCase {
+    private func heatGraph() throws -> PipelineGraph {
+        let bytes = Array(try Data(contentsOf: Pipelines.autocompleteFixture))
+        let stats = try TraceStats.compute(TraceReader(bytes: bytes, name: "autocomplete"))
+        var latencies: [UInt64: Int64] = [:]
+        for node in stats.nodes {
+            if let latency = node.stageLatency { latencies[node.node.id] = latency.p95 }
+        }
+        return PipelineGraph(trace: try Trace(bytes: bytes, name: "autocomplete"), latencies: latencies)
+    }
+
+    func testOnlyOperatorsThatHoldValuesOnPurposeWaitOnPurpose() throws {
+        let graph = try heatGraph()
+        XCTAssertEqual(graph.nodes.filter(\.waitsOnPurpose).map(\.name), ["debounce"])
+        XCTAssertEqual(graph.nodes.first { $0.name == "debounce" }?.latency, 100_000_000)
+        for name in ["throttle(quietPeriod:)", "sample(on:)", "delayValues", "timeout", "debounce", "audit"] {
+            XCTAssertTrue(PipelineGraph.waitsOnPurpose(name), name)
+        }
+        for name in ["flatMap", "observe(on:)", "call", "retry", "delaySubscription"] {
+            XCTAssertFalse(PipelineGraph.waitsOnPurpose(name), name)
+        }
+    }
+
+    func testAnIntendedWaitIsDrawnApartAndTheServiceIsTheHottest() throws {
+        let svg = String(decoding: try PipelineRenderer.render(try heatGraph(), format: .svg), as: UTF8.self)
+        let nodes = svg.split(separator: "<g id=\"node").dropFirst()
+        func fill(_ text: String) throws -> String {
+            let node = try XCTUnwrap(nodes.first { $0.contains(">\(text)<") }, text)
+            return String(try XCTUnwrap(node.firstMatch(of: /fill="(#[0-9a-f]{6})"/)).1)
+        }
+        XCTAssertEqual(try fill("debounce(0.1s, on: main)"), "#d6e4f0", "drawn apart, not on the heat scale")
+        XCTAssertTrue(svg.contains(">waits 100 ms on purpose<"), svg)
+        XCTAssertEqual(try fill("SignalProducer"), "#800026", "the service's 200 ms is the hottest stage")
+        XCTAssertEqual(try fill("filter"), "#ffffcc")
+        XCTAssertTrue(svg.contains("time working (p95 from cause to event)"), svg)
+        XCTAssertTrue(svg.contains("waits on purpose (debounce, throttle, delay, timeout, sample): off the scale"), svg)
+    }
+}

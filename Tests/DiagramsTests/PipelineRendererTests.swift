@@ -72,7 +72,7 @@ final class PipelineRendererTests: XCTestCase {
     func testHeatColouringAddsALegend() throws {
         let xml = try svgDocument(Self.twitter(heat: true))
         let texts = try xml.nodes(forXPath: "//*[local-name()='text']").map { $0.stringValue ?? "" }
-        XCTAssertTrue(texts.contains("stage latency"))
+        XCTAssertTrue(texts.contains("time working (p95 from cause to event)"), "\(texts)")
         XCTAssertTrue(texts.contains("400 ms\u{2013}500 ms"), "\(texts)")
         let fills = try xml.nodes(forXPath: "//*[local-name()='g'][@class='node']//*[local-name()='polygon' or local-name()='path' or local-name()='ellipse']/@fill")
             .map { $0.stringValue ?? "" }
