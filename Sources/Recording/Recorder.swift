@@ -389,7 +389,8 @@ public final class Recorder: Probe, @unchecked Sendable {
     public func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes tagged: Causes) -> UInt64 {
         let integer: Int64?? = Self.integerOrNone(value)
         return record(node, subscription: subscription, kind: kind, integer: integer, value: value,
-                      cause: tagged.primary, others: tagged.others, context: ProbeContext.current)
+                      cause: tagged.primary, hasOthers: !tagged.others.isEmpty, others: tagged.others,
+                      context: ProbeContext.current)
     }
 
     public func willSend<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
@@ -403,22 +404,24 @@ public final class Recorder: Probe, @unchecked Sendable {
             integer = .some(nil)
         }
         return record(node, subscription: subscription, kind: kind, integer: integer, value: value.map { $0.pointee as Any },
-                      cause: context.cause, others: context.otherCauses, context: context)
+                      cause: context.cause, hasOthers: context.hasOtherCauses, others: context.otherCauses,
+                      context: context)
     }
 
     /// Records an event: its causes are as the send path tagged them (`tag | sequence`).
     ///
     /// `integer` is the value when there is none (`.some(nil)`) or it is exactly an `Int`,
-    /// else nil; `value` is only asked for then. The commonest event (an `Int` value or none,
+    /// else nil; `value` is only asked for then, and `others` only when `hasOthers`. The commonest event (an `Int` value or none,
     /// at most one cause) costs a lock, the clock, the ids from their caches and a fixed-size
     /// binary record appended to the buffer: its line is formatted later, off this thread.
     /// Any other value is formatted here, before the lock.
     @inline(__always)
     func record(_ node: Node, subscription: UInt64, kind: EventKind, integer: Int64??, value: @autoclosure () -> Any?,
-                cause tagged: UInt64, others: [UInt64], context: ProbeContext) -> UInt64 {
+                cause tagged: UInt64, hasOthers: Bool, others: @autoclosure () -> [UInt64],
+                context: ProbeContext) -> UInt64 {
         guard belongs(context) else { return 0 }
         let primary = localCause(tagged)
-        if others.isEmpty, let integer {
+        if !hasOthers, let integer {
             lock()
             defer { release() }
             sequence += 1
@@ -431,7 +434,7 @@ public final class Recorder: Probe, @unchecked Sendable {
                         cause: primary, integer: integer)
             return tag | sequence
         }
-        let causes = others.isEmpty ? Causes(primary: primary) : Causes(primary: primary, others: others.map(localCause))
+        let causes = hasOthers ? Causes(primary: primary, others: others().map(localCause)) : Causes(primary: primary)
         let formatted = value().map(Self.format)
         lock()
         defer { release() }

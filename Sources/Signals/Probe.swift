@@ -429,13 +429,25 @@ public final class ProbeContext {
         state.deallocate()
     }
 
-    private static let key: pthread_key_t = {
+    @usableFromInline static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key) { pointer in
             if let pointer { Unmanaged<ProbeContext>.fromOpaque(pointer).release() }
         }
         return key
     }()
+
+    /// Runs `body` with this thread's context, which the thread keeps alive until it ends:
+    /// without the retain and release that `current` costs its caller.
+    @inlinable @inline(__always)
+    public static func withCurrent<R>(_ body: (ProbeContext) throws -> R) rethrows -> R {
+        guard let pointer = pthread_getspecific(key) else { return try body(current) }
+        return try Unmanaged<ProbeContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Whether an operator added further causes (`otherCauses` is not empty): read without
+    /// a copy of the array.
+    @inlinable public var hasOtherCauses: Bool { !state.pointee.otherCauses.isEmpty }
 
     /// This thread's context.
     public static var current: ProbeContext {

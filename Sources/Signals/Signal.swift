@@ -336,7 +336,11 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // del
     /// generic metadata of `Event` and `Observation` on every recorded event.
     @inlinable
     func deliverInstrumented(_ event: Event<Value, Error>, probe: Probe) {
-        let context = ProbeContext.current
+        ProbeContext.withCurrent { deliverInstrumented(event, probe: probe, context: $0) }
+    }
+
+    @inlinable @inline(__always)
+    func deliverInstrumented(_ event: Event<Value, Error>, probe: Probe, context: ProbeContext) {
         // The payload is lent as its own type: a value of a value event, the error of a failure.
         let sequence: UInt64
         switch event {
@@ -357,7 +361,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // del
         state.pointee.cause = sequence
         // Further causes are rare (combining operators): only then is the array saved and
         // emptied, not retained and released on every event.
-        if state.pointee.otherCauses.isEmpty {
+        if !context.hasOtherCauses {
             Self.deliver(event, to: delivery.pointer)
         } else {
             let savedOthers = state.pointee.otherCauses
