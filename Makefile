@@ -52,7 +52,7 @@ bench: deps
 # The deterministic outputs, regenerated with nothing run live: the tutorial replays and
 # figures from the committed recordings (`make test` fails when this would change a byte), and
 # the operator figures, each diagrams/operators/*.marbles spec run by `marbles play` with the
-# real operators and drawn next to it as SVG.
+# real operators and drawn next to it as SVG from the run's trace.
 figures: build
 	$(SWIFT) run marbles demo --from-recordings
 	@for spec in diagrams/operators/*.marbles; do \
@@ -65,15 +65,14 @@ figures: build
 	  $(SWIFT) run -q marbles draw .build/mark-figure.trace --all \
 	    --title "$$(sed -n '1s/^# *\([^:]*\):.*/\1/p' "$$spec")" -o "$${spec%.marbles}.svg" || exit 1; \
 	done
-	@# The Signals guides' figures, next to their specs in the DocC catalogue. A *-threads spec
-	@# is drawn from its run's trace instead, where marbles are coloured by thread, with causes;
-	@# its title is the first word of the spec's opening comment.
+	@# The Signals guides' figures, next to their specs in the DocC catalogue (play --draw draws
+	@# from the run's trace, marbles coloured by thread). A *-threads spec is drawn with causes,
+	@# its title the first word of the spec's opening comment.
 	@for spec in Sources/Signals/Signals.docc/Resources/*.marbles; do \
 	  case "$$spec" in \
 	    *-threads.marbles) \
-	      $(SWIFT) run -q marbles play "$$spec" --trace .build/guide-figure.trace >/dev/null && \
-	      $(SWIFT) run -q marbles draw .build/guide-figure.trace --causes \
-	        --title "$$(sed -n '1s/^# *\([^ ]*\).*/\1/p' "$$spec")" -o "$${spec%.marbles}.svg" || exit 1 ;; \
+	      $(SWIFT) run -q marbles play "$$spec" --draw "$${spec%.marbles}.svg" --causes \
+	        --title "$$(sed -n '1s/^# *\([^ ]*\).*/\1/p' "$$spec")" >/dev/null || exit 1 ;; \
 	    *) $(SWIFT) run -q marbles play "$$spec" --draw "$${spec%.marbles}.svg" >/dev/null || exit 1 ;; \
 	  esac; \
 	done

@@ -16,11 +16,18 @@ public struct MarbleOptions: Sendable, Equatable {
     /// Draw an arrow from each marble to the marbles it caused.
     public var causes: Bool
     public var title: String?
+    /// When set, the only subscriptions drawn as lanes of the selected nodes (with the inner
+    /// streams they started); a selected node with none of them is left out. A spec's run
+    /// starts every named stream on its own, so each stream's upstream nodes have one
+    /// subscription per stream that uses them: this draws each stream's own once.
+    public var subscriptions: Set<UInt64>?
 
-    public init(selection: Selection = .paths, causes: Bool = false, title: String? = nil) {
+    public init(selection: Selection = .paths, causes: Bool = false, title: String? = nil,
+                subscriptions: Set<UInt64>? = nil) {
         self.selection = selection
         self.causes = causes
         self.title = title
+        self.subscriptions = subscriptions
     }
 }
 
@@ -144,8 +151,16 @@ private struct TraceMarbleBuilder {
         return trace.nodes.first { $0.label == name } ?? trace.nodes.first { $0.name == name }
     }
 
+    /// Whether `subscription` may be drawn as a lane (`MarbleOptions.subscriptions`).
+    func isDrawn(_ subscription: SubscriptionRecord) -> Bool {
+        options.subscriptions?.contains(subscription.id) ?? true
+    }
+
     func figure() throws -> MarbleFigure {
-        let nodes = try chosenNodes()
+        var nodes = try chosenNodes()
+        if options.subscriptions != nil {
+            nodes = nodes.filter { (subscriptions(of: $0.id) ?? []).contains(where: isDrawn) }
+        }
         guard !nodes.isEmpty else { throw DiagramError.invalidRequest("the trace has no subscribed nodes to draw") }
         let chosenIDs = Set(nodes.map(\.id))
         // Nodes drawn on lanes of their own: a chain's marks leave them out.
@@ -181,7 +196,7 @@ private struct TraceMarbleBuilder {
             }
             for inner in innerStreams.of(node.id) where !innerOnly && (!options.isNodes || chosenIDs.contains(inner)) {
                 guard let innerNode = trace.node(inner) else { continue }
-                let parents = Set((subscriptions(of: node.id) ?? []).map(\.id))
+                let parents = Set((subscriptions(of: node.id) ?? []).filter(isDrawn).map(\.id))
                 for subscription in (subscriptions(of: inner) ?? []) where parents.contains(subscription.parent) {
                     rows.append(.lane(lane(for: subscription, node: innerNode, title: innerTitle(innerNode),
                                            inner: true, start: start, span: span, laneNodes: laneNodes,
@@ -189,7 +204,8 @@ private struct TraceMarbleBuilder {
                 }
             }
             let topLevelNode = isTopLevelNode(node)
-            let subscriptions = (subscriptions(of: node.id) ?? []).filter { innerOnly || $0.parent == 0 || !topLevelNode }
+            let subscriptions = (subscriptions(of: node.id) ?? [])
+                .filter { (innerOnly || $0.parent == 0 || !topLevelNode) && isDrawn($0) }
             var lanes: [MarbleFigure.Lane] = []
             for (index, subscription) in subscriptions.enumerated() {
                 let title = subscriptions.count > 1 && !innerOnly ? "\(node.displayName) #\(index + 1)" : node.displayName
@@ -248,14 +264,15 @@ private struct TraceMarbleBuilder {
         return lane
     }
 
-    /// Drops a lane that a later lane repeats: same title, same marbles at the same times,
-    /// same end. A named source wrapped in a producer of the same name (how a spec's hot
-    /// input is built) would otherwise be drawn twice.
+    /// Drops a top-level lane that a later one repeats: same title, same marbles at the same
+    /// times, same end. A named source wrapped in a producer of the same name (how a spec's
+    /// hot input is built) would otherwise be drawn twice. Inner lanes are never dropped: two
+    /// operators' inner streams may well carry the same values at the same times.
     func removeRepeatedLanes(_ rows: inout [MarbleFigure.Row], drawn: inout Set<UInt64>) {
         var later: Set<RepeatKey> = []
         var kept: [MarbleFigure.Row] = []
         for row in rows.reversed() {
-            if case let .lane(lane) = row {
+            if case let .lane(lane) = row, !lane.isInner {
                 guard later.insert(RepeatKey(lane)).inserted else {
                     for marble in lane.marbles { drawn.remove(marble.id) }
                     continue

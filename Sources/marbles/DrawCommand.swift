@@ -15,7 +15,9 @@ struct DrawCommand: ParsableCommand {
         discussion: """
         The input is a trace (JSON Lines, see traces/FORMAT.md) or a .marbles spec (the \
         language of 'marbles play'), recognised by its .marbles extension; a spec is run with \
-        the real operators in virtual time and its trace drawn.
+        the real operators in virtual time and its trace drawn: without --nodes or --all, as \
+        'marbles play --draw' draws it (one lane per named stream, under a box with its \
+        expression; the spec's clock is the thread "test").
 
         --marble (the default) draws a time line per stream in pipeline order, the operator \
         in a box between a stream and the stream it produces; marbles show values (the full \
@@ -125,7 +127,7 @@ struct DrawCommand: ParsableCommand {
         let file = try output.map { try OutputFile($0, option: "-o", inputs: [source]) }
         let name = (input as NSString).lastPathComponent
         let figureTitle = title ?? name
-        let (trace, bytes) = try load(source)
+        let (trace, bytes, spec) = try load(source)
         let data: Data
         do {
             switch kind {
@@ -136,7 +138,10 @@ struct DrawCommand: ParsableCommand {
                 } else {
                     selection = all ? .all : .paths
                 }
-                let figure = try MarbleFigure(trace: trace, options: MarbleOptions(selection: selection, causes: causes, title: figureTitle))
+                // A spec's run, with no lanes asked for, is drawn as `play --draw` draws it.
+                let figure = try spec.flatMap { nodes == nil && !all ? $0 : nil }
+                    .map { try SpecFigure.make(result: $0, trace: trace, causes: causes, title: figureTitle) }
+                    ?? MarbleFigure(trace: trace, options: MarbleOptions(selection: selection, causes: causes, title: figureTitle))
                 data = try MarbleRenderer.render(figure, format: MarbleFormat(rawValue: format?.rawValue ?? "") ?? .txt, maxWidth: width)
             case .pipeline:
                 var latencies: [UInt64: Int64]?
@@ -161,9 +166,10 @@ struct DrawCommand: ParsableCommand {
     }
 
     /// The trace to draw, and its bytes when --heat reads them twice (a named pipe can be
-    /// read only once) or a spec was run. Otherwise a trace file is streamed into the
-    /// `Trace`, never held whole in memory: a 2 M-event trace is half a gigabyte.
-    private func load(_ source: InputFile) throws -> (Trace, [UInt8]?) {
+    /// read only once) or a spec was run, with the spec's result. Otherwise a trace file is
+    /// streamed into the `Trace`, never held whole in memory: a 2 M-event trace is half a
+    /// gigabyte.
+    private func load(_ source: InputFile) throws -> (Trace, [UInt8]?, SpecResult?) {
         guard (input as NSString).pathExtension == "marbles" else {
             let contents = heat ? try source.contents() : nil
             // Neither figure draws hops or marks, and a pipeline no ends of subscriptions.
@@ -171,17 +177,17 @@ struct DrawCommand: ParsableCommand {
             let trace = try contents.map { try Trace(bytes: $0, name: input) }
                 ?? Trace(reader: TraceReader(url: URL(fileURLWithPath: input), name: input), leavingOut: unused)
             Console.warn(trace.warnings)
-            return (trace, contents)
+            return (trace, contents, nil)
         }
         let contents = try source.contents()
         guard let text = String(bytes: contents, encoding: .utf8) else {
             throw CLIError.file(input, "expected UTF-8 text")
         }
         let document = try SpecDocument.parse(text, file: input)
-        // The spec's own clock delivers the inputs, like the main thread delivering a user's
-        // input; naming it so makes hops to other lanes read as thread hops.
-        let scheduler = TestScheduler(name: "main")
-        let bytes = try Recorder.record(virtual: scheduler) { _ = try document.run(on: scheduler) }
-        return (try Trace(bytes: bytes, name: input), bytes)
+        // The spec's clock is the thread "test", as in `play`: `observe(on: "main")` is a hop.
+        let scheduler = TestScheduler()
+        var result: SpecResult?
+        let bytes = try Recorder.record(virtual: scheduler) { result = try document.run(on: scheduler) }
+        return (try Trace(bytes: bytes, name: input), bytes, result)
     }
 }

@@ -81,13 +81,22 @@ struct PlayCommand: ParsableCommand {
     var tracePath: String?
 
     @Option(name: .customLong("draw"), help: ArgumentHelp(
-        "Also draw the streams as a marble diagram to this file; the extension picks the format: .svg, .png, .pdf or .txt.",
+        "Also draw the run as a marble diagram to this file, from the run's trace: one lane per named stream, marbles coloured by the thread that delivered them (the spec's clock is the thread \"test\", observe(on: NAME) moves values to NAME); the extension picks the format: .svg, .png, .pdf or .txt.",
         valueName: "file"))
     var drawPath: String?
+
+    @Flag(help: "With --draw: an arrow from each marble to the marbles it caused.")
+    var causes = false
+
+    @Option(help: "With --draw: a title above the figure (none when absent).")
+    var title: String?
 
     func validate() throws {
         if let drawPath, MarbleDrawing.format(of: drawPath) == nil {
             throw ValidationError("\(MarbleDrawing.expected); found \(drawPath)")
+        }
+        if drawPath == nil && (causes || title != nil) {
+            throw ValidationError("--causes and --title go with --draw FILE")
         }
     }
 
@@ -103,6 +112,8 @@ struct PlayCommand: ParsableCommand {
         let document = try SpecDocument.parse(text, file: name)
         let scheduler = TestScheduler()
         let result: SpecResult
+        // What the drawing is made from: the run's trace.
+        var recorded: Trace?
         // The trace goes to a pending file: a run that fails leaves an existing one as it was.
         let pendingTrace = try trace?.begin()
         if let pendingTrace {
@@ -110,47 +121,25 @@ struct PlayCommand: ParsableCommand {
                 result = try Recorder.record(to: pendingTrace.url, clock: .virtual(scheduler)) {
                     try document.run(on: scheduler)
                 }
+                if drawing != nil { recorded = try Trace(reader: TraceReader(url: pendingTrace.url, name: name)) }
             } catch let error as TraceError {
                 // The only trace here is the one being written.
                 throw pendingTrace.failure(error.message)
             }
+        } else if drawing != nil {
+            var run: SpecResult?
+            let bytes = try Recorder.record(virtual: scheduler) { run = try document.run(on: scheduler) }
+            // The body ran to its end (else the recording threw): `run` is set.
+            result = run!
+            recorded = try Trace(bytes: bytes, name: name)
         } else {
             result = try document.run(on: scheduler)
         }
-        let pendingDrawing = try drawing?.begin { figure(result) }
+        let pendingDrawing = try drawing?.begin {
+            try SpecFigure.make(result: result, trace: recorded ?? Trace(bytes: [], name: name), causes: causes, title: title)
+        }
         try json ? Console.printJSON(result.json()) : Console.print(result.diagram())
         try pendingTrace?.commit()
         try pendingDrawing?.commit()
-    }
-
-    /// The run as a marble figure: the inputs, then each derived stream under a box with
-    /// its expression.
-    private func figure(_ result: SpecResult) -> MarbleFigure {
-        var rows: [MarbleFigure.Row] = []
-        var id: UInt64 = 0
-        for stream in result.streams {
-            if !stream.isInput {
-                rows.append(.operator(.init(name: stream.expression)))
-            }
-            var marbles: [MarbleFigure.Marble] = []
-            var end: MarbleFigure.End?
-            for event in stream.events {
-                switch event.kind {
-                case .next:
-                    id += 1
-                    let value = event.value ?? .null
-                    marbles.append(.init(id: id, time: event.time, display: value.display, full: value.json))
-                case .error:
-                    end = .failed(at: event.time, message: event.value?.display ?? "error")
-                case .complete:
-                    end = .completed(at: event.time)
-                }
-            }
-            if end == nil, let time = stream.unsubscribed { end = .disposed(at: time) }
-            let detail = stream.isInput ? (stream.isHot ? "hot " : "cold ") + stream.marbles : nil
-            rows.append(.lane(.init(title: stream.name, detail: detail, subscribed: stream.isHot || !stream.isInput ? 0 : nil,
-                                    marbles: marbles, end: end)))
-        }
-        return MarbleFigure(rows: rows)
     }
 }
