@@ -175,21 +175,29 @@ struct JSONParser {
         guard parser.skip(",\"thread\":"), let thread = parser.positive(), parser.skip(",\"causes\":[") else { return nil }
         var causes: [UInt64] = []
         if !parser.skip("]") {
-            while true {
+            // Nearly every event has one cause: an array made with it, not grown to hold it.
+            guard let first = parser.positive() else { return nil }
+            causes = [first]
+            while parser.skip(",") {
                 guard let cause = parser.positive() else { return nil }
                 causes.append(cause)
-                if parser.skip(",") { continue }
-                guard parser.skip("]") else { return nil }
-                break
             }
+            guard parser.skip("]") else { return nil }
         }
         var text: String?
+        // The bytes of a text without escapes, for a JSON payload written the same.
+        var plainText: Range<Int>?
         if parser.skip(",\"text\":") {
             guard parser.peek == UInt8(ascii: "\"") else { return nil }
             let start = parser.index + 1
             let decoded: String?
             do { decoded = try parser.scanString() } catch { return nil }
-            text = decoded ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<parser.index - 1]), as: UTF8.self)
+            if let decoded {
+                text = decoded
+            } else {
+                plainText = start..<parser.index - 1
+                text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<parser.index - 1]), as: UTF8.self)
+            }
         }
         var truncated = false
         if parser.skip(",\"truncated\":") {
@@ -204,7 +212,14 @@ struct JSONParser {
             let start = parser.index
             parser.depth = 1
             guard (try? parser.parseValue(build: false)) != nil else { return nil }
-            json = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<parser.index]), as: UTF8.self)
+            let written = start..<parser.index
+            if let plainText, plainText.count == written.count, let base = bytes.baseAddress,
+               memcmp(base + plainText.lowerBound, base + written.lowerBound, written.count) == 0 {
+                // A number's text is its JSON: the same string, made once.
+                json = text
+            } else {
+                json = String(decoding: UnsafeBufferPointer(rebasing: bytes[written]), as: UTF8.self)
+            }
         }
         var omitted: Int64 = 0
         if parser.skip(",\"jsonOmitted\":") {

@@ -59,6 +59,9 @@ final class WrittenEventTests: XCTestCase {
                         omittedJSONBytes: 123_456),
             EventRecord(sequence: 5, time: 8, node: 1, subscription: 1, kind: .interrupted, thread: 1, text: ""),
             EventRecord(sequence: 6, time: 9, node: 1, subscription: 1, kind: .value, thread: 1, text: "t", json: "true"),
+            // A text and a payload of the same length but different bytes stay apart.
+            EventRecord(sequence: 7, time: 9, node: 1, subscription: 1, kind: .value, thread: 1, text: "abc", json: #""a""#),
+            EventRecord(sequence: 8, time: 9, node: 1, subscription: 1, kind: .value, thread: 1, text: "12", json: "13"),
         ]
         for event in events {
             let line = String(decoding: TraceRecord.event(event).jsonLine.dropLast(), as: UTF8.self)
