@@ -30,6 +30,10 @@ struct MarbleLayout {
     static let innerLabelFont = Scene.Font(size: 11, italic: true)
     static let marbleFont = Scene.Font(size: 12)
     static let smallFont = Scene.Font(size: 11)
+    static let noteFont = Scene.Font(size: 9, bold: true)
+    /// Values legend: at most this many lines, and this many values listed per merged marble.
+    static let maxNotes = 40
+    static let maxNoteValues = 12
     static let ink = Scene.Paint(hex: "#222222")
     static let grey = Scene.Paint(hex: "#777777")
     static let red = Scene.Paint(hex: "#d62728")
@@ -37,6 +41,10 @@ struct MarbleLayout {
     /// Where each marble was drawn, for causal arrows.
     private var positions: [UInt64: (x: Double, y: Double, r: Double)] = [:]
     private var symbols: Set<String> = []
+    /// The values legend: for each marble whose text was cut or that merges several values
+    /// (`×N`), in drawing order, what it holds; the marble carries its number (one number
+    /// for marbles that hold the same).
+    private var notes: [String] = []
 
     static func scene(for figure: MarbleFigure, maxWidth: Double) -> Scene {
         var layout = MarbleLayout()
@@ -99,6 +107,9 @@ struct MarbleLayout {
         let (legend, legendHeight) = self.legend(figure.threads, y: y)
         items += legend
         y += legendHeight
+        let (values, valuesHeight) = valuesLegend(y: y, width: plotEnd - 2 * Self.margin)
+        items += values
+        y += valuesHeight
         let width = max(plotEnd + Self.margin, legendWidth(figure.threads) + 2 * Self.margin)
         return Scene(width: width.rounded(.up), height: (y + Self.margin).rounded(.up), items: items)
     }
@@ -217,6 +228,17 @@ struct MarbleLayout {
         }
         let shown = fitted(text, font: font, width: max(2 * radius, room))
         let width = max(2 * radius, min(Scene.textWidth(shown, font: font) + 12, room))
+        // A value cut, or several merged, gets a number and a line in the values legend.
+        var number: Int?
+        if shown != joined {
+            let text = note(group)
+            if let index = notes.firstIndex(of: text) {
+                number = index + 1
+            } else {
+                notes.append(text)
+                number = notes.count
+            }
+        }
         let shape: Scene.Item
         let fill = Scene.Paint(hex: colours.fill)
         let outline = Scene.Stroke(paint: .init(hex: "#333333"), width: 1)
@@ -235,11 +257,27 @@ struct MarbleLayout {
             data["thread"] = TextSafety.singleLine(figure.threads[group[0].thread])
         }
         if let node { data["node"] = node }
-        let hops = group.contains { $0.hoppedFrom != nil }
-        return .group(kind: hops ? "marble value hop" : "marble value", title: hover(group, figure: figure), data: data, items: [
+        var items: [Scene.Item] = [
             shape,
             .text(shown, at: .init(x: x, y: y + 4.2), font: font, anchor: .middle, fill: .init(hex: colours.text)),
-        ])
+        ]
+        if let number {
+            data["note"] = String(number)
+            items.append(.text(String(number), at: .init(x: x + width / 2 - 1, y: y - radius - 1), font: Self.noteFont,
+                               anchor: .middle, fill: Self.grey))
+        }
+        let hops = group.contains { $0.hoppedFrom != nil }
+        return .group(kind: hops ? "marble value hop" : "marble value", title: hover(group, figure: figure), data: data, items: items)
+    }
+
+    /// A values legend line: the whole value of a cut marble; the count, time span and
+    /// values of a merged one.
+    private func note(_ group: [MarbleFigure.Marble]) -> String {
+        guard group.count > 1 else { return TextSafety.singleLine(group[0].full) }
+        let span = "\(TimeFormat.duration(group[0].time))\u{2013}\(TimeFormat.duration(group[group.count - 1].time))"
+        let listed = group.prefix(Self.maxNoteValues).map { TextSafety.singleLine($0.full) }.joined(separator: ", ")
+        let more = group.count > Self.maxNoteValues ? ", \u{2026} and \(group.count - Self.maxNoteValues) more" : ""
+        return "\u{00D7}\(group.count) at \(span): \(listed)\(more)"
     }
 
     private func hover(_ group: [MarbleFigure.Marble], figure: MarbleFigure) -> String {
@@ -388,6 +426,23 @@ struct MarbleLayout {
         "subscribed": "subscribed", "completed": "completed", "failed": "failed",
         "interrupted": "interrupted", "disposed": "disposed", "gap": "idle time cut",
     ]
+
+    /// Under the legend, a numbered line per marble cut or merged (like the text output's
+    /// letters), each cut to the figure's width: the values a PNG cannot show on hover.
+    private func valuesLegend(y: Double, width: Double) -> ([Scene.Item], Double) {
+        guard !notes.isEmpty else { return ([], 0) }
+        var rows: [Scene.Item] = [.text("values", at: .init(x: Self.margin, y: y + 12), font: .init(size: 11, bold: true),
+                                        anchor: .start, fill: Self.ink)]
+        var lines = notes.prefix(Self.maxNotes).enumerated().map { ("\($0.offset + 1)", $0.element) }
+        if notes.count > Self.maxNotes { lines.append(("", "\u{2026} and \(notes.count - Self.maxNotes) more (all on hover in the SVG)")) }
+        for (index, line) in lines.enumerated() {
+            let lineY = y + 12 + Double(index) * 16
+            rows.append(.text(line.0, at: .init(x: Self.margin + 70, y: lineY), font: Self.noteFont, anchor: .end, fill: Self.grey))
+            rows.append(.text(fitted(line.1, font: Self.smallFont, width: max(120, width - 70)),
+                              at: .init(x: Self.margin + 78, y: lineY), font: Self.smallFont, anchor: .start, fill: Self.ink))
+        }
+        return ([.group(kind: "values", title: nil, data: [:], items: rows)], Double(lines.count) * 16 + 8)
+    }
 
     private func legendEntries(_ threads: [String]) -> (threads: [(String, Double)], symbols: [String]) {
         let entries = threads.map { name -> (String, Double) in

@@ -129,3 +129,27 @@ final class FailureMarksTests: XCTestCase {
         XCTAssertEqual(try svgCounts(MarbleRenderer.svg(figure), "failed")[source], 3)
     }
 }
+
+/// A PNG has no hover: a marble whose value was cut or that merges several values (`×N`)
+/// carries a number, and the values legend under the figure says what it holds.
+final class ValuesLegendTests: XCTestCase {
+    func testCutAndMergedMarblesAreNumberedAndSpelledOutUnderTheFigure() throws {
+        let figure = try MarbleFigure(trace: Pipelines.autocomplete(), options: MarbleOptions(selection: .all))
+        let svg = MarbleRenderer.svg(figure)
+        XCTAssertEqual(MarbleRenderer.svg(figure), svg)
+        let marbles = svg.matches(of: /<g class="marble value[^"]*"([^>]*)>\s*<title>[^<]*<\/title>\s*<(?:circle|rect)[^>]*\/>\s*<text[^>]*>([^<]*)<\/text>/)
+        XCTAssertFalse(marbles.isEmpty)
+        var numbered = 0
+        for marble in marbles {
+            let shown = String(marble.2)
+            let cut = shown.hasSuffix("\u{2026}") || shown.hasPrefix("\u{00D7}")
+            XCTAssertEqual(marble.1.contains("data-note="), cut, "\(shown): \(marble.1)")
+            if cut { numbered += 1 }
+        }
+        XCTAssertEqual(numbered, 5, "text and filter merge swi, swif; three marbles cut [\"swift1\", \"swift2\"]")
+        let legend = try XCTUnwrap(svg.firstMatch(of: /<g class="values">[\s\S]*?<\/g>/)).0
+        let lines = legend.matches(of: /<text[^>]*>([^<]*)<\/text>/).map { String($0.1) }
+        XCTAssertEqual(lines, ["values", "1", "\u{00D7}2 at 1 s\u{2013}1.1 s: swi, swif",
+                               "2", "[&quot;swift1&quot;, &quot;swift2&quot;]"])
+    }
+}
