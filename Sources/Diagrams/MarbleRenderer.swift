@@ -26,6 +26,13 @@ public enum MarbleRenderer {
         }
     }
 
+    /// Writes `figure` as an SVG document to `sink`, in pieces of about a megabyte, in order:
+    /// together they are `svg(figure, maxWidth:)`, never held whole.
+    public static func writeSVG(_ figure: MarbleFigure, maxWidth: Double = defaultMaxWidth,
+                                to sink: (String) throws -> Void) rethrows {
+        try SVGWriter.write(MarbleLayout.scene(for: figure, maxWidth: maxWidth), to: sink)
+    }
+
     /// The figure as an SVG document.
     public static func svg(_ figure: MarbleFigure, maxWidth: Double = defaultMaxWidth) -> String {
         SVGWriter.write(MarbleLayout.scene(for: figure, maxWidth: maxWidth))

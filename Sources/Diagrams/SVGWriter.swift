@@ -4,15 +4,29 @@ enum SVGWriter {
     static let fontFamily = "DejaVu Sans, Helvetica, Arial, sans-serif"
 
     static func write(_ scene: Scene) -> String {
+        var whole = ""
+        write(scene) { whole += $0 }
+        return whole
+    }
+
+    /// Writes `scene` to `sink` in pieces of about `chunk` bytes, in order (a figure of a big
+    /// trace is a hundred megabytes of text); together they are `write(scene)`.
+    static func write(_ scene: Scene, chunk: Int = 1 << 20, to sink: (String) throws -> Void) rethrows {
         let width = TimeFormat.coordinate(scene.width)
         let height = TimeFormat.coordinate(scene.height)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\" "
         out += "viewBox=\"0 0 \(width) \(height)\" font-family=\"\(fontFamily)\">\n"
         out += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(height)\" fill=\"#ffffff\"/>\n"
-        for item in scene.items { write(item, depth: 0, into: &out) }
+        for item in scene.items {
+            write(item, depth: 0, into: &out)
+            if out.utf8.count >= chunk {
+                try sink(out)
+                out = ""
+            }
+        }
         out += "</svg>\n"
-        return out
+        try sink(out)
     }
 
     private static func c(_ value: Double) -> String { TimeFormat.coordinate(value) }

@@ -142,7 +142,16 @@ struct DrawCommand: ParsableCommand {
                 let figure = try spec.flatMap { nodes == nil && !all ? $0 : nil }
                     .map { try SpecFigure.make(result: $0, trace: trace, causes: causes, title: figureTitle) }
                     ?? MarbleFigure(trace: trace, options: MarbleOptions(selection: selection, causes: causes, title: figureTitle))
-                data = try MarbleRenderer.render(figure, format: MarbleFormat(rawValue: format?.rawValue ?? "") ?? .txt, maxWidth: width)
+                let marbleFormat = MarbleFormat(rawValue: format?.rawValue ?? "") ?? .txt
+                if marbleFormat == .svg, let file {
+                    // Written as it is turned into text: the SVG of a big trace's figure is a
+                    // hundred megabytes, which a string, its bytes and their copy held three times.
+                    let pending = try file.begin()
+                    try MarbleRenderer.writeSVG(figure, maxWidth: width) { try pending.write(Array($0.utf8)) }
+                    try pending.commit()
+                    return
+                }
+                data = try MarbleRenderer.render(figure, format: marbleFormat, maxWidth: width)
             case .pipeline:
                 var latencies: [UInt64: Int64]?
                 if heat, let bytes {
