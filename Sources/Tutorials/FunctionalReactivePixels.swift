@@ -116,6 +116,12 @@ public struct FunctionalReactivePixels: Scenario {
     public static let pageSize = 9
     /// Cells on screen: scrolling reuses a cell for the photo `visibleCells` further on.
     public static let visibleCells = 6
+    /// The photo whose thumbnail the CDN no longer has: its download fails (404) and is
+    /// caught, so its cell stays empty until scrolling reuses it for another photo.
+    public static let missingThumbnail = 2
+
+    /// Where the thumbnail of photo `id` is.
+    public static func thumbnailURL(_ id: Int) -> String { "https://500px.example/t/\(id).jpg" }
 
     public init(seed: UInt64 = 1, importFails: Bool = false) {
         self.seed = seed
@@ -137,8 +143,11 @@ public struct FunctionalReactivePixels: Scenario {
 
         // The book's `download:`: request → data → main thread, bound into a property (a failed
         // download leaves it nil). Each kind of download is its own call, found by its label.
+        // The CDN has lost one thumbnail (`missingThumbnail`): its request fails with 404.
         func image(_ url: String, bytes: Int, latency: ClosedRange<TimeInterval>) -> SignalProducer<ImageData, PixelsError> {
-            service.respond(.success(ImageData(url: url, bytes: bytes)), after: service.latency(latency), on: network)
+            let missing = url == Self.thumbnailURL(Self.missingThumbnail)
+            return service.respond(missing ? .failure(.requestFailed(status: 404)) : .success(ImageData(url: url, bytes: bytes)),
+                                   after: service.latency(latency), on: network)
         }
         func delivered(_ download: SignalProducer<ImageData, PixelsError>) -> SignalProducer<ImageData?, Never> {
             download.observe(on: main).map(Optional.some).catchTo(empty())
@@ -147,7 +156,7 @@ public struct FunctionalReactivePixels: Scenario {
         let importPhotos = environment.call("importPhotos") { () -> SignalProducer<PhotoPage, PixelsError> in
             let latency = service.latency(0.4...0.6)
             let page = PhotoPage(photos: (1...Self.pageSize).map {
-                PhotoRecord(id: $0, name: names[($0 - 1) % names.count], thumbnailURL: "https://500px.example/t/\($0).jpg")
+                PhotoRecord(id: $0, name: names[($0 - 1) % names.count], thumbnailURL: Self.thumbnailURL($0))
             })
             return service.respond(importFails ? .failure(.requestFailed(status: 503)) : .success(page),
                                    after: latency, on: network)

@@ -160,6 +160,25 @@ final class ScenarioTests: XCTestCase {
                        "a reused cell drops the old photo's binding (take(until:)) and shows the new one")
     }
 
+    func testPixelsMissingThumbnailFailsAndIsCaughtLeavingItsCellEmptyUntilReused() throws {
+        let scenario = FunctionalReactivePixels()
+        let missing = FunctionalReactivePixels.missingThumbnail
+        // Before any scrolling: the cell of the missing photo shows nothing, the others theirs.
+        let before = Guarded(PixelsScreen())
+        let run = try runVirtually(scenario, script: []) { scenario.build(in: $0, screen: before) }
+        XCTAssertEqual(before.value.cellPhotos[missing - 1], missing)
+        XCTAssertNil(before.value.cellImages[missing - 1])
+        XCTAssertEqual(before.value.cellImages.count, FunctionalReactivePixels.visibleCells - 1)
+        // The download of the missing thumbnail failed (404), once.
+        let thumbnail = try XCTUnwrap(run.trace.nodes.first { $0.label == "thumbnail" })
+        let failures = run.trace.events(of: thumbnail.id).filter { $0.kind == .failed }
+        XCTAssertEqual(failures.map(\.text), ["RequestFailed(404)"])
+        // Scrolling reuses the cell for another photo, which shows.
+        let after = Guarded(PixelsScreen())
+        _ = try runVirtually(scenario) { scenario.build(in: $0, screen: after) }
+        XCTAssertEqual(after.value.cellImages[missing - 1]?.url, FunctionalReactivePixels.thumbnailURL(missing + 6))
+    }
+
     func testPixelsSelectionFetchesDetailsAndTheFullSizeImage() throws {
         let scenario = FunctionalReactivePixels()
         let screen = Guarded(PixelsScreen())
