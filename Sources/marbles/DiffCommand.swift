@@ -52,13 +52,8 @@ struct DiffCommand: ParsableCommand {
     @Argument(help: "The actual trace (B), compared against A.")
     var b: String
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Largest time shift that is not a difference: a number with ns, us, ms or s (bare numbers are ns).",
-        valueName: "duration"), transform: Self.duration)
-    var timeTolerance: Int64?
-
-    @Flag(name: .long, help: "A node whose code only moved to another line of its file is not a difference (as for golden traces).")
-    var ignoreLineShifts = false
+    @OptionGroup(title: "Comparing two traces")
+    var comparison: ComparisonOptions
 
     @Flag(name: .long, help: "Print the report as one JSON document (sorted keys, integer nanoseconds).")
     var json = false
@@ -67,14 +62,6 @@ struct DiffCommand: ParsableCommand {
         "Also draw both traces as one marble diagram, each lane of A above the same lane of B, differences marked ≠; the extension picks the format: .svg, .png, .pdf or .txt.",
         valueName: "file"))
     var drawPath: String?
-
-    /// A `--time-tolerance` value in nanoseconds.
-    @Sendable private static func duration(_ text: String) throws -> Int64 {
-        guard let nanoseconds = TraceDiff.parseDuration(text) else {
-            throw ValidationError("expected a duration such as 0, 500us, 2ms or 1.5s")
-        }
-        return nanoseconds
-    }
 
     func validate() throws {
         if let drawPath, MarbleDrawing.format(of: drawPath) == nil {
@@ -90,8 +77,8 @@ struct DiffCommand: ParsableCommand {
         let traceA = try Trace(contentsOf: URL(fileURLWithPath: a), leavingOut: unused)
         let traceB = try Trace(contentsOf: URL(fileURLWithPath: b), leavingOut: unused)
         Console.warn(traceA.warnings + traceB.warnings)
-        let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: timeTolerance,
-                             ignoringLineShifts: ignoreLineShifts)
+        let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: comparison.timeTolerance,
+                             ignoringLineShifts: comparison.ignoreLineShifts)
         let pending = try drawing?.begin { try DiffFigure.make(traceA, traceB, diff: diff) }
         try json ? Console.printJSON(diff.json) : Console.print(diff.text)
         try pending?.commit()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Replay
 import Foundation
 import Tutorials
 
@@ -33,6 +34,29 @@ struct OutputOption: ParsableArguments {
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp(
         "The file to write: created, or replaced once complete.", valueName: "file"))
     var output: String
+}
+
+/// How two traces are compared (`diff`, and `view` of two traces): what time shift and
+/// which moved code are not differences.
+struct ComparisonOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "Largest time shift that is not a difference: a number with ns, us, ms or s (bare numbers are ns).",
+        valueName: "duration"), transform: Self.duration)
+    var timeTolerance: Int64?
+
+    @Flag(name: .long, help: "A node whose code only moved to another line of its file is not a difference (as for golden traces).")
+    var ignoreLineShifts = false
+
+    /// Whether either option was given.
+    var isSet: Bool { timeTolerance != nil || ignoreLineShifts }
+
+    /// A `--time-tolerance` value in nanoseconds.
+    @Sendable private static func duration(_ text: String) throws -> Int64 {
+        guard let nanoseconds = TraceDiff.parseDuration(text) else {
+            throw ValidationError("expected a duration such as 0, 500us, 2ms or 1.5s")
+        }
+        return nanoseconds
+    }
 }
 
 /// The format of a figure, from its file's extension.

@@ -58,24 +58,11 @@ struct ViewCommand: ParsableCommand {
     @Option(name: .long, help: "The page's title (default: the trace's file name).")
     var title: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "With two traces: the largest time shift that is not a difference, as for 'marbles diff'.",
-        valueName: "duration"), transform: Self.duration)
-    var timeTolerance: Int64?
-
-    @Flag(name: .long, help: "With two traces: a node whose code only moved to another line is not a difference.")
-    var ignoreLineShifts = false
-
-    /// A `--time-tolerance` value in nanoseconds.
-    @Sendable private static func duration(_ text: String) throws -> Int64 {
-        guard let nanoseconds = TraceDiff.parseDuration(text) else {
-            throw ValidationError("expected a duration such as 0, 500us, 2ms or 1.5s")
-        }
-        return nanoseconds
-    }
+    @OptionGroup(title: "Comparing two traces")
+    var comparison: ComparisonOptions
 
     func validate() throws {
-        if b == nil, timeTolerance != nil || ignoreLineShifts {
+        if b == nil, comparison.isSet {
             throw ValidationError("--time-tolerance and --ignore-line-shifts compare two traces; give a second trace")
         }
     }
@@ -95,8 +82,8 @@ struct ViewCommand: ParsableCommand {
         var partners: [UInt64: UInt64]?
         if let b, let traceB {
             pages.append(TracePage.Input(name: b, trace: traceB, stats: try stats(b)))
-            let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: timeTolerance,
-                                 ignoringLineShifts: ignoreLineShifts)
+            let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: comparison.timeTolerance,
+                                 ignoringLineShifts: comparison.ignoreLineShifts)
             differences = diff.differences.map {
                 TracePage.Difference(text: TraceDiff.line($0), eventA: $0.a?.seq, eventB: $0.b?.seq)
             }

@@ -72,3 +72,21 @@ func decimal(_ value: Double, _ places: Int = 1) -> String {
 
 /// Millions, with one decimal.
 func millions(_ value: Double) -> String { decimal(value / 1e6, 2) + " M" }
+
+/// Runs this benchmark again as a child process with `arguments` (one of its hidden child
+/// modes) and returns what it printed, trimmed; a child that fails is an error of `section`.
+func runThisBenchmark(_ arguments: [String], section: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let output = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    guard process.terminationStatus == 0 else {
+        throw BenchError("\(section): the child process exited with status \(process.terminationStatus): \(output)")
+    }
+    return output
+}

@@ -145,19 +145,10 @@ enum MemoryBench {
     /// Runs `tool` with `arguments` from a fresh, small launcher process (see the type's
     /// comment) and returns what the launcher measured.
     static func runThroughLauncher(_ tool: URL, _ arguments: [String]) throws -> (status: Int32, peakKiB: Int, seconds: Double) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--measure-child", tool.path] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let output = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let output = try runThisBenchmark(["--measure-child", tool.path] + arguments, section: "memory")
         let fields = output.split(separator: " ")
-        guard process.terminationStatus == 0, fields.count == 3, let status = Int32(fields[0]),
-              let peak = Int(fields[1]), let seconds = Double(fields[2]) else {
-            throw BenchError("memory: the launcher exited with status \(process.terminationStatus) printing \"\(output)\", expected \"status KiB seconds\"")
+        guard fields.count == 3, let status = Int32(fields[0]), let peak = Int(fields[1]), let seconds = Double(fields[2]) else {
+            throw BenchError("memory: the launcher printed \"\(output)\", expected \"status KiB seconds\"")
         }
         return (status, peak, seconds)
     }

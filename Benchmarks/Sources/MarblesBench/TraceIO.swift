@@ -141,7 +141,7 @@ enum StatsBench {
         var times: [Double] = [], peaks: [Double] = []
         var events = 0
         for _ in 0..<runs {
-            let output = try runChild(path: url.path)
+            let output = try runThisBenchmark(["--stats-child", url.path], section: "stats")
             let fields = output.split(separator: " ").map(String.init)
             guard fields.count == 3, let time = Double(fields[0]), let count = Int(fields[1]),
                   let peak = Double(fields[2]), peak >= 0 else {
@@ -162,21 +162,6 @@ enum StatsBench {
                       value: "\(decimal(peakMB)) MB", target: "< 100 MB", met: peakMB < 100))
     }
 
-    private static func runChild(path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--stats-child", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let output = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0 else {
-            throw BenchError("stats: the child process exited with status \(process.terminationStatus): \(output)")
-        }
-        return output
-    }
 }
 
 /// The hand-written JSON Lines formatter against Foundation's `JSONEncoder` on the same
