@@ -406,7 +406,13 @@ enum PageScript {
   function markPipeline(l) {
     for (const g of pipelineNodes.values()) g.classList.remove("current");
     const g = l >= 0 && L.trace[l] === 0 ? pipelineNodes.get(L.node[l]) : undefined;
-    if (g) { g.classList.add("current"); g.scrollIntoView({ block: "nearest", inline: "nearest" }); }
+    if (g) {
+      // Centre the box inside the figure's own scroll area only (not the side panel).
+      g.classList.add("current");
+      const area = pipelineBox.getBoundingClientRect(), box = g.getBoundingClientRect();
+      pipelineBox.scrollLeft += (box.left + box.right - area.left - area.right) / 2;
+      pipelineBox.scrollTop += (box.top + box.bottom - area.top - area.bottom) / 2;
+    }
   }
   if (D.pipeline.svg >= 0) {
     const svg = new DOMParser().parseFromString(S[D.pipeline.svg], "image/svg+xml").documentElement;
@@ -419,6 +425,11 @@ enum PageScript {
         }
       }
       const figure = document.importNode(svg, true);
+      // Three fifths of Graphviz's own size (points): its labels stay readable, the box scrolls.
+      const points = (name) => parseFloat(figure.getAttribute(name) || "0") * 4 / 3 * 0.6;
+      if (points("width") > 0 && points("height") > 0) {
+        figure.style.width = points("width") + "px"; figure.style.height = points("height") + "px";
+      }
       pipelineBox.append(figure);
       for (const g of figure.querySelectorAll("g.node")) {
         const title = g.querySelector("title"), match = title ? /^n(\d+)$/.exec(title.textContent) : null;

@@ -28,15 +28,16 @@ aside dd { margin: 0; overflow-wrap: anywhere; }
 aside pre { margin: 4px 0; padding: 4px; background: var(--bg); border: 1px solid var(--line);
   white-space: pre-wrap; overflow-wrap: anywhere; max-height: 240px; overflow-y: auto; }
 aside ol, aside ul { margin: 0; padding-left: 18px; }
-aside button { font: inherit; text-align: left; background: none; border: none; color: inherit; padding: 1px 0;
+aside button { vertical-align: top; font: inherit; text-align: left; background: none; border: none; color: inherit; padding: 1px 0;
   cursor: pointer; text-decoration: underline dotted; }
 aside button:focus-visible { outline: 2px solid var(--accent); }
 .count { color: var(--muted); }
 table { border-collapse: collapse; font-size: 12px; width: 100%; }
 #lane-table tbody tr { cursor: pointer; }
 #pipeline { overflow: auto; max-height: 50vh; border: 1px solid var(--line); background: #ffffff; }
-#pipeline svg { display: block; height: 260px; width: auto; max-width: none; }
-#pipeline.fit svg { width: 100%; height: auto; }
+#pipeline { max-height: 60vh; }
+#pipeline svg { display: block; max-width: none; }
+#pipeline.fit svg { width: 100% !important; height: auto !important; }
 #pipeline g.node { cursor: pointer; }
 #pipeline g.node:focus { outline: none; }
 #pipeline g.node.current ellipse, #pipeline g.node.current path, #pipeline g.node.current polygon,
