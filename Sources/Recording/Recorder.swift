@@ -426,10 +426,7 @@ public final class Recorder: Probe, @unchecked Sendable {
             defer { release() }
             sequence += 1
             guard !stopped else { return tag | sequence }
-            let time = now()
-            let thread = threadID(context)
-            let subscriptionID = self.subscriptionID(subscription, node: node, time: time, thread: thread)
-            let nodeID = self.nodeID(node)
+            let (time, thread, subscriptionID, nodeID) = stamp(node, subscription: subscription, context: context)
             appendEvent(node: nodeID, subscription: subscriptionID, kind: kind, time: time, thread: thread,
                         cause: primary, integer: integer)
             return tag | sequence
@@ -440,10 +437,7 @@ public final class Recorder: Probe, @unchecked Sendable {
         defer { release() }
         sequence += 1
         guard !stopped else { return tag | sequence }
-        let time = now()
-        let thread = threadID(context)
-        let subscriptionID = self.subscriptionID(subscription, node: node, time: time, thread: thread)
-        let nodeID = self.nodeID(node)
+        let (time, thread, subscriptionID, nodeID) = stamp(node, subscription: subscription, context: context)
         var line = JSONLine(capacity: 0)
         swap(&line.bytes, &buffer)
         line.begin()
@@ -454,6 +448,16 @@ public final class Recorder: Probe, @unchecked Sendable {
         swap(&line.bytes, &buffer)
         appended()
         return tag | sequence
+    }
+
+    /// An event's time, and its thread, subscription and node as the trace numbers them.
+    /// Called with the lock held.
+    @inline(__always)
+    private func stamp(_ node: Node, subscription: UInt64, context: ProbeContext)
+        -> (time: Int64, thread: UInt64, subscription: UInt64, node: UInt64) {
+        let time = now()
+        let thread = threadID(context)
+        return (time, thread, subscriptionID(subscription, node: node, time: time, thread: thread), nodeID(node))
     }
 
     public func didDispose(_ node: Node, subscription: UInt64) {

@@ -252,17 +252,7 @@ public enum Instrumentation {
             if members.count == 1 {
                 return members[0].probe?.willSend(node, subscription: subscription, kind: kind, value: value, causes: causes) ?? 0
             }
-            var chosen: UInt64 = 0
-            var numbered = false
-            for member in members {
-                guard let probe = member.probe else { continue }
-                let sequence = probe.willSend(node, subscription: subscription, kind: kind, value: value, causes: causes)
-                if sequence != 0 && (chosen == 0 || (member.numbersEvents && !numbered)) {
-                    chosen = sequence
-                    numbered = member.numbersEvents
-                }
-            }
-            return chosen
+            return numbering { $0.willSend(node, subscription: subscription, kind: kind, value: value, causes: causes) }
         }
 
         /// As `willSend(_:subscription:kind:value:causes:)`, passing the context on.
@@ -272,11 +262,17 @@ public enum Instrumentation {
                 return members[0].probe?.willSend(node, subscription: subscription, kind: kind, value: value,
                                                   context: context) ?? 0
             }
+            return numbering { $0.willSend(node, subscription: subscription, kind: kind, value: value, context: context) }
+        }
+
+        /// Reports an event to every member with `send`, and returns the number the first
+        /// member that numbers events gave it, else the first number any member gave.
+        @usableFromInline func numbering(_ send: (Probe) -> UInt64) -> UInt64 {
             var chosen: UInt64 = 0
             var numbered = false
             for member in members {
                 guard let probe = member.probe else { continue }
-                let sequence = probe.willSend(node, subscription: subscription, kind: kind, value: value, context: context)
+                let sequence = send(probe)
                 if sequence != 0 && (chosen == 0 || (member.numbersEvents && !numbered)) {
                     chosen = sequence
                     numbered = member.numbersEvents

@@ -55,35 +55,28 @@ extension SignalProducer {
         return retrying(count, node: node, resettingOnValue: resettingOnValue, wait: nil)
     }
 
+    /// When a failed attempt is followed by the next: at once, after a delay on a scheduler,
+    /// or when a notifier made from the failure sends a value.
+    private enum NextAttempt<Notification> {
+        case now
+        case after(TimeInterval, DateScheduler)
+        case notified(by: (Error, Int) -> SignalProducer<Notification, Error>)
+    }
+
     private func retrying(_ count: Int, node: Node, resettingOnValue: Bool = false,
                           wait: (TimeInterval, DateScheduler)?) -> SignalProducer {
-        let upstream = self
-        return SignalProducer(parenting: node) { observer, lifetime, subscription in
-            let current = SerialDisposable()
-            lifetime += current
-            var failures = 0
-            func attempt() {
-                upstream.startAsChild(of: subscription, in: current) { event in
-                    if resettingOnValue, case .value = event { failures = 0 }
-                    guard case .failed = event, failures < count else {
-                        observer.send(event)
-                        return
-                    }
-                    failures += 1
-                    if let (interval, scheduler) = wait {
-                        current.inner = scheduler.schedule(after: interval) { attempt() }
-                    } else {
-                        attempt()
-                    }
-                }
-            }
-            attempt()
-        }
+        retrying(count, node: node, resettingOnValue: resettingOnValue,
+                 next: wait.map { NextAttempt<Never>.after($0.0, $0.1) } ?? .now)
     }
 
     private func retrying<Notification>(_ count: Int, node: Node, resettingOnValue: Bool,
                                         notifier: @escaping (Error, Int) -> SignalProducer<Notification, Error>)
         -> SignalProducer {
+        retrying(count, node: node, resettingOnValue: resettingOnValue, next: .notified(by: notifier))
+    }
+
+    private func retrying<Notification>(_ count: Int, node: Node, resettingOnValue: Bool,
+                                        next: NextAttempt<Notification>) -> SignalProducer {
         let upstream = self
         return SignalProducer(parenting: node) { observer, lifetime, subscription in
             let current = SerialDisposable()
@@ -97,23 +90,31 @@ extension SignalProducer {
                         return
                     }
                     failures += 1
-                    // Only the notifier's first event counts: its value starts the next attempt
-                    // (which interrupts the notifier), its completion or failure ends the result.
-                    var answered = false
-                    notifier(error, failures).startAsChild(of: subscription, in: current) { notification in
-                        guard !answered else { return }
-                        switch notification {
-                        case .value:
-                            answered = true
-                            attempt()
-                        case .completed:
-                            answered = true
-                            observer.sendCompleted()
-                        case let .failed(error):
-                            answered = true
-                            observer.send(error: error)
-                        case .interrupted:
-                            return
+                    switch next {
+                    case .now:
+                        attempt()
+                    case let .after(interval, scheduler):
+                        current.inner = scheduler.schedule(after: interval) { attempt() }
+                    case let .notified(by: notifier):
+                        // Only the notifier's first event counts: its value starts the next
+                        // attempt (which interrupts the notifier), its completion or failure
+                        // ends the result.
+                        var answered = false
+                        notifier(error, failures).startAsChild(of: subscription, in: current) { notification in
+                            guard !answered else { return }
+                            switch notification {
+                            case .value:
+                                answered = true
+                                attempt()
+                            case .completed:
+                                answered = true
+                                observer.sendCompleted()
+                            case let .failed(error):
+                                answered = true
+                                observer.send(error: error)
+                            case .interrupted:
+                                return
+                            }
                         }
                     }
                 }
