@@ -53,6 +53,12 @@ struct PlayCommand: ParsableCommand {
         Each RxJS-named operator against RxJS 7 (terminal events, multi-source forms): \
         diagrams/operators/README.md in the repository.
 
+        Every derived stream is subscribed at frame 0 on its own, so it starts its own copy \
+        of each stream it names (a chain of N named streams starts N(N+1)/2 operators). A spec \
+        whose streams would start more than \(SpecDocument.operatorLimit) operators is refused before it runs; one \
+        that takes more than \(SpecDocument.actionLimit) scheduled actions (a timer that never stops: add an \
+        'unsubscribe' line) stops with an error.
+
         Output: an aligned marble diagram (inputs with a line per subscription, then the \
         derived streams, then a legend); control and bidi characters of values are shown as \
         escapes (\\u{1B}). Errors in the spec are reported as file:line:column with the line \

@@ -64,4 +64,41 @@ final class SpecReferenceTests: XCTestCase {
         let short = try XCTUnwrap(specError("cold e = a|\nout = e.map(x => x +)"))
         XCTAssertTrue(short.description.hasSuffix("out = e.map(x => x +)\n                    ^"), short.description)
     }
+
+    func testALongChainOfNamedStreamsIsALocatedErrorBeforeAnythingRuns() throws {
+        // Stream k starts its own k maps: 316 named steps start 50,086 operators in all.
+        var lines = ["cold e = -a-|", "s1 = e.map(x => x)"]
+        for step in 2...2_000 { lines.append("s\(step) = s\(step - 1).map(x => x)") }
+        let error = try XCTUnwrap(specError(lines.joined(separator: "\n")))
+        XCTAssertEqual(error.location, SpecLocation(line: 317, column: 1))
+        XCTAssertEqual(error.message, "expected the derived streams to start at most 50000 operators at frame 0, but the "
+                       + "streams up to 's316' start more ('s316' alone starts 316): each derived stream is subscribed on its "
+                       + "own and starts its own copy of every stream it names, so a chain of named streams grows with the "
+                       + "square of its length; write the chain as one expression instead of naming every step")
+        // Just under the limit the spec is accepted; a shorter chain runs, every step seeing the value.
+        XCTAssertNoThrow(try SpecDocument.parse(lines.prefix(316).joined(separator: "\n"), file: "chain.marbles"))
+        let result = try play(lines.prefix(41).joined(separator: "\n"))
+        XCTAssertEqual(events(result, "s40"), ["1:\"a\"", "3:|"])
+    }
+
+    func testAStreamNamingTheOneAboveTwiceDoublesItsCostAndIsCaught() throws {
+        // Each step merges two copies of the step above: 2^k operators at step k.
+        var lines = ["cold e = -a-|", "d1 = e.map(x => x)"]
+        for step in 2...64 { lines.append("d\(step) = merge(d\(step - 1), d\(step - 1))") }
+        let error = try XCTUnwrap(specError(lines.joined(separator: "\n")))
+        XCTAssertEqual(error.location.line, 16)
+        XCTAssertTrue(error.message.contains("the streams up to 'd15' start more ('d15' alone starts 32767)"), error.message)
+    }
+
+    func testStreamsNamedInsideLambdasCountAsStartedOnce() throws {
+        // Each value reaching a lambda starts the stream it names again, so the count is a
+        // floor: here the one value starts all of them, as a chain written without lambdas would.
+        var lines = ["cold e = -a-|", "s1 = e.map(x => x)"]
+        for step in 2...400 { lines.append("s\(step) = e.switchMap(v => s\(step - 1))") }
+        let error = try XCTUnwrap(specError(lines.joined(separator: "\n")))
+        XCTAssertEqual(error.location.line, 317)
+        // Named later, inside a lambda: counted after the stream it names all the same.
+        let forward = specError("cold e = -a-|\nfirst = e.switchMap(v => second)\nsecond = e.map(x => x + x)")
+        XCTAssertNil(forward)
+    }
 }
