@@ -79,7 +79,8 @@ public struct Replayer: Sendable {
         _ = try? recorder.stop()
         if let error = environment.errors.first { throw error }
         let bytes = try Self.foldingLabels(recorder.bytes)
-        return ReplayResult(bytes: bytes, trace: try Trace(bytes: bytes, name: "replay of \(name)"))
+        return ReplayResult(bytes: bytes, trace: try Trace(bytes: bytes, name: "replay of \(name)"),
+                            unrecordedCalls: environment.unrecordedCalls)
     }
 
     /// The trace with its `label` records folded into the node records they label.
@@ -142,4 +143,7 @@ public struct ReplayResult: Sendable {
     public let bytes: [UInt8]
     /// The trace in memory.
     public let trace: Trace
+    /// The calls made with a request the trace never recorded that `unrecordedRequests` let
+    /// fail or complete empty, in the order met (none with the default, which throws).
+    public let unrecordedCalls: [ReplayError]
 }

@@ -74,6 +74,14 @@ enum HopLatencyChoice: String, ExpressibleByArgument, CaseIterable {
     case zero, recorded
 }
 
+/// What `replay` does with a call whose request the trace never recorded.
+enum UnrecordedRequestsChoice: String, ExpressibleByArgument, CaseIterable {
+    /// Stop with an error naming the call, its request and the nearest recorded requests.
+    case error
+    /// Let the call complete at once without a value, with a warning per call.
+    case empty
+}
+
 /// What `export` writes.
 enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
     /// Chrome trace-event JSON, which Perfetto and chrome://tracing open.

@@ -23,10 +23,17 @@ struct ReplayCommand: ParsableCommand {
 
         \(OutputFile.helpParagraph)
 
+        A call that carries a request (a search text, a photo id) is served the response \
+        recorded for an equal request, never another request's. A request the trace never \
+        recorded (the pipeline changed since the recording) stops the replay with an error \
+        naming the call, the request and the nearest recorded requests; with \
+        --unrecorded-requests empty such a call completes at once without a value instead, \
+        and each one is listed as a warning.
+
         Exit status: 0 on success; 2 when the trace is missing or malformed, the scenario is \
         unknown, the trace does not fit the scenario (an input or call it lacks, more calls \
-        than recorded, a value that does not decode: the message names the node and the \
-        record), or the output cannot be written.
+        than recorded, a request never recorded, a value that does not decode: the message \
+        names the node and the record), or the output cannot be written.
 
         Example:
           marbles record --scenario twitter-instant -o live.trace
@@ -47,14 +54,24 @@ struct ReplayCommand: ParsableCommand {
         valueName: "zero|recorded"))
     var hopLatency: HopLatencyChoice = .zero
 
+    @Option(name: .long, help: ArgumentHelp(
+        "What a call whose request the trace never recorded does: error (stop, the default) or empty (complete without a value, with a warning).",
+        valueName: "error|empty"))
+    var unrecordedRequests: UnrecordedRequestsChoice = .error
+
     func run() throws {
         let input = try InputFile(trace)
         let file = try OutputFile(output.output, option: "-o", inputs: [input])
         let scenario = scenarioOption.scenario()
         let replayer = try Replayer(contentsOf: URL(fileURLWithPath: input.path),
-                                    hopLatency: hopLatency == .recorded ? .asRecorded : .zero)
+                                    hopLatency: hopLatency == .recorded ? .asRecorded : .zero,
+                                    unrecordedRequests: unrecordedRequests == .empty ? .empty : .error)
         Console.warn(replayer.trace.warnings)
         let result = try replayer.replay { scenario.build(in: $0) }
+        // Each call let through empty, as a warning rather than the error it would be.
+        Console.warn(result.unrecordedCalls.map { call in
+            "\(call.trace): warning: \(call.node): \(call.message); it completed without a value (--unrecorded-requests empty)"
+        })
         let pending = try file.begin()
         try pending.write(result.bytes)
         let summary = result.trace.summary

@@ -40,6 +40,33 @@ final class ReplayCommandLineTests: CommandLineTestCase {
             + "Please provide one of 'zero' and 'recorded'."), latency.err)
     }
 
+    /// The pixels recording with one thumbnail's request edited, as if the code now asked
+    /// for another photo: never another photo's response; an error, or with
+    /// `--unrecorded-requests empty` a warning and an empty call.
+    func testACallWithARequestNeverRecordedIsAnErrorOrAnEmptyCallWithAWarning() throws {
+        let recording = try String(contentsOf: top.appendingPathComponent("traces/pixels.trace"), encoding: .utf8)
+        let edited = recording.replacingOccurrences(of: #""request":9}"#, with: #""request":99}"#)
+        XCTAssertNotEqual(edited, recording, "the recording has a call with request 9")
+        try edited.write(toFile: path("edited.trace"), atomically: true, encoding: .utf8)
+        let refused = try marbles(["replay", path("edited.trace"), "--scenario", "pixels", "-o", path("out.trace")])
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertTrue(refused.err.contains(#": replay error: call "thumbnail" @Tutorials/FunctionalReactivePixels.swift:"#), refused.err)
+        XCTAssertTrue(refused.err.contains(#"expected a recorded start of "thumbnail" with the request 9; the trace records none"#),
+                      refused.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.trace")))
+
+        let empty = try marbles(["replay", path("edited.trace"), "--scenario", "pixels", "-o", path("out.trace"),
+                                 "--unrecorded-requests", "empty"])
+        XCTAssertEqual(empty.status, 0, empty.err)
+        XCTAssertTrue(empty.err.contains(#"edited.trace: warning: call "thumbnail" @Tutorials/FunctionalReactivePixels.swift:"#),
+                      empty.err)
+        XCTAssertTrue(empty.err.hasSuffix("it completed without a value (--unrecorded-requests empty)\n"), empty.err)
+        XCTAssertEqual(empty.err.components(separatedBy: "warning:").count - 1, 1, empty.err)
+        // The call with the unrecorded request got no response; every other call its own.
+        let diff = try marbles(["diff", top.appendingPathComponent("traces/pixels.trace").path, path("out.trace")])
+        XCTAssertEqual(diff.status, 1, diff.out)
+    }
+
     func testUsageMistakesExitWithStatusTwoAndSayWhatIsMissing() throws {
         let missing = try marbles(["replay"])
         XCTAssertEqual(missing.status, 2)
