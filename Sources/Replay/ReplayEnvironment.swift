@@ -12,7 +12,8 @@ import TraceLog
 ///   recorded on.
 /// - `scheduler(name)` is the test scheduler's lane of that name, so hops show the same
 ///   thread names as the recording; with `HopLatency.asRecorded`, each hop onto it waits
-///   the queue wait recorded for it.
+///   the queue wait recorded for it. A `SignalProducer.timer(interval:on:)` started on it
+///   re-sends the ticks the trace recorded for that timer, as `timer(label…)` does (below).
 /// - `call(label)`: each start of the call gets the next unused recorded subscription of the
 ///   trace's `call` node with that label, in order, and re-delivers its events at their
 ///   recorded offsets from that subscription's start (the recorded latency), on the recorded
@@ -148,7 +149,8 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         lock.withLock {
             if let existing = schedulers[name] { return existing }
             let lane = testScheduler.lane(name)
-            let made: DateScheduler = hopWaits.map { HopDelayingScheduler(lane: lane, waits: $0) } ?? lane
+            let base: DateScheduler = hopWaits.map { HopDelayingScheduler(lane: lane, waits: $0) } ?? lane
+            let made = ReplayScheduler(base: base, environment: self)
             schedulers[name] = made
             return made
         }
@@ -239,7 +241,39 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         }
     }
 
+    /// A start of a timer made by `SignalProducer.timer(interval:on:)` on one of the
+    /// environment's schedulers: when the trace recorded that timer (a `timer` source at the
+    /// same call site with the same parameters, or at another line of the same file when the
+    /// code moved and it is the only one), the k-th start re-sends the ticks of its k-th
+    /// recorded start, with their recorded dates at their recorded times, as `timer(label…)`
+    /// does. Without a recording the timer runs on the scheduler's lane (a timer added since
+    /// the recording). More starts than recorded are a `ReplayError` (`extraTimer`).
+    func replayTicks(of node: Node, into observer: Signals.Observer<Date, Never>, lifetime: Lifetime) -> Bool {
+        let key = "timer\u{0}\(node.parameters)\u{0}\(node.file):\(node.line)"
+        guard let recording = boundaryRecording(key: key, name: "timer", { recordedOperatorTimers(like: node) }) else {
+            return false
+        }
+        guard let index = serveInOrder(recording) else {
+            fail(.extraTimer, node, record: nil,
+                 message: "expected at most \(recording.subscriptions.count) starts of this timer, as recorded; "
+                    + "the pipeline starts it a \(Self.ordinal(recording.subscriptions.count + 1)) time")
+            return true
+        }
+        redeliver(recording, index, node: node, into: observer, lifetime: lifetime, atRecordedTimes: true)
+        return true
+    }
+
     // MARK: Internals
+
+    /// The trace's operator timers recorded for `node`: unlabelled `timer` sources with its
+    /// parameters at its call site, else the one such timer elsewhere in its file.
+    private func recordedOperatorTimers(like node: Node) -> [NodeRecord] {
+        let alike = trace.nodes.filter {
+            $0.kind == .source && $0.name == "timer" && $0.label == nil && $0.parameters == node.parameters && $0.file == node.file
+        }
+        let here = alike.filter { $0.line == UInt64(node.line) }
+        return here.isEmpty && alike.count == 1 ? alike : here
+    }
 
     /// The lane of the thread an event was recorded on: its scheduler's name when one ran
     /// it (a real trace), else its name (what a virtual trace records).
@@ -261,9 +295,15 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     }
 
     private func boundaryRecording(named name: String, label: String, node: Node) -> BoundaryRecording? {
-        let key = "\(name)\u{0}\(label)\u{0}\(node.file):\(node.line)"
+        boundaryRecording(key: "\(name)\u{0}\(label)\u{0}\(node.file):\(node.line)", name: name) {
+            recordedNodes(named: name, label: label, node: node)
+        }
+    }
+
+    /// The recording of the nodes `find` returns, made once per `key`; nil when there are none.
+    private func boundaryRecording(key: String, name: String, _ find: () -> [NodeRecord]) -> BoundaryRecording? {
         if let known = lock.withLock({ boundaryRecordings[key] }) { return known }
-        let recorded = recordedNodes(named: name, label: label, node: node)
+        let recorded = find()
         guard !recorded.isEmpty else { return nil }
         let ids = Set(recorded.map(\.id))
         let subscriptions = trace.subscriptions.filter { ids.contains($0.node) }
@@ -500,5 +540,37 @@ extension Trace {
     public func logicalThreadName(_ id: UInt64) -> String {
         guard let thread = thread(id) else { return "thread \(id)" }
         return thread.scheduler ?? thread.name
+    }
+}
+
+/// One of a replay environment's schedulers: its lane (or the lane delaying hops as
+/// recorded), which also stands in for the timers started on it with their recorded ticks.
+final class ReplayScheduler: TimerReplayingScheduler, @unchecked Sendable {  // set once at creation
+    let base: DateScheduler
+    /// Weak: the environment holds its schedulers.
+    weak var environment: ReplayEnvironment?
+
+    init(base: DateScheduler, environment: ReplayEnvironment) {
+        self.base = base
+        self.environment = environment
+    }
+
+    var name: String { base.name }
+    var currentDate: Date { base.currentDate }
+
+    @discardableResult
+    func schedule(_ action: @escaping () -> Void) -> Disposable? { base.schedule(action) }
+
+    @discardableResult
+    func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? { base.schedule(after: date, action: action) }
+
+    @discardableResult
+    func schedule(after date: Date, interval: DispatchTimeInterval, leeway: DispatchTimeInterval,
+                  action: @escaping () -> Void) -> Disposable? {
+        base.schedule(after: date, interval: interval, leeway: leeway, action: action)
+    }
+
+    func replayTicks(of node: Node, into observer: Signals.Observer<Date, Never>, lifetime: Lifetime) -> Bool {
+        environment?.replayTicks(of: node, into: observer, lifetime: lifetime) ?? false
     }
 }

@@ -45,7 +45,14 @@ final class ReplayerTests: XCTestCase {
         let ui = environment.scheduler("ui")
         XCTAssertEqual(ui.name, "ui")
         XCTAssertTrue(ui === environment.scheduler("ui"))
-        XCTAssertTrue((ui as? TestScheduler.Lane)?.scheduler === scheduler)
+        // It runs on the test scheduler's clock.
+        var ran = false
+        ui.schedule(after: 0.5) { ran = true }
+        scheduler.advance(by: 0.4)
+        XCTAssertFalse(ran)
+        scheduler.advance(by: 0.1)
+        XCTAssertTrue(ran)
+        XCTAssertEqual(ui.currentDate, scheduler.currentDate)
     }
 
     func testAnInputAskedForTwiceIsOneSignalReEmittingOnce() throws {

@@ -23,7 +23,9 @@ enum SensorDashboard {
     /// When the screen closes, in milliseconds: after the last reading and two more ticks.
     static let close = 770
 
-    static func build(_ environment: Environment, shown: Outcome<String>) -> Disposable {
+    /// With `operatorTimer`, the refresh timer is `SignalProducer.timer` on the environment's
+    /// scheduler rather than the environment's own labelled timer.
+    static func build(_ environment: Environment, shown: Outcome<String>, operatorTimer: Bool = false) -> Disposable {
         let temperature = environment.input("temperature", of: Int.self)
             .scan((sum: 0, count: 0)) { ($0.sum + $1, $0.count + 1) }
         let humidity = environment.input("humidity", of: Int.self)
@@ -32,7 +34,11 @@ enum SensorDashboard {
                 "\(Double(total.sum / total.count) / 10)°C \(humidity)% n=\(total.count)"
             }
         let close = environment.input("close", of: Bool.self).map { _ in () }
-        let refresh = environment.timer("refresh", every: 0.1, on: environment.scheduler("sensor"))
+        let sensor = environment.scheduler("sensor")
+        let ticks = operatorTimer
+            ? SignalProducer<Date, Never>.timer(interval: .milliseconds(100), on: sensor)
+            : environment.timer("refresh", every: 0.1, on: sensor)
+        let refresh = ticks
             .take(until: close)
             .map { _ in () }
         return SignalProducer(dashboard)
@@ -134,11 +140,72 @@ final class TimerReplayTests: XCTestCase {
     /// a third), the dashboard replays in agreement: the diff finds the same values in the
     /// same order at every node, times within the live run's jitter.
     func testATimerSampledDashboardRecordedLiveReplaysInAgreement() throws {
+        try recordLiveAndReplay(operatorTimer: false)
+    }
+
+    /// The same with the timer made by `SignalProducer.timer` on the environment's scheduler:
+    /// its live ticks run late by the machine's jitter, and the replay re-sends them as
+    /// recorded rather than at exact multiples of 100 ms (which the diff would show as time
+    /// shifts, and which could reorder a tick and a reading).
+    func testADashboardSampledByAnOperatorTimerRecordedLiveReplaysInAgreement() throws {
+        try recordLiveAndReplay(operatorTimer: true)
+    }
+
+    /// A start of `SignalProducer.timer` on a replay's scheduler gets its recorded ticks,
+    /// dates and times; the timer moved to another line of its file is still found; a timer
+    /// the trace lacks runs on the lane; more starts than recorded are an error.
+    func testAnOperatorTimerOnAReplaySchedulerReSendsItsRecordedTicks() throws {
+        let trace = try craftedTrace([
+            #"{"type":"thread","id":1,"name":"sensor"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"timer","parameters":"0.1s, on: sensor","file":"ReplayTests/TimerReplayTests.swift","line":1,"upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"event","seq":1,"time":103000000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"d1","json":785000000.5}"#,
+            #"{"type":"event","seq":2,"time":207000000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"d2","json":785000000.75}"#,
+        ])
+        let recorded = Seen<Double>()
+        let computed = Seen<Double>()
+        let replay = try Replayer(trace: trace).replay { environment in
+            let sensor = environment.scheduler("sensor")
+            let ticks = SignalProducer<Date, Never>.timer(interval: .milliseconds(100), on: sensor)
+                .take(first: 2)
+                .startWithValues { recorded.values.append($0.timeIntervalSinceReferenceDate) }
+            // Not in the trace (added since): it runs on the lane, at exact multiples (within the
+            // replay, which runs to the trace's last event).
+            let added = SignalProducer<Date, Never>.timer(interval: .milliseconds(150), on: sensor)
+                .take(first: 1)
+                .startWithValues { computed.values.append($0.timeIntervalSinceReferenceDate) }
+            return AnyDisposable {
+                ticks.dispose()
+                added.dispose()
+            }
+        }
+        XCTAssertEqual(recorded.values, [785000000.5, 785000000.75])
+        XCTAssertEqual(computed.values.count, 1)
+        let timers = replay.trace.nodes.filter { $0.name == "timer" }
+        let times = timers.map { timer in replay.trace.events.filter { $0.node == timer.id && $0.kind == .value }.map(\.time) }
+        XCTAssertEqual(times, [[103_000_000, 207_000_000], [150_000_000]])
+
+        XCTAssertThrowsError(try Replayer(trace: trace).replay { environment in
+            let timer = SignalProducer<Date, Never>.timer(interval: .milliseconds(100), on: environment.scheduler("sensor"))
+            let first = timer.startWithValues { _ in }
+            let second = timer.startWithValues { _ in }
+            return AnyDisposable {
+                first.dispose()
+                second.dispose()
+            }
+        }) { error in
+            XCTAssertEqual((error as? ReplayError)?.kind, .extraTimer)
+            XCTAssertTrue("\(error)".contains("expected at most 1 starts of this timer, as recorded; the pipeline starts it a 2nd time"),
+                          "\(error)")
+        }
+    }
+
+    private func recordLiveAndReplay(operatorTimer: Bool) throws {
         let recorder = Recorder(clock: .real)
         recorder.start()
         let environment = LiveEnvironment()
         let liveShown = Outcome<String>()
-        let pipeline = SensorDashboard.build(environment, shown: liveShown)
+        let pipeline = SensorDashboard.build(environment, shown: liveShown, operatorTimer: operatorTimer)
         let driver = environment.scheduler("driver")
         let start = Date()
         for (milliseconds, input, value) in SensorDashboard.readings {
@@ -162,14 +229,14 @@ final class TimerReplayTests: XCTestCase {
         let live = try Trace(bytes: recorder.bytes, name: "live")
 
         let replayShown = Outcome<String>()
-        let replay = try Replayer(trace: live).replay { SensorDashboard.build($0, shown: replayShown) }
+        let replay = try Replayer(trace: live).replay { SensorDashboard.build($0, shown: replayShown, operatorTimer: operatorTimer) }
         XCTAssertFalse(liveShown.values.isEmpty)
         XCTAssertEqual(liveShown.terminal, "completed")
         XCTAssertEqual(replayShown.values, liveShown.values)
         XCTAssertEqual(replayShown.terminal, "completed")
         let diff = TraceDiff(live, replay.trace, nameA: "live", nameB: "replay")
         XCTAssertTrue(diff.isSame, diff.text)
-        let ticks = live.events.filter { live.node($0.node)?.label == "refresh" && $0.kind == .value }
+        let ticks = live.events.filter { live.node($0.node)?.name == "timer" && $0.kind == .value }
         XCTAssertGreaterThanOrEqual(ticks.count, 5)
     }
 }

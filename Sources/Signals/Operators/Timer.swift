@@ -1,8 +1,19 @@
 import Foundation
 
+/// A scheduler that stands in for the timers started on it: a replay's, which re-sends each
+/// timer's recorded ticks at their recorded times rather than computing ticks at exact
+/// multiples of the interval (a live timer drifts and its ticks run late; what the pipeline
+/// sampled is what happened, not what the interval says).
+public protocol TimerReplayingScheduler: DateScheduler {
+    /// Sends a start of the timer `node` its recorded ticks, until `lifetime` ends; false when
+    /// there is no recording of that timer, which then runs as a timer on this scheduler.
+    func replayTicks(of node: Node, into observer: Observer<Date, Never>, lifetime: Lifetime) -> Bool
+}
+
 extension SignalProducer where Value == Date, Error == Never {
     /// Sends the scheduler's current date every `interval`, first one `interval` after the
-    /// start, until interrupted. Each start has its own timer.
+    /// start, until interrupted. Each start has its own timer. On a `TimerReplayingScheduler`
+    /// (a replay's), the start gets the recorded ticks of the same timer instead.
     ///
     /// - Parameters:
     ///   - interval: the period; must be positive.
@@ -17,6 +28,9 @@ extension SignalProducer where Value == Date, Error == Never {
                              parameters: intervalParameters(interval.timeInterval, on: scheduler),
                              file: file, line: line)
         return SignalProducer(node: node) { observer, lifetime in
+            // A replay stands in for the timer with what it recorded (see TimerReplayingScheduler).
+            if let replaying = scheduler as? TimerReplayingScheduler,
+               replaying.replayTicks(of: node, into: observer, lifetime: lifetime) { return }
             let machine = Machine(TimerStateMachine())
             let first = scheduler.currentDate.addingTimeInterval(interval.timeInterval)
             let ticks = scheduler.schedule(after: first, interval: interval, leeway: leeway) {
