@@ -96,7 +96,7 @@ struct BinaryEvent {
     }
 }
 
-extension Recorder {
+extension RecorderCore {
     /// Appends an event record with at most one cause and an integer value or none, the
     /// commonest shape, as a `BinaryEvent`: its line is formatted off the producing thread.
     func appendEvent(node: UInt64, subscription: UInt64, kind: EventKind, time: Int64, thread: UInt64,

@@ -3,45 +3,12 @@ import Signals
 import TraceLog
 import Synchronization
 
-/// Records what instrumented streams report into a trace: attach it, run the pipeline,
-/// stop it.
-///
-/// ```swift
-/// try Recorder.record(to: url) { runPipeline() }
-/// ```
-///
-/// The recorder renumbers nodes, subscriptions and threads to trace-local ids in the order it
-/// first meets them, and writes a node's record (after its upstream nodes') the first time
-/// the node is referenced, so two recordings of the same virtual-time run in one process are
-/// byte-identical.
-///
-/// **Concurrency and memory.** Values are formatted on the calling thread, outside any lock;
-/// then one short critical section assigns the sequence number, renumbers ids and appends the
-/// record to the buffer: the commonest event (an integer value or none, at most one cause) as
-/// a fixed-size binary record whose line the writer thread formats, any other record as its
-/// formatted line. One lock keeps sequence order and file order the same, so a
-/// reader can rely on every id being defined before it is used. When the buffer holds
-/// `bufferCapacity` bytes it is handed to the writer thread; a producer that fills the next
-/// one while the writer is still writing the previous one waits for it: under an event flood
-/// the recorder *blocks* producers rather than drop records or grow, so memory stays bounded
-/// by two buffers. Records are dropped (and counted in the summary) only when the file cannot
-/// be written.
-///
-/// **Crash safety.** A recorder writing to a file has a writer thread that appends what was
-/// recorded, in whole lines, at least every `flushInterval` (100 ms by default) and at
-/// `stop()`. A process killed mid-run (`kill -9`) loses at most the records of the last
-/// interval; the file is readable up to its last whole line (the reader warns that the trace
-/// was cut off).
-public final class Recorder: Probe, @unchecked Sendable {
-    /// Where the recorder's times come from.
-    public enum Clock {
-        /// Real time: monotonic nanoseconds from the start of the recording. The header
-        /// carries the wall clock at the origin, the process and the host.
-        case real
-        /// Virtual time: the scheduler's `now`. The header carries no wall clock, host or
-        /// process, so the file is deterministic.
-        case virtual(TestScheduler)
-    }
+/// What a `Recorder` is made of, and what is attached as the probe: everything but the
+/// handle. The probe set holds it strongly (no `weak` load per event), and keeps it as long as
+/// it keeps its sets (the process), so a stopped core lets go of every table, buffer and
+/// recorded byte it holds and only its small shell stays; the handle stops it when released.
+final class RecorderCore: Probe, @unchecked Sendable {
+    typealias Clock = Recorder.Clock
 
     /// Where the records go.
     enum Sink {
@@ -49,18 +16,13 @@ public final class Recorder: Probe, @unchecked Sendable {
         case memory
     }
 
-    /// The longest display string kept for a value, in characters.
-    public static let maxTextLength = 120
-    /// The largest JSON payload kept for a value, in bytes; larger ones are omitted (counted).
-    public static let maxJSONLength = 64 << 10
-
     /// Bytes buffered before they are written out.
-    public let bufferCapacity: Int
+    let bufferCapacity: Int
     /// The longest a record waits in memory before the writer thread appends it to the file:
     /// what a killed process can lose.
-    public let flushInterval: Duration
+    let flushInterval: Duration
     /// The path written, or nil for an in-memory recording.
-    public let url: URL?
+    let url: URL?
 
     let clock: Clock
     /// The recording scope this recorder takes events from (`ProbeContext.scope`): its own
@@ -85,7 +47,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// This recorder's number in the process: tells its entries in the per-thread cache
     /// (`ThreadInfo`) from those of an earlier recorder.
-    let serial = Recorder.serials.add(1, ordering: .relaxed).oldValue
+    let serial = RecorderCore.serials.add(1, ordering: .relaxed).oldValue
     static let serials = Atomic<UInt64>(1)
     /// In front of `nodeIDs` and `subscriptionIDs`, guarded by `mutex` like them.
     let nodeCache = IDCache(capacity: 256)
@@ -164,7 +126,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     ///
     /// A writer thread, started by `start()`, appends the records to the file at least every
     /// `flushInterval` (at least a millisecond) and whenever `bufferCapacity` bytes are waiting.
-    public init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
+    init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
                 flushInterval: Duration = .milliseconds(100)) throws {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -184,7 +146,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     /// A recorder keeping the trace in memory (unbounded: for tests and in-process tools).
-    public init(clock: Clock, bufferCapacity: Int = 256 << 10) {
+    init(clock: Clock, bufferCapacity: Int = 256 << 10) {
         self.url = nil
         self.sink = .memory
         self.clock = clock
@@ -197,7 +159,23 @@ public final class Recorder: Probe, @unchecked Sendable {
         pthread_cond_init(writerDone, nil)
     }
 
+    /// What releasing the `Recorder` handle does: stops the recording if it still runs and
+    /// lets go of the in-memory trace. The probe sets keep the core's shell.
+    func abandon() {
+        _ = try? stop()
+        lock()
+        memory = []
+        buffer = []
+        unlock()
+    }
+
     deinit {
+        // Only a core never started gets here (a started one is kept by the probe sets); one
+        // stopped has let go of its caches already.
+        if !stopped {
+            nodeCache.deallocate()
+            subscriptionCache.deallocate()
+        }
         if case let .file(fd) = sink, !fileClosed { close(fd) }
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
@@ -207,46 +185,11 @@ public final class Recorder: Probe, @unchecked Sendable {
         writerDone.deallocate()
         hot.deinitialize(count: 1)
         hot.deallocate()
-        nodeCache.deallocate()
-        subscriptionCache.deallocate()
-    }
-
-    /// Records everything `body` makes happen into a new trace at `url`.
-    @discardableResult
-    public static func record<R>(to url: URL, clock: Clock = .real, _ body: () throws -> R) throws -> R {
-        let recorder = try Recorder(to: url, clock: clock)
-        recorder.start()
-        let result: R
-        do {
-            result = try body()
-        } catch {
-            _ = try? recorder.stop()
-            throw error
-        }
-        try recorder.stop()
-        return result
-    }
-
-    /// Records everything `body` makes happen in virtual time on `scheduler` and returns the
-    /// trace's bytes.
-    public static func record(virtual scheduler: TestScheduler, _ body: () throws -> Void) rethrows -> [UInt8] {
-        let recorder = Recorder(clock: .virtual(scheduler))
-        recorder.start()
-        // An in-memory recorder cannot fail to write; the defer also detaches it when `body` throws.
-        defer { _ = try? recorder.stop() }
-        try body()
-        _ = try? recorder.stop()
-        return recorder.bytes
-    }
-
-    /// A user's mark in the timeline of the recording attached now.
-    public static func mark(_ label: String) {
-        Instrumentation.mark(label)
     }
 
     /// Writes the header, starts the writer thread of a file recorder and attaches the
-    /// recorder to the probe (replacing any other).
-    public func start() {
+    /// core to the probe, held strongly (beside any others).
+    func start() {
         lock()
         if !started {
             started = true
@@ -266,13 +209,13 @@ public final class Recorder: Probe, @unchecked Sendable {
             }
         }
         unlock()
-        Instrumentation.attach(self)
+        Instrumentation.attach(self, retained: true)
     }
 
     /// Detaches the recorder, writes the closing summary and flushes. Later calls do nothing.
     /// Throws when the file could not be written (records were dropped).
     @discardableResult
-    public func stop() throws -> SummaryRecord {
+    func stop() throws -> SummaryRecord {
         Instrumentation.detach(self)
         lock()
         defer { unlock() }
@@ -314,8 +257,8 @@ public final class Recorder: Probe, @unchecked Sendable {
         nodeIDs = [:]
         nodesWritten = []
         subscriptionIDs = [:]
-        nodeCache.removeAll()
-        subscriptionCache.removeAll()
+        nodeCache.deallocate()
+        subscriptionCache.deallocate()
         threadIDs = [:]
         lastThread = nil
         buffer = []
@@ -327,7 +270,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     /// Writes buffered records out now, and returns when they are written.
-    public func synchronize() {
+    func synchronize() {
         lock()
         flush()
         while writerRunning && writtenOff < handedOff { pthread_cond_wait(writerDone, mutex) }
@@ -335,7 +278,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     /// The trace written so far, for an in-memory recorder (whole after `stop()`).
-    public var bytes: [UInt8] {
+    var bytes: [UInt8] {
         lock()
         defer { unlock() }
         var trace: [UInt8] = []
@@ -345,7 +288,7 @@ public final class Recorder: Probe, @unchecked Sendable {
     }
 
     /// The largest number of bytes the buffer held: bounded by `bufferCapacity` plus one record.
-    public var bufferHighWater: Int {
+    var bufferHighWater: Int {
         lock()
         defer { unlock() }
         return highWater

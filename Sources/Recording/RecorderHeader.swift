@@ -4,7 +4,7 @@ import TraceLog
 
 /// The recorder's clocks and the header it writes first: the origin, the wall clock at it
 /// in ISO 8601, the process and the host.
-extension Recorder {
+extension RecorderCore {
     func now() -> Int64 {
         switch clock {
         case .real: return Self.monotonic() - origin

@@ -5,7 +5,7 @@ import TraceLog
 /// Renumbering to trace-local ids in order of first appearance: nodes (upstream first),
 /// subscriptions (a late subscription record for one begun before the recording) and
 /// threads; each writes its defining record the first time it is met.
-extension Recorder {
+extension RecorderCore {
     @inline(__always) func nodeID(_ node: Node) -> UInt64 {
         if let id = nodeCache.lookup(node.id) { return id }
         return uncachedNodeID(node)

@@ -4,7 +4,7 @@ import TraceLog
 
 /// The recorder's buffer and where it goes: the lock, appending records, handing full
 /// buffers to the writer thread (or to memory), and the writer thread itself.
-extension Recorder {
+extension RecorderCore {
     // MARK: Internals (called with the lock held)
 
     @inline(__always) func lock() { pthread_mutex_lock(mutex) }

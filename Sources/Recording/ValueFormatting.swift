@@ -2,7 +2,7 @@ import Foundation
 import Signals
 import TraceLog
 
-extension Recorder {
+extension RecorderCore {
     /// A value made ready to write. Integers and strings, the most common values, are kept
     /// as they are and written straight into the buffer (no intermediate strings).
     enum FormattedValue {

@@ -207,8 +207,14 @@ public struct Causes: Sendable, Equatable {
 ///
 /// Several probes may be attached at once (a recorder and a test's probe): each hears every
 /// report, and each keeps to what it asked for (a `Recorder` to its recording's scope). The
-/// probes are held weakly once attached: a probe released by its owner (a stopped recorder)
-/// is freed, attached or not.
+/// probes are held weakly once attached: a probe released by its owner is freed, attached or
+/// not. (A recorder attaches its core instead, held strongly: see `Recorder`.)
+/// A probe that is a handle on another, which is what gets attached and detached in its
+/// place (a `Recorder` and its core).
+package protocol ProbeStandIn: Probe {
+    var standsFor: Probe { get }
+}
+
 public enum Instrumentation {
     /// The attached probes as one: what `probe` returns. Each attachment and detachment makes
     /// a new set, kept for the process so that a reader racing a change never sees a freed
@@ -216,23 +222,37 @@ public enum Instrumentation {
     /// alive.
     @usableFromInline
     final class ProbeSet: Probe, @unchecked Sendable {  // immutable but for `hops`, which is Protected
+        /// A probe held weakly, or strongly when it was attached `retained`: reading a strong
+        /// reference costs no side-table load and release per event.
         private final class Member {
-            weak var probe: Probe?
+            private weak var held: Probe?
+            private let retained: Probe?
             let numbersEvents: Bool
-            init(_ probe: Probe) {
-                self.probe = probe
+            init(_ probe: Probe, retained: Bool) {
+                if retained {
+                    self.retained = probe
+                } else {
+                    self.retained = nil
+                    held = probe
+                }
                 numbersEvents = probe.numbersEvents
             }
+            @inline(__always) var probe: Probe? { retained ?? held }
+            var isRetained: Bool { retained != nil }
         }
 
         private let members: [Member]
         /// With several members, a hop's id in each member, by the id the set handed out.
         private let hops = Protected<(next: UInt64, ids: [UInt64: [UInt64]])>((1, [:]))
 
-        init(_ probes: [Probe]) { members = probes.map(Member.init) }
+        init(_ probes: [(probe: Probe, retained: Bool)]) { members = probes.map { Member($0.probe, retained: $0.retained) } }
 
         func contains(_ probe: Probe) -> Bool { members.contains { $0.probe === probe } }
         var probes: [Probe] { members.compactMap(\.probe) }
+        /// The members still alive, and how each is held.
+        var held: [(probe: Probe, retained: Bool)] {
+            members.compactMap { member in member.probe.map { ($0, member.isRetained) } }
+        }
 
         @usableFromInline var numbersEvents: Bool { members.contains(where: \.numbersEvents) }
 
@@ -331,20 +351,30 @@ public enum Instrumentation {
     }
 
     /// Attaches `probe` beside any others already attached (attaching one twice does nothing).
+    /// A probe that stands for another (a `Recorder`) attaches that one.
     public static func attach(_ probe: Probe) {
+        attach(probe, retained: false)
+    }
+
+    /// Attaches `probe`, held strongly when `retained`: every set made while it is attached
+    /// keeps it, and sets are kept for the process, so only a probe that lets go of its state
+    /// when detached (a recorder's core) should be retained.
+    package static func attach(_ probe: Probe, retained: Bool) {
+        let probe = (probe as? ProbeStandIn)?.standsFor ?? probe
         change { probes in
-            if !probes.contains(where: { $0 === probe }) { probes.append(probe) }
+            if !probes.contains(where: { $0.probe === probe }) { probes.append((probe, retained)) }
         }
     }
 
-    /// Detaches `probe`; the others stay attached.
+    /// Detaches `probe` (or the probe it stands for); the others stay attached.
     public static func detach(_ probe: Probe) {
-        change { probes in probes.removeAll { $0 === probe } }
+        let probe = (probe as? ProbeStandIn)?.standsFor ?? probe
+        change { probes in probes.removeAll { $0.probe === probe } }
     }
 
-    private static func change(_ edit: (inout [Probe]) -> Void) {
+    private static func change(_ edit: (inout [(probe: Probe, retained: Bool)]) -> Void) {
         sets.modify { sets in
-            var probes = sets.last?.probes ?? []
+            var probes = sets.last?.held ?? []
             edit(&probes)
             let set = ProbeSet(probes)
             sets.append(set)

@@ -1,0 +1,183 @@
+import Foundation
+import Signals
+import TraceLog
+
+/// Records what instrumented streams report into a trace: attach it, run the pipeline,
+/// stop it.
+///
+/// ```swift
+/// try Recorder.record(to: url) { runPipeline() }
+/// ```
+///
+/// The recorder renumbers nodes, subscriptions and threads to trace-local ids in the order it
+/// first meets them, and writes a node's record (after its upstream nodes') the first time
+/// the node is referenced, so two recordings of the same virtual-time run in one process are
+/// byte-identical.
+///
+/// **Concurrency and memory.** Values are formatted on the calling thread, outside any lock;
+/// then one short critical section assigns the sequence number, renumbers ids and appends the
+/// record to the buffer: the commonest event (an integer value or none, at most one cause) as
+/// a fixed-size binary record whose line the writer thread formats, any other record as its
+/// formatted line. One lock keeps sequence order and file order the same, so a
+/// reader can rely on every id being defined before it is used. When the buffer holds
+/// `bufferCapacity` bytes it is handed to the writer thread; a producer that fills the next
+/// one while the writer is still writing the previous one waits for it: under an event flood
+/// the recorder *blocks* producers rather than drop records or grow, so memory stays bounded
+/// by two buffers. Records are dropped (and counted in the summary) only when the file cannot
+/// be written.
+///
+/// **Crash safety.** A recorder writing to a file has a writer thread that appends what was
+/// recorded, in whole lines, at least every `flushInterval` (100 ms by default) and at
+/// `stop()`. A process killed mid-run (`kill -9`) loses at most the records of the last
+/// interval; the file is readable up to its last whole line (the reader warns that the trace
+/// was cut off).
+///
+/// **Lifetime.** The recorder is a handle on what records (its core, which the probe set holds
+/// strongly, so an event costs no `weak` load): releasing the handle stops a recording still
+/// running, and a stopped recorder keeps nothing but its result (and, in memory, the trace)
+/// while the handle lives.
+public final class Recorder: Probe, @unchecked Sendable {  // immutable; the core guards its own state
+    /// Where the recorder's times come from.
+    public enum Clock {
+        /// Real time: monotonic nanoseconds from the start of the recording. The header
+        /// carries the wall clock at the origin, the process and the host.
+        case real
+        /// Virtual time: the scheduler's `now`. The header carries no wall clock, host or
+        /// process, so the file is deterministic.
+        case virtual(TestScheduler)
+    }
+
+    /// The longest display string kept for a value, in characters.
+    public static let maxTextLength = 120
+    /// The largest JSON payload kept for a value, in bytes; larger ones are omitted (counted).
+    public static let maxJSONLength = 64 << 10
+
+    let core: RecorderCore
+
+    /// Bytes buffered before they are written out.
+    public var bufferCapacity: Int { core.bufferCapacity }
+    /// The longest a record waits in memory before the writer thread appends it to the file:
+    /// what a killed process can lose.
+    public var flushInterval: Duration { core.flushInterval }
+    /// The path written, or nil for an in-memory recording.
+    public var url: URL? { core.url }
+
+    /// A recorder writing to `url` (created or truncated now). Call `start()` to attach it.
+    ///
+    /// A writer thread, started by `start()`, appends the records to the file at least every
+    /// `flushInterval` (at least a millisecond) and whenever `bufferCapacity` bytes are waiting.
+    public init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
+                flushInterval: Duration = .milliseconds(100)) throws {
+        core = try RecorderCore(to: url, clock: clock, bufferCapacity: bufferCapacity, flushInterval: flushInterval)
+    }
+
+    /// A recorder keeping the trace in memory (unbounded: for tests and in-process tools).
+    public init(clock: Clock, bufferCapacity: Int = 256 << 10) {
+        core = RecorderCore(clock: clock, bufferCapacity: bufferCapacity)
+    }
+
+    deinit {
+        core.abandon()
+    }
+
+    /// Records everything `body` makes happen into a new trace at `url`.
+    @discardableResult
+    public static func record<R>(to url: URL, clock: Clock = .real, _ body: () throws -> R) throws -> R {
+        let recorder = try Recorder(to: url, clock: clock)
+        recorder.start()
+        let result: R
+        do {
+            result = try body()
+        } catch {
+            _ = try? recorder.stop()
+            throw error
+        }
+        try recorder.stop()
+        return result
+    }
+
+    /// Records everything `body` makes happen in virtual time on `scheduler` and returns the
+    /// trace's bytes.
+    public static func record(virtual scheduler: TestScheduler, _ body: () throws -> Void) rethrows -> [UInt8] {
+        let recorder = Recorder(clock: .virtual(scheduler))
+        recorder.start()
+        // An in-memory recorder cannot fail to write; the defer also detaches it when `body` throws.
+        defer { _ = try? recorder.stop() }
+        try body()
+        _ = try? recorder.stop()
+        return recorder.bytes
+    }
+
+    /// A user's mark in the timeline of the recording attached now.
+    public static func mark(_ label: String) {
+        Instrumentation.mark(label)
+    }
+
+    /// Writes the header, starts the writer thread of a file recorder and attaches the
+    /// recorder to the probe (beside any others).
+    public func start() {
+        core.start()
+    }
+
+    /// Detaches the recorder, writes the closing summary and flushes. Later calls do nothing.
+    /// Throws when the file could not be written (records were dropped).
+    @discardableResult
+    public func stop() throws -> SummaryRecord {
+        try core.stop()
+    }
+
+    /// Writes buffered records out now, and returns when they are written.
+    public func synchronize() {
+        core.synchronize()
+    }
+
+    /// The trace written so far, for an in-memory recorder (whole after `stop()`).
+    public var bytes: [UInt8] { core.bytes }
+
+    /// The largest number of bytes the buffer held: bounded by `bufferCapacity` plus one record.
+    public var bufferHighWater: Int { core.bufferHighWater }
+
+    // MARK: Probe (what the core hears when it is attached; for a probe that forwards to a recorder)
+
+    /// A recorder numbers events: its sequence numbers are the causes other probes see.
+    public var numbersEvents: Bool { true }
+
+    public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64) {
+        core.didSubscribe(node, subscription: subscription, parent: parent)
+    }
+
+    /// Writes the request into the subscription record (`request`, format 1.1), as JSON with
+    /// sorted keys; a request that does not encode is left out.
+    public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any) {
+        core.didSubscribe(node, subscription: subscription, parent: parent, request: request)
+    }
+
+    public func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes: Causes) -> UInt64 {
+        core.willSend(node, subscription: subscription, kind: kind, value: value, causes: causes)
+    }
+
+    public func willSend<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
+                                context: ProbeContext) -> UInt64 {
+        core.willSend(node, subscription: subscription, kind: kind, value: value, context: context)
+    }
+
+    public func didDispose(_ node: Node, subscription: UInt64) {
+        core.didDispose(node, subscription: subscription)
+    }
+
+    public func hopEnqueued(_ node: Node?, subscription: UInt64, scheduler: String) -> UInt64 {
+        core.hopEnqueued(node, subscription: subscription, scheduler: scheduler)
+    }
+
+    public func hopStarted(_ hop: UInt64) {
+        core.hopStarted(hop)
+    }
+
+    public func mark(_ label: String) {
+        core.mark(label)
+    }
+}
+
+extension Recorder: ProbeStandIn {
+    package var standsFor: Probe { core }
+}
