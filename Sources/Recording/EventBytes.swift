@@ -61,7 +61,7 @@ struct BinaryEvent {
             line.number(thread)
             line.literal(",\"causes\":[")
             // As `causesField`: a cause not below this event's number is left over from an earlier recording.
-            if cause != 0 && cause < sequence { line.number(cause) }
+            if writtenCause != 0 { line.number(writtenCause) }
             line.literal("]")
             if hasInteger {
                 line.literal(",\"text\":\"")
@@ -77,23 +77,43 @@ struct BinaryEvent {
     /// Appends the trace lines `buffer` holds: its JSON lines as they are, its binary events
     /// formatted.
     static func expand(_ buffer: [UInt8], into out: inout [UInt8]) {
-        buffer.withUnsafeBytes { raw in
+        forEachEntry(of: buffer, event: { $0.format(into: &out) }, line: { out.append(contentsOf: $0) })
+    }
+
+    /// Walks the records `buffer` holds in order: each binary event to `event`, each JSON
+    /// line (its newline included) to `line`.
+    static func forEachEntry(of buffer: [UInt8], event: (BinaryEvent) throws -> Void,
+                             line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try buffer.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
             var offset = 0
             while offset < raw.count {
                 if raw[offset] == marker {
-                    base.loadUnaligned(fromByteOffset: offset + 1, as: BinaryEvent.self).format(into: &out)
+                    try event(base.loadUnaligned(fromByteOffset: offset + 1, as: BinaryEvent.self))
                     offset += entrySize
                 } else {
                     let rest = raw.count - offset
                     let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), rest)
                     let end = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? raw.count
-                    out.append(contentsOf: UnsafeRawBufferPointer(start: base + offset, count: end - offset))
+                    try line(UnsafeRawBufferPointer(start: base + offset, count: end - offset))
                     offset = end
                 }
             }
         }
     }
+
+    /// The event's kind.
+    var eventKind: EventKind {
+        switch kind {
+        case 0: return .value
+        case 1: return .failed
+        case 2: return .completed
+        default: return .interrupted
+        }
+    }
+
+    /// The cause its line carries, 0 for none (as `format` writes it).
+    var writtenCause: UInt64 { cause != 0 && cause < sequence ? cause : 0 }
 }
 
 extension RecorderCore {

@@ -281,9 +281,53 @@ final class RecorderCore: Probe, @unchecked Sendable {
     var bytes: [UInt8] {
         lock()
         defer { unlock() }
+        return formatted()
+    }
+
+    /// The in-memory trace's lines, every binary event formatted. Called with the lock held.
+    private func formatted() -> [UInt8] {
         var trace: [UInt8] = []
         for chunk in memory { BinaryEvent.expand(chunk, into: &trace) }
         BinaryEvent.expand(buffer, into: &trace)
+        return trace
+    }
+
+    /// The trace an in-memory recorder recorded, as `Trace(bytes: bytes, name: name)` reads it.
+    /// Once stopped, the trace is read from the records as recorded: its binary events are
+    /// added as they are, without being formatted as JSON lines and parsed back; only the JSON
+    /// lines (header, nodes, subscriptions, other events…) go through the reader.
+    package func trace(name: String) throws -> Trace {
+        lock()
+        defer { unlock() }
+        // A running recording has no summary yet: the reader's warning about that counts lines.
+        guard stopped else { return try Trace(bytes: formatted(), name: name) }
+        let chunks = buffer.isEmpty ? memory : memory + [buffer]
+        var lines: [UInt8] = []
+        for chunk in chunks {
+            BinaryEvent.forEachEntry(of: chunk, event: { _ in }, line: { lines.append(contentsOf: $0) })
+        }
+        let reader = try TraceReader(bytes: lines, name: name)
+        var trace = Trace(header: reader.header)
+        // The line of the whole trace each record is on, for errors: the header is the first.
+        var lineNumber = 0
+        for chunk in chunks {
+            try BinaryEvent.forEachEntry(of: chunk, event: { event in
+                lineNumber += 1
+                if let problem = trace.addEvent(sequence: event.sequence, time: event.time, node: event.node,
+                                                subscription: event.subscription, kind: event.eventKind,
+                                                thread: event.thread, cause: event.writtenCause,
+                                                integer: event.hasInteger ? event.integer : nil) {
+                    throw TraceError(file: name, line: lineNumber, column: 0, message: problem)
+                }
+            }, line: { _ in
+                lineNumber += 1
+                guard lineNumber > 1, let record = try reader.next() else { return }
+                if let problem = trace.add(record) {
+                    throw TraceError(file: name, line: lineNumber, column: 0, message: problem)
+                }
+            })
+        }
+        trace.setWarnings(reader.warnings)
         return trace
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Signals
 import TraceLog
 import Recording
@@ -54,7 +55,8 @@ public struct Replayer: Sendable {
     /// The virtual time the replay runs to: the recording's end (its summary's duration, or
     /// its latest event when it was cut off).
     public var end: Int64 {
-        trace.events.reduce(trace.summary?.duration ?? 0) { max($0, $1.time) }
+        let events = trace.events
+        return events.indices.reduce(trace.summary?.duration ?? 0) { max($0, events.time(at: $1)) }
     }
 
     /// Replays the trace through the pipeline `build` makes (returning what tears it down).
@@ -78,8 +80,8 @@ public struct Replayer: Sendable {
         // An in-memory recorder has no file to fail writing; stop() cannot throw here.
         _ = try? recorder.stop()
         if let error = environment.errors.first { throw error }
-        let bytes = try Self.foldingLabels(recorder.bytes)
-        return ReplayResult(bytes: bytes, trace: try Trace(bytes: bytes, name: "replay of \(name)"),
+        // The trace straight from the recorder's records; its bytes are formatted when asked for.
+        return ReplayResult(trace: try recorder.trace(name: "replay of \(name)"), recorder: recorder,
                             unrecordedCalls: environment.unrecordedCalls)
     }
 
@@ -137,13 +139,47 @@ extension Replayer {
 }
 
 /// The trace a replay produced: its bytes (a virtual trace, deterministic) and the same
-/// trace read back.
+/// trace in memory.
 public struct ReplayResult: Sendable {
-    /// The trace file's contents.
-    public let bytes: [UInt8]
+    /// The trace file's contents, formatted from the recording the first time they are asked for.
+    public var bytes: [UInt8] { output.bytes }
     /// The trace in memory.
     public let trace: Trace
     /// The calls made with a request the trace never recorded that `unrecordedRequests` let
     /// fail or complete empty, in the order met (none with the default, which throws).
     public let unrecordedCalls: [ReplayError]
+    private let output: Output
+
+    init(trace: Trace, recorder: Recorder, unrecordedCalls: [ReplayError]) {
+        self.trace = trace
+        self.unrecordedCalls = unrecordedCalls
+        self.output = Output(recorder: recorder)
+    }
+
+    /// The recording until its bytes are asked for, then its bytes.
+    private final class Output: Sendable {
+        private enum State {
+            case recorded(Recorder)
+            case formatted([UInt8])
+        }
+        private let state: Mutex<State>
+
+        init(recorder: Recorder) { state = Mutex(.recorded(recorder)) }
+
+        var bytes: [UInt8] {
+            state.withLock { state in
+                switch state {
+                case let .formatted(bytes):
+                    return bytes
+                case let .recorded(recorder):
+                    let raw = recorder.bytes
+                    // `trace` was read from these very records: reading them again to fold their
+                    // labels cannot fail.
+                    let bytes = (try? Replayer.foldingLabels(raw)) ?? raw
+                    state = .formatted(bytes)
+                    return bytes
+                }
+            }
+        }
+    }
 }

@@ -116,14 +116,9 @@ public struct Trace: Sendable {
             threads.append(thread)
             events.threadIDs.append(thread.id)
         case let .event(event):
-            // The validator has checked that the node, subscription and thread are defined.
-            guard let node = nodeIndex[event.node], let subscription = subscriptionPosition(event.subscription),
-                  let thread = threadIndex[event.thread] else { return nil }
-            if eventIndex == nil, !events.isEmpty, event.sequence < events.sequence(at: events.count - 1) {
-                eventIndex = Dictionary(uniqueKeysWithValues: events.indices.map { (events.sequence(at: $0), $0) })
-            }
-            eventIndex?[event.sequence] = events.count
-            eventsByNode[event.node, default: []].append(UInt32(events.count))
+            guard let (node, subscription, thread) = placeEvent(sequence: event.sequence, node: event.node,
+                                                                subscription: event.subscription, thread: event.thread)
+            else { return nil }
             events.append(event, node: node, subscription: subscription, thread: thread)
         case let .hop(hop):
             if !leftOut.contains(.hops) { hops.append(hop) }
@@ -135,6 +130,44 @@ public struct Trace: Sendable {
             self.summary = summary
         }
         return nil
+    }
+
+    /// Adds an event of the shape a recorder keeps in binary — an integer value or none, and
+    /// at most one cause (`cause` 0: none) — exactly as `add(.event(record))` adds that record
+    /// (its value's text and JSON both the integer's digits), without building the record.
+    /// Returns what is wrong with it instead, and then adds nothing.
+    package mutating func addEvent(sequence: UInt64, time: Int64, node: UInt64, subscription: UInt64, kind: EventKind,
+                                   thread: UInt64, cause: UInt64, integer: Int64?) -> String? {
+        let causes = CollectionOfOne(cause).prefix(cause == 0 ? 0 : 1)
+        if let problem = validator.checkEvent(sequence: sequence, node: node, subscription: subscription, thread: thread,
+                                              causes: causes) {
+            return problem
+        }
+        guard let (nodePosition, subscriptionPosition, threadPosition) = placeEvent(
+            sequence: sequence, node: node, subscription: subscription, thread: thread) else { return nil }
+        events.append(sequence: sequence, time: time, node: nodePosition, subscription: subscriptionPosition,
+                      thread: threadPosition, kind: kind, cause: cause, integer: integer)
+        return nil
+    }
+
+    /// The positions of a checked event's node, subscription and thread in their lists, with
+    /// the event noted in the indexes as the next one of `events`.
+    private mutating func placeEvent(sequence: UInt64, node: UInt64, subscription: UInt64,
+                                     thread: UInt64) -> (node: Int, subscription: Int, thread: Int)? {
+        // The validator has checked that the node, subscription and thread are defined.
+        guard let nodePosition = nodeIndex[node], let subscriptionPosition = subscriptionPosition(subscription),
+              let threadPosition = threadIndex[thread] else { return nil }
+        if eventIndex == nil, !events.isEmpty, sequence < events.sequence(at: events.count - 1) {
+            eventIndex = Dictionary(uniqueKeysWithValues: events.indices.map { (events.sequence(at: $0), $0) })
+        }
+        eventIndex?[sequence] = events.count
+        eventsByNode[node, default: []].append(UInt32(events.count))
+        return (nodePosition, subscriptionPosition, threadPosition)
+    }
+
+    /// Sets the warnings a reader gave while the trace was read record by record (`add`).
+    package mutating func setWarnings(_ warnings: [TraceWarning]) {
+        self.warnings = warnings
     }
 
     // MARK: Lookups

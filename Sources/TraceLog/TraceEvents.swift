@@ -100,6 +100,24 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         if event.omittedJSONBytes != 0 { omitted[position] = event.omittedJSONBytes }
     }
 
+    /// Appends an event whose value is an integer or none, with at most one cause (0: none):
+    /// what `append(_:node:subscription:thread:)` stores for its record, whose text and JSON
+    /// are both the integer's digits.
+    mutating func append(sequence: UInt64, time: Int64, node: Int, subscription: Int, thread: Int, kind: EventKind,
+                         cause: UInt64, integer: Int64?) {
+        sequences.append(sequence)
+        times.append(time)
+        nodes.append(UInt32(node))
+        subscriptionPositions.append(UInt32(subscription))
+        threads.append(UInt32(thread))
+        kinds.append(UInt8(Self.kindsInOrder.firstIndex(of: kind) ?? 0))
+        let payload = integer.map { intern(String($0)) } ?? 0
+        texts.append(payload)
+        jsons.append(payload)
+        causeStarts.append(UInt32(causePool.count))
+        if cause != 0 { causePool.append(cause) }
+    }
+
     private mutating func intern(_ string: String?) -> UInt32 {
         guard let string else { return 0 }
         if let known = stringPositions[string] { return known }

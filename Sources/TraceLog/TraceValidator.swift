@@ -41,20 +41,8 @@ public struct TraceValidator: Sendable {
             guard !threads.contains(thread.id) else { return "expected a new thread id, found thread \(thread.id) again" }
             threads.insert(thread.id)
         case let .event(event):
-            if let problem = require(node: event.node) ?? require(subscription: event.subscription)
-                ?? require(thread: event.thread) {
-                return problem
-            }
-            guard !sequences.contains(event.sequence) else {
-                return "expected a new sequence number, found \(event.sequence) again"
-            }
-            // A cause at or after its effect is a cycle: following causes would never end.
-            for cause in event.causes where cause >= event.sequence {
-                let what = cause == event.sequence ? "the event itself" : "a later event"
-                return "expected causes to be earlier events (sequence numbers below \(event.sequence)), "
-                    + "found \(cause): \(what)"
-            }
-            sequences.insert(event.sequence)
+            return checkEvent(sequence: event.sequence, node: event.node, subscription: event.subscription,
+                              thread: event.thread, causes: event.causes)
         case let .hop(hop):
             if let problem = require(thread: hop.from) ?? hop.to.flatMap(require(thread:)) { return problem }
         case let .mark(mark):
@@ -64,6 +52,24 @@ public struct TraceValidator: Sendable {
         case .summary:
             break
         }
+        return nil
+    }
+
+    /// Checks an event given by its fields, as `check(.event(…))` checks its record.
+    package mutating func checkEvent(sequence: UInt64, node: UInt64, subscription: UInt64, thread: UInt64,
+                                     causes: some Collection<UInt64>) -> String? {
+        if let problem = require(node: node) ?? require(subscription: subscription) ?? require(thread: thread) {
+            return problem
+        }
+        guard !sequences.contains(sequence) else {
+            return "expected a new sequence number, found \(sequence) again"
+        }
+        // A cause at or after its effect is a cycle: following causes would never end.
+        for cause in causes where cause >= sequence {
+            let what = cause == sequence ? "the event itself" : "a later event"
+            return "expected causes to be earlier events (sequence numbers below \(sequence)), found \(cause): \(what)"
+        }
+        sequences.insert(sequence)
         return nil
     }
 

@@ -28,6 +28,36 @@ final class GoldenTests: XCTestCase {
         }
     }
 
+    /// A replay's trace is built from the recorder's records, not read from its bytes: it must
+    /// be what reading the bytes gives, record for record and lookup for lookup.
+    func testEachReplaysTraceIsWhatItsBytesRead() throws {
+        for scenario in Scenarios.all {
+            let recordingPath = Figures.recordingPath(scenario)
+            let recording = try Trace(contentsOf: top.appendingPathComponent(recordingPath))
+            let replay = try Figures.replay(scenario, from: recording, name: recordingPath)
+            let direct = replay.trace
+            let read = try Trace(bytes: replay.bytes, name: "replay of \(recordingPath)")
+            XCTAssertEqual(direct.header, read.header, recordingPath)
+            XCTAssertEqual(direct.nodes, read.nodes, recordingPath)
+            XCTAssertEqual(direct.subscriptions, read.subscriptions, recordingPath)
+            XCTAssertEqual(direct.disposals, read.disposals, recordingPath)
+            XCTAssertEqual(direct.threads, read.threads, recordingPath)
+            XCTAssertEqual(Array(direct.events), Array(read.events), recordingPath)
+            XCTAssertEqual(direct.hops, read.hops, recordingPath)
+            XCTAssertEqual(direct.marks, read.marks, recordingPath)
+            XCTAssertEqual(direct.summary, read.summary, recordingPath)
+            XCTAssertEqual(direct.warnings, read.warnings, recordingPath)
+            for position in read.events.indices {
+                XCTAssertEqual(direct.events.payloadNumber(at: position), read.events.payloadNumber(at: position))
+                XCTAssertEqual(direct.eventPosition(sequence: read.events.sequence(at: position)), position)
+            }
+            for node in read.nodes {
+                XCTAssertEqual(direct.eventPositions(of: node.id), read.eventPositions(of: node.id), recordingPath)
+            }
+            XCTAssertGreaterThan(read.events.count, 0, recordingPath)
+        }
+    }
+
     func testTheReplaysAgreeWithTheRecordings() throws {
         for scenario in Scenarios.all {
             let recordingPath = Figures.recordingPath(scenario)
