@@ -134,6 +134,10 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
     /// The trace written so far, for an in-memory recorder (whole after `stop()`).
     public var bytes: [UInt8] { core.bytes }
 
+    /// The trace an in-memory recorder recorded, as `Trace(bytes: bytes, name: name)` reads it;
+    /// once stopped, built from the records without formatting its events (see `RecorderCore`).
+    package func trace(name: String) throws -> Trace { try core.trace(name: name) }
+
     /// The largest number of bytes the buffer held: bounded by `bufferCapacity` plus one record.
     public var bufferHighWater: Int { core.bufferHighWater }
 
