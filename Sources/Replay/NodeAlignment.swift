@@ -50,13 +50,18 @@ public struct NodeAlignment: Sendable {
 
     /// Aligns the nodes of `a` and `b`.
     public init(_ a: Trace, _ b: Trace) {
+        self.init(a.nodes, b.nodes)
+    }
+
+    /// Aligns two traces' nodes, each list in its trace's order (a node after its upstream nodes).
+    init(_ a: [NodeRecord], _ b: [NodeRecord]) {
         var run = Run(a: Graph(a), b: Graph(b))
         run.align()
         var pairs: [Pair] = [], onlyInA: [UInt64] = [], onlyInB: [UInt64] = []
         var partnerOfA: [UInt64: UInt64] = [:], partnerOfB: [UInt64: UInt64] = [:]
-        for (i, node) in a.nodes.enumerated() {
+        for (i, node) in a.enumerated() {
             if run.partner[0][i] >= 0 {
-                let other = b.nodes[run.partner[0][i]].id
+                let other = b[run.partner[0][i]].id
                 pairs.append(Pair(a: node.id, b: other))
                 partnerOfA[node.id] = other
                 partnerOfB[other] = node.id
@@ -64,7 +69,7 @@ public struct NodeAlignment: Sendable {
                 onlyInA.append(node.id)
             }
         }
-        for (j, node) in b.nodes.enumerated() where run.partner[1][j] < 0 { onlyInB.append(node.id) }
+        for (j, node) in b.enumerated() where run.partner[1][j] < 0 { onlyInB.append(node.id) }
         self.pairs = pairs
         self.onlyInA = onlyInA
         self.onlyInB = onlyInB
@@ -88,8 +93,8 @@ public struct NodeAlignment: Sendable {
         /// Per node, the positions of the nodes it feeds, once each, in order.
         let downstream: [[Int]]
 
-        init(_ trace: Trace) {
-            nodes = trace.nodes
+        init(_ nodes: [NodeRecord]) {
+            self.nodes = nodes
             var position: [UInt64: Int] = [:]
             for (i, node) in nodes.enumerated() { position[node.id] = i }
             var upstream: [[(node: Int, role: EdgeRole)]] = []

@@ -183,6 +183,10 @@ public struct TraceDiff: Sendable {
     /// Which node of A is which node of B.
     public let alignment: NodeAlignment
 
+    /// What the readers skipped, A's then B's: empty for traces given in memory (their own
+    /// `warnings` say).
+    public let warnings: [TraceWarning]
+
     /// True when nothing differs.
     public var isSame: Bool { differences.isEmpty }
 
@@ -192,19 +196,50 @@ public struct TraceDiff: Sendable {
     /// its events are compared as always.
     public init(_ a: Trace, _ b: Trace, nameA: String = "A", nameB: String = "B", timeTolerance: Int64? = nil,
                 ignoringLineShifts: Bool = false) {
+        let texts = DiffTexts()
+        // Sides held in memory read no file, the only thing that can fail.
+        self = try! TraceDiff(DiffSide(a, texts: texts), DiffSide(b, texts: texts), nameA: nameA, nameB: nameB,
+                              timeTolerance: timeTolerance, ignoringLineShifts: ignoringLineShifts)
+    }
+
+    /// Compares the traces at `a` (expected) and `b` (actual) as `init(_:_:…)` compares two
+    /// `Trace`s, with the same result, without holding either in memory: each file is read
+    /// as a stream (and read again where the diff needs every event at once), each node's
+    /// events are kept in 32 bytes apiece, in a temporary file once there are many, and nodes
+    /// are compared one pair at a time. A malformed trace is the same `TraceError`, at the same
+    /// line, as `Trace(contentsOf:)` reports.
+    public init(contentsOf a: URL, _ b: URL, nameA: String = "A", nameB: String = "B", timeTolerance: Int64? = nil,
+                ignoringLineShifts: Bool = false) throws {
+        try self.init(contentsOf: a, b, nameA: nameA, nameB: nameB, timeTolerance: timeTolerance,
+                      ignoringLineShifts: ignoringLineShifts, spillLimit: EventSpill.limit)
+    }
+
+    /// `spillLimit`: how many events of a side wait in memory before they go to its temporary file.
+    init(contentsOf a: URL, _ b: URL, nameA: String, nameB: String, timeTolerance: Int64?, ignoringLineShifts: Bool,
+         spillLimit: Int) throws {
+        let texts = DiffTexts()
+        let sideA = try DiffSide(contentsOf: a, texts: texts, spillLimit: spillLimit)
+        let sideB = try DiffSide(contentsOf: b, texts: texts, spillLimit: spillLimit)
+        try self.init(sideA, sideB, nameA: nameA, nameB: nameB, timeTolerance: timeTolerance,
+                      ignoringLineShifts: ignoringLineShifts)
+    }
+
+    private init(_ a: DiffSide, _ b: DiffSide, nameA: String, nameB: String, timeTolerance: Int64?,
+                 ignoringLineShifts: Bool) throws {
         let tolerance = timeTolerance ?? (a.header.clock == .virtual && b.header.clock == .virtual ? 0 : nil)
-        self.a = Side(name: nameA, clock: a.header.clock.rawValue, nodes: a.nodes.count, events: a.events.count)
-        self.b = Side(name: nameB, clock: b.header.clock.rawValue, nodes: b.nodes.count, events: b.events.count)
+        self.a = Side(name: nameA, clock: a.header.clock.rawValue, nodes: a.nodes.count, events: a.eventCount)
+        self.b = Side(name: nameB, clock: b.header.clock.rawValue, nodes: b.nodes.count, events: b.eventCount)
         self.timeTolerance = tolerance
         ignoresLineShifts = ignoringLineShifts
-        alignment = NodeAlignment(a, b)
+        alignment = NodeAlignment(a.nodes, b.nodes)
         var builder = Builder(a: a, b: b, alignment: alignment, tolerance: tolerance,
                               ignoringLineShifts: ignoringLineShifts)
-        builder.run()
-        differences = builder.ordered()
+        try builder.run()
+        differences = try builder.ordered()
         linesMoved = builder.linesMoved
         insideCalls = builder.insideCalls
         timing = builder.timing()
+        warnings = a.warnings + b.warnings
     }
 
     // MARK: Building
@@ -242,9 +277,11 @@ public struct TraceDiff: Sendable {
         }
     }
 
+    /// Compares one pair of aligned nodes at a time: only those two nodes' events are in
+    /// memory, plus 9 bytes per event of B for the causal order.
     private struct Builder {
-        let a: Trace
-        let b: Trace
+        let a: DiffSide
+        let b: DiffSide
         let alignment: NodeAlignment
         let tolerance: Int64?
         let ignoringLineShifts: Bool
@@ -255,45 +292,42 @@ public struct TraceDiff: Sendable {
         var totalShift: Int64 = 0
         var maxShift: Int64 = 0
         var maxShiftNode: String?
-        /// By position in B's events: the position in A's events of the A event it is aligned
-        /// or paired with, else -1 (an array, not a dictionary: a few bytes an event).
-        var alignedB: [Int32]
+        /// By position in B's events: the sequence number of the A event it is aligned or
+        /// paired with, when `isAlignedB` says it is.
+        var alignedB: [UInt64]
+        var isAlignedB: [Bool]
         /// B's events only in B within an aligned node, by position: → the sequence number of
         /// the A event aligned before them.
         var anchorB: [Int: UInt64] = [:]
-        /// Payloads as keys both sides share: by each side's payload number.
-        var payloadKeysA: [Int: UInt32] = [:]
-        var payloadKeysB: [Int: UInt32] = [:]
-        var payloadKeys: [String: UInt32] = [:]
-        /// Each node's first event, per side.
-        let firstA: [UInt64: UInt64]
-        let firstB: [UInt64: UInt64]
 
-        init(a: Trace, b: Trace, alignment: NodeAlignment, tolerance: Int64?, ignoringLineShifts: Bool) {
+        init(a: DiffSide, b: DiffSide, alignment: NodeAlignment, tolerance: Int64?, ignoringLineShifts: Bool) {
             self.a = a
             self.b = b
-            firstA = Self.firstEvents(a)
-            firstB = Self.firstEvents(b)
-            alignedB = [Int32](repeating: -1, count: b.events.count)
+            alignedB = [UInt64](repeating: 0, count: b.eventCount)
+            isAlignedB = [Bool](repeating: false, count: b.eventCount)
             self.alignment = alignment
             self.tolerance = tolerance
             self.ignoringLineShifts = ignoringLineShifts
         }
 
-        mutating func run() {
+        mutating func run() throws {
             for pair in alignment.pairs {
                 guard let nodeA = a.node(pair.a), let nodeB = b.node(pair.b) else { continue }
                 compareNodes(nodeA, nodeB)
-                compareEvents(nodeA, nodeB)
+                try compareEvents(nodeA, nodeB)
             }
-            let insideA = CallBoundary(a, aligned: { alignment.partner(ofA: $0) != nil })
-            let insideB = CallBoundary(b, aligned: { alignment.partner(ofB: $0) != nil })
+            // Only what is in one trace can be inside a call: the boundary is worked out
+            // (another pass over the trace) only for a side that has such nodes.
+            let insideA = alignment.onlyInA.isEmpty
+                ? CallBoundary() : try CallBoundary(a, aligned: { alignment.partner(ofA: $0) != nil })
+            let insideB = alignment.onlyInB.isEmpty
+                ? CallBoundary() : try CallBoundary(b, aligned: { alignment.partner(ofB: $0) != nil })
             for id in alignment.onlyInA {
                 guard let node = a.node(id) else { continue }
                 if insideA.isInside(id) {
                     insideCalls.append(Difference(kind: .nodeOnlyInA, node: describe(node), events: a.eventCount(of: id)))
                 } else {
-                    let (sent, received) = events(of: node, firstA)
+                    let (sent, received) = events(of: node, a.firstSequence)
                     add(Difference(kind: .nodeOnlyInA, node: describe(node), events: a.eventCount(of: id)),
                         .node(NodeEvents(sentA: sent, receivedA: received)))
                 }
@@ -303,7 +337,7 @@ public struct TraceDiff: Sendable {
                 if insideB.isInside(id) {
                     insideCalls.append(Difference(kind: .nodeOnlyInB, node: describe(node), events: b.eventCount(of: id)))
                 } else {
-                    let (sent, received) = events(of: node, firstB)
+                    let (sent, received) = events(of: node, b.firstSequence)
                     add(Difference(kind: .nodeOnlyInB, node: describe(node), events: b.eventCount(of: id)),
                         .node(NodeEvents(sentB: sent, receivedB: received)))
                 }
@@ -319,10 +353,10 @@ public struct TraceDiff: Sendable {
             found.append((place, difference))
         }
 
-        /// The differences in causal order.
-        func ordered() -> [Difference] {
-            let positions = positionsInB()
-            func position(_ sequence: UInt64) -> UInt64 { b.eventPosition(sequence: sequence).map { positions[$0] } ?? .max }
+        /// The differences in causal order. Uses up `alignedB`.
+        mutating func ordered() throws -> [Difference] {
+            let (positions, sequencesB) = try positionsInB()
+            func position(_ sequence: UInt64) -> UInt64 { sequencesB.position(of: sequence).map { positions[$0] } ?? .max }
             var orders: [(Order, Difference)] = []
             for (serial, item) in found.enumerated() {
                 let order: Order
@@ -353,55 +387,53 @@ public struct TraceDiff: Sendable {
             return (first[node.id], received)
         }
 
-        /// The sequence number of each node's first event.
-        private static func firstEvents(_ trace: Trace) -> [UInt64: UInt64] {
-            var first: [UInt64: UInt64] = [:]
-            let events = trace.events
-            for position in events.indices {
-                let sequence = events.sequence(at: position), node = events.node(at: position)
-                if sequence < first[node] ?? .max { first[node] = sequence }
-            }
-            return first
-        }
-
         /// Each B event's place in A's causal order: its aligned A event's sequence number; for
         /// an event only in B, the latest place among the A event aligned before it in its
         /// node and its causes (without causes, the B event just before it).
-        /// The places are by position in B's events.
-        private func positionsInB() -> [UInt64] {
+        /// The places are by position in B's events, with B's positions by sequence number;
+        /// both empty when no difference is placed among B's events.
+        private mutating func positionsInB() throws -> ([UInt64], SequencePositions) {
             let needed = found.contains { item in
                 switch item.place {
                 case .inA: return false
                 case .inB, .node: return true
                 }
             }
-            guard needed else { return [] }
-            let events = b.events
-            var positions = [UInt64](repeating: 0, count: events.count)
-            var order = Array(events.indices)
-            if !order.indices.dropFirst().allSatisfy({ events.sequence(at: $0 - 1) < events.sequence(at: $0) }) {
-                order.sort { events.sequence(at: $0) < events.sequence(at: $1) }
+            guard needed else { return ([], SequencePositions()) }
+            var sequences = SequencePositions()
+            var causes: [Int: [UInt64]] = [:]
+            try b.forEachEvent { position, sequence, _, eventCauses in
+                sequences.append(sequence)
+                if !isAlignedB[position], !eventCauses.isEmpty { causes[position] = Array(eventCauses) }
             }
+            // The aligned A events' sequence numbers become the places, position by position.
+            var positions = alignedB
+            alignedB = []
             var previous: UInt64 = 0
-            for position in order {
+            func place(_ position: Int) {
                 var place: UInt64
-                if alignedB[position] >= 0 {
-                    place = a.events.sequence(at: Int(alignedB[position]))
+                if isAlignedB[position] {
+                    place = positions[position]
                 } else {
                     place = anchorB[position] ?? 0
-                    let causes = events[position].causes
-                    if causes.isEmpty {
-                        place = max(place, previous)
-                    } else {
+                    if let causes = causes[position] {
                         for cause in causes {
-                            place = max(place, b.eventPosition(sequence: cause).map { positions[$0] } ?? 0)
+                            place = max(place, sequences.position(of: cause).map { positions[$0] } ?? 0)
                         }
+                    } else {
+                        place = max(place, previous)
                     }
                 }
                 positions[position] = place
                 previous = place
             }
-            return positions
+            if b.ascending {
+                for position in 0..<sequences.count { place(position) }
+            } else {
+                let order = (0..<sequences.count).sorted { sequences.sequence(at: $0) < sequences.sequence(at: $1) }
+                for position in order { place(position) }
+            }
+            return (positions, sequences)
         }
 
         private mutating func compareNodes(_ nodeA: NodeRecord, _ nodeB: NodeRecord) {
@@ -413,65 +445,68 @@ public struct TraceDiff: Sendable {
             add(Difference(kind: .nodeChanged, node: describe(nodeA),
                            nodeA: NodeAttributes(parameters: nodeA.parameters, file: nodeA.file, line: nodeA.line),
                            nodeB: NodeAttributes(parameters: nodeB.parameters, file: nodeB.file, line: nodeB.line)),
-                .node(NodeEvents(sentA: firstA[nodeA.id], receivedA: events(of: nodeA, firstA).received,
-                                 sentB: firstB[nodeB.id], receivedB: events(of: nodeB, firstB).received)))
+                .node(NodeEvents(sentA: a.firstSequence[nodeA.id], receivedA: events(of: nodeA, a.firstSequence).received,
+                                 sentB: b.firstSequence[nodeB.id], receivedB: events(of: nodeB, b.firstSequence).received)))
         }
 
-        /// `eventsA` and `eventsB` below are positions in each trace's events, not copies of
-        /// events: a node may have millions.
-        private mutating func compareEvents(_ nodeA: NodeRecord, _ nodeB: NodeRecord) {
-            let eventsA = a.eventPositions(of: nodeA.id), eventsB = b.eventPositions(of: nodeB.id)
+        /// Aligns the events of two aligned nodes, all their subscriptions' in the order read.
+        private mutating func compareEvents(_ nodeA: NodeRecord, _ nodeB: NodeRecord) throws {
+            let eventsA = try a.events(of: nodeA.id), eventsB = try b.events(of: nodeB.id)
             let name = describe(nodeA)
-            let keysA = eventsA.map { payloadKey($0, inA: true) }, keysB = eventsB.map { payloadKey($0, inA: false) }
             var anchor: UInt64 = 0
             var pendingA: [Int] = [], pendingB: [Int] = []
-            for step in Alignment.align(keysA, keysB) + [.end] {
+            for step in Alignment.align(eventsA.map(\.key), eventsB.map(\.key)) + [.end] {
                 switch step {
                 case let .onlyA(i): pendingA.append(i)
                 case let .onlyB(j): pendingB.append(j)
                 case .match, .end:
                     flush(name, eventsA, eventsB, &pendingA, &pendingB, anchor: anchor)
                     if case let .match(i, j) = step {
-                        alignedB[eventsB[j]] = Int32(eventsA[i])
+                        aligned(eventsB[j], with: eventsA[i])
                         compareMatched(name, eventsA[i], eventsB[j], index: i + 1)
-                        anchor = a.events.sequence(at: eventsA[i])
+                        anchor = eventsA[i].sequence
                     }
                 }
             }
         }
 
+        private mutating func aligned(_ eventB: DiffEvent, with eventA: DiffEvent) {
+            alignedB[Int(eventB.position)] = eventA.sequence
+            isAlignedB[Int(eventB.position)] = true
+        }
+
         /// Pairs up the unaligned events between two aligned ones: values with values,
         /// terminals with terminals, in order; the rest are missing or extra.
-        private mutating func flush(_ name: String, _ eventsA: [Int], _ eventsB: [Int],
+        private mutating func flush(_ name: String, _ eventsA: [DiffEvent], _ eventsB: [DiffEvent],
                                     _ pendingA: inout [Int], _ pendingB: inout [Int], anchor: UInt64) {
             var restA: [Int] = [], restB = pendingB
             for i in pendingA {
-                let terminal = a.events.kind(at: eventsA[i]) != .value
-                if let position = restB.firstIndex(where: { (b.events.kind(at: eventsB[$0]) != .value) == terminal }) {
+                let terminal = eventsA[i].kind != .value
+                if let position = restB.firstIndex(where: { (eventsB[$0].kind != .value) == terminal }) {
                     let j = restB.remove(at: position)
-                    alignedB[eventsB[j]] = Int32(eventsA[i])
+                    aligned(eventsB[j], with: eventsA[i])
                     add(Difference(kind: terminal ? .terminalDiffers : .valueDiffers, node: name, index: i + 1,
-                                   a: ref(eventsA[i], a), b: ref(eventsB[j], b)),
-                        .inA(sequence: a.events.sequence(at: eventsA[i]), secondary: b.events.sequence(at: eventsB[j])))
+                                   a: a.ref(eventsA[i]), b: b.ref(eventsB[j])),
+                        .inA(sequence: eventsA[i].sequence, secondary: eventsB[j].sequence))
                 } else {
                     restA.append(i)
                 }
             }
             for i in restA {
-                add(Difference(kind: .missingInB, node: name, index: i + 1, a: ref(eventsA[i], a)),
-                    .inA(sequence: a.events.sequence(at: eventsA[i]), secondary: 0))
+                add(Difference(kind: .missingInB, node: name, index: i + 1, a: a.ref(eventsA[i])),
+                    .inA(sequence: eventsA[i].sequence, secondary: 0))
             }
             for j in restB {
-                anchorB[eventsB[j]] = anchor
-                add(Difference(kind: .extraInB, node: name, index: j + 1, b: ref(eventsB[j], b)),
-                    .inB(sequence: b.events.sequence(at: eventsB[j])))
+                anchorB[Int(eventsB[j].position)] = anchor
+                add(Difference(kind: .extraInB, node: name, index: j + 1, b: b.ref(eventsB[j])),
+                    .inB(sequence: eventsB[j].sequence))
             }
             pendingA = []
             pendingB = []
         }
 
-        private mutating func compareMatched(_ name: String, _ eventA: Int, _ eventB: Int, index: Int) {
-            let shift = b.events.time(at: eventB).saturatingSubtracting(a.events.time(at: eventA))
+        private mutating func compareMatched(_ name: String, _ eventA: DiffEvent, _ eventB: DiffEvent, index: Int) {
+            let shift = eventB.time.saturatingSubtracting(eventA.time)
             let magnitude = shift.magnitude > UInt64(Int64.max) ? Int64.max : Int64(shift.magnitude)
             matched += 1
             totalShift = totalShift.addingReportingOverflow(magnitude).overflow ? Int64.max : totalShift + magnitude
@@ -480,38 +515,14 @@ public struct TraceDiff: Sendable {
                 maxShiftNode = name
             }
             if let tolerance, magnitude > tolerance {
-                add(Difference(kind: .timeShifted, node: name, index: index, a: ref(eventA, a), b: ref(eventB, b),
+                add(Difference(kind: .timeShifted, node: name, index: index, a: a.ref(eventA), b: b.ref(eventB),
                                shift: shift),
-                    .inA(sequence: a.events.sequence(at: eventA), secondary: b.events.sequence(at: eventB)))
+                    .inA(sequence: eventA.sequence, secondary: eventB.sequence))
             }
-            if a.logicalThreadName(a.events.thread(at: eventA)) != b.logicalThreadName(b.events.thread(at: eventB)) {
-                add(Difference(kind: .threadDiffers, node: name, index: index, a: ref(eventA, a), b: ref(eventB, b)),
-                    .inA(sequence: a.events.sequence(at: eventA), secondary: b.events.sequence(at: eventB)))
+            if eventA.thread != eventB.thread {
+                add(Difference(kind: .threadDiffers, node: name, index: index, a: a.ref(eventA), b: b.ref(eventB)),
+                    .inA(sequence: eventA.sequence, secondary: eventB.sequence))
             }
-        }
-
-        /// What events are aligned by: the kind and the payload (JSON, else text; none is the
-        /// empty text), as a number both traces share.
-        private mutating func payloadKey(_ position: Int, inA: Bool) -> UInt64 {
-            let events = inA ? a.events : b.events
-            let number = events.payloadNumber(at: position)
-            let key: UInt32
-            if let known = inA ? payloadKeysA[number] : payloadKeysB[number] {
-                key = known
-            } else {
-                let payload = events.payload(at: position) ?? ""
-                key = payloadKeys[payload] ?? UInt32(payloadKeys.count)
-                payloadKeys[payload] = key
-                if inA { payloadKeysA[number] = key } else { payloadKeysB[number] = key }
-            }
-            let kind = UInt64(EventKind.allCases.firstIndex(of: events.kind(at: position)) ?? 0)
-            return kind << 32 | UInt64(key)
-        }
-
-        private func ref(_ position: Int, _ trace: Trace) -> EventRef {
-            let event = trace.events[position]
-            return EventRef(seq: event.sequence, time: event.time, kind: event.kind.rawValue, value: event.json ?? event.text,
-                            thread: trace.logicalThreadName(event.thread))
         }
 
         private func describe(_ node: NodeRecord) -> String {
@@ -538,38 +549,23 @@ public struct TraceDiff: Sendable {
 /// - by subscription: each of its subscriptions began within a start of a call — as a child
 ///   of the call's subscription, or a sibling started no earlier than it by the same parent
 ///   (a sink's subscriptions are those of what it observes and are not checked).
+///
+/// Reads the side's events once (their nodes and first causes) and, when some node may be
+/// inside, its subscriptions once, keeping those of the nodes in question and of the calls.
 struct CallBoundary {
     private var inside = Set<UInt64>()
 
-    init(_ trace: Trace, aligned: (UInt64) -> Bool) {
-        let calls = Set(trace.nodes.filter { $0.name == "call" && aligned($0.id) }.map(\.id))
+    /// Nothing inside.
+    init() {}
+
+    init(_ side: DiffSide, aligned: (UInt64) -> Bool) throws {
+        let calls = Set(side.nodes.filter { $0.name == "call" && aligned($0.id) }.map(\.id))
         guard !calls.isEmpty else { return }
-        var effects: [UInt64: Set<UInt64>] = [:]
-        let events = trace.events
-        for position in events.indices {
-            guard let cause = events.firstCause(at: position), let origin = trace.eventPosition(sequence: cause) else { continue }
-            effects[events.node(at: origin), default: []].insert(events.node(at: position))
-        }
-        var callSubscriptions = Set<UInt64>()
-        var earliestCallByParent: [UInt64: Int64] = [:]
-        var subscriptionsByNode: [UInt64: [SubscriptionRecord]] = [:]
-        for subscription in trace.subscriptions {
-            subscriptionsByNode[subscription.node, default: []].append(subscription)
-            guard calls.contains(subscription.node) else { continue }
-            callSubscriptions.insert(subscription.id)
-            earliestCallByParent[subscription.parent] = min(earliestCallByParent[subscription.parent] ?? .max,
-                                                            subscription.time)
-        }
-        func startedInCall(_ node: NodeRecord) -> Bool {
-            node.kind == .sink || (subscriptionsByNode[node.id] ?? []).allSatisfy { subscription in
-                callSubscriptions.contains(subscription.parent)
-                    || (earliestCallByParent[subscription.parent].map { $0 <= subscription.time } ?? false)
-            }
-        }
+        let effects = try Self.effects(side)
         // Nodes come after their upstream nodes, so one pass in order sees every upstream
         // node's answer first.
         var hangsFromAligned = Set<UInt64>()
-        for node in trace.nodes {
+        for node in side.nodes {
             if node.upstream.contains(where: { aligned($0.node) || hangsFromAligned.contains($0.node) }) {
                 hangsFromAligned.insert(node.id)
             }
@@ -578,7 +574,7 @@ struct CallBoundary {
         var changed = true
         while changed {
             changed = false
-            for node in trace.nodes where !calls.contains(node.id) && !causallyInside.contains(node.id) {
+            for node in side.nodes where !calls.contains(node.id) && !causallyInside.contains(node.id) {
                 let isInside: Bool
                 if let caused = effects[node.id], !caused.isEmpty {
                     isInside = caused.allSatisfy { calls.contains($0) || causallyInside.contains($0) }
@@ -593,10 +589,57 @@ struct CallBoundary {
                 }
             }
         }
-        for node in trace.nodes where causallyInside.contains(node.id) && !aligned(node.id)
-            && !hangsFromAligned.contains(node.id) && startedInCall(node) {
+        let candidates = side.nodes.filter {
+            causallyInside.contains($0.id) && !aligned($0.id) && !hangsFromAligned.contains($0.id)
+        }
+        guard !candidates.isEmpty else { return }
+        let checked = Set(candidates.filter { $0.kind != .sink }.map(\.id))
+        var callSubscriptions = Set<UInt64>()
+        var earliestCallByParent: [UInt64: Int64] = [:]
+        var subscriptionsByNode: [UInt64: [(parent: UInt64, time: Int64)]] = [:]
+        try side.forEachSubscription { subscription in
+            if checked.contains(subscription.node) {
+                subscriptionsByNode[subscription.node, default: []].append((subscription.parent, subscription.time))
+            }
+            guard calls.contains(subscription.node) else { return }
+            callSubscriptions.insert(subscription.id)
+            earliestCallByParent[subscription.parent] = min(earliestCallByParent[subscription.parent] ?? .max,
+                                                            subscription.time)
+        }
+        func startedInCall(_ node: NodeRecord) -> Bool {
+            node.kind == .sink || (subscriptionsByNode[node.id] ?? []).allSatisfy { subscription in
+                callSubscriptions.contains(subscription.parent)
+                    || (earliestCallByParent[subscription.parent].map { $0 <= subscription.time } ?? false)
+            }
+        }
+        for node in candidates where startedInCall(node) {
             inside.insert(node.id)
         }
+    }
+
+    /// Per node, the nodes whose events its events first caused.
+    private static func effects(_ side: DiffSide) throws -> [UInt64: Set<UInt64>] {
+        var effects: [UInt64: Set<UInt64>] = [:]
+        var sequences = SequencePositions()
+        var nodes: [UInt64] = []
+        // A cause is an earlier event, read earlier unless the file is out of sequence order:
+        // those few wait until every event is known.
+        var later: [(cause: UInt64, node: UInt64)] = []
+        try side.forEachEvent { _, sequence, node, causes in
+            sequences.append(sequence)
+            nodes.append(node)
+            guard let cause = causes.first else { return }
+            if let origin = sequences.position(of: cause) {
+                effects[nodes[origin], default: []].insert(node)
+            } else {
+                later.append((cause, node))
+            }
+        }
+        for (cause, node) in later {
+            guard let origin = sequences.position(of: cause) else { continue }
+            effects[nodes[origin], default: []].insert(node)
+        }
+        return effects
     }
 
     /// Whether `node` ran inside a call both traces have.

@@ -83,6 +83,13 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         return start < end ? causePool[start] : nil
     }
 
+    /// The causes of the event at `position`, without building its record.
+    public func causes(at position: Int) -> ArraySlice<UInt64> {
+        let start = Int(causeStarts[position])
+        let end = position + 1 < causeStarts.count ? Int(causeStarts[position + 1]) : causePool.count
+        return causePool[start..<end]
+    }
+
     /// Appends `event`, whose node, subscription and thread are at these positions of the id lists.
     mutating func append(_ event: EventRecord, node: Int, subscription: Int, thread: Int) {
         let position = sequences.count

@@ -1,0 +1,341 @@
+import Foundation
+import TraceLog
+
+/// Numbers for the strings both sides of a diff share: two events carry the same payload (or
+/// run on the same logical thread) exactly when their numbers are equal, whichever trace they
+/// come from.
+final class DiffStrings {
+    private var numbers: [String: UInt32] = [:]
+    private var strings: [String] = []
+
+    func number(_ string: String) -> UInt32 {
+        if let known = numbers[string] { return known }
+        let number = UInt32(strings.count)
+        strings.append(string)
+        numbers[string] = number
+        return number
+    }
+
+    func string(_ number: UInt32) -> String { strings[Int(number)] }
+}
+
+/// One event as a diff compares it: 32 bytes, its texts as shared numbers (`DiffStrings`).
+struct DiffEvent {
+    var sequence: UInt64
+    var time: Int64
+    /// The event's position among its trace's events, in the order they were read.
+    var position: UInt32
+    /// The logical thread name's number.
+    var thread: UInt32
+    /// The payload's number (the empty text's for none).
+    var payload: UInt32
+    /// The kind's position in `EventKind.allCases`, plus `payloadFlag` when the event has a payload.
+    var kindAndFlag: UInt8
+
+    static let payloadFlag: UInt8 = 0x80
+    private static let kinds = EventKind.allCases
+
+    init(sequence: UInt64, time: Int64, position: Int, thread: UInt32, kind: EventKind, payload: String?,
+         strings: DiffStrings) {
+        self.sequence = sequence
+        self.time = time
+        self.position = UInt32(position)
+        self.thread = thread
+        self.payload = strings.number(payload ?? "")
+        let kindNumber = UInt8(Self.kinds.firstIndex(of: kind) ?? 0)
+        kindAndFlag = payload == nil ? kindNumber : kindNumber | Self.payloadFlag
+    }
+
+    var kind: EventKind { Self.kinds[Int(kindAndFlag & ~Self.payloadFlag)] }
+    var hasPayload: Bool { kindAndFlag & Self.payloadFlag != 0 }
+
+    /// What events are aligned by: the kind and the payload (none is the empty text).
+    var key: UInt64 { UInt64(kindAndFlag & ~Self.payloadFlag) << 32 | UInt64(payload) }
+}
+
+/// The payloads and logical thread names of both sides of a diff.
+struct DiffTexts {
+    let payloads = DiffStrings()
+    let threads = DiffStrings()
+}
+
+/// One side of a diff: a trace's nodes, and its events node by node.
+///
+/// Made from a `Trace` in memory, or read from a file as a stream: then only the nodes, a
+/// count and first event per node and the events in 32-byte form are kept, the events in a
+/// temporary file once more than `EventSpill.limit` wait in memory. What a diff needs of every
+/// event at once (the causes of events only in B, the subscriptions around boundary calls) it
+/// reads in another pass over the file.
+final class DiffSide {
+    let header: TraceHeader
+    private(set) var nodes: [NodeRecord] = []
+    /// How many events the trace has.
+    private(set) var eventCount = 0
+    /// The sequence number of each node's first event, by node id.
+    private(set) var firstSequence: [UInt64: UInt64] = [:]
+    /// Whether the events' sequence numbers ascend in the order they were read.
+    private(set) var ascending = true
+    /// What the reader skipped.
+    private(set) var warnings: [TraceWarning] = []
+
+    private var nodeIndex: [UInt64: Int] = [:]
+    private var counts: [Int] = []
+    private let texts: DiffTexts
+    private let source: Source
+
+    private enum Source {
+        case trace(Trace)
+        case file(URL, EventSpill)
+    }
+
+    /// The side of `trace`, held in memory.
+    init(_ trace: Trace, texts: DiffTexts) {
+        header = trace.header
+        nodes = trace.nodes
+        self.texts = texts
+        source = .trace(trace)
+        for (position, node) in nodes.enumerated() {
+            nodeIndex[node.id] = position
+            counts.append(trace.eventCount(of: node.id))
+        }
+        let events = trace.events
+        eventCount = events.count
+        var previous: UInt64?
+        for position in events.indices {
+            let sequence = events.sequence(at: position), node = events.node(at: position)
+            if sequence < firstSequence[node] ?? .max { firstSequence[node] = sequence }
+            if let previous, sequence <= previous { ascending = false }
+            previous = sequence
+        }
+    }
+
+    /// Reads the trace at `url`, checking every record as `Trace` does (the same errors, at the
+    /// same lines), and keeps its events by node.
+    init(contentsOf url: URL, texts: DiffTexts, spillLimit: Int = EventSpill.limit) throws {
+        let reader = try TraceReader(url: url)
+        header = reader.header
+        self.texts = texts
+        let spill = EventSpill(limit: spillLimit, name: reader.name)
+        source = .file(url, spill)
+        var validator = TraceValidator()
+        var threadNumbers: [UInt64: UInt32] = [:]
+        var previous: UInt64?
+        while let record = try reader.next() {
+            try validator.check(record, readBy: reader)
+            switch record {
+            case let .node(node):
+                nodeIndex[node.id] = nodes.count
+                nodes.append(node)
+                counts.append(0)
+            case let .thread(thread):
+                threadNumbers[thread.id] = texts.threads.number(thread.scheduler ?? thread.name)
+            case let .label(label):
+                if let index = nodeIndex[label.node] { nodes[index].label = label.label }
+            case let .event(event):
+                // The validator has checked that the node and thread are defined.
+                guard let node = nodeIndex[event.node], let thread = threadNumbers[event.thread] else { continue }
+                counts[node] += 1
+                if event.sequence < firstSequence[event.node] ?? .max { firstSequence[event.node] = event.sequence }
+                if let previous, event.sequence <= previous { ascending = false }
+                previous = event.sequence
+                try spill.append(DiffEvent(sequence: event.sequence, time: event.time, position: eventCount, thread: thread,
+                                           kind: event.kind, payload: event.json ?? event.text, strings: texts.payloads),
+                                 node: node)
+                eventCount += 1
+            default:
+                break
+            }
+        }
+        warnings = reader.warnings
+    }
+
+    func node(_ id: UInt64) -> NodeRecord? { nodeIndex[id].map { nodes[$0] } }
+
+    /// How many events the node `id` sent, over all its subscriptions.
+    func eventCount(of id: UInt64) -> Int { nodeIndex[id].map { counts[$0] } ?? 0 }
+
+    /// The events of every subscription of the node `id`, in the order they were read.
+    func events(of id: UInt64) throws -> [DiffEvent] {
+        guard let index = nodeIndex[id] else { return [] }
+        switch source {
+        case let .file(_, spill):
+            return try spill.events(of: index)
+        case let .trace(trace):
+            var threadNumbers: [UInt64: UInt32] = [:]
+            return trace.eventPositions(of: id).map { position in
+                let events = trace.events, threadID = events.thread(at: position)
+                let thread = threadNumbers[threadID] ?? texts.threads.number(trace.logicalThreadName(threadID))
+                threadNumbers[threadID] = thread
+                return DiffEvent(sequence: events.sequence(at: position), time: events.time(at: position),
+                                 position: position, thread: thread, kind: events.kind(at: position),
+                                 payload: events.payload(at: position), strings: texts.payloads)
+            }
+        }
+    }
+
+    /// An event of this side as a difference shows it.
+    func ref(_ event: DiffEvent) -> TraceDiff.EventRef {
+        TraceDiff.EventRef(seq: event.sequence, time: event.time, kind: event.kind.rawValue,
+                           value: event.hasPayload ? texts.payloads.string(event.payload) : nil,
+                           thread: texts.threads.string(event.thread))
+    }
+
+    // MARK: Passes over every event
+
+    /// Calls `body` with each event's position, sequence number, node id and causes, in the
+    /// order they were read.
+    func forEachEvent(_ body: (_ position: Int, _ sequence: UInt64, _ node: UInt64, _ causes: ArraySlice<UInt64>) throws -> Void) throws {
+        switch source {
+        case let .trace(trace):
+            let events = trace.events
+            for position in events.indices {
+                try body(position, events.sequence(at: position), events.node(at: position), events.causes(at: position))
+            }
+        case let .file(url, _):
+            let reader = try TraceReader(url: url)
+            var position = 0
+            while let record = try reader.next() {
+                guard case let .event(event) = record else { continue }
+                try body(position, event.sequence, event.node, event.causes[...])
+                position += 1
+            }
+        }
+    }
+
+    /// Calls `body` with each subscription, in the order they were read.
+    func forEachSubscription(_ body: (SubscriptionRecord) throws -> Void) throws {
+        switch source {
+        case let .trace(trace):
+            for subscription in trace.subscriptions { try body(subscription) }
+        case let .file(url, _):
+            let reader = try TraceReader(url: url)
+            while let record = try reader.next() {
+                if case let .subscribe(subscription) = record { try body(subscription) }
+            }
+        }
+    }
+}
+
+/// Positions of events by sequence number: a binary search while the numbers ascend (as a
+/// recorder writes them), a dictionary from the first that does not.
+struct SequencePositions {
+    private var sequences: [UInt64] = []
+    private var index: [UInt64: Int]?
+
+    mutating func append(_ sequence: UInt64) {
+        // Sequence numbers are unique (`TraceValidator`).
+        if index == nil, let last = sequences.last, sequence < last {
+            index = Dictionary(uniqueKeysWithValues: sequences.enumerated().map { ($1, $0) })
+        }
+        index?[sequence] = sequences.count
+        sequences.append(sequence)
+    }
+
+    var count: Int { sequences.count }
+
+    func sequence(at position: Int) -> UInt64 { sequences[position] }
+
+    func position(of sequence: UInt64) -> Int? {
+        if let index { return index[sequence] }
+        var low = 0, high = sequences.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sequences[middle] < sequence { low = middle + 1 } else { high = middle }
+        }
+        return low < sequences.count && sequences[low] == sequence ? low : nil
+    }
+}
+
+/// A trace's events grouped by node, in memory until more than `limit` wait, then in an
+/// unlinked temporary file: each overflow writes every node's waiting events as one segment.
+final class EventSpill {
+    /// Events held in memory before they are written out: 8 MB of them.
+    static let limit = 1 << 18
+
+    private let limit: Int
+    /// The trace's name, for messages.
+    private let name: String
+    private var waiting: [[DiffEvent]] = []
+    private var waitingCount = 0
+    /// Per node: its segments in the file, as (byte offset, event count).
+    private var segments: [[(offset: Int64, count: Int)]] = []
+    private var descriptor: Int32 = -1
+    private var fileSize: Int64 = 0
+
+    init(limit: Int, name: String) {
+        self.limit = max(1, limit)
+        self.name = name
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    func append(_ event: DiffEvent, node: Int) throws {
+        while waiting.count <= node {
+            waiting.append([])
+            segments.append([])
+        }
+        waiting[node].append(event)
+        waitingCount += 1
+        if waitingCount >= limit { try writeOut() }
+    }
+
+    /// The node's events, in the order they were appended.
+    func events(of node: Int) throws -> [DiffEvent] {
+        guard node < waiting.count else { return [] }
+        let stored = segments[node].reduce(0) { $0 + $1.count }
+        guard stored > 0 else { return waiting[node] }
+        var events = [DiffEvent](unsafeUninitializedCapacity: stored + waiting[node].count) { buffer, initialized in
+            initialized = 0
+            for segment in segments[node] {
+                let bytes = segment.count * MemoryLayout<DiffEvent>.stride
+                let target = UnsafeMutableRawPointer(buffer.baseAddress! + initialized)
+                var done = 0
+                while done < bytes {
+                    let read = pread(descriptor, target + done, bytes - done, off_t(segment.offset) + off_t(done))
+                    guard read > 0 else { break }
+                    done += read
+                }
+                guard done == bytes else { return }
+                initialized += segment.count
+            }
+        }
+        guard events.count == stored else { throw failure("cannot read back the temporary file") }
+        events += waiting[node]
+        return events
+    }
+
+    private func writeOut() throws {
+        if descriptor < 0 { try open() }
+        for node in waiting.indices where !waiting[node].isEmpty {
+            let offset = fileSize
+            let written = waiting[node].withUnsafeBytes { bytes -> Bool in
+                var done = 0
+                while done < bytes.count {
+                    let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+                    guard count > 0 else { return false }
+                    done += count
+                }
+                return true
+            }
+            guard written else { throw failure("cannot write the temporary file: \(String(cString: strerror(errno)))") }
+            segments[node].append((offset, waiting[node].count))
+            fileSize += Int64(waiting[node].count * MemoryLayout<DiffEvent>.stride)
+            waiting[node] = []
+        }
+        waitingCount = 0
+    }
+
+    private func open() throws {
+        var template = Array((NSTemporaryDirectory() + "/marbles-diff-XXXXXX").utf8CString)
+        descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw failure("cannot create a temporary file: \(String(cString: strerror(errno)))") }
+        // Unlinked at once: the file goes away with the descriptor, however the process ends.
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    }
+
+    private func failure(_ message: String) -> TraceError {
+        TraceError(file: name, line: 0, column: 0, message: "holding the events of a diff: \(message)")
+    }
+}
