@@ -150,26 +150,32 @@ struct MarbleLayout {
         // Failures and interruptions are drawn over the marbles, so one at the time of a
         // value stays visible; the other marks under them.
         var over: [Scene.Item] = []
-        func add(_ end: MarbleFigure.End, node: String?) {
-            let item = endMark(end, x: scale.x(end.time), y: y, half: radius + 2, node: node)
-            switch end {
-            case .failed, .interrupted: over.append(item)
-            case .completed, .disposed: items.append(item)
-            }
-        }
-        if let subscribed = lane.subscribed {
-            items.append(subscribedMark(at: subscribed, x: scale.x(subscribed), y: y, node: node))
-        }
-        for mark in lane.marks {
-            let markNode = mark.node.map { String($0) } ?? node
-            switch mark.kind {
+        var marks: [MarbleFigure.Mark] = []
+        if let subscribed = lane.subscribed { marks.append(.init(.subscribed(at: subscribed), node: lane.node)) }
+        for mark in lane.marks { marks.append(mark.node == nil ? .init(mark.kind, node: lane.node) : mark) }
+        if let end = lane.end { marks.append(.init(.ended(end), node: lane.node)) }
+        let crowded = crowdedKinds(marks, width: scale.endX - scale.startX)
+        for run in markRuns(marks, crowded: crowded, scale: scale) {
+            let first = marks[run[0]]
+            let x = run.count == 1 ? scale.x(first.time) : (scale.x(first.time) + scale.x(marks[run[run.count - 1]].time)) / 2
+            let markNode = first.node.map { String($0) }
+            var item: Scene.Item
+            switch first.kind {
             case let .subscribed(at):
-                items.append(subscribedMark(at: at, x: scale.x(at), y: y, node: markNode))
+                item = subscribedMark(at: at, x: x, y: y, node: markNode)
             case let .ended(end):
-                add(end, node: markNode)
+                item = endMark(end, x: x, y: y, half: radius + 2, node: markNode)
+            }
+            if run.count > 1 { item = counted(item, run.map { marks[$0] }) }
+            // Crowded marks are a texture along the lane: drawn over the marbles, they would
+            // hide every one of them.
+            switch first.kind {
+            case .ended(.failed), .ended(.interrupted):
+                if crowded.contains(Self.kindName(first)) { items.append(item) } else { over.append(item) }
+            case .subscribed, .ended(.completed), .ended(.disposed):
+                items.append(item)
             }
         }
-        if let end = lane.end { add(end, node: node) }
         let (sorted, laneGroups) = groups(lane.marbles, scale: scale)
         let centres = laneGroups.map { (scale.x(sorted[$0.lowerBound].time) + scale.x(sorted[$0.upperBound - 1].time)) / 2 }
         for (index, range) in laneGroups.enumerated() {
@@ -186,6 +192,71 @@ struct MarbleLayout {
         if lane.isInner { data["inner"] = "true" }
         return .group(kind: "lane", title: lane.detail.map { TextSafety.printable("\(lane.title) \u{2014} \($0)") },
                       data: data, items: items)
+    }
+
+    /// The kind of a mark, for counting marks alike.
+    private static func kindName(_ mark: MarbleFigure.Mark) -> String {
+        switch mark.kind {
+        case .subscribed: return "subscribed"
+        case .ended(.completed): return "completed"
+        case .ended(.failed): return "failed"
+        case .ended(.interrupted): return "interrupted"
+        case .ended(.disposed): return "disposed"
+        }
+    }
+
+    /// The width a run of marks of one kind and node may span and still be drawn as one
+    /// mark, once a lane holds more marks of that kind than its line has cells this wide.
+    static let markCell = 12.0
+
+    /// The kinds of which a lane holds more marks than the time axis, `width` pixels long,
+    /// can show apart: a lane merging tens of thousands of subscriptions would otherwise
+    /// draw tens of thousands of marks on top of each other.
+    private func crowdedKinds(_ marks: [MarbleFigure.Mark], width: Double) -> Set<String> {
+        var counts: [String: Int] = [:]
+        for mark in marks { counts[Self.kindName(mark), default: 0] += 1 }
+        let room = max(1, Int(width / Self.markCell))
+        return Set(counts.filter { $0.value > room }.keys)
+    }
+
+    /// The marks to draw, in the lane's order, as runs of positions in `marks`: a mark of a
+    /// crowded kind joins the run of the first mark of its kind and node no more than a
+    /// cell to its left (marks drawn on top of each other at the figure's resolution); every
+    /// other mark is a run of its own.
+    private func markRuns(_ marks: [MarbleFigure.Mark], crowded: Set<String>, scale: TimeScale) -> [[Int]] {
+        var runs: [[Int]] = []
+        /// For each crowded kind and node, its open run: where it is in `runs` and its first x.
+        var open: [String: (run: Int, x: Double)] = [:]
+        let order = crowded.isEmpty ? Array(marks.indices)
+            : marks.indices.sorted { (marks[$0].time, $0) < (marks[$1].time, $1) }
+        for index in order {
+            let mark = marks[index]
+            let kind = Self.kindName(mark)
+            guard crowded.contains(kind) else {
+                runs.append([index])
+                continue
+            }
+            let key = "\(kind) \(mark.node.map { String($0) } ?? "")"
+            let x = scale.x(mark.time)
+            if let current = open[key], x - current.x <= Self.markCell {
+                runs[current.run].append(index)
+            } else {
+                open[key] = (runs.count, x)
+                runs.append([index])
+            }
+        }
+        return runs
+    }
+
+    /// A mark standing for several: its hover text counts them and gives their span (and
+    /// the first failure's message), `data-count` their number.
+    private func counted(_ item: Scene.Item, _ marks: [MarbleFigure.Mark]) -> Scene.Item {
+        guard case let .group(kind, _, data, items) = item, let first = marks.first, let last = marks.last else { return item }
+        var title = "\(kind) \u{00D7}\(marks.count) from \(TimeFormat.duration(first.time)) to \(TimeFormat.duration(last.time))"
+        if case let .ended(.failed(_, message)) = first.kind { title += ", the first: \(TextSafety.printable(message))" }
+        var counts = data
+        counts["count"] = String(marks.count)
+        return .group(kind: kind, title: title, data: counts, items: items)
     }
 
     /// Marbles closer than a marble's width are drawn as one, so dense stretches stay

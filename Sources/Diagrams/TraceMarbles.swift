@@ -197,11 +197,17 @@ private struct TraceMarbleBuilder {
             for inner in innerStreams.of(node.id) where !innerOnly && (!options.isNodes || chosenIDs.contains(inner)) {
                 guard let innerNode = trace.node(inner) else { continue }
                 let parents = Set((subscriptions(of: node.id) ?? []).filter(isDrawn).map(\.id))
+                let title = innerTitle(innerNode)
+                var innerLanes: [MarbleFigure.Lane] = []
                 for subscription in (subscriptions(of: inner) ?? []) where parents.contains(subscription.parent) {
-                    rows.append(.lane(lane(for: subscription, node: innerNode, title: innerTitle(innerNode),
+                    innerLanes.append(lane(for: subscription, node: innerNode, title: title,
                                            inner: true, start: start, span: span, laneNodes: laneNodes,
-                                           threads: &threads, drawn: &drawn)))
+                                           threads: &threads, drawn: &drawn))
                 }
+                if innerLanes.count > Self.maxSeparateInnerLanes {
+                    innerLanes = [merged(innerLanes, title: "\(title) \u{00D7}\(innerLanes.count)")]
+                }
+                rows += innerLanes.map(MarbleFigure.Row.lane)
             }
             let topLevelNode = isTopLevelNode(node)
             let subscriptions = (subscriptions(of: node.id) ?? [])
@@ -237,6 +243,13 @@ private struct TraceMarbleBuilder {
     /// More subscriptions of one node than this are drawn as one lane (a cold producer
     /// started per photo would otherwise stack a lane per start).
     static let maxSeparateSubscriptions = 3
+
+    /// More inner streams of one node under an operator than this are drawn as one lane,
+    /// each start and end a mark on it: a lane per search of a long session would make a
+    /// figure tens of thousands of lanes tall, taller than any image can be, and a stack
+    /// of hundreds of lanes of one stream is a scroll, not a figure. The tutorials draw at
+    /// most four.
+    static let maxSeparateInnerLanes = 32
 
     /// One lane holding every marble of `lanes`; it ends when the last of them ends, and
     /// only if all of them ended. Every other subscription's start and end is a mark on it,

@@ -24,9 +24,11 @@ struct DrawCommand: ParsableCommand {
         value on hover in SVG) and are coloured by the thread that delivered them; '|' \
         completed, a red cross failed, a double bar interrupted, a dashed tick disposed, '^' \
         subscribed. Inner streams of flatMap and friends are short lanes under their \
-        operator, starting where they were subscribed. Long idle gaps are cut (marked on the \
-        axis with the time cut); marbles closer than their width are drawn as one with a \
-        count.
+        operator, starting where they were subscribed; more than 32 inner streams of one \
+        stream are one lane, each start and end a mark on it. Long idle gaps are cut \
+        (marked on the axis with the time cut); marbles closer than their width are drawn \
+        as one with a count; a lane with more marks of a kind than the axis can show apart \
+        draws those within 12 pixels of each other once, counted on hover (data-count).
 
         --pipeline draws the operators as a graph laid out by Graphviz: sources as ellipses, \
         sinks as double boxes, edges labelled with the events that crossed them ("3 values \
