@@ -26,12 +26,6 @@ public enum Figures {
     /// The replay of `scenario` from `recording`: the trace bytes and the trace.
     /// Throws `ReplayError` when the recording does not fit the scenario's pipeline.
     public static func replay(_ scenario: Scenario, from recording: Trace, name: String) throws -> ReplayResult {
-        // Labels live on interned nodes, process-wide, and the recorder writes a label inside
-        // the node's record only when it was set before the node was first referenced (else as
-        // a `label` record at the end). Building the pipeline once first, unrecorded and never
-        // run, labels its nodes, so the replay's bytes do not depend on what ran earlier in
-        // the process (a live run, another test).
-        scenario.build(in: ReplayEnvironment(trace: recording, scheduler: TestScheduler(), name: name)).dispose()
         return try Replayer(trace: recording, name: name).replay { scenario.build(in: $0) }
     }
 

@@ -263,8 +263,7 @@ public final class VirtualEnvironment: Environment, @unchecked Sendable {
                                      error: errors[name] as? MarbleError ?? MarbleError())
         let producer: SignalProducer<Value, MarbleError>
         if marbles.hot {
-            let pipe = Node.make(.source, "pipe", file: file, line: line)
-            pipe.label = name
+            let pipe = Node.make(.source, "pipe", label: name, file: file, line: line)
             let hot = scheduler.hot(timeline, node: pipe)
             hot.scheduleEvents()
             producer = hot.producer(node: Node.make(.source, "hot", parameters: marbles.text, file: file, line: line)).named(name)

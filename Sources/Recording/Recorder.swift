@@ -105,7 +105,6 @@ final class RecorderCore: Probe, @unchecked Sendable {
     let writerDone = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     var started = false
     var nodeIDs: [UInt64: UInt64] = [:]
-    var nodesWritten: [(id: UInt64, node: Node, label: String?)] = []
     /// Live subscriptions only: an entry leaves when its subscription is disposed, so a long
     /// recording of many short inner streams does not grow this table.
     var subscriptionIDs: [UInt64: UInt64] = [:]
@@ -234,12 +233,6 @@ final class RecorderCore: Probe, @unchecked Sendable {
         }
         hopCount += UInt64(pendingHops.count)
         pendingHops = [:]
-        for written in nodesWritten {
-            let label = written.node.label
-            if label != written.label, let label {
-                append(.label(LabelRecord(node: written.id, label: label)))
-            }
-        }
         let closing = summaryRecord()
         append(.summary(closing))
         flush()
@@ -255,7 +248,6 @@ final class RecorderCore: Probe, @unchecked Sendable {
                                      threads: closing.threads, hops: closing.hops, marks: closing.marks,
                                      dropped: dropped, duration: closing.duration)
         nodeIDs = [:]
-        nodesWritten = []
         subscriptionIDs = [:]
         nodeCache.deallocate()
         subscriptionCache.deallocate()

@@ -23,10 +23,8 @@ extension RecorderCore {
         let id = UInt64(nodeIDs.count + 1)
         nodeIDs[node.id] = id
         nodeCache.store(node.id, id)
-        let label = node.label
-        nodesWritten.append((id, node, label))
         append(.node(NodeRecord(id: id, kind: node.kind, name: node.name, parameters: node.parameters,
-                                file: node.file, line: UInt64(node.line), label: label, upstream: upstream)))
+                                file: node.file, line: UInt64(node.line), label: node.label, upstream: upstream)))
         return id
     }
 

@@ -84,58 +84,6 @@ public struct Replayer: Sendable {
         return ReplayResult(trace: try recorder.trace(name: "replay of \(name)"), recorder: recorder,
                             unrecordedCalls: environment.unrecordedCalls)
     }
-
-    /// The trace with its `label` records folded into the node records they label.
-    ///
-    /// Nodes are interned process-wide, so whether a label (`.named("x")`, set after the node
-    /// is made) is already there when the recorder first meets the node depends on whether
-    /// the pipeline was built before in the process: a first build gets a `label` record at
-    /// the end, a later one the label inside the node record. Folding makes the bytes the
-    /// same either way.
-    static func foldingLabels(_ bytes: [UInt8]) throws -> [UInt8] {
-        // The writer starts every line with its type, and no line but the header's comes
-        // first: without a label line there is nothing to fold, and no need to read the trace.
-        guard Self.hasLabelLine(bytes) else { return bytes }
-        let reader = try TraceReader(bytes: bytes)
-        var records: [TraceRecord] = []
-        var labels: [UInt64: String] = [:]
-        while let record = try reader.next() {
-            if case let .label(label) = record {
-                labels[label.node] = label.label
-            } else {
-                records.append(record)
-            }
-        }
-        guard !labels.isEmpty else { return bytes }
-        var folded = TraceRecord.header(reader.header).jsonLine
-        for record in records {
-            if case var .node(node) = record, let label = labels[node.id] {
-                node.label = label
-                folded += TraceRecord.node(node).jsonLine
-            } else {
-                folded += record.jsonLine
-            }
-        }
-        return folded
-    }
-}
-
-extension Replayer {
-    /// Whether a line of `bytes` after the first is a label record as the writer writes one.
-    static func hasLabelLine(_ bytes: [UInt8]) -> Bool {
-        let needle: StaticString = "\n{\"type\":\"label\","
-        return bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return false }
-            let length = needle.utf8CodeUnitCount
-            var offset = 0
-            while let hit = memchr(base + offset, 0x0A, raw.count - offset) {
-                let at = base.distance(to: UnsafeRawPointer(hit))
-                if raw.count - at >= length, memcmp(hit, needle.utf8Start, length) == 0 { return true }
-                offset = at + 1
-            }
-            return false
-        }
-    }
 }
 
 /// The trace a replay produced: its bytes (a virtual trace, deterministic) and the same
@@ -172,10 +120,7 @@ public struct ReplayResult: Sendable {
                 case let .formatted(bytes):
                     return bytes
                 case let .recorded(recorder):
-                    let raw = recorder.bytes
-                    // `trace` was read from these very records: reading them again to fold their
-                    // labels cannot fail.
-                    let bytes = (try? Replayer.foldingLabels(raw)) ?? raw
+                    let bytes = recorder.bytes
                     state = .formatted(bytes)
                     return bytes
                 }

@@ -96,9 +96,7 @@ extension Node {
     /// The node of an environment timer: a source named `timer`, labelled; each start is one
     /// subscription of it, each tick one value.
     public static func timer(_ label: String, file: StaticString, line: UInt) -> Node {
-        let node = make(.source, "timer", parameters: label, file: file, line: line)
-        node.label = label
-        return node
+        make(.source, "timer", parameters: label, label: label, file: file, line: line)
     }
 }
 

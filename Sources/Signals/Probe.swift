@@ -9,8 +9,12 @@ import Synchronization
 /// site to the same upstream nodes is one node, however many times the code runs; each run is
 /// a *subscription* of it. That keeps a pipeline diagram the shape of the code, not the shape
 /// of its history. One call site run with other arguments (`debounce(interval)` with another
-/// interval) is another node, carrying its own parameters.
-public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible {  // immutable but for the label, which is Protected
+/// interval) is another node, carrying its own parameters; so is one with another label.
+///
+/// A node never changes once made: its label is given when it is made (`pipe(named:)`, an
+/// environment's inputs and calls), or `named(_:)` on a signal, producer or property gives
+/// that instance a labelled node of its own (see ``labelled(_:)``).
+public final class Node: Sendable, Hashable, CustomStringConvertible {
     /// An upstream node and how it feeds this one.
     public struct Edge: Sendable {
         public let node: Node
@@ -29,21 +33,17 @@ public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible 
     /// The call site, `#line`.
     public let line: UInt
     public let upstream: [Edge]
-    private let labelStorage: Protected<String?>
+    /// A user's name for the node, used to find it in traces and replays. Part of what tells
+    /// nodes apart: one call site with two labels is two nodes.
+    public let label: String?
+    /// Whether `parameters` show data rather than configuration (see `make`).
+    private let parametersAreData: Bool
 
-    /// A user's name for the node, used to find it in traces: given when the node is made
-    /// (`pipe(named:)`, an environment's inputs and calls), where it is part of what tells
-    /// nodes apart; or set later by `named(_:)` on a signal, producer or property, which
-    /// labels the node wherever it is used.
-    public var label: String? {
-        get { labelStorage.current }
-        set { labelStorage.modify { $0 = newValue } }
-    }
-
-    private init(id: UInt64, kind: NodeKind, name: String, parameters: String, file: String, line: UInt,
-                 label: String?, upstream: [Edge]) {
+    private init(id: UInt64, kind: NodeKind, name: String, parameters: String, parametersAreData: Bool,
+                 file: String, line: UInt, label: String?, upstream: [Edge]) {
         self.id = id
-        self.labelStorage = Protected(label)
+        self.label = label
+        self.parametersAreData = parametersAreData
         self.kind = kind
         self.name = name
         self.parameters = parameters
@@ -114,11 +114,21 @@ public final class Node: @unchecked Sendable, Hashable, CustomStringConvertible 
         return registry.modify { state in
             if let node = state.nodes[key] { return node }
             let node = Node(id: state.next, kind: kind, name: name, parameters: parameters,
-                            file: file, line: line, label: label, upstream: upstream)
+                            parametersAreData: parametersAreData, file: file, line: line, label: label,
+                            upstream: upstream)
             state.next += 1
             state.nodes[key] = node
             return node
         }
+    }
+
+    /// This node with `label` for its label: the same operator, parameters, call site and
+    /// upstream, but a node of its own (interned like any other), so a label given at one use
+    /// of a call site does not show at its other uses. What `named(_:)` gives an instance.
+    public func labelled(_ label: String) -> Node {
+        if label == self.label { return self }
+        return Node.make(kind, name, parameters: parameters, parametersAreData: parametersAreData, label: label,
+                         upstream: upstream, file: file, line: line)
     }
 
     public static func == (lhs: Node, rhs: Node) -> Bool { lhs === rhs }
@@ -184,6 +194,13 @@ extension Probe {
         willSend(node, subscription: subscription, kind: kind, value: value.map { $0.pointee as Any },
                  causes: Causes(primary: context.cause, others: context.otherCauses))
     }
+}
+
+/// A signal instance whose subscription may not be reported yet (see `ProbeContext.reportPending()`).
+@usableFromInline
+protocol PendingSubscription: AnyObject {
+    /// Reports the subscription to the attached probes if it has not been yet.
+    func reportIfPending()
 }
 
 /// The sequence numbers of the events that caused an event. Usually one; empty for a
@@ -257,10 +274,12 @@ public enum Instrumentation {
         @usableFromInline var numbersEvents: Bool { members.contains(where: \.numbersEvents) }
 
         @usableFromInline func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64) {
+            ProbeContext.reportPending()
             for member in members { member.probe?.didSubscribe(node, subscription: subscription, parent: parent) }
         }
 
         @usableFromInline func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any) {
+            ProbeContext.reportPending()
             for member in members {
                 member.probe?.didSubscribe(node, subscription: subscription, parent: parent, request: request)
             }
@@ -302,10 +321,12 @@ public enum Instrumentation {
         }
 
         @usableFromInline func didDispose(_ node: Node, subscription: UInt64) {
+            ProbeContext.reportPending()
             for member in members { member.probe?.didDispose(node, subscription: subscription) }
         }
 
         @usableFromInline func hopEnqueued(_ node: Node?, subscription: UInt64, scheduler: String) -> UInt64 {
+            ProbeContext.reportPending()
             if members.count == 1 {
                 return members[0].probe?.hopEnqueued(node, subscription: subscription, scheduler: scheduler) ?? 0
             }
@@ -318,6 +339,7 @@ public enum Instrumentation {
         }
 
         @usableFromInline func hopStarted(_ hop: UInt64) {
+            ProbeContext.reportPending()
             if members.count == 1 {
                 members[0].probe?.hopStarted(hop)
                 return
@@ -327,6 +349,7 @@ public enum Instrumentation {
         }
 
         @usableFromInline func mark(_ label: String) {
+            ProbeContext.reportPending()
             for member in members { member.probe?.mark(label) }
         }
     }
@@ -366,8 +389,10 @@ public enum Instrumentation {
         }
     }
 
-    /// Detaches `probe` (or the probe it stands for); the others stay attached.
+    /// Detaches `probe` (or the probe it stands for); the others stay attached. The signal
+    /// made last on this thread, if it is not reported yet, is reported first.
     public static func detach(_ probe: Probe) {
+        ProbeContext.reportPending()
         let probe = (probe as? ProbeStandIn)?.standsFor ?? probe
         change { probes in probes.removeAll { $0.probe === probe } }
     }
@@ -411,6 +436,9 @@ public final class ProbeContext {
         @usableFromInline var parentSubscription: UInt64 = 0
         @usableFromInline var schedulerName: String?
         @usableFromInline var scope: UInt64 = 0
+        /// The last signal instance made on this thread while a probe was attached, until it
+        /// is reported.
+        @usableFromInline var pending: PendingSubscription?
         @usableFromInline init() {}
     }
 
@@ -471,6 +499,27 @@ public final class ProbeContext {
         return try Unmanaged<ProbeContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
+    /// Reports the signal instance made last on this thread, if it is not reported yet: what
+    /// every report from this thread does first, so subscriptions are reported in the order
+    /// they were made, each before anything that follows it.
+    @inlinable @inline(__always)
+    public func reportPending() {
+        if state.pointee.pending != nil { reportPendingNow() }
+    }
+
+    @usableFromInline
+    func reportPendingNow() {
+        let pending = state.pointee.pending
+        state.pointee.pending = nil
+        pending?.reportIfPending()
+    }
+
+    /// Reports the signal instance made last on the current thread, if it is not reported
+    /// yet: before time moves on (a `TestScheduler` advancing) or a recording ends.
+    public static func reportPending() {
+        withCurrent { $0.reportPending() }
+    }
+
     /// Whether an operator added further causes (`otherCauses` is not empty): read without
     /// a copy of the array.
     @inlinable public var hasOtherCauses: Bool { !state.pointee.otherCauses.isEmpty }
@@ -512,7 +561,11 @@ public final class ProbeContext {
         parentSubscription = captured.parentSubscription
         if let scheduler { schedulerName = scheduler }
         if captured.scope != 0 { scope = captured.scope }
-        defer { (cause, parentSubscription, schedulerName, scope) = saved }
+        defer {
+            // What the action made is reported in its scope, at its time.
+            reportPending()
+            (cause, parentSubscription, schedulerName, scope) = saved
+        }
         return try body()
     }
 

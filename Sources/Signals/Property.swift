@@ -22,28 +22,41 @@ public protocol PropertyProtocol: AnyObject, BindingSource {
 /// `signal` and `producer` observers when it is released; its `lifetime` ends then too.
 public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvider, @unchecked Sendable {  // immutable; the box guards the value
     /// The property's source node.
-    public let node: Node
+    public private(set) var node: Node
     private let box: PropertyBox<Value>
     private let token = Lifetime.Token()
-    private let producerNode: Node
+    private var producerNode: Node
 
     /// Ends when the property is released.
     public let lifetime: Lifetime
 
-    /// A property holding `initial`.
-    public init(_ initial: Value, file: StaticString = #fileID, line: UInt = #line) {
-        node = Node.make(.source, "MutableProperty", file: file, line: line)
-        producerNode = Node.make(.operator, "producer", upstream: [.init(node: node, role: .data)], file: file, line: line)
+    /// A property holding `initial`, its node labelled `label` when one is given (shown in
+    /// figures, used to find it in a replay).
+    public init(_ initial: Value, named label: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
+        node = Node.make(.source, "MutableProperty", label: label, file: file, line: line)
+        producerNode = Self.producerNode(of: node)
         box = PropertyBox(initial, node: node)
         lifetime = Lifetime(token)
     }
 
     deinit { box.end() }
 
-    /// Names the property's node (shown in figures, used to find it in a replay).
+    private static func producerNode(of node: Node) -> Node {
+        Node.make(.operator, "producer", upstream: [.init(node: node, role: .data)], file: node.file, line: node.line)
+    }
+
+    /// This property, as an instance of a node labelled `label`: its node's labelled twin
+    /// (`Node.labelled(_:)`), so the label shows at this use of the call site only. Name it
+    /// where it is made (`MutableProperty(0).named("count")`, or `MutableProperty(0, named:
+    /// "count")`), before anything observes it; naming a property already observed is a
+    /// programming error.
     @discardableResult
     public func named(_ label: String) -> MutableProperty {
-        node.label = label
+        let labelled = node.labelled(label)
+        precondition(box.signal.core.relabel(to: labelled),
+                     "named(\"\(label)\") on a property already observed: name it where it is made")
+        node = labelled
+        producerNode = Self.producerNode(of: labelled)
         return self
     }
 

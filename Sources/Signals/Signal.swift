@@ -12,8 +12,9 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
 
     @usableFromInline let core: SignalCore<Value, Error>
 
-    /// The node this signal is an instance of.
-    public var node: Node { core.node }
+    /// The node this signal is an instance of. Once it has been read (an operator built on
+    /// this signal reads it), `named(_:)` no longer changes it.
+    public var node: Node { core.settledNode }
     /// This instance's subscription id (process-unique).
     public var subscription: UInt64 { core.subscription }
 
@@ -84,11 +85,20 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
         return (signal, input)
     }
 
-    /// Names this signal's node (shown in figures, used to find sources in a replay).
-    @discardableResult
-    public func named(_ label: String) -> Signal {
-        node.label = label
-        return self
+    /// This signal as an instance of a node labelled `label` (shown in figures, used to find
+    /// sources in a replay): its node's labelled twin (`Node.labelled(_:)`), so the label
+    /// shows at this use of the call site only, and two labels there are two nodes.
+    ///
+    /// Name a signal where it is made, before anything observes it
+    /// (`username.map(isValid).named("validUsername")`): it is then this very signal, and a
+    /// trace shows one node carrying the label. A signal already observed has shown its node;
+    /// naming it then gives a new signal of a `named` node fed by it, which a trace shows as
+    /// a node of its own.
+    public func named(_ label: String, file: StaticString = #fileID, line: UInt = #line) -> Signal {
+        if core.relabel(to: core.node.labelled(label)) { return self }
+        let named = Node.make(.operator, "named", label: label, upstream: [.init(node: core.node, role: .data)],
+                              file: file, line: line)
+        return derive(named) { event, observer in observer.send(event) }
     }
 
     // MARK: Observing
@@ -164,6 +174,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
     @usableFromInline
     func registerSink(_ name: String, file: StaticString, line: UInt) {
         guard let probe = Instrumentation.probe else { return }
+        core.reportIfPending()
         let sink = Node.make(.sink, name, upstream: [.init(node: node, role: .data)], file: file, line: line)
         probe.didSubscribe(sink, subscription: Instrumentation.newSubscription(), parent: subscription)
     }
@@ -249,8 +260,10 @@ struct Membership<Value, Error: Swift.Error> {
 /// `membership` for the next delivery to take in. An observer that left is skipped at once
 /// (its observation is marked disposed before anything else).
 @usableFromInline
-final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // delivery state only under the serializer, membership under its LockedState
-    @usableFromInline let node: Node
+final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingSubscription {  // delivery state only under the serializer, membership under its LockedState; the node changes only before anything has seen it
+    /// Changed only by `relabel(to:)`, before the instance is seen; unchecked, as it is read
+    /// on every recorded event.
+    @exclusivity(unchecked) @usableFromInline private(set) var node: Node
     @usableFromInline let subscription: UInt64
     @usableFromInline let serializer: Lock
     /// Touched only while holding `serializer`; a pointer, so no run-time exclusivity check.
@@ -265,20 +278,83 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // del
     /// A signal instance of `node` with the given serializer (shared with its upstream), or a
     /// new one of its own. `request` is the request of a boundary call's start, reported with
     /// its subscription.
+    ///
+    /// Made while a probe is attached, the instance is reported to it a little later than it
+    /// is made, with what held where it was made (its parent subscription, recording scope and
+    /// scheduler): at the next report made on this thread, at the end of the delivery or
+    /// scheduled action it was made in, or when it is first used from another thread,
+    /// whichever comes first. Until then `named(_:)` can still give it a labelled node of its
+    /// own, so the label is in the node the probe first hears of (see `relabel(to:)`).
     @usableFromInline
     init(node: Node, serializer: Lock? = nil, detachWhenUnobserved: Bool, request: Any? = nil) {
         self.node = node
         self.subscription = Instrumentation.newSubscription()
         self.serializer = serializer ?? Lock(recursive: true)
         self.detachWhenUnobserved = detachWhenUnobserved
-        if let probe = Instrumentation.probe {
-            let parent = ProbeContext.current.parentSubscription
-            if let request {
-                probe.didSubscribe(node, subscription: subscription, parent: parent, request: request)
-            } else {
-                probe.didSubscribe(node, subscription: subscription, parent: parent)
+        if Instrumentation.probe != nil {
+            ProbeContext.withCurrent { context in
+                pendingReport = PendingReport(parent: context.parentSubscription, scope: context.scope,
+                                              scheduler: context.schedulerName, request: request)
+                reporting.store(Self.unreported, ordering: .releasing)
+                context.reportPending()
+                context.state.pointee.pending = self
             }
         }
+    }
+
+    /// What a pending report of the subscription needs from where the signal was made.
+    struct PendingReport {
+        let parent: UInt64
+        let scope: UInt64
+        let scheduler: String?
+        let request: Any?
+    }
+
+    /// Set while the subscription waits to be reported (see `init`).
+    @usableFromInline static var unreported: UInt8 { 1 }
+    /// Set once the node may no longer change: the subscription was reported, the signal got
+    /// an observer, or its node was handed out.
+    @usableFromInline static var settled: UInt8 { 2 }
+    /// `unreported` and `settled` bits.
+    @usableFromInline let reporting = Atomic<UInt8>(0)
+    /// Read only by the thread that clears `unreported`.
+    private var pendingReport: PendingReport?
+
+    /// Reports the subscription to the attached probes if it has not been yet.
+    @usableFromInline
+    func reportIfPending() {
+        guard reporting.load(ordering: .acquiring) & Self.unreported != 0,
+              reporting.exchange(Self.settled, ordering: .acquiringAndReleasing) & Self.unreported != 0,
+              let report = pendingReport else { return }
+        pendingReport = nil
+        guard let probe = Instrumentation.probe else { return }
+        ProbeContext.withCurrent { context in
+            let saved = (context.scope, context.schedulerName)
+            context.scope = report.scope
+            context.schedulerName = report.scheduler
+            defer { (context.scope, context.schedulerName) = saved }
+            if let request = report.request {
+                probe.didSubscribe(node, subscription: subscription, parent: report.parent, request: request)
+            } else {
+                probe.didSubscribe(node, subscription: subscription, parent: report.parent)
+            }
+        }
+    }
+
+    /// The node, handed out: from now on it no longer changes.
+    var settledNode: Node {
+        reporting.bitwiseOr(Self.settled, ordering: .acquiringAndReleasing)
+        return node
+    }
+
+    /// Gives this instance `node` instead of the node it was made with, when nothing has
+    /// seen the old one yet: no probe heard of the subscription, nothing observes it and its
+    /// node was not handed out (`Signal.node`, read by an operator built on it). Returns
+    /// whether it did.
+    func relabel(to node: Node) -> Bool {
+        guard reporting.load(ordering: .acquiring) & Self.settled == 0 else { return false }
+        self.node = node
+        return true
     }
 
     /// Sends `event` from any thread: waits for the serializer.
@@ -341,6 +417,10 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // del
 
     @inlinable @inline(__always)
     func deliverInstrumented(_ event: Event<Value, Error>, probe: Probe, context: ProbeContext) {
+        // Subscriptions made before this event are reported before it: this one (made on
+        // another thread) and the last one made on this thread.
+        if reporting.load(ordering: .relaxed) & Self.unreported != 0 { reportIfPending() }
+        context.reportPending()
         // The payload is lent as its own type: a value of a value event, the error of a failure.
         let sequence: UInt64
         switch event {
@@ -370,6 +450,8 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // del
             state.pointee.otherCauses = savedOthers
         }
         state.pointee.cause = savedCause
+        // A subscription made while this event was delivered is reported at its time.
+        context.reportPending()
     }
 
     /// Closes the signal to new observers for a terminal event, taking in the observers that
@@ -441,7 +523,9 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // del
     @usableFromInline
     func release() {
         resources.dispose()
-        Instrumentation.probe?.didDispose(node, subscription: subscription)
+        guard let probe = Instrumentation.probe else { return }
+        reportIfPending()
+        probe.didDispose(node, subscription: subscription)
     }
 
     /// Takes in membership changes now if the serializer is free or already held by this
@@ -460,6 +544,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable {  // del
     @usableFromInline
     func add(_ observer: Observer<Value, Error>, gated: Bool = false) -> Disposable? {
         let observation = Observation(observer, gated: gated)
+        reporting.bitwiseOr(Self.settled, ordering: .acquiringAndReleasing)
         let accepted: Bool = membership.withLock { membership in
             if membership.closed { return false }
             membership.added.append(observation)

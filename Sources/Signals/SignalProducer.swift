@@ -139,10 +139,22 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
         SignalProducer(node: Node.make(.source, "never", file: "Signals/SignalProducer.swift", line: 0)) { _, _ in }
     }
 
-    /// Names this producer's node (shown in figures, used to find sources in a replay).
+    /// This producer with its node labelled `label` (shown in figures, used to find sources
+    /// in a replay): its node's labelled twin (`Node.labelled(_:)`), so the label shows at
+    /// this use of the call site only, and two labels there are two nodes. Each start's
+    /// signal carries the labelled node from the moment it is made.
     public func named(_ label: String) -> SignalProducer {
-        node.label = label
-        return self
+        let upstream = self
+        let labelled = node.labelled(label)
+        return SignalProducer(node: labelled) {
+            let instance = upstream.instantiate()
+            let core = instance.signal.core
+            // A producer that starts another node's signal (a wrapper) labels that node.
+            let named = core.node === upstream.node ? labelled : core.node.labelled(label)
+            if core.relabel(to: named) { return instance }
+            let signal = instance.signal.named(label)
+            return .init(signal: signal, interrupter: instance.interrupter, begin: instance.begin)
+        }
     }
 
     // MARK: Starting

@@ -206,6 +206,8 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     /// Runs `body` (which runs actions) in the scope of the recording following this
     /// scheduler, if any.
     private func driving(_ body: () -> Void) {
+        // A signal made just before is reported at the time it was made, before time moves.
+        if Instrumentation.probe != nil { ProbeContext.reportPending() }
         let scope = recordingScope
         if scope == 0 { return body() }
         ProbeContext.current.inScope(scope, body)

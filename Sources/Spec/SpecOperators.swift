@@ -81,14 +81,10 @@ enum SpecOperators {
         let node = Node.operator(name, (upstream.node, .data), file: SpecCall.file, line: call.line)
         return upstream.lift(node) { signal in
             var index = -1
-            let result = body(signal) {
+            return body(signal) {
                 index += 1
                 return index
             }
-            // The operator `body` applies records the events under a node of its own: the
-            // stream's name (given to this producer's node) goes to it, so a trace shows it.
-            if let label = node.label { _ = result.named(label) }
-            return result
         }
     }
 

@@ -84,10 +84,7 @@ extension SpecDocument {
             let timeline = input.events.map { (time: $0.time, event: self.event($0, of: input.name)) }
             let stream: SpecProducer
             if input.hot {
-                // One pipe node per input (nodes are interned by call site): with a shared node
-                // every input's label would overwrite the last in a recorded trace.
-                let pipe = Node.make(.source, "pipe", file: #fileID, line: UInt(input.location.line))
-                pipe.label = input.name
+                let pipe = Node.make(.source, "pipe", label: input.name, file: #fileID, line: UInt(input.location.line))
                 let hot = scheduler.hot(timeline, node: pipe)
                 hotInputs.append(hot)
                 stream = hot.producer(node: inputNode(input))

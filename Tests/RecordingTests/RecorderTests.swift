@@ -101,13 +101,12 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(trace.events[1].json?.count, 502)
     }
 
-    func testNodesAreWrittenOnceUpstreamFirstAndLabelsSetLaterAreRecorded() throws {
+    func testNodesAreWrittenOnceUpstreamFirstWithTheLabelNamedGivesThem() throws {
         let scheduler = TestScheduler()
         let bytes = Recorder.record(virtual: scheduler) {
             let (signal, input) = Signal<Int, Never>.pipe()
             let mapped = signal.map { $0 + 1 }
-            mapped.named("plusOne")
-            mapped.observeValues { _ in }
+            mapped.named("plusOne").observeValues { _ in }
             input.send(value: 1)
             input.send(value: 2)
         }
@@ -116,7 +115,38 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(trace.node(2)?.label, "plusOne")
         XCTAssertEqual(trace.node(named: "plusOne")?.name, "map")
         let text = String(decoding: bytes, as: UTF8.self)
-        XCTAssertTrue(text.contains(#"{"type":"label","node":2,"label":"plusOne"}"#))
+        XCTAssertTrue(text.contains(#""name":"map","parameters":"","file":"RecordingTests/RecorderTests.swift","line":108,"label":"plusOne","#),
+                      "the label is in the node's record, the first the trace says of it")
+        XCTAssertFalse(text.contains(#"{"type":"label""#), text)
+    }
+
+    func testASubscriptionIsRecordedAtTheTimeAndWithTheParentItWasMadeWith() throws {
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (queries, input) = Signal<String, Never>.pipe(named: "queries")
+            queries.flatMap(.latest) { query in
+                SignalProducer<String, Never> { observer, lifetime in
+                    lifetime += scheduler.schedule(after: 1) { observer.send(value: query + "!") }
+                }
+                .named("lookup")
+            }
+            .observeValues { _ in }
+            // Made last before time moves on, observed by nothing: still recorded at 0.
+            let unobserved = queries.map { $0.count }.named("length")
+            scheduler.advance(by: 2)
+            input.send(value: "a")
+            _ = unobserved
+            scheduler.advance(by: 5)
+        }
+        let trace = try Trace(bytes: bytes)
+        let length = try XCTUnwrap(trace.node(named: "length"))
+        let lookup = try XCTUnwrap(trace.node(named: "lookup"))
+        let flatMap = try XCTUnwrap(trace.nodes.first { $0.name == "flatMap" })
+        XCTAssertEqual(trace.subscriptions.filter { $0.node == length.id }.map(\.time), [0])
+        let inner = try XCTUnwrap(trace.subscriptions.first { $0.node == lookup.id })
+        XCTAssertEqual(inner.time, 2_000_000_000, "at the query, not at the answer a second later")
+        XCTAssertEqual(trace.subscriptions.first { $0.id == inner.parent }?.node, flatMap.id)
+        XCTAssertFalse(String(decoding: bytes, as: UTF8.self).contains(#"{"type":"label""#))
     }
 
     func testSubscriptionsStartedBeforeRecordingAreMarkedLate() throws {

@@ -3,8 +3,7 @@ import Foundation
 import TraceLog
 import XCTest
 
-/// The replay's shortcuts give what the long way gives: payloads read without `JSONDecoder`,
-/// and label folding skipped when the trace has no label line.
+/// The replay's shortcuts give what the long way gives: payloads read without `JSONDecoder`.
 final class ReplayShortcutTests: XCTestCase {
     private func decoded<T: Decodable>(_ type: T.Type, _ json: String) -> T? {
         try? JSONDecoder().decode(T.self, from: Data(json.utf8))
@@ -36,22 +35,5 @@ final class ReplayShortcutTests: XCTestCase {
             XCTAssertNil(ReplayEnvironment.plainValue(Bool.self, json), json)
         }
         XCTAssertNil(ReplayEnvironment.plainValue(Double.self, "1"), "other types are left to JSONDecoder")
-    }
-
-    func testLabelLinesAreFoundAndFolded() throws {
-        let header = TraceRecord.header(TraceHeader(clock: .virtual)).jsonLine
-        let node = TraceRecord.node(NodeRecord(id: 1, kind: .source, name: "pipe", file: "A.swift", line: 1)).jsonLine
-        let label = TraceRecord.label(LabelRecord(node: 1, label: "x")).jsonLine
-        // A mark whose label looks like a label record's start stays inside its line.
-        let mark = TraceRecord.mark(MarkRecord(time: 0, thread: 1, label: "\n{\"type\":\"label\",")).jsonLine
-        let thread = TraceRecord.thread(ThreadRecord(id: 1, name: "main")).jsonLine
-        let without = header + thread + node + mark
-        XCTAssertFalse(Replayer.hasLabelLine(without))
-        XCTAssertEqual(try Replayer.foldingLabels(without), without)
-        let with = without + label
-        XCTAssertTrue(Replayer.hasLabelLine(with))
-        let folded = try Replayer.foldingLabels(with)
-        XCTAssertFalse(Replayer.hasLabelLine(folded))
-        XCTAssertEqual(try Trace(bytes: folded).nodes.map(\.label), ["x"])
     }
 }

@@ -17,7 +17,7 @@ extension Signal {
         // With no probe attached, a hop onto a queue scheduler is a bare `async`: the hops are
         // not kept (below), so the cancellable wrapper `schedule` makes would be made for nothing.
         let queue = (scheduler as? QueueScheduler)?.queue
-        return Signal.scheduled(node) { observer, lifetime, subscription in
+        return Signal.scheduled(node) { observer, lifetime, core in
             lifetime += self.observeInternally { event in
                 if let queue, Instrumentation.probe == nil {
                     // Values of any type cross to the queue, as with every scheduler (see
@@ -28,7 +28,7 @@ extension Signal {
                 }
                 // Not kept for cancellation: a hop that runs after the signal ended finds it
                 // terminated and sends nothing, and per-event bookkeeping would cost every event.
-                scheduleHop(on: scheduler, node: node, subscription: subscription) {
+                scheduleHop(on: scheduler, of: core) {
                     observer.send(event)
                 }
             }

@@ -13,7 +13,7 @@ extension SignalProducer {
             let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false)
             let interrupter = AnyDisposable { core.send(.interrupted) }
             return Instance(signal: Signal(core: core), interrupter: interrupter) {
-                core.resources += scheduleHop(on: scheduler, node: node, subscription: core.subscription) {
+                core.resources += scheduleHop(on: scheduler, of: core) {
                     guard !core.resources.isDisposed else { return }
                     upstream.startWithSignal { signal, upstreamInterrupter in
                         core.resources += upstreamInterrupter

@@ -31,22 +31,23 @@ extension Signal {
     @inlinable
     static func scheduled(
         _ node: Node,
-        _ generator: (Observer, Lifetime, UInt64) -> Void
+        _ generator: (Observer, Lifetime, SignalCore<Value, Error>) -> Void
     ) -> Signal {
         let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: true)
-        generator(Observer(core.send), Lifetime(core.resources), core.subscription)
+        generator(Observer(core.send), Lifetime(core.resources), core)
         return Signal(core: core)
     }
 }
 
-/// Enqueues `action` on `scheduler` as a thread hop of `node`'s `subscription`: the probe
-/// hears `hopEnqueued` now and `hopStarted` when the action begins on the target. With no
-/// probe attached this is a plain `schedule`.
+/// Enqueues `action` on `scheduler` as a thread hop of the signal instance `core`: the probe
+/// hears `hopEnqueued` now (with the instance's node as it is now, labelled if it was named)
+/// and `hopStarted` when the action begins on the target. With no probe attached this is a
+/// plain `schedule`.
 @usableFromInline @discardableResult
-func scheduleHop(on scheduler: Scheduler, node: Node, subscription: UInt64,
-                 _ action: @escaping () -> Void) -> Disposable? {
+func scheduleHop<Value, Error>(on scheduler: Scheduler, of core: SignalCore<Value, Error>,
+                               _ action: @escaping () -> Void) -> Disposable? {
     guard let probe = Instrumentation.probe else { return scheduler.schedule(action) }
-    let hop = probe.hopEnqueued(node, subscription: subscription, scheduler: scheduler.name)
+    let hop = probe.hopEnqueued(core.node, subscription: core.subscription, scheduler: scheduler.name)
     return scheduler.schedule {
         // A probe detached meanwhile must hear nothing more.
         if Instrumentation.probe === probe { probe.hopStarted(hop) }
@@ -145,7 +146,8 @@ extension Signal {
     func withDeadline<State: DeadlineStateMachine>(_ node: Node, on scheduler: DateScheduler, _ state: State,
                                                    onTimeout: @escaping (Observer, Lifetime, UInt64) -> Void)
         -> Signal<Value, Error> {
-        Signal.scheduled(node) { observer, lifetime, subscription in
+        Signal.scheduled(node) { observer, lifetime, core in
+            let subscription = core.subscription
             let machine = Machine(state)
             let upstream = SerialDisposable()
             let deadline = SerialDisposable()
