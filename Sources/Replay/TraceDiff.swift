@@ -542,7 +542,7 @@ public struct TraceDiff: Sendable {
 /// has too: the service's own streams, which a replay does not run.
 ///
 /// A node is inside when all three hold:
-/// - by causality: every event its events caused belongs to an aligned `call` node or to a
+/// - by causality: every event its events caused (as any of their causes) belongs to an aligned `call` node or to a
 ///   node inside (a node without events, a sink, is inside when all its upstream nodes are);
 /// - by structure: no node upstream of it, however far, is aligned with the other trace (an
 ///   operator inserted into the pipeline hangs from aligned nodes; a service does not);
@@ -625,14 +625,17 @@ struct CallBoundary {
         // A cause is an earlier event, read earlier unless the file is out of sequence order:
         // those few wait until every event is known.
         var later: [(cause: UInt64, node: UInt64)] = []
+        // Every cause, not only the primary: a call's answer is caused by the service's event
+        // that delivered it and by the start that asked.
         try side.forEachEvent { _, sequence, node, causes in
             sequences.append(sequence)
             nodes.append(node)
-            guard let cause = causes.first else { return }
-            if let origin = sequences.position(of: cause) {
-                effects[nodes[origin], default: []].insert(node)
-            } else {
-                later.append((cause, node))
+            for cause in causes {
+                if let origin = sequences.position(of: cause) {
+                    effects[nodes[origin], default: []].insert(node)
+                } else {
+                    later.append((cause, node))
+                }
             }
         }
         for (cause, node) in later {

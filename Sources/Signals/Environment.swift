@@ -129,13 +129,35 @@ extension SignalProducer {
     /// `call(label)` observing the service without a sink of its own: what a live call is, so
     /// every environment that runs the service (live, or the tests' virtual one) records the
     /// same nodes. A `request` is reported with each start (and recorded).
+    ///
+    /// The call's events carry, after the cause that delivered them (the service's event), the
+    /// event that started the call (the request) as a further cause, whichever thread the
+    /// service answers on: a service answering from a dispatch queue of its own carries no
+    /// cause across, and its answer would otherwise be cut off from the input that asked
+    /// (end-to-end latency from the input, the data age of what a sink shows).
     package static func environmentCall(
         _ label: String, request: (any Encodable)? = nil, file: StaticString, line: UInt,
         _ perform: @escaping () -> SignalProducer
     ) -> SignalProducer {
         SignalProducer(node: .call(label, file: file, line: line), request: request) { observer, lifetime in
+            let start = Instrumentation.probe == nil ? 0 : ProbeContext.current.cause
             perform().startWithSignal { signal, interrupter in
-                signal.observeInternally(observer.send)
+                if start == 0 {
+                    signal.observeInternally(observer.send)
+                } else {
+                    signal.observeInternally { event in
+                        ProbeContext.withCurrent { context in
+                            let (delivering, others) = (context.cause, context.otherCauses)
+                            if delivering == 0 {
+                                context.cause = start
+                            } else if delivering != start {
+                                context.otherCauses = others + [start]
+                            }
+                            defer { (context.cause, context.otherCauses) = (delivering, others) }
+                            observer.send(event)
+                        }
+                    }
+                }
                 lifetime += interrupter
             }
         }
