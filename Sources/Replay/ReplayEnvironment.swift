@@ -139,8 +139,12 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
                 return signal
             }
         }
+        // One lane per recorded thread, not per event.
+        var lanes: [UInt64: TestScheduler.Lane] = [:]
         for entry in scheduled {
-            lane(for: entry.thread).schedule(after: Self.date(entry.time)) { observer.send(entry.event) }
+            let lane = lanes[entry.thread] ?? lane(for: entry.thread)
+            lanes[entry.thread] = lane
+            lane.schedule(after: Self.date(entry.time)) { observer.send(entry.event) }
         }
         return signal
     }

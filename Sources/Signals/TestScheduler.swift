@@ -9,23 +9,37 @@ import Synchronization
 /// they were scheduled; an action scheduled while others run, for a time already reached,
 /// runs in the same advance. Dates convert to the nearest nanosecond.
 public final class TestScheduler: DateScheduler, @unchecked Sendable {  // driven from one thread at a time, as a virtual clock must be
-    private final class Item {
+    /// A scheduled action, and the disposable that cancels it.
+    private final class Item: Disposable, @unchecked Sendable {  // `action` only under the scheduler's lock
         let due: Int64
         let order: UInt64
-        let lane: String
         /// Nil once cancelled: a cancelled action releases what it captured at once rather
         /// than when the clock reaches it.
         var action: (() -> Void)?
+        private weak var scheduler: TestScheduler?
+        private let disposed = Atomic<Bool>(false)
 
-        init(due: Int64, order: UInt64, lane: String, action: @escaping () -> Void) {
+        init(due: Int64, order: UInt64, scheduler: TestScheduler, action: @escaping () -> Void) {
             self.due = due
             self.order = order
-            self.lane = lane
+            self.scheduler = scheduler
             self.action = action
         }
 
         func precedes(_ other: Item) -> Bool {
             due != other.due ? due < other.due : order < other.order
+        }
+
+        var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+
+        func dispose() {
+            guard !disposed.exchange(true, ordering: .acquiringAndReleasing), let scheduler else { return }
+            // Taken out under the lock, released after it: what it captured may dispose more.
+            let action: (() -> Void)? = scheduler.lock.withLock {
+                defer { self.action = nil }
+                return self.action
+            }
+            _ = action
         }
     }
 
@@ -74,6 +88,13 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     }
     private let scope = Atomic<UInt64>(0)
     private let lock = Lock(recursive: true)
+    /// Waiting actions in (due, order) order, from `queueHead`: an action is appended here when
+    /// it is due no earlier than the last one (the usual case: inputs scheduled in time order,
+    /// work for now), at no cost of sifting; any other goes into `heap`. The next action is
+    /// the earlier of the two fronts.
+    private var queue: [Item] = []
+    private var queueHead = 0
+    /// The other waiting actions, a binary min-heap on (due, order).
     private var heap: [Item] = []
     private var nextOrder: UInt64 = 0
     private var clock: Int64
@@ -91,7 +112,9 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     public var currentDate: Date { Date(timeIntervalSinceReferenceDate: Double(now) / 1e9) }
 
     /// Whether any action is waiting.
-    public var isEmpty: Bool { lock.withLock { heap.allSatisfy { $0.action == nil } } }
+    public var isEmpty: Bool {
+        lock.withLock { heap.allSatisfy { $0.action == nil } && queue[queueHead...].allSatisfy { $0.action == nil } }
+    }
 
     /// A view of this scheduler whose actions run under `name`.
     public func lane(_ name: String) -> Lane { Lane(scheduler: self, name: name) }
@@ -134,15 +157,12 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     }
 
     fileprivate func enqueue(at due: Int64, lane: String, _ action: @escaping () -> Void) -> Disposable {
-        let item: Item = lock.withLock {
+        let action = instrumented(action, on: lane)
+        return lock.withLock {
             nextOrder += 1
-            let item = Item(due: max(due, clock), order: nextOrder, lane: lane,
-                            action: instrumented(action, on: lane))
+            let item = Item(due: max(due, clock), order: nextOrder, scheduler: self, action: action)
             push(item)
             return item
-        }
-        return AnyDisposable { [weak self] in
-            self?.lock.withLock { item.action = nil }
         }
     }
 
@@ -216,22 +236,49 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     /// The next action due by `target`, taken under the lock (a cancellation may race it).
     private func popDue(upTo target: Int64) -> (() -> Void)? {
         lock.withLock {
-            while let top = heap.first {
-                guard let action = top.action else {
-                    pop()
-                    continue
+            while true {
+                let queued = queueHead < queue.count ? queue[queueHead] : nil
+                let fromQueue: Bool
+                let top: Item
+                if let queued, heap.isEmpty || queued.precedes(heap[0]) {
+                    (fromQueue, top) = (true, queued)
+                } else if let first = heap.first {
+                    (fromQueue, top) = (false, first)
+                } else {
+                    return nil
                 }
-                guard top.due <= target else { return nil }
-                pop()
+                let action = top.action
+                if action != nil && top.due > target { return nil }
+                if fromQueue { dequeue() } else { pop() }
+                guard let action else { continue }
                 clock = max(clock, top.due)
                 return action
             }
-            return nil
+        }
+    }
+
+    private func push(_ item: Item) {
+        if let last = queue.last, queueHead < queue.count, item.precedes(last) {
+            siftUp(item)
+        } else {
+            queue.append(item)
+        }
+    }
+
+    /// Takes the queue's front off; an emptied queue starts over, and a long-drained front is let go.
+    private func dequeue() {
+        queueHead += 1
+        if queueHead == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            queueHead = 0
+        } else if queueHead >= 4096 && queueHead * 2 >= queue.count {
+            queue = Array(queue[queueHead...])
+            queueHead = 0
         }
     }
 
     // A binary min-heap on (due, order).
-    private func push(_ item: Item) {
+    private func siftUp(_ item: Item) {
         heap.append(item)
         var child = heap.count - 1
         while child > 0 {

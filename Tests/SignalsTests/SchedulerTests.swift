@@ -15,6 +15,46 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(scheduler.now, 2_000_000)
     }
 
+    /// Actions scheduled in time order and out of it, some cancelled, some scheduling more as
+    /// they run, run in (due time, order scheduled) order, each in the advance it falls due in.
+    func testMixedSchedulesRunInDueThenScheduledOrder() {
+        let scheduler = TestScheduler()
+        var generator = SplitMix(seed: 14)
+        var expected: [(due: Int64, order: Int)] = []
+        var ran: [Int] = []
+        var order = 0
+        func schedule(at due: Int64, spawning: Bool) {
+            order += 1
+            let mine = order
+            let disposable = scheduler.schedule(atNanoseconds: due) {
+                ran.append(mine)
+                if spawning {
+                    // Later, now, or (clamped to now) in the past.
+                    schedule(at: scheduler.now + Int64(generator.next() % 40) - 10, spawning: false)
+                }
+            }
+            if generator.next() % 7 == 0 {
+                disposable?.dispose()
+                XCTAssertEqual(disposable?.isDisposed, true)
+            } else {
+                expected.append((max(due, scheduler.now), mine))
+            }
+        }
+        var time: Int64 = 0
+        for index in 0..<2_000 {
+            // Mostly ascending, as a replay's inputs; every fifth out of order.
+            time += Int64(generator.next() % 5)
+            schedule(at: index % 5 == 0 ? Int64(generator.next() % 3_000) : time, spawning: index % 3 == 0)
+        }
+        scheduler.advance(toNanoseconds: 1_500)
+        XCTAssertEqual(Set(ran).count, ran.count)
+        XCTAssertTrue(ran.allSatisfy { mine in expected.first { $0.order == mine }.map { $0.due <= 1_500 } ?? false })
+        scheduler.run()
+        XCTAssertTrue(scheduler.isEmpty)
+        let sorted = expected.sorted { ($0.due, $0.order) < ($1.due, $1.order) }.map(\.order)
+        XCTAssertEqual(ran, sorted)
+    }
+
     func testAdvanceRunsOnlyWhatFallsDue() {
         let scheduler = TestScheduler()
         var ran: [Int64] = []
@@ -74,5 +114,18 @@ final class SchedulerTests: XCTestCase {
         scheduler.schedule { done.fulfill() }
         wait(for: [done], timeout: 10)
         XCTAssertEqual(order, [0, 1, 2, 3, 4])
+    }
+}
+
+/// A small deterministic generator for the scheduler's mixed-order test.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
