@@ -26,15 +26,13 @@ final class RecorderCore: Probe, @unchecked Sendable {
 
     let clock: Clock
     /// The recording scope this recorder takes events from (`ProbeContext.scope`): its own
-    /// `serial` for a virtual recording, which claims the thread that starts it and its
-    /// `TestScheduler` (whichever thread drives it), so what other threads do meanwhile (a
-    /// live pipeline winding down, another test's recording) is not part of it; 0 for a real
-    /// recording, which takes whatever belongs to no virtual recording.
-    @inline(__always) var scope: UInt64 {
-        if case .virtual = clock { return serial }
-        return 0
-    }
-    /// What a virtual recording claimed at `start()`, to give back at `stop()`: the starting
+    /// `serial`. A recording claims the thread that starts it, and a virtual one its
+    /// `TestScheduler` (whichever thread drives it); a stream made in the scope reports in it
+    /// from any thread. A virtual recording takes only its scope, so what other threads do
+    /// meanwhile (a live pipeline winding down, another test's recording) is not part of it;
+    /// a real one also takes work of no recording running now.
+    @inline(__always) var scope: UInt64 { serial }
+    /// What the recording claimed at `start()`, to give back at `stop()`: the starting
     /// thread and its previous scope, and the scheduler's previous scope. Guarded by `mutex`.
     var claim: (thread: pthread_t, threadScope: UInt64, schedulerScope: UInt64)?
     /// The high bits of the sequence numbers `willSend` returns: a cause numbered by another
@@ -192,13 +190,14 @@ final class RecorderCore: Probe, @unchecked Sendable {
         lock()
         if !started {
             started = true
+            let context = ProbeContext.current
+            claim = (pthread_self(), context.scope, 0)
+            context.scope = scope
             if case let .virtual(scheduler) = clock {
-                let context = ProbeContext.current
-                claim = (pthread_self(), context.scope, scheduler.recordingScope)
-                context.scope = scope
+                claim?.schedulerScope = scheduler.recordingScope
                 scheduler.recordingScope = scope
-                Self.virtualScopes.withLock { _ = $0.insert(scope) }
             }
+            Self.runningScopes.withLock { _ = $0.insert(scope) }
             append(.header(makeHeader()))
             if case .file = sink {
                 writerRunning = true
@@ -221,12 +220,14 @@ final class RecorderCore: Probe, @unchecked Sendable {
         let summary = summaryRecord()
         guard started, !stopped else { return summary }
         stopped = true
-        if let claim, case let .virtual(scheduler) = clock {
-            if scheduler.recordingScope == scope { scheduler.recordingScope = claim.schedulerScope }
+        if let claim {
+            if case let .virtual(scheduler) = clock, scheduler.recordingScope == scope {
+                scheduler.recordingScope = claim.schedulerScope
+            }
             let context = ProbeContext.current
             if pthread_equal(claim.thread, pthread_self()) != 0, context.scope == scope { context.scope = claim.threadScope }
             self.claim = nil
-            Self.virtualScopes.withLock { _ = $0.remove(scope) }
+            Self.runningScopes.withLock { _ = $0.remove(scope) }
         }
         for hop in pendingHops.keys.sorted() {
             if let record = pendingHops[hop] { append(.hop(record)) }
@@ -497,17 +498,18 @@ final class RecorderCore: Probe, @unchecked Sendable {
         belongs(ProbeContext.current)
     }
 
-    /// Whether work in `context`'s scope belongs in this recording: a virtual recording's own
-    /// scope; for a real recording, work of no virtual recording still running (a thread a
-    /// stopped virtual recording claimed counts as unclaimed, wherever it was stopped).
+    /// Whether work in `context`'s scope belongs in this recording: its own scope; for a real
+    /// recording also work of no recording still running (outside every scope, or in the
+    /// scope of one stopped since, wherever it was stopped).
     @inline(__always) func belongs(_ context: ProbeContext) -> Bool {
         let current = context.scope
         if current == scope { return true }
-        return scope == 0 && !Self.virtualScopes.withLock { $0.contains(current) }
+        if isVirtual { return false }
+        return current == 0 || !Self.runningScopes.withLock { $0.contains(current) }
     }
 
-    /// The scopes of the virtual recordings running now.
-    static let virtualScopes = Mutex<Set<UInt64>>([])
+    /// The scopes of the recordings running now.
+    static let runningScopes = Mutex<Set<UInt64>>([])
 
     /// This recording's own sequence number in a cause, or 0 for another recorder's.
     @inline(__always) func localCause(_ cause: UInt64) -> UInt64 {

@@ -464,10 +464,11 @@ public final class ProbeContext {
         get { state.pointee.schedulerName }
         set { state.pointee.schedulerName = newValue }
     }
-    /// The recording the work on this thread belongs to now, or 0 for none: a virtual
-    /// recording claims the thread that starts it and every thread while it drives the
-    /// recording's `TestScheduler` (see `TestScheduler.recordingScope`), so two recordings
-    /// made at once do not see each other's events.
+    /// The recording the work on this thread belongs to now, or 0 for none: a recording
+    /// claims the thread that starts it, a virtual one also every thread while it drives the
+    /// recording's `TestScheduler` (see `TestScheduler.recordingScope`), and a signal instance
+    /// delivers in the scope it was made in; so two recordings made at once do not see each
+    /// other's events.
     @inlinable public var scope: UInt64 {
         get { state.pointee.scope }
         set { state.pointee.scope = newValue }

@@ -176,7 +176,11 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
         guard let probe = Instrumentation.probe else { return }
         core.reportIfPending()
         let sink = Node.make(.sink, name, upstream: [.init(node: node, role: .data)], file: file, line: line)
-        probe.didSubscribe(sink, subscription: Instrumentation.newSubscription(), parent: subscription)
+        ProbeContext.withCurrent { context in
+            context.inScope(core.scope) {
+                probe.didSubscribe(sink, subscription: Instrumentation.newSubscription(), parent: subscription)
+            }
+        }
     }
 }
 
@@ -291,10 +295,12 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         self.subscription = Instrumentation.newSubscription()
         self.serializer = serializer ?? Lock(recursive: true)
         self.detachWhenUnobserved = detachWhenUnobserved
-        if Instrumentation.probe != nil {
+        let instrumented = Instrumentation.probe != nil
+        self.scope = instrumented ? ProbeContext.withCurrent { $0.scope } : 0
+        if instrumented {
             ProbeContext.withCurrent { context in
-                pendingReport = PendingReport(parent: context.parentSubscription, scope: context.scope,
-                                              scheduler: context.schedulerName, request: request)
+                pendingReport = PendingReport(parent: context.parentSubscription, scheduler: context.schedulerName,
+                                              request: request)
                 reporting.store(Self.unreported, ordering: .releasing)
                 context.reportPending()
                 context.state.pointee.pending = self
@@ -305,10 +311,15 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// What a pending report of the subscription needs from where the signal was made.
     struct PendingReport {
         let parent: UInt64
-        let scope: UInt64
         let scheduler: String?
         let request: Any?
     }
+
+    /// The recording scope the instance was made in (`ProbeContext.scope`, read only when a
+    /// probe was attached then), 0 for none: everything it reports is reported in that scope,
+    /// whichever thread it runs on, so a recording gets the events of the streams made in it
+    /// and no other recording does.
+    @usableFromInline let scope: UInt64
 
     /// Set while the subscription waits to be reported (see `init`).
     @usableFromInline static var unreported: UInt8 { 1 }
@@ -330,7 +341,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         guard let probe = Instrumentation.probe else { return }
         ProbeContext.withCurrent { context in
             let saved = (context.scope, context.schedulerName)
-            context.scope = report.scope
+            context.scope = scope
             context.schedulerName = report.scheduler
             defer { (context.scope, context.schedulerName) = saved }
             if let request = report.request {
@@ -421,6 +432,10 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         // another thread) and the last one made on this thread.
         if reporting.load(ordering: .relaxed) & Self.unreported != 0 { reportIfPending() }
         context.reportPending()
+        // The event, and whatever its delivery does, is in the scope the instance was made in.
+        let savedScope = context.state.pointee.scope
+        if scope != 0 { context.state.pointee.scope = scope }
+        defer { context.state.pointee.scope = savedScope }
         // The payload is lent as its own type: a value of a value event, the error of a failure.
         let sequence: UInt64
         switch event {
@@ -525,7 +540,9 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         resources.dispose()
         guard let probe = Instrumentation.probe else { return }
         reportIfPending()
-        probe.didDispose(node, subscription: subscription)
+        ProbeContext.withCurrent { context in
+            context.inScope(scope) { probe.didDispose(node, subscription: subscription) }
+        }
     }
 
     /// Takes in membership changes now if the serializer is free or already held by this

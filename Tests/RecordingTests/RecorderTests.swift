@@ -355,3 +355,50 @@ extension RecorderTests {
         XCTAssertEqual(try Trace(contentsOf: url).events.count, 3)
     }
 }
+
+final class LiveRecordingScopeTests: XCTestCase {
+    private final class Results: @unchecked Sendable {  // guarded by lock
+        private let lock = NSLock()
+        private var bytes: [String: [UInt8]] = [:]
+        subscript(name: String) -> [UInt8] {
+            get { lock.withLock { bytes[name] ?? [] } }
+            set { lock.withLock { bytes[name] = newValue } }
+        }
+    }
+
+    /// Records, live, a pipeline made on this thread, whose every value is sent from a worker
+    /// of a queue the other recording's values come from too.
+    private static func record(_ name: String, values: Range<Int>, from queue: DispatchQueue) -> [UInt8] {
+        let recorder = Recorder(clock: .real)
+        recorder.start()
+        let (signal, input) = Signal<Int, Never>.pipe(named: name)
+        signal.map { $0 + 1 }.observeValues { _ in }
+        let group = DispatchGroup()
+        for value in values { queue.async(group: group) { input.send(value: value) } }
+        group.wait()
+        _ = try? recorder.stop()
+        return recorder.bytes
+    }
+
+    func testTwoLiveRecordingsOnTwoThreadsEachHoldExactlyTheirOwnEvents() throws {
+        let queue = DispatchQueue(label: "shared-senders", attributes: .concurrent)
+        let results = Results()
+        let done = DispatchGroup()
+        let runs: [(String, Range<Int>)] = [("left", 1_000..<1_300), ("right", 5_000..<5_300)]
+        for (name, values) in runs {
+            done.enter()
+            Thread.detachNewThread {
+                results[name] = Self.record(name, values: values, from: queue)
+                done.leave()
+            }
+        }
+        done.wait()
+        for (name, values) in runs {
+            let trace = try Trace(bytes: results[name])
+            XCTAssertEqual(trace.nodes.compactMap(\.label), [name], name)
+            let sent = trace.events.compactMap { $0.json.flatMap { Int($0) } }
+            XCTAssertEqual(sent.count, 2 * values.count, name)
+            XCTAssertTrue(sent.allSatisfy { values.contains($0) || values.contains($0 - 1) }, name)
+        }
+    }
+}
