@@ -151,6 +151,9 @@ final class DiffSide {
 
     func node(_ id: UInt64) -> NodeRecord? { nodeIndex[id].map { nodes[$0] } }
 
+    /// The position of the node `id` in `nodes`.
+    func nodePosition(_ id: UInt64) -> Int? { nodeIndex[id] }
+
     /// How many events the node `id` sent, over all its subscriptions.
     func eventCount(of id: UInt64) -> Int { nodeIndex[id].map { counts[$0] } ?? 0 }
 
@@ -216,33 +219,52 @@ final class DiffSide {
     }
 }
 
-/// Positions of events by sequence number: a binary search while the numbers ascend (as a
-/// recorder writes them), a dictionary from the first that does not.
+/// Positions of events by sequence number, held as runs of consecutive numbers at
+/// consecutive positions: a recorder numbers its events 1, 2, 3, … in the order it writes
+/// them, which one run holds whatever their number. A lookup is a binary search over the runs
+/// while the numbers ascend, a dictionary from the first that does not.
 struct SequencePositions {
-    private var sequences: [UInt64] = []
+    /// (first sequence number, first position, count), in the order appended.
+    private var runs: [(sequence: UInt64, position: Int, count: Int)] = []
     private var index: [UInt64: Int]?
+    private(set) var count = 0
 
     mutating func append(_ sequence: UInt64) {
         // Sequence numbers are unique (`TraceValidator`).
-        if index == nil, let last = sequences.last, sequence < last {
-            index = Dictionary(uniqueKeysWithValues: sequences.enumerated().map { ($1, $0) })
+        if index == nil, let last = runs.last, sequence <= last.sequence + UInt64(last.count - 1) {
+            var index: [UInt64: Int] = [:]
+            for run in runs {
+                for offset in 0..<run.count { index[run.sequence + UInt64(offset)] = run.position + offset }
+            }
+            self.index = index
         }
-        index?[sequence] = sequences.count
-        sequences.append(sequence)
+        index?[sequence] = count
+        if let last = runs.last, last.sequence.addingReportingOverflow(UInt64(last.count)) == (sequence, false) {
+            runs[runs.count - 1].count += 1
+        } else {
+            runs.append((sequence, count, 1))
+        }
+        count += 1
     }
 
-    var count: Int { sequences.count }
-
-    func sequence(at position: Int) -> UInt64 { sequences[position] }
+    func sequence(at position: Int) -> UInt64 {
+        var low = 0, high = runs.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if runs[middle].position <= position { low = middle } else { high = middle - 1 }
+        }
+        return runs[low].sequence + UInt64(position - runs[low].position)
+    }
 
     func position(of sequence: UInt64) -> Int? {
         if let index { return index[sequence] }
-        var low = 0, high = sequences.count
+        var low = 0, high = runs.count
         while low < high {
             let middle = (low + high) / 2
-            if sequences[middle] < sequence { low = middle + 1 } else { high = middle }
+            if runs[middle].sequence + UInt64(runs[middle].count - 1) < sequence { low = middle + 1 } else { high = middle }
         }
-        return low < sequences.count && sequences[low] == sequence ? low : nil
+        guard low < runs.count, runs[low].sequence <= sequence else { return nil }
+        return runs[low].position + Int(sequence - runs[low].sequence)
     }
 }
 

@@ -278,7 +278,9 @@ public struct TraceDiff: Sendable {
     }
 
     /// Compares one pair of aligned nodes at a time: only those two nodes' events are in
-    /// memory, plus 9 bytes per event of B for the causal order.
+    /// memory. Placing differences among B's events (an event only in B, a node difference)
+    /// takes where every event of B aligns: the pairs' events are then aligned once more,
+    /// recording that (9 bytes per event of B) and nothing else.
     private struct Builder {
         let a: DiffSide
         let b: DiffSide
@@ -292,10 +294,13 @@ public struct TraceDiff: Sendable {
         var totalShift: Int64 = 0
         var maxShift: Int64 = 0
         var maxShiftNode: String?
+        /// Whether the walk over the pairs' events records differences (the first walk) or
+        /// only where B's events align (`alignedB`, `isAlignedB`, `anchorB`: the second).
+        var comparing = true
         /// By position in B's events: the sequence number of the A event it is aligned or
-        /// paired with, when `isAlignedB` says it is.
-        var alignedB: [UInt64]
-        var isAlignedB: [Bool]
+        /// paired with, when `isAlignedB` says it is. Empty until the second walk.
+        var alignedB: [UInt64] = []
+        var isAlignedB: [Bool] = []
         /// B's events only in B within an aligned node, by position: → the sequence number of
         /// the A event aligned before them.
         var anchorB: [Int: UInt64] = [:]
@@ -303,8 +308,6 @@ public struct TraceDiff: Sendable {
         init(a: DiffSide, b: DiffSide, alignment: NodeAlignment, tolerance: Int64?, ignoringLineShifts: Bool) {
             self.a = a
             self.b = b
-            alignedB = [UInt64](repeating: 0, count: b.eventCount)
-            isAlignedB = [Bool](repeating: false, count: b.eventCount)
             self.alignment = alignment
             self.tolerance = tolerance
             self.ignoringLineShifts = ignoringLineShifts
@@ -350,7 +353,7 @@ public struct TraceDiff: Sendable {
         }
 
         private mutating func add(_ difference: Difference, _ place: Place) {
-            found.append((place, difference))
+            if comparing { found.append((place, difference)) }
         }
 
         /// The differences in causal order. Uses up `alignedB`.
@@ -400,6 +403,13 @@ public struct TraceDiff: Sendable {
                 }
             }
             guard needed else { return ([], SequencePositions()) }
+            comparing = false
+            alignedB = [UInt64](repeating: 0, count: b.eventCount)
+            isAlignedB = [Bool](repeating: false, count: b.eventCount)
+            for pair in alignment.pairs {
+                guard let nodeA = a.node(pair.a), let nodeB = b.node(pair.b) else { continue }
+                try compareEvents(nodeA, nodeB)
+            }
             var sequences = SequencePositions()
             var causes: [Int: [UInt64]] = [:]
             try b.forEachEvent { position, sequence, _, eventCauses in
@@ -463,7 +473,7 @@ public struct TraceDiff: Sendable {
                     flush(name, eventsA, eventsB, &pendingA, &pendingB, anchor: anchor)
                     if case let .match(i, j) = step {
                         aligned(eventsB[j], with: eventsA[i])
-                        compareMatched(name, eventsA[i], eventsB[j], index: i + 1)
+                        if comparing { compareMatched(name, eventsA[i], eventsB[j], index: i + 1) }
                         anchor = eventsA[i].sequence
                     }
                 }
@@ -471,6 +481,7 @@ public struct TraceDiff: Sendable {
         }
 
         private mutating func aligned(_ eventB: DiffEvent, with eventA: DiffEvent) {
+            guard !comparing else { return }
             alignedB[Int(eventB.position)] = eventA.sequence
             isAlignedB[Int(eventB.position)] = true
         }
@@ -497,7 +508,7 @@ public struct TraceDiff: Sendable {
                     .inA(sequence: eventsA[i].sequence, secondary: 0))
             }
             for j in restB {
-                anchorB[Int(eventsB[j].position)] = anchor
+                if !comparing { anchorB[Int(eventsB[j].position)] = anchor }
                 add(Difference(kind: .extraInB, node: name, index: j + 1, b: b.ref(eventsB[j])),
                     .inB(sequence: eventsB[j].sequence))
             }
@@ -617,11 +628,12 @@ struct CallBoundary {
         }
     }
 
-    /// Per node, the nodes whose events its events first caused.
+    /// Per node, the nodes whose events its events caused.
     private static func effects(_ side: DiffSide) throws -> [UInt64: Set<UInt64>] {
         var effects: [UInt64: Set<UInt64>] = [:]
         var sequences = SequencePositions()
-        var nodes: [UInt64] = []
+        /// By position: the event's node's position in `side.nodes`.
+        var nodes: [UInt32] = []
         // A cause is an earlier event, read earlier unless the file is out of sequence order:
         // those few wait until every event is known.
         var later: [(cause: UInt64, node: UInt64)] = []
@@ -629,10 +641,10 @@ struct CallBoundary {
         // that delivered it and by the start that asked.
         try side.forEachEvent { _, sequence, node, causes in
             sequences.append(sequence)
-            nodes.append(node)
+            nodes.append(UInt32(side.nodePosition(node) ?? 0))
             for cause in causes {
                 if let origin = sequences.position(of: cause) {
-                    effects[nodes[origin], default: []].insert(node)
+                    effects[side.nodes[Int(nodes[origin])].id, default: []].insert(node)
                 } else {
                     later.append((cause, node))
                 }
@@ -640,7 +652,7 @@ struct CallBoundary {
         }
         for (cause, node) in later {
             guard let origin = sequences.position(of: cause) else { continue }
-            effects[nodes[origin], default: []].insert(node)
+            effects[side.nodes[Int(nodes[origin])].id, default: []].insert(node)
         }
         return effects
     }

@@ -164,6 +164,22 @@ final class StreamedTraceDiffTests: XCTestCase {
         }
     }
 
+    func testSequencePositionsInRunsAndOutOfOrder() {
+        for sequences: [UInt64] in [[], [1, 2, 3, 4], [5, 6, 9, 10, 11, 40], [3, 4, 1, 2, 7, 5], [.max - 2, .max - 1, .max],
+                                    [.max, 0, 1], [10, 20, 30, 31, 32, 33, 2]] {
+            var positions = SequencePositions()
+            for sequence in sequences { positions.append(sequence) }
+            XCTAssertEqual(positions.count, sequences.count)
+            for (position, sequence) in sequences.enumerated() {
+                XCTAssertEqual(positions.sequence(at: position), sequence, "\(sequences)")
+                XCTAssertEqual(positions.position(of: sequence), position, "\(sequences)")
+            }
+            for missing: UInt64 in [8, 12, 41, 100] where !sequences.contains(missing) {
+                XCTAssertNil(positions.position(of: missing), "\(sequences)")
+            }
+        }
+    }
+
     func testWarningsAreTheReadersOwn() throws {
         var lines = try String(contentsOf: Self.committed("signin.trace"), encoding: .utf8).split(separator: "\n").map(String.init)
         lines.removeLast()
