@@ -80,24 +80,33 @@ struct BinaryEvent {
         forEachEntry(of: buffer, event: { $0.format(into: &out) }, line: { out.append(contentsOf: $0) })
     }
 
+    /// As `expand(_:into:)`, for records in memory lent.
+    static func expand(_ raw: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        forEachEntry(in: raw, event: { $0.format(into: &out) }, line: { out.append(contentsOf: $0) })
+    }
+
     /// Walks the records `buffer` holds in order: each binary event to `event`, each JSON
     /// line (its newline included) to `line`.
     static func forEachEntry(of buffer: [UInt8], event: (BinaryEvent) throws -> Void,
                              line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        try buffer.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            var offset = 0
-            while offset < raw.count {
-                if raw[offset] == marker {
-                    try event(base.loadUnaligned(fromByteOffset: offset + 1, as: BinaryEvent.self))
-                    offset += entrySize
-                } else {
-                    let rest = raw.count - offset
-                    let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), rest)
-                    let end = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? raw.count
-                    try line(UnsafeRawBufferPointer(start: base + offset, count: end - offset))
-                    offset = end
-                }
+        try buffer.withUnsafeBytes { try forEachEntry(in: $0, event: event, line: line) }
+    }
+
+    /// As `forEachEntry(of:event:line:)`, for records in memory lent.
+    static func forEachEntry(in raw: UnsafeRawBufferPointer, event: (BinaryEvent) throws -> Void,
+                             line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        guard let base = raw.baseAddress else { return }
+        var offset = 0
+        while offset < raw.count {
+            if raw[offset] == marker {
+                try event(base.loadUnaligned(fromByteOffset: offset + 1, as: BinaryEvent.self))
+                offset += entrySize
+            } else {
+                let rest = raw.count - offset
+                let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), rest)
+                let end = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? raw.count
+                try line(UnsafeRawBufferPointer(start: base + offset, count: end - offset))
+                offset = end
             }
         }
     }
@@ -119,7 +128,7 @@ struct BinaryEvent {
 extension RecorderCore {
     /// Appends an event record with at most one cause and an integer value or none, the
     /// commonest shape, as a `BinaryEvent`: its line is formatted off the producing thread.
-    func appendEvent(node: UInt64, subscription: UInt64, kind: EventKind, time: Int64, thread: UInt64,
+    func appendEvent(sequence: UInt64, node: UInt64, subscription: UInt64, kind: EventKind, time: Int64, thread: UInt64,
                      cause: UInt64, integer: Int64?) {
         let event = BinaryEvent(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind,
                                 thread: thread, cause: cause, integer: integer)
@@ -130,7 +139,7 @@ extension RecorderCore {
             raw.storeBytes(of: event, toByteOffset: 1, as: BinaryEvent.self)
             buffer.append(contentsOf: UnsafeBufferPointer(entry))
         }
-        appended()
+        appended(event: sequence)
     }
 }
 

@@ -59,8 +59,10 @@ final class RecorderCore: Probe, @unchecked Sendable {
         var buffer: [UInt8] = []
         var bufferedRecords: UInt64 = 0
         var stopped = false
-        var sequence: UInt64 = 0
         var highWater = 0
+        /// Where each record in `buffer` ends and where it goes among the events (a merging
+        /// recorder only, see `SharedMark`).
+        var marks: [SharedMark] = []
     }
 
     // Everything below (and `hot`) is guarded by `mutex`.
@@ -76,10 +78,25 @@ final class RecorderCore: Probe, @unchecked Sendable {
         get { hot.pointee.stopped }
         _modify { yield &hot.pointee.stopped }
     }
-    var sequence: UInt64 {
-        get { hot.pointee.sequence }
-        _modify { yield &hot.pointee.sequence }
+    var marks: [SharedMark] {
+        get { hot.pointee.marks }
+        _modify { yield &hot.pointee.marks }
     }
+    /// The last event sequence number given; events are numbered from 1 (`takeSequence()`).
+    let sequenceCounter = Atomic<UInt64>(0)
+    var sequence: UInt64 { sequenceCounter.load(ordering: .relaxed) }
+    @inline(__always) func takeSequence() -> UInt64 {
+        sequenceCounter.add(1, ordering: .relaxed).newValue
+    }
+    /// Whether threads record onto rings of their own (a live recording to a file): the
+    /// writer then merges the rings and the shared buffer in sequence order.
+    let merging: Bool
+    /// Cleared when the recorder stops: a thread's ring takes no event after.
+    let running = Atomic<Bool>(false)
+    /// The rings of the threads that recorded, by `ThreadInfo.serial`, and in the order they
+    /// were made (the writer's list). Guarded by `mutex`.
+    var rings: [UInt64: ThreadRing] = [:]
+    var ringList: [ThreadRing] = []
     var highWater: Int {
         get { hot.pointee.highWater }
         _modify { yield &hot.pointee.highWater }
@@ -91,6 +108,10 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// the records it holds, and an empty buffer to swap in for it.
     var pending: [UInt8]?
     var pendingRecords: UInt64 = 0
+    /// The pending buffer's marks, and the last sequence number given when it was cut: every
+    /// record appended after has a later place (a merging recorder).
+    var pendingMarks: [SharedMark] = []
+    var pendingLimit: UInt64 = 0
     var spare: [UInt8] = []
     /// Buffers handed to the writer and buffers it has written: `synchronize()` waits for
     /// the second to reach the first.
@@ -136,6 +157,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         self.bufferCapacity = max(bufferCapacity, 4096)
         self.flushInterval = max(flushInterval, .milliseconds(1))
         self.origin = Self.monotonic()
+        if case .real = clock { merging = true } else { merging = false }
         hot.initialize(to: HotState())
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(writerWake, nil)
@@ -150,6 +172,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         self.bufferCapacity = max(bufferCapacity, 4096)
         self.flushInterval = .zero
         self.origin = Self.monotonic()
+        merging = false
         hot.initialize(to: HotState())
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(writerWake, nil)
@@ -199,6 +222,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
             }
             Self.runningScopes.withLock { _ = $0.insert(scope) }
             append(.header(makeHeader()))
+            running.store(true, ordering: .relaxed)
             if case .file = sink {
                 writerRunning = true
                 let writer = Thread { [self] in runWriter() }
@@ -220,6 +244,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         let summary = summaryRecord()
         guard started, !stopped else { return summary }
         stopped = true
+        running.store(false, ordering: .relaxed)
         if let claim {
             if case let .virtual(scheduler) = clock, scheduler.recordingScope == scope {
                 scheduler.recordingScope = claim.schedulerScope
@@ -255,6 +280,9 @@ final class RecorderCore: Probe, @unchecked Sendable {
         threadIDs = [:]
         lastThread = nil
         buffer = []
+        marks = []
+        rings = [:]
+        ringList = []
         if let writeError, let url {
             throw TraceError(file: url.path, line: 0, column: 0,
                              message: "could not write the trace (\(writeError)); \(dropped) records were dropped")
@@ -391,10 +419,13 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// Records an event: its causes are as the send path tagged them (`tag | sequence`).
     ///
     /// `integer` is the value when there is none (`.some(nil)`) or it is exactly an `Int`,
-    /// else nil; `value` is only asked for then, and `others` only when `hasOthers`. The commonest event (an `Int` value or none,
-    /// at most one cause) costs a lock, the clock, the ids from their caches and a fixed-size
-    /// binary record appended to the buffer: its line is formatted later, off this thread.
-    /// Any other value is formatted here, before the lock.
+    /// else nil; `value` is only asked for then, and `others` only when `hasOthers`. The
+    /// commonest event (an `Int` value or none, at most one cause) is a fixed-size binary
+    /// record whose line is formatted later, off this thread: in a live recording to a file,
+    /// appended to the thread's ring without a lock once the thread knows its ids (see
+    /// `ThreadRing`); else appended to the shared buffer under the lock, with the ids from the
+    /// recorder's caches. Any other value is formatted here, before the lock. Under the lock
+    /// the ids come first (their records may be written), then the sequence number.
     @inline(__always)
     func record(_ node: Node, subscription: UInt64, kind: EventKind, integer: Int64??, value: @autoclosure () -> Any?,
                 cause tagged: UInt64, hasOthers: Bool, others: @autoclosure () -> [UInt64],
@@ -402,22 +433,37 @@ final class RecorderCore: Probe, @unchecked Sendable {
         guard belongs(context) else { return 0 }
         let primary = localCause(tagged)
         if !hasOthers, let integer {
+            // A live recording to a file: on this thread's ring, without a lock, when the
+            // thread has met the node, subscription and scheduler before and the ring has room.
+            if merging, let pointer = context.probeLocal(for: serial) {
+                let sequence = Unmanaged<ThreadRing>.fromOpaque(pointer)._withUnsafeGuaranteedRef { ring -> UInt64 in
+                    guard let thread = ring.cachedThread(context), let nodeID = ring.nodes.lookup(node.id),
+                          let subscriptionID = ring.subscriptions.lookup(subscription),
+                          ring.hasSpace() || waitForSpace(on: ring), running.load(ordering: .relaxed) else { return 0 }
+                    let sequence = takeSequence()
+                    ring.push(BinaryEvent(sequence: sequence, time: now(), node: nodeID, subscription: subscriptionID,
+                                          kind: kind, thread: thread, cause: primary, integer: integer))
+                    return sequence
+                }
+                if sequence != 0 { return tag | sequence }
+            }
             lock()
             defer { release() }
-            sequence += 1
-            guard !stopped else { return tag | sequence }
+            guard !stopped else { return tag | takeSequence() }
             let (time, thread, subscriptionID, nodeID) = stamp(node, subscription: subscription, context: context)
-            appendEvent(node: nodeID, subscription: subscriptionID, kind: kind, time: time, thread: thread,
-                        cause: primary, integer: integer)
+            let sequence = takeSequence()
+            appendEvent(sequence: sequence, node: nodeID, subscription: subscriptionID, kind: kind, time: time,
+                        thread: thread, cause: primary, integer: integer)
+            if merging { remember(node: node.id, nodeID, subscription: subscription, subscriptionID, thread: thread, context) }
             return tag | sequence
         }
         let causes = hasOthers ? Causes(primary: primary, others: others().map(localCause)) : Causes(primary: primary)
         let formatted = value().map(Self.format)
         lock()
         defer { release() }
-        sequence += 1
-        guard !stopped else { return tag | sequence }
+        guard !stopped else { return tag | takeSequence() }
         let (time, thread, subscriptionID, nodeID) = stamp(node, subscription: subscription, context: context)
+        let sequence = takeSequence()
         var line = JSONLine(capacity: 0)
         swap(&line.bytes, &buffer)
         line.begin()
@@ -426,7 +472,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
                               value: { line in formatted?.write(to: &line) })
         line.end()
         swap(&line.bytes, &buffer)
-        appended()
+        appended(event: sequence)
         return tag | sequence
     }
 

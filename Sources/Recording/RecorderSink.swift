@@ -18,10 +18,17 @@ extension RecorderCore {
         appended()
     }
 
-    /// Bookkeeping after a record was appended to the buffer: counts, high water.
-    func appended() {
+    /// Bookkeeping after a record was appended to the buffer: counts, high water, and for a
+    /// merging recorder the record's place among the events (`event`: its sequence number
+    /// when it is an event, else 0).
+    @inline(__always) func appended(event: UInt64 = 0) {
         bufferedRecords += 1
         highWater = max(highWater, buffer.count)
+        if merging { mark(event: event) }
+    }
+
+    private func mark(event: UInt64) {
+        marks.append(SharedMark(end: buffer.count, key: event == 0 ? sequence : event - 1, isEvent: event != 0))
     }
 
     /// Ends a probe call: moves a full buffer on, then unlocks. A full buffer is moved only
@@ -36,7 +43,9 @@ extension RecorderCore {
     /// recorder, first waiting for the writer to take the buffer handed to it before (the
     /// back-pressure that bounds memory). Called with the lock held; may wait on it.
     func flush(onlyWhenFull: Bool = false) {
-        guard !buffer.isEmpty else { return }
+        // A merging recorder hands off even an empty buffer when asked to flush: the writer
+        // then drains the threads' rings.
+        guard !buffer.isEmpty || (merging && !onlyWhenFull) else { return }
         switch sink {
         case .memory:
             // Kept as recorded (binary events and lines), formatted only when the trace is
@@ -55,55 +64,111 @@ extension RecorderCore {
             }
             while pending != nil { pthread_cond_wait(writerDone, mutex) }
             // Another producer may have handed the buffer off while this one waited.
-            guard onlyWhenFull ? buffer.count >= bufferCapacity : !buffer.isEmpty else { return }
-            var next = spare
-            spare = []
-            swap(&next, &buffer)
-            pending = next
-            pendingRecords = bufferedRecords
-            handedOff += 1
+            guard onlyWhenFull ? buffer.count >= bufferCapacity : !buffer.isEmpty || merging else { return }
+            handOff()
             pthread_cond_signal(writerWake)
         }
         bufferedRecords = 0
     }
 
+    /// Makes the buffer the pending one (there is none), cut at the last sequence number
+    /// given: everything appended later has a later place.
+    private func handOff() {
+        var next = spare
+        spare = []
+        swap(&next, &buffer)
+        pending = next
+        pendingRecords = bufferedRecords
+        bufferedRecords = 0
+        pendingMarks = marks
+        marks = []
+        pendingLimit = sequence
+        handedOff += 1
+    }
+
+    /// Registers a ring for the calling thread (a merging recorder, lock held) unless it has
+    /// one, and keeps the ids an event just used on it, so that the thread's next events with
+    /// them take the ring.
+    func remember(node: UInt64, _ nodeID: UInt64, subscription: UInt64, _ subscriptionID: UInt64, thread: UInt64,
+                  _ context: ProbeContext) {
+        let ring: ThreadRing
+        if let pointer = context.probeLocal(for: serial) {
+            ring = Unmanaged<ThreadRing>.fromOpaque(pointer).takeUnretainedValue()
+        } else {
+            let info = ThreadInfo.current
+            if let known = rings[info.serial] {
+                ring = known
+            } else {
+                ring = ThreadRing(capacity: bufferCapacity / MemoryLayout<BinaryEvent>.stride)
+                rings[info.serial] = ring
+                ringList.append(ring)
+            }
+            context.setProbeLocal(ring, for: serial)
+        }
+        ring.nodes.store(node, nodeID)
+        ring.subscriptions.store(subscription, subscriptionID)
+        if ring.cachedThread(context) != thread { ring.cacheThread(thread, context, isMain: ThreadInfo.current.isMain) }
+    }
+
+    /// Waits until the writer has drained some of the calling thread's full `ring` (the
+    /// back-pressure of a merging recorder: a lock and a wait per ring full, not per event).
+    /// Returns whether it has room; not when the recorder stopped meanwhile.
+    @inline(never)
+    func waitForSpace(on ring: ThreadRing) -> Bool {
+        lock()
+        defer { unlock() }
+        while !ring.hasSpace() {
+            guard writerRunning, !stopped else { return false }
+            pthread_cond_signal(writerWake)
+            pthread_cond_wait(writerDone, mutex)
+        }
+        return true
+    }
+
     /// The writer thread: formats and appends the buffers handed to it, and every
     /// `flushInterval` takes whatever the buffer holds, until the recorder stops and
     /// everything is written. A buffer only ever holds whole records, so the file gets whole
-    /// lines.
+    /// lines. A merging recorder's writer also drains the threads' rings each time, merging
+    /// them with the buffer in sequence order (`RingMerger`), and once more after the stop.
     func runWriter() {
         guard case let .file(fd) = sink else { return }
         var lines: [UInt8] = []
+        var merger = RingMerger()
         lock()
         while true {
+            var final = false
             if pending == nil {
-                if stopped && buffer.isEmpty { break }
-                if !stopped { waitForWriterWork() }
-                if pending == nil && !buffer.isEmpty {
-                    pending = buffer
-                    pendingRecords = bufferedRecords
-                    buffer = spare
-                    spare = []
-                    bufferedRecords = 0
-                    handedOff += 1
+                if stopped && buffer.isEmpty {
+                    guard merging else { break }
+                    final = true
+                } else {
+                    if !stopped { waitForWriterWork() }
+                    if pending == nil && (!buffer.isEmpty || merging) { handOff() }
+                    guard pending != nil else { continue }
                 }
-                guard pending != nil else { continue }
             }
             var chunk = pending ?? []
-            let records = pendingRecords
+            var records = pendingRecords
+            let marks = pendingMarks
+            let limit = final ? sequence : pendingLimit
+            let rings = ringList
             pending = nil
+            pendingMarks = []
             pthread_cond_broadcast(writerDone)
             let failed = writeError != nil
             unlock()
             var failure: String?
-            if !failed {
-                lines.removeAll(keepingCapacity: true)
+            lines.removeAll(keepingCapacity: true)
+            if merging {
+                records = merger.merge(chunk, marks: marks, through: limit, rings: rings, final: final, into: &lines)
+            } else {
                 BinaryEvent.expand(chunk, into: &lines)
-                failure = Self.writeAll(lines, to: fd)
             }
+            if !failed { failure = Self.writeAll(lines, to: fd) }
             lock()
             if let failure, writeError == nil { writeError = failure }
             if writeError != nil { dropped += records }
+            if final { break }
             chunk.removeAll(keepingCapacity: true)
             if spare.capacity < chunk.capacity { spare = chunk }
             writtenOff += 1
@@ -142,5 +207,91 @@ extension RecorderCore {
             }
             return nil
         }
+    }
+}
+
+/// A record in a merging recorder's shared buffer: where it ends, and its place among the
+/// events: an event's is its sequence number less one (`key`, with `isEvent`), any other
+/// record's the last sequence number given when it was appended (it follows that event and
+/// precedes the next).
+struct SharedMark {
+    var end: Int
+    var key: UInt64
+    var isEvent: Bool
+}
+
+/// The writer's merge of a live recording: the shared buffer's records and the threads' ring
+/// events, in one order. Each event comes in sequence order; a record of the shared buffer
+/// comes after the event its key names. The events of a ring are in sequence order, so the
+/// next event is at the front of one ring or of the buffer.
+///
+/// An event taken but not yet in its ring (its thread is between the two) stops the merge
+/// until the next round; so does the limit of the buffer handed over (a record appended after
+/// the cut may come before a later event). After the stop (`final`) a missing event is one
+/// that will never come (a thread sending as the recorder stopped) and is passed over.
+struct RingMerger {
+    /// The next event sequence number to write.
+    private var next: UInt64 = 1
+    /// Records of the shared buffer not yet written, and their marks (`end` relative to it).
+    private var shared: [UInt8] = []
+    private var marks: [SharedMark] = []
+
+    /// Writes what can be written now into `out`; returns the records written.
+    mutating func merge(_ chunk: [UInt8], marks chunkMarks: [SharedMark], through limit: UInt64, rings: [ThreadRing],
+                        final: Bool, into out: inout [UInt8]) -> UInt64 {
+        let base = shared.count
+        shared.append(contentsOf: chunk)
+        marks.append(contentsOf: chunkMarks.map { SharedMark(end: $0.end + base, key: $0.key, isEvent: $0.isEvent) })
+        var cursors = rings.map { (position: $0.tail.load(ordering: .relaxed), end: $0.head.load(ordering: .acquiring)) }
+        var written: UInt64 = 0
+        var start = 0
+        var index = 0
+        var current = 0
+        shared.withUnsafeBytes { bytes in
+            while true {
+                // The buffer's records due before event `next`, and event `next` if it is there.
+                while index < marks.count {
+                    let mark = marks[index]
+                    if mark.isEvent ? mark.key + 1 != next : mark.key >= next { break }
+                    BinaryEvent.expand(UnsafeRawBufferPointer(rebasing: bytes[start..<mark.end]), into: &out)
+                    start = mark.end
+                    index += 1
+                    written += 1
+                    if mark.isEvent { next += 1 }
+                }
+                guard next <= limit else { break }
+                if let ring = ringHolding(next, rings, cursors, first: current) {
+                    current = ring
+                    // A run of the ring's events, up to a record of the buffer due first.
+                    while cursors[ring].position < cursors[ring].end, next <= limit {
+                        let event = rings[ring].event(at: cursors[ring].position)
+                        guard event.sequence == next else { break }
+                        event.format(into: &out)
+                        cursors[ring].position += 1
+                        next += 1
+                        written += 1
+                        if index < marks.count, !marks[index].isEvent, marks[index].key < next { break }
+                    }
+                    continue
+                }
+                guard final else { break }
+                next += 1
+            }
+        }
+        for (ring, cursor) in zip(rings, cursors) { ring.tail.store(cursor.position, ordering: .releasing) }
+        shared.removeFirst(start)
+        marks.removeFirst(index)
+        for position in marks.indices { marks[position].end -= start }
+        return written
+    }
+
+    /// The ring whose front event is number `sequence`, trying `first` before the others.
+    private func ringHolding(_ sequence: UInt64, _ rings: [ThreadRing], _ cursors: [(position: Int, end: Int)],
+                             first: Int) -> Int? {
+        func holds(_ ring: Int) -> Bool {
+            cursors[ring].position < cursors[ring].end && rings[ring].event(at: cursors[ring].position).sequence == sequence
+        }
+        if first < rings.count, holds(first) { return first }
+        return rings.indices.first(where: holds)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Darwin)
 import Darwin
 import Dispatch
@@ -33,6 +34,9 @@ struct ThreadKey: Hashable {
 final class ThreadInfo {
     let tid: UInt64
     let isMain: Bool
+    /// Unique in the process (a thread's id or address may be reused after it ends).
+    let serial = ThreadInfo.serials.add(1, ordering: .relaxed).newValue
+    private static let serials = Atomic<UInt64>(0)
     private let osName: String
     /// What the thread was last numbered as, behind a pointer: a class's stored `var`s are
     /// checked for exclusive access at run time on every access, a pointer's pointee is not.

@@ -439,6 +439,9 @@ public final class ProbeContext {
         /// The last signal instance made on this thread while a probe was attached, until it
         /// is reported.
         @usableFromInline var pending: PendingSubscription?
+        /// One object a probe keeps for this thread (a recorder's per-thread buffer),
+        /// retained, with the number its probe gave it; see `probeLocal(for:)`.
+        @usableFromInline var local: (owner: UInt64, object: UnsafeMutableRawPointer?) = (0, nil)
         @usableFromInline init() {}
     }
 
@@ -480,8 +483,26 @@ public final class ProbeContext {
     }
 
     deinit {
+        if let object = state.pointee.local.object { Unmanaged<AnyObject>.fromOpaque(object).release() }
         state.deinitialize(count: 1)
         state.deallocate()
+    }
+
+    /// The object a probe numbered `owner` keeps for this thread (`setProbeLocal`), unretained:
+    /// the context keeps it until the thread ends or another takes its place. One load and a
+    /// compare.
+    @inlinable @inline(__always)
+    package func probeLocal(for owner: UInt64) -> UnsafeMutableRawPointer? {
+        let local = state.pointee.local
+        return local.owner == owner ? local.object : nil
+    }
+
+    /// Keeps `object` for this thread on behalf of the probe numbered `owner`, in place of
+    /// whatever another probe kept (one slot: probes attached at once take turns).
+    package func setProbeLocal(_ object: AnyObject, for owner: UInt64) {
+        let old = state.pointee.local.object
+        state.pointee.local = (owner, Unmanaged.passRetained(object).toOpaque())
+        if let old { Unmanaged<AnyObject>.fromOpaque(old).release() }
     }
 
     @usableFromInline static let key: pthread_key_t = {

@@ -73,6 +73,50 @@ final class RecorderConcurrencyTests: XCTestCase {
                            event.json.flatMap(Int.init))
         }
     }
+
+    /// A live recording to a file: each thread appends to its own ring (small here, so that
+    /// threads wait for the writer often) and the writer merges the rings: one order, every id
+    /// defined before it is used (the reader checks), causes across threads (a hop to a queue)
+    /// pointing at the right events.
+    func testThreadsRingsMergeIntoOneOrderWithCausesAcrossThreads() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("marbles-rings-\(getpid()).trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let recorder = try Recorder(to: url, bufferCapacity: 4096, flushInterval: .milliseconds(5))
+        recorder.start()
+        let worker = QueueScheduler(name: "worker")
+        let delivered = DispatchGroup()
+        let pipes = (0..<4).map { _ in Signal<Int, Never>.pipe() }
+        for pipe in pipes {
+            delivered.enter()
+            pipe.output.map { $0 + 1 }.observe(on: worker).map { $0 * 2 }
+                .observe { event in if event.isTerminating { delivered.leave() } }
+        }
+        DispatchQueue.concurrentPerform(iterations: 4) { index in
+            for value in 0..<3_000 { pipes[index].input.send(value: index * 100_000 + value) }
+            pipes[index].input.sendCompleted()
+        }
+        delivered.wait()
+        let summary = try recorder.stop()
+        XCTAssertEqual(summary.dropped, 0)
+        let trace = try Trace(contentsOf: url)
+        let sequences = Array(trace.events.map(\.sequence))
+        XCTAssertEqual(sequences, Array(1...UInt64(sequences.count)))
+        XCTAssertEqual(trace.events.filter { $0.kind == .value }.count, 4 * 3_000 * 4)
+        let doubling = try XCTUnwrap(trace.nodes.last { $0.name == "map" })
+        var checked = 0
+        for event in trace.events(of: doubling.id) where event.kind == .value {
+            // value = 2 × (sent + 1): its cause is observe(on:)'s delivery of sent + 1, on the
+            // worker, caused by the map of `sent` on the sending thread.
+            let hop = try XCTUnwrap(trace.event(sequence: event.causes.first ?? 0))
+            let mapped = try XCTUnwrap(trace.event(sequence: hop.causes.first ?? 0))
+            XCTAssertLessThan(mapped.sequence, hop.sequence)
+            XCTAssertEqual(hop.json.flatMap(Int.init).map { $0 * 2 }, event.json.flatMap(Int.init))
+            XCTAssertEqual(mapped.json, hop.json)
+            XCTAssertNotEqual(trace.thread(mapped.thread)?.scheduler, "worker")
+            checked += 1
+        }
+        XCTAssertEqual(checked, 4 * 3_000)
+    }
 }
 
 final class RecorderThreadNameTests: XCTestCase {
