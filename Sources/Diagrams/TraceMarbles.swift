@@ -51,30 +51,51 @@ private struct TraceMarbleBuilder {
     let options: MarbleOptions
     // Everything below holds positions in the trace's lists, not copies of its records: a
     // trace of millions of events has hundreds of thousands of subscriptions.
-    /// By position in `trace.subscriptions`: when the subscription first ended.
-    var disposals: [Int64?]
+    /// By position in `trace.subscriptions`: the position in `trace.disposals` of the
+    /// subscription's first disposal, -1 for none.
+    var disposals: [Int32]
     /// Each node's subscriptions, as positions in `trace.subscriptions`.
     var subscriptionsByNode: [UInt64: [Int32]] = [:]
     /// Each subscription's events as positions in `trace.events`: those of the subscription
     /// at position `s` are `eventOrder[eventStarts[s]..<eventStarts[s + 1]]`.
     var eventStarts: [Int32]
     var eventOrder: [Int32]
-    /// The subscriptions each subscription started, as positions in `trace.subscriptions`.
-    var childrenByParent: [UInt64: [Int32]] = [:]
+    /// The subscriptions each subscription started, as positions in `trace.subscriptions`:
+    /// those of the subscription at position `s` are `childOrder[childStarts[s]..<childStarts[s + 1]]`,
+    /// in trace order (a dictionary of arrays cost some 80 bytes a parent).
+    var childStarts: [Int32]
+    var childOrder: [Int32]
+    /// The subscriptions started by a subscription the trace holds no record of, by its id.
+    var orphans: [UInt64: [Int32]] = [:]
     let innerStreams: InnerStreams
 
     init(trace: Trace, options: MarbleOptions) {
         self.trace = trace
         self.options = options
-        disposals = [Int64?](repeating: nil, count: trace.subscriptions.count)
-        for disposal in trace.disposals {
-            if let position = trace.subscriptionIndex(disposal.subscription), disposals[position] == nil {
-                disposals[position] = disposal.time
+        disposals = [Int32](repeating: -1, count: trace.subscriptions.count)
+        for (index, disposal) in trace.disposals.enumerated() {
+            if let position = trace.subscriptionIndex(disposal.subscription), disposals[position] < 0 {
+                disposals[position] = Int32(index)
             }
         }
+        var parents = [Int32](repeating: -1, count: trace.subscriptions.count)
+        childStarts = [Int32](repeating: 0, count: trace.subscriptions.count + 1)
         for (position, subscription) in trace.subscriptions.enumerated() {
             subscriptionsByNode[subscription.node, default: []].append(Int32(position))
-            if subscription.parent != 0 { childrenByParent[subscription.parent, default: []].append(Int32(position)) }
+            guard subscription.parent != 0 else { continue }
+            if let parent = trace.subscriptionIndex(subscription.parent) {
+                parents[position] = Int32(parent)
+                childStarts[parent + 1] += 1
+            } else {
+                orphans[subscription.parent, default: []].append(Int32(position))
+            }
+        }
+        for index in childStarts.indices.dropFirst() { childStarts[index] += childStarts[index - 1] }
+        var nextChild = childStarts
+        childOrder = [Int32](repeating: 0, count: Int(childStarts[childStarts.count - 1]))
+        for (position, parent) in parents.enumerated() where parent >= 0 {
+            childOrder[Int(nextChild[Int(parent)])] = Int32(position)
+            nextChild[Int(parent)] += 1
         }
         let events = trace.events
         eventStarts = [Int32](repeating: 0, count: trace.subscriptions.count + 1)
@@ -103,7 +124,10 @@ private struct TraceMarbleBuilder {
 
     /// The subscriptions `parent` started, in trace order.
     func children(of parent: UInt64) -> [SubscriptionRecord] {
-        (childrenByParent[parent] ?? []).map { trace.subscriptions[Int($0)] }
+        guard let position = trace.subscriptionIndex(parent) else {
+            return (orphans[parent] ?? []).map { trace.subscriptions[Int($0)] }
+        }
+        return childOrder[Int(childStarts[position])..<Int(childStarts[position + 1])].map { trace.subscriptions[Int($0)] }
     }
 
     /// A node whose every subscription was started by a higher-order operator.
@@ -370,8 +394,8 @@ private struct TraceMarbleBuilder {
                 lane.end = .interrupted(at: event.time)
             }
         }
-        if lane.end == nil, let position = trace.subscriptionIndex(subscription.id), let disposed = disposals[position] {
-            lane.end = .disposed(at: disposed)
+        if lane.end == nil, let position = trace.subscriptionIndex(subscription.id), disposals[position] >= 0 {
+            lane.end = .disposed(at: trace.disposals[Int(disposals[position])].time)
         }
         lane.marks = chainMarks(beside: subscription, leavingOut: laneNodes)
         return lane
@@ -452,22 +476,19 @@ private struct TraceMarbleBuilder {
 }
 
 /// What makes a lane repeat another: its title, whether it is inner, its end and marks, and
-/// each marble's time, thread and text. The lane itself is the key (its marbles are shared,
-/// not copied): a key string per marble cost more than the figure's marbles.
+/// each marble's time, thread and text. The lane itself is the key (its marbles and marks are
+/// shared, not copied): a key string per marble, or a description of a merged lane's tens of
+/// thousands of marks, cost more than the figure's marbles.
 private struct RepeatKey: Hashable {
     let lane: MarbleFigure.Lane
-    let end: String
-    let marks: String
 
     init(_ lane: MarbleFigure.Lane) {
         self.lane = lane
-        end = String(describing: lane.end)
-        marks = String(describing: lane.marks)
     }
 
     static func == (lhs: RepeatKey, rhs: RepeatKey) -> Bool {
-        lhs.lane.title == rhs.lane.title && lhs.lane.isInner == rhs.lane.isInner && lhs.end == rhs.end
-            && lhs.marks == rhs.marks && lhs.lane.marbles.count == rhs.lane.marbles.count
+        lhs.lane.title == rhs.lane.title && lhs.lane.isInner == rhs.lane.isInner && lhs.lane.end == rhs.lane.end
+            && lhs.lane.marks == rhs.lane.marks && lhs.lane.marbles.count == rhs.lane.marbles.count
             && zip(lhs.lane.marbles, rhs.lane.marbles).allSatisfy {
                 $0.time == $1.time && $0.thread == $1.thread && $0.display == $1.display
             }
@@ -476,8 +497,12 @@ private struct RepeatKey: Hashable {
     func hash(into hasher: inout Hasher) {
         hasher.combine(lane.title)
         hasher.combine(lane.isInner)
-        hasher.combine(end)
-        hasher.combine(marks)
+        hasher.combine(lane.end?.time)
+        hasher.combine(lane.marks.count)
+        for mark in lane.marks {
+            hasher.combine(mark.time)
+            hasher.combine(mark.node)
+        }
         hasher.combine(lane.marbles.count)
         for marble in lane.marbles {
             hasher.combine(marble.time)
