@@ -185,6 +185,20 @@ final class DiffSide {
 
     // MARK: Passes over every event
 
+    /// Calls `body` with each event's sequence number and time, in the order they were read.
+    func forEachEventTime(_ body: (_ sequence: UInt64, _ time: Int64) throws -> Void) throws {
+        switch source {
+        case let .trace(trace):
+            let events = trace.events
+            for position in events.indices { try body(events.sequence(at: position), events.time(at: position)) }
+        case let .file(url, _):
+            let reader = try TraceReader(url: url)
+            while let record = try reader.next() {
+                if case let .event(event) = record { try body(event.sequence, event.time) }
+            }
+        }
+    }
+
     /// Calls `body` with each event's position, sequence number, node id and causes, in the
     /// order they were read.
     func forEachEvent(_ body: (_ position: Int, _ sequence: UInt64, _ node: UInt64, _ causes: ArraySlice<UInt64>) throws -> Void) throws {

@@ -51,6 +51,9 @@ public struct TraceDiff: Sendable {
         case timeShifted = "time-shifted"
         /// The same event, on another (logical) thread.
         case threadDiffers = "thread-differs"
+        /// The k-th starts of aligned boundary calls were made with different requests
+        /// (`Environment.call(_:request:_:)`): the call answered another question.
+        case requestDiffers = "request-differs"
     }
 
     /// One event of one side of a difference.
@@ -91,9 +94,14 @@ public struct TraceDiff: Sendable {
         public var nodeA: NodeAttributes?
         /// B's parameters and call site, for a changed node (`"b"` in JSON).
         public var nodeB: NodeAttributes?
+        /// A's request as recorded (JSON), for a request difference (`"a"` in JSON).
+        public var requestA: String?
+        /// B's request as recorded (JSON), for a request difference (`"b"` in JSON).
+        public var requestB: String?
 
         public init(kind: Kind, node: String, index: Int? = nil, a: EventRef? = nil, b: EventRef? = nil,
-                    shift: Int64? = nil, events: Int? = nil, nodeA: NodeAttributes? = nil, nodeB: NodeAttributes? = nil) {
+                    shift: Int64? = nil, events: Int? = nil, nodeA: NodeAttributes? = nil, nodeB: NodeAttributes? = nil,
+                    requestA: String? = nil, requestB: String? = nil) {
             self.kind = kind
             self.node = node
             self.index = index
@@ -103,13 +111,16 @@ public struct TraceDiff: Sendable {
             self.events = events
             self.nodeA = nodeA
             self.nodeB = nodeB
+            self.requestA = requestA
+            self.requestB = requestB
         }
 
         private enum CodingKeys: String, CodingKey {
             case kind, node, index, a, b, shift, events
         }
 
-        /// `a` and `b` hold the events, or for a changed node its attributes on each side.
+        /// `a` and `b` hold the events, for a changed node its attributes on each side, or for a
+        /// request difference the two requests' JSON as strings.
         public init(from decoder: Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             kind = try container.decode(Kind.self, forKey: .kind)
@@ -120,6 +131,9 @@ public struct TraceDiff: Sendable {
             if kind == .nodeChanged {
                 nodeA = try container.decodeIfPresent(NodeAttributes.self, forKey: .a)
                 nodeB = try container.decodeIfPresent(NodeAttributes.self, forKey: .b)
+            } else if kind == .requestDiffers {
+                requestA = try container.decodeIfPresent(String.self, forKey: .a)
+                requestB = try container.decodeIfPresent(String.self, forKey: .b)
             } else {
                 a = try container.decodeIfPresent(EventRef.self, forKey: .a)
                 b = try container.decodeIfPresent(EventRef.self, forKey: .b)
@@ -136,6 +150,9 @@ public struct TraceDiff: Sendable {
             if kind == .nodeChanged {
                 try container.encodeIfPresent(nodeA, forKey: .a)
                 try container.encodeIfPresent(nodeB, forKey: .b)
+            } else if kind == .requestDiffers {
+                try container.encodeIfPresent(requestA, forKey: .a)
+                try container.encodeIfPresent(requestB, forKey: .b)
             } else {
                 try container.encodeIfPresent(a, forKey: .a)
                 try container.encodeIfPresent(b, forKey: .b)
@@ -319,6 +336,7 @@ public struct TraceDiff: Sendable {
                 compareNodes(nodeA, nodeB)
                 try compareEvents(nodeA, nodeB)
             }
+            try compareRequests()
             // Only what is in one trace can be inside a call: the boundary is worked out
             // (another pass over the trace) only for a side that has such nodes.
             let insideA = alignment.onlyInA.isEmpty
@@ -444,6 +462,57 @@ public struct TraceDiff: Sendable {
                 for position in order { place(position) }
             }
             return (positions, sequences)
+        }
+
+        /// The k-th start of each aligned `call` node in A against the k-th in B: where both
+        /// carry a request and the requests differ, one difference, placed just after A's last
+        /// event at or before the start (the event that asked, or one beside it), so ahead of
+        /// the answers it changed. Starts without a request (format 1.0, or a call made without
+        /// one) are not compared. Reads the subscriptions again only when both traces have
+        /// aligned calls, and the events' times once more only when a request differs.
+        private mutating func compareRequests() throws {
+            let calls = alignment.pairs.filter { a.node($0.a)?.name == "call" && b.node($0.b)?.name == "call" }
+            guard !calls.isEmpty else { return }
+            let startsA = try Self.starts(of: Set(calls.map(\.a)), in: a)
+            let startsB = try Self.starts(of: Set(calls.map(\.b)), in: b)
+            var differing: [Difference] = []
+            var times: [Int64] = []
+            for pair in calls {
+                guard let nodeA = a.node(pair.a) else { continue }
+                for (index, (startA, startB)) in zip(startsA[pair.a] ?? [], startsB[pair.b] ?? []).enumerated() {
+                    guard let requestA = startA.request, let requestB = startB.request, requestA != requestB else { continue }
+                    differing.append(Difference(kind: .requestDiffers, node: describe(nodeA), index: index + 1,
+                                                requestA: requestA, requestB: requestB))
+                    times.append(startA.time)
+                }
+            }
+            guard !differing.isEmpty else { return }
+            // The latest event at or before each start time: each event counts for the first
+            // start time not before it (found by binary search), then a running maximum.
+            let sorted = Array(Set(times)).sorted()
+            var latest = [UInt64](repeating: 0, count: sorted.count)
+            try a.forEachEventTime { sequence, time in
+                var low = 0, high = sorted.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if sorted[middle] < time { low = middle + 1 } else { high = middle }
+                }
+                if low < sorted.count { latest[low] = max(latest[low], sequence) }
+            }
+            for index in latest.indices.dropFirst() { latest[index] = max(latest[index], latest[index - 1]) }
+            let slots = Dictionary(uniqueKeysWithValues: sorted.enumerated().map { ($0.element, $0.offset) })
+            for (difference, time) in zip(differing, times) {
+                add(difference, .inA(sequence: slots[time].map { latest[$0] } ?? 0, secondary: .max))
+            }
+        }
+
+        /// The subscriptions of `nodes`, per node, in the order read.
+        private static func starts(of nodes: Set<UInt64>, in side: DiffSide) throws -> [UInt64: [SubscriptionRecord]] {
+            var starts: [UInt64: [SubscriptionRecord]] = [:]
+            try side.forEachSubscription { subscription in
+                if nodes.contains(subscription.node) { starts[subscription.node, default: []].append(subscription) }
+            }
+            return starts
         }
 
         private mutating func compareNodes(_ nodeA: NodeRecord, _ nodeB: NodeRecord) {

@@ -86,6 +86,9 @@ extension TraceDiff {
         case .threadDiffers:
             return "\(at): thread differs: \"\(difference.a?.thread ?? "")\" in A, \"\(difference.b?.thread ?? "")\" in B "
                 + "\(location(difference))"
+        case .requestDiffers:
+            return "\(difference.node), start \(difference.index ?? 0): request differs: \(shown(difference.requestA)) in A, "
+                + "\(shown(difference.requestB)) in B"
         }
     }
 
@@ -101,6 +104,12 @@ extension TraceDiff {
             parts.append("call site \(a.file):\(a.line) in A, \(b.file):\(b.line) in B")
         }
         return parts.joined(separator: "; ")
+    }
+
+    /// A request's JSON, cut to 60 characters.
+    private static func shown(_ json: String?) -> String {
+        guard let json else { return "nothing" }
+        return json.count > 60 ? String(json.prefix(60)) + "…" : json
     }
 
     private static func show(_ event: EventRef?) -> String {

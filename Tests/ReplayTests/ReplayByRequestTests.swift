@@ -64,6 +64,42 @@ final class ReplayByRequestTests: XCTestCase {
         return (seen, result.trace)
     }
 
+    /// Two recordings where the third search asked another question: one `request-differs`
+    /// difference, first, ahead of the answer it changed, in memory and streamed from files.
+    func testTheDiffReportsACallStartedWithAnotherRequest() throws {
+        let recordedA = try Recording.simulated(autocomplete(minimumLength: 2))
+        let recordedB = try Recording.simulated(autocomplete(minimumLength: 2, query: { $0 == "swim" ? "swin" : $0 }))
+        let diff = TraceDiff(recordedA.trace, recordedB.trace)
+        let requests = diff.differences.filter { $0.kind == .requestDiffers }
+        XCTAssertEqual(requests.count, 1, diff.text)
+        XCTAssertEqual(diff.differences.first?.kind, .requestDiffers, diff.text)
+        XCTAssertEqual(requests.first?.index, 3)
+        XCTAssertEqual(requests.first?.requestA, "\"swim\"")
+        XCTAssertEqual(requests.first?.requestB, "\"swin\"")
+        XCTAssertTrue(diff.text.contains(#"first divergence: call "search" @ReplayTests/ReplayByRequestTests.swift:"#), diff.text)
+        XCTAssertTrue(diff.text.contains(#", start 3: request differs: "swim" in A, "swin" in B"#), diff.text)
+        // Then the answer it changed.
+        XCTAssertEqual(diff.differences.dropFirst().first?.kind, .valueDiffers, diff.text)
+
+        let json = try JSONSerialization.jsonObject(with: Data(diff.json.utf8)) as? [String: Any]
+        let first = try XCTUnwrap((json?["differences"] as? [[String: Any]])?.first)
+        XCTAssertEqual(first["kind"] as? String, "request-differs")
+        XCTAssertEqual(first["a"] as? String, "\"swim\"")
+        XCTAssertEqual(first["b"] as? String, "\"swin\"")
+        let decoded = try JSONDecoder().decode(TraceDiff.Difference.self,
+                                               from: JSONSerialization.data(withJSONObject: first))
+        XCTAssertEqual(decoded, requests.first)
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (fileA, fileB) = (folder.appendingPathComponent("a.trace"), folder.appendingPathComponent("b.trace"))
+        try Data(recordedA.bytes).write(to: fileA)
+        try Data(recordedB.bytes).write(to: fileB)
+        XCTAssertEqual(try TraceDiff(contentsOf: fileA, fileB).differences, diff.differences)
+        XCTAssertTrue(TraceDiff(recordedA.trace, recordedA.trace).isSame)
+    }
+
     func testTheRecordingWritesEachCallsRequestIntoItsSubscription() throws {
         let recorded = try Recording.simulated(autocomplete(minimumLength: 2))
         let text = String(decoding: recorded.bytes, as: UTF8.self)

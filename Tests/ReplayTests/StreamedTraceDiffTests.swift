@@ -45,6 +45,17 @@ final class StreamedTraceDiffTests: XCTestCase {
                 index % 6 == 2 ? line.replacingOccurrences(of: #""thread":1,"#, with: #""thread":2,"#) : line
             }
         }),
+        ("requests changed", { lines in
+            // Every third start made with a request asks for another one: the request (the
+            // line's last field) wrapped in an array.
+            var starts = 0
+            return lines.map { line in
+                guard line.hasPrefix(#"{"type":"subscribe","#), line.contains(#","request":"#), line.hasSuffix("}") else { return line }
+                starts += 1
+                guard starts % 3 == 1 else { return line }
+                return String(line.dropLast()).replacingOccurrences(of: #","request":"#, with: #","request":["#) + "]}"
+            }
+        }),
         ("terminals changed", { lines in
             editEvents(lines) { line, index in
                 index % 2 == 0 ? line.replacingOccurrences(of: #""kind":"completed""#, with: #""kind":"interrupted""#) : line
