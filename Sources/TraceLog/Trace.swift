@@ -56,8 +56,8 @@ public struct Trace: Sendable {
     /// ascending sequence order (a recorder writes them ascending): until then a lookup is a
     /// binary search, which saves a dictionary entry per event (some 30 bytes).
     private var eventIndex: [UInt64: Int]?
-    /// Positions in `events` of each node's events.
-    private var eventsByNode: [UInt64: [UInt32]] = [:]
+    /// Positions in `events` of each node's events, by the node's position in `nodes`.
+    private var eventsByNode: [[UInt32]] = []
     private var validator = TraceValidator()
     private var leftOut: Parts = []
 
@@ -101,6 +101,7 @@ public struct Trace: Sendable {
         case let .node(node):
             nodeIndex[node.id] = nodes.count
             nodes.append(node)
+            eventsByNode.append([])
             events.nodeIDs.append(node.id)
         case let .subscribe(subscription):
             if subscriptionIndex == nil, let last = subscriptions.last, subscription.id < last.id {
@@ -161,7 +162,7 @@ public struct Trace: Sendable {
             eventIndex = Dictionary(uniqueKeysWithValues: events.indices.map { (events.sequence(at: $0), $0) })
         }
         eventIndex?[sequence] = events.count
-        eventsByNode[node, default: []].append(UInt32(events.count))
+        eventsByNode[nodePosition].append(UInt32(events.count))
         return (nodePosition, subscriptionPosition, threadPosition)
     }
 
@@ -205,16 +206,20 @@ public struct Trace: Sendable {
 
     /// The events of every subscription of a node, in sequence order.
     public func events(of node: UInt64) -> [EventRecord] {
-        (eventsByNode[node] ?? []).map { events[Int($0)] }
+        eventPositionList(of: node).map { events[Int($0)] }
     }
 
     /// The positions in `events` of the events of every subscription of a node, in sequence order.
     public func eventPositions(of node: UInt64) -> [Int] {
-        (eventsByNode[node] ?? []).map { Int($0) }
+        eventPositionList(of: node).map { Int($0) }
     }
 
     /// How many events a node sent, over all its subscriptions.
-    public func eventCount(of node: UInt64) -> Int { eventsByNode[node]?.count ?? 0 }
+    public func eventCount(of node: UInt64) -> Int { eventPositionList(of: node).count }
+
+    private func eventPositionList(of node: UInt64) -> [UInt32] {
+        nodeIndex[node].map { eventsByNode[$0] } ?? []
+    }
 
     /// The first node whose label (or, failing that, name) is `name`.
     public func node(named name: String) -> NodeRecord? {

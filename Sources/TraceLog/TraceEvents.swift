@@ -24,8 +24,17 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     /// `omittedJSONBytes` of the few events with a payload too large to keep, by position.
     private var omitted: [Int: Int64] = [:]
 
-    private var strings: [String] = []
+    /// The distinct texts and payloads. The digits of an integer (as `String(Int64)` writes
+    /// them, the commonest payload) are kept as the integer: interned without making or
+    /// hashing a string, and made into one only when read.
+    private var strings: [Text] = []
     private var stringPositions: [String: UInt32] = [:]
+    private var integerPositions: [Int64: UInt32] = [:]
+
+    private enum Text {
+        case string(String)
+        case integer(Int64)
+    }
 
     /// The ids behind the positions the events hold, shared with the trace.
     var nodeIDs: [UInt64] = []
@@ -118,7 +127,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         subscriptionPositions.append(UInt32(subscription))
         threads.append(UInt32(thread))
         kinds.append(UInt8(Self.kindsInOrder.firstIndex(of: kind) ?? 0))
-        let payload = integer.map { intern(String($0)) } ?? 0
+        let payload = integer.map { intern(integer: $0) } ?? 0
         texts.append(payload)
         jsons.append(payload)
         causeStarts.append(UInt32(causePool.count))
@@ -127,14 +136,49 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
 
     private mutating func intern(_ string: String?) -> UInt32 {
         guard let string else { return 0 }
+        if let integer = Self.integer(writing: string) { return intern(integer: integer) }
         if let known = stringPositions[string] { return known }
-        strings.append(string)
+        strings.append(.string(string))
         let number = UInt32(strings.count)
         stringPositions[string] = number
         return number
     }
 
+    private mutating func intern(integer: Int64) -> UInt32 {
+        if let known = integerPositions[integer] { return known }
+        strings.append(.integer(integer))
+        let number = UInt32(strings.count)
+        integerPositions[integer] = number
+        return number
+    }
+
+    /// The integer whose digits `string` is exactly (`String(integer) == string`), else nil:
+    /// no sign but a leading minus, no leading zero, no "-0", within `Int64`.
+    static func integer(writing string: String) -> Int64? {
+        var negative = false, digits = 0, leadingZero = false
+        var magnitude: UInt64 = 0
+        for byte in string.utf8 {
+            if byte == UInt8(ascii: "-") && digits == 0 && !negative {
+                negative = true
+                continue
+            }
+            let digit = byte &- UInt8(ascii: "0")
+            // At most 19 digits, so the magnitude cannot overflow.
+            guard digit < 10, !leadingZero, digits < 19 else { return nil }
+            leadingZero = digits == 0 && digit == 0
+            digits += 1
+            magnitude = magnitude &* 10 &+ UInt64(digit)
+        }
+        guard digits > 0, !(leadingZero && negative) else { return nil }
+        if negative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil }
+        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+    }
+
     private func string(_ number: UInt32) -> String? {
-        number == 0 ? nil : strings[Int(number) - 1]
+        guard number != 0 else { return nil }
+        switch strings[Int(number) - 1] {
+        case let .string(string): return string
+        case let .integer(integer): return String(integer)
+        }
     }
 }

@@ -74,6 +74,35 @@ final class TraceReaderTests: XCTestCase {
         XCTAssertEqual(trace.events.payloadNumber(at: 3), 0)
     }
 
+    /// Texts that are an integer's digits are kept as the integer: they must come back as the
+    /// same string, and share a payload number with the same digits however they arrived.
+    func testIntegerTextsComeBackAsWrittenAndShareTheirNumber() throws {
+        var trace = Trace(header: TraceHeader(clock: .virtual))
+        for record: TraceRecord in [.thread(ThreadRecord(id: 1, name: "main")),
+                                    .node(NodeRecord(id: 1, kind: .source, name: "a", file: "A.swift", line: 1)),
+                                    .subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: 0, thread: 1))] {
+            XCTAssertNil(trace.add(record))
+        }
+        let texts = ["0", "-0", "7", "-7", "007", "+7", "-", "", "1-2", "٣", "9223372036854775807", "-9223372036854775808",
+                     "9223372036854775808", "-9223372036854775809", "12345678901234567890123", "5", "x5", "5 "]
+        var events: [EventRecord] = []
+        for (index, text) in texts.enumerated() {
+            // The JSON of a string value "5" is "\"5\"", but its text is "5", like an integer's.
+            events.append(EventRecord(sequence: UInt64(2 * index + 1), time: 0, node: 1, subscription: 1, kind: .value,
+                                      thread: 1, text: text, json: "\"\(text)\""))
+            events.append(EventRecord(sequence: UInt64(2 * index + 2), time: 0, node: 1, subscription: 1, kind: .value,
+                                      thread: 1, text: text, json: text))
+        }
+        for event in events { XCTAssertNil(trace.add(.event(event))) }
+        XCTAssertEqual(Array(trace.events), events)
+        for position in trace.events.indices {
+            for other in trace.events.indices {
+                XCTAssertEqual(trace.events.payloadNumber(at: position) == trace.events.payloadNumber(at: other),
+                               trace.events.payload(at: position) == trace.events.payload(at: other), "\(position) \(other)")
+            }
+        }
+    }
+
     func testLeftOutRecordsAreCheckedButNotKept() throws {
         let hop = #"{"type":"hop","id":1,"node":1,"sub":1,"scheduler":"main","enqueued":0,"from":1,"started":5,"to":1}"#
         let dispose = #"{"type":"dispose","sub":1,"time":30,"thread":1}"#
