@@ -158,14 +158,16 @@ final class DiffSide {
     func eventCount(of id: UInt64) -> Int { nodeIndex[id].map { counts[$0] } ?? 0 }
 
     /// The events of every subscription of the node `id`, in the order they were read.
-    func events(of id: UInt64) throws -> [DiffEvent] {
+    /// From the `start`th on, at most `limit` of them; a trace held in memory gives all the
+    /// rest at once.
+    func events(of id: UInt64, from start: Int = 0, limit: Int = .max) throws -> [DiffEvent] {
         guard let index = nodeIndex[id] else { return [] }
         switch source {
         case let .file(_, spill):
-            return try spill.events(of: index)
+            return try spill.events(of: index, from: start, limit: limit)
         case let .trace(trace):
             var threadNumbers: [UInt64: UInt32] = [:]
-            return trace.eventPositions(of: id).map { position in
+            return trace.eventPositions(of: id).dropFirst(start).map { position in
                 let events = trace.events, threadID = events.thread(at: position)
                 let thread = threadNumbers[threadID] ?? texts.threads.number(trace.logicalThreadName(threadID))
                 threadNumbers[threadID] = thread
@@ -317,28 +319,44 @@ final class EventSpill {
         if waitingCount >= limit { try writeOut() }
     }
 
-    /// The node's events, in the order they were appended.
-    func events(of node: Int) throws -> [DiffEvent] {
+    /// The node's events from the `start`th on, at most `limit` of them, in the order they
+    /// were appended.
+    func events(of node: Int, from start: Int, limit: Int) throws -> [DiffEvent] {
         guard node < waiting.count else { return [] }
-        let stored = segments[node].reduce(0) { $0 + $1.count }
-        guard stored > 0 else { return waiting[node] }
-        var events = [DiffEvent](unsafeUninitializedCapacity: stored + waiting[node].count) { buffer, initialized in
-            initialized = 0
-            for segment in segments[node] {
-                let bytes = segment.count * MemoryLayout<DiffEvent>.stride
-                let target = UnsafeMutableRawPointer(buffer.baseAddress! + initialized)
-                var done = 0
-                while done < bytes {
-                    let read = pread(descriptor, target + done, bytes - done, off_t(segment.offset) + off_t(done))
-                    guard read > 0 else { break }
-                    done += read
-                }
-                guard done == bytes else { return }
-                initialized += segment.count
+        var events: [DiffEvent] = []
+        var skip = start, remaining = limit
+        for segment in segments[node] where remaining > 0 {
+            guard skip < segment.count else {
+                skip -= segment.count
+                continue
             }
+            let count = min(segment.count - skip, remaining)
+            events += try read(count, at: segment.offset + Int64(skip * MemoryLayout<DiffEvent>.stride))
+            skip = 0
+            remaining -= count
         }
-        guard events.count == stored else { throw failure("cannot read back the temporary file") }
-        events += waiting[node]
+        let inMemory = waiting[node]
+        if remaining > 0, skip < inMemory.count {
+            events += inMemory[skip..<(skip + min(inMemory.count - skip, remaining))]
+        }
+        return events
+    }
+
+    private func read(_ count: Int, at offset: Int64) throws -> [DiffEvent] {
+        let bytes = count * MemoryLayout<DiffEvent>.stride
+        var complete = false
+        let events = [DiffEvent](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let target = UnsafeMutableRawPointer(buffer.baseAddress!)
+            var done = 0
+            while done < bytes {
+                let read = pread(descriptor, target + done, bytes - done, off_t(offset) + off_t(done))
+                guard read > 0 else { break }
+                done += read
+            }
+            complete = done == bytes
+            initialized = complete ? count : 0
+        }
+        guard complete else { throw failure("cannot read back the temporary file") }
         return events
     }
 

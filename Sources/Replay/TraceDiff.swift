@@ -216,7 +216,7 @@ public struct TraceDiff: Sendable {
         let texts = DiffTexts()
         // Sides held in memory read no file, the only thing that can fail.
         self = try! TraceDiff(DiffSide(a, texts: texts), DiffSide(b, texts: texts), nameA: nameA, nameB: nameB,
-                              timeTolerance: timeTolerance, ignoringLineShifts: ignoringLineShifts)
+                              timeTolerance: timeTolerance, ignoringLineShifts: ignoringLineShifts, window: Self.window)
     }
 
     /// Compares the traces at `a` (expected) and `b` (actual) as `init(_:_:…)` compares two
@@ -228,21 +228,25 @@ public struct TraceDiff: Sendable {
     public init(contentsOf a: URL, _ b: URL, nameA: String = "A", nameB: String = "B", timeTolerance: Int64? = nil,
                 ignoringLineShifts: Bool = false) throws {
         try self.init(contentsOf: a, b, nameA: nameA, nameB: nameB, timeTolerance: timeTolerance,
-                      ignoringLineShifts: ignoringLineShifts, spillLimit: EventSpill.limit)
+                      ignoringLineShifts: ignoringLineShifts, spillLimit: EventSpill.limit, window: Self.window)
     }
 
-    /// `spillLimit`: how many events of a side wait in memory before they go to its temporary file.
+    /// How many events of each node of a pair are compared at a time while they agree.
+    static let window = 1 << 16
+
+    /// `spillLimit`: how many events of a side wait in memory before they go to its temporary
+    /// file; `window`: how many events of each node are compared at a time while they agree.
     init(contentsOf a: URL, _ b: URL, nameA: String, nameB: String, timeTolerance: Int64?, ignoringLineShifts: Bool,
-         spillLimit: Int) throws {
+         spillLimit: Int, window: Int) throws {
         let texts = DiffTexts()
         let sideA = try DiffSide(contentsOf: a, texts: texts, spillLimit: spillLimit)
         let sideB = try DiffSide(contentsOf: b, texts: texts, spillLimit: spillLimit)
         try self.init(sideA, sideB, nameA: nameA, nameB: nameB, timeTolerance: timeTolerance,
-                      ignoringLineShifts: ignoringLineShifts)
+                      ignoringLineShifts: ignoringLineShifts, window: window)
     }
 
     private init(_ a: DiffSide, _ b: DiffSide, nameA: String, nameB: String, timeTolerance: Int64?,
-                 ignoringLineShifts: Bool) throws {
+                 ignoringLineShifts: Bool, window: Int) throws {
         let tolerance = timeTolerance ?? (a.header.clock == .virtual && b.header.clock == .virtual ? 0 : nil)
         self.a = Side(name: nameA, clock: a.header.clock.rawValue, nodes: a.nodes.count, events: a.eventCount)
         self.b = Side(name: nameB, clock: b.header.clock.rawValue, nodes: b.nodes.count, events: b.eventCount)
@@ -250,7 +254,7 @@ public struct TraceDiff: Sendable {
         ignoresLineShifts = ignoringLineShifts
         alignment = NodeAlignment(a.nodes, b.nodes)
         var builder = Builder(a: a, b: b, alignment: alignment, tolerance: tolerance,
-                              ignoringLineShifts: ignoringLineShifts)
+                              ignoringLineShifts: ignoringLineShifts, window: window)
         try builder.run()
         differences = try builder.ordered()
         linesMoved = builder.linesMoved
@@ -304,6 +308,8 @@ public struct TraceDiff: Sendable {
         let alignment: NodeAlignment
         let tolerance: Int64?
         let ignoringLineShifts: Bool
+        /// How many events of each node are compared at a time while they agree.
+        let window: Int
         var found: [(place: Place, difference: Difference)] = []
         var linesMoved = 0
         var insideCalls: [Difference] = []
@@ -322,7 +328,8 @@ public struct TraceDiff: Sendable {
         /// the A event aligned before them.
         var anchorB: [Int: UInt64] = [:]
 
-        init(a: DiffSide, b: DiffSide, alignment: NodeAlignment, tolerance: Int64?, ignoringLineShifts: Bool) {
+        init(a: DiffSide, b: DiffSide, alignment: NodeAlignment, tolerance: Int64?, ignoringLineShifts: Bool, window: Int) {
+            self.window = max(1, window)
             self.a = a
             self.b = b
             self.alignment = alignment
@@ -529,20 +536,37 @@ public struct TraceDiff: Sendable {
         }
 
         /// Aligns the events of two aligned nodes, all their subscriptions' in the order read.
+        /// The common beginning is compared a window at a time (a node whose events agree is
+        /// never held whole); what follows the first events that differ is aligned whole.
         private mutating func compareEvents(_ nodeA: NodeRecord, _ nodeB: NodeRecord) throws {
-            let eventsA = try a.events(of: nodeA.id), eventsB = try b.events(of: nodeB.id)
             let name = describe(nodeA)
             var anchor: UInt64 = 0
+            var offset = 0
+            while true {
+                let windowA = try a.events(of: nodeA.id, from: offset, limit: window)
+                let windowB = try b.events(of: nodeB.id, from: offset, limit: window)
+                let common = min(windowA.count, windowB.count)
+                var k = 0
+                while k < common, windowA[k].key == windowB[k].key {
+                    aligned(windowB[k], with: windowA[k])
+                    if comparing { compareMatched(name, windowA[k], windowB[k], index: offset + k + 1) }
+                    anchor = windowA[k].sequence
+                    k += 1
+                }
+                offset += k
+                if k < common || common == 0 { break }
+            }
+            let eventsA = try a.events(of: nodeA.id, from: offset), eventsB = try b.events(of: nodeB.id, from: offset)
             var pendingA: [Int] = [], pendingB: [Int] = []
             for step in Alignment.align(eventsA.map(\.key), eventsB.map(\.key)) + [.end] {
                 switch step {
                 case let .onlyA(i): pendingA.append(i)
                 case let .onlyB(j): pendingB.append(j)
                 case .match, .end:
-                    flush(name, eventsA, eventsB, &pendingA, &pendingB, anchor: anchor)
+                    flush(name, eventsA, eventsB, offset: offset, &pendingA, &pendingB, anchor: anchor)
                     if case let .match(i, j) = step {
                         aligned(eventsB[j], with: eventsA[i])
-                        if comparing { compareMatched(name, eventsA[i], eventsB[j], index: i + 1) }
+                        if comparing { compareMatched(name, eventsA[i], eventsB[j], index: offset + i + 1) }
                         anchor = eventsA[i].sequence
                     }
                 }
@@ -557,7 +581,8 @@ public struct TraceDiff: Sendable {
 
         /// Pairs up the unaligned events between two aligned ones: values with values,
         /// terminals with terminals, in order; the rest are missing or extra.
-        private mutating func flush(_ name: String, _ eventsA: [DiffEvent], _ eventsB: [DiffEvent],
+        /// `offset`: how many events of each node come before `eventsA` and `eventsB`.
+        private mutating func flush(_ name: String, _ eventsA: [DiffEvent], _ eventsB: [DiffEvent], offset: Int,
                                     _ pendingA: inout [Int], _ pendingB: inout [Int], anchor: UInt64) {
             var restA: [Int] = [], restB = pendingB
             for i in pendingA {
@@ -565,7 +590,7 @@ public struct TraceDiff: Sendable {
                 if let position = restB.firstIndex(where: { (eventsB[$0].kind != .value) == terminal }) {
                     let j = restB.remove(at: position)
                     aligned(eventsB[j], with: eventsA[i])
-                    add(Difference(kind: terminal ? .terminalDiffers : .valueDiffers, node: name, index: i + 1,
+                    add(Difference(kind: terminal ? .terminalDiffers : .valueDiffers, node: name, index: offset + i + 1,
                                    a: a.ref(eventsA[i]), b: b.ref(eventsB[j])),
                         .inA(sequence: eventsA[i].sequence, secondary: eventsB[j].sequence))
                 } else {
@@ -573,12 +598,12 @@ public struct TraceDiff: Sendable {
                 }
             }
             for i in restA {
-                add(Difference(kind: .missingInB, node: name, index: i + 1, a: a.ref(eventsA[i])),
+                add(Difference(kind: .missingInB, node: name, index: offset + i + 1, a: a.ref(eventsA[i])),
                     .inA(sequence: eventsA[i].sequence, secondary: 0))
             }
             for j in restB {
                 if !comparing { anchorB[Int(eventsB[j].position)] = anchor }
-                add(Difference(kind: .extraInB, node: name, index: j + 1, b: b.ref(eventsB[j])),
+                add(Difference(kind: .extraInB, node: name, index: offset + j + 1, b: b.ref(eventsB[j])),
                     .inB(sequence: eventsB[j].sequence))
             }
             pendingA = []

@@ -4,8 +4,9 @@ import TraceLog
 import XCTest
 
 /// `TraceDiff(contentsOf:_:)` reads two files as streams, its events by node (in a temporary
-/// file when many): its report must be the very one of two `Trace`s held in memory, for every
-/// kind of difference, with the events in memory or written out one at a time.
+/// file when many), comparing agreeing events a window at a time: its report must be the very
+/// one of two `Trace`s held in memory, for every kind of difference, with the events in memory
+/// or written out one at a time and compared two at a time.
 final class StreamedTraceDiffTests: XCTestCase {
     private var directory: URL!
 
@@ -112,9 +113,9 @@ final class StreamedTraceDiffTests: XCTestCase {
                             file: StaticString = #filePath, line: UInt = #line) throws -> TraceDiff {
         let inMemory = TraceDiff(try Trace(contentsOf: urlA), try Trace(contentsOf: urlB), nameA: "a", nameB: "b",
                                  timeTolerance: tolerance, ignoringLineShifts: ignoringLineShifts)
-        for limit in [1, EventSpill.limit] {
+        for (limit, window) in [(1, 2), (EventSpill.limit, TraceDiff.window)] {
             let streamed = try TraceDiff(contentsOf: urlA, urlB, nameA: "a", nameB: "b", timeTolerance: tolerance,
-                                         ignoringLineShifts: ignoringLineShifts, spillLimit: limit)
+                                         ignoringLineShifts: ignoringLineShifts, spillLimit: limit, window: window)
             XCTAssertEqual(streamed.text, inMemory.text, "\(urlA.lastPathComponent) vs \(urlB.lastPathComponent), limit \(limit)",
                            file: file, line: line)
             XCTAssertEqual(streamed.json, inMemory.json, file: file, line: line)
