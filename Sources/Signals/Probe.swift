@@ -442,6 +442,9 @@ public final class ProbeContext {
         /// One object a probe keeps for this thread (a recorder's per-thread buffer),
         /// retained, with the number its probe gave it; see `probeLocal(for:)`.
         @usableFromInline var local: (owner: UInt64, object: UnsafeMutableRawPointer?) = (0, nil)
+        /// Whether `pending` holds one: what the send path checks, twice per recorded event
+        /// (a plain load; reading the existential itself would retain and release it).
+        @usableFromInline var hasPending = false
         @usableFromInline init() {}
     }
 
@@ -526,14 +529,23 @@ public final class ProbeContext {
     /// they were made, each before anything that follows it.
     @inlinable @inline(__always)
     public func reportPending() {
-        if state.pointee.pending != nil { reportPendingNow() }
+        if state.pointee.hasPending { reportPendingNow() }
     }
 
     @usableFromInline
     func reportPendingNow() {
         let pending = state.pointee.pending
         state.pointee.pending = nil
+        state.pointee.hasPending = false
         pending?.reportIfPending()
+    }
+
+    /// Makes `subscription` the one made last on this thread, reporting the one before.
+    @usableFromInline
+    func setPending(_ subscription: PendingSubscription) {
+        reportPending()
+        state.pointee.pending = subscription
+        state.pointee.hasPending = true
     }
 
     /// Reports the signal instance made last on the current thread, if it is not reported

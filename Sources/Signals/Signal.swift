@@ -265,9 +265,14 @@ struct Membership<Value, Error: Swift.Error> {
 /// (its observation is marked disposed before anything else).
 @usableFromInline
 final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingSubscription {  // delivery state only under the serializer, membership under its LockedState; the node changes only before anything has seen it
-    /// Changed only by `relabel(to:)`, before the instance is seen; unchecked, as it is read
-    /// on every recorded event.
-    @exclusivity(unchecked) @usableFromInline private(set) var node: Node
+    /// The node, unretained: nodes are interned for the life of the process, and the send
+    /// path reads it with no retain and release per recorded event (a `var` of a class type
+    /// is retained on each read, in case it changes meanwhile). Changed only by
+    /// `relabel(to:)`, before the instance is seen; unchecked, as it is read on every
+    /// recorded event.
+    @exclusivity(unchecked) @usableFromInline private(set) var unretainedNode: Unmanaged<Node>
+    /// The node this is an instance of.
+    @usableFromInline var node: Node { unretainedNode.takeUnretainedValue() }
     @usableFromInline let subscription: UInt64
     @usableFromInline let serializer: Lock
     /// Touched only while holding `serializer`; a pointer, so no run-time exclusivity check.
@@ -291,7 +296,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// own, so the label is in the node the probe first hears of (see `relabel(to:)`).
     @usableFromInline
     init(node: Node, serializer: Lock? = nil, detachWhenUnobserved: Bool, request: Any? = nil) {
-        self.node = node
+        self.unretainedNode = .passUnretained(node)
         self.subscription = Instrumentation.newSubscription()
         self.serializer = serializer ?? Lock(recursive: true)
         self.detachWhenUnobserved = detachWhenUnobserved
@@ -302,8 +307,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
                 pendingReport = PendingReport(parent: context.parentSubscription, scheduler: context.schedulerName,
                                               request: request)
                 reporting.store(Self.unreported, ordering: .releasing)
-                context.reportPending()
-                context.state.pointee.pending = self
+                context.setPending(self)
             }
         }
     }
@@ -364,7 +368,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// whether it did.
     func relabel(to node: Node) -> Bool {
         guard reporting.load(ordering: .acquiring) & Self.settled == 0 else { return false }
-        self.node = node
+        unretainedNode = .passUnretained(node)
         return true
     }
 
@@ -437,19 +441,20 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         if scope != 0 { context.state.pointee.scope = scope }
         defer { context.state.pointee.scope = savedScope }
         // The payload is lent as its own type: a value of a value event, the error of a failure.
-        let sequence: UInt64
-        switch event {
-        case let .value(value):
-            sequence = withUnsafePointer(to: value) {
-                probe.willSend(node, subscription: subscription, kind: .value, value: $0, context: context)
+        let sequence: UInt64 = unretainedNode._withUnsafeGuaranteedRef { node in
+            switch event {
+            case let .value(value):
+                withUnsafePointer(to: value) {
+                    probe.willSend(node, subscription: subscription, kind: .value, value: $0, context: context)
+                }
+            case let .failed(error):
+                withUnsafePointer(to: error) {
+                    probe.willSend(node, subscription: subscription, kind: .failed, value: $0, context: context)
+                }
+            case .completed, .interrupted:
+                probe.willSend(node, subscription: subscription, kind: event.kind,
+                               value: UnsafePointer<Value>?.none, context: context)
             }
-        case let .failed(error):
-            sequence = withUnsafePointer(to: error) {
-                probe.willSend(node, subscription: subscription, kind: .failed, value: $0, context: context)
-            }
-        case .completed, .interrupted:
-            sequence = probe.willSend(node, subscription: subscription, kind: event.kind,
-                                      value: UnsafePointer<Value>?.none, context: context)
         }
         let state = context.state
         let savedCause = state.pointee.cause
