@@ -480,19 +480,29 @@ public struct TraceDiff: Sendable {
         private mutating func compareRequests() throws {
             let calls = alignment.pairs.filter { a.node($0.a)?.name == "call" && b.node($0.b)?.name == "call" }
             guard !calls.isEmpty else { return }
-            let startsA = try Self.starts(of: Set(calls.map(\.a)), in: a)
-            let startsB = try Self.starts(of: Set(calls.map(\.b)), in: b)
-            var differing: [Difference] = []
-            var times: [Int64] = []
-            for pair in calls {
-                guard let nodeA = a.node(pair.a) else { continue }
-                for (index, (startA, startB)) in zip(startsA[pair.a] ?? [], startsB[pair.b] ?? []).enumerated() {
-                    guard let requestA = startA.request, let requestB = startB.request, requestA != requestB else { continue }
-                    differing.append(Difference(kind: .requestDiffers, node: describe(nodeA), index: index + 1,
-                                                requestA: requestA, requestB: requestB))
-                    times.append(startA.time)
+            // A's starts, request and time only; B's are compared with them as they are read.
+            let pairOfB = Dictionary(calls.enumerated().map { ($0.element.b, $0.offset) }, uniquingKeysWith: { first, _ in first })
+            var startsA: [UInt64: [(request: String?, time: Int64)]] = [:]
+            let nodesA = Set(calls.map(\.a))
+            try a.forEachSubscription { subscription in
+                if nodesA.contains(subscription.node) {
+                    startsA[subscription.node, default: []].append((subscription.request, subscription.time))
                 }
             }
+            var requests: [(pair: Int, index: Int, difference: Difference, time: Int64)] = []
+            var countsB = [Int](repeating: 0, count: calls.count)
+            try b.forEachSubscription { subscription in
+                guard let pair = pairOfB[subscription.node] else { return }
+                let index = countsB[pair]
+                countsB[pair] += 1
+                guard let startsOfA = startsA[calls[pair].a], index < startsOfA.count, let nodeA = a.node(calls[pair].a),
+                      let requestA = startsOfA[index].request, let requestB = subscription.request, requestA != requestB
+                else { return }
+                requests.append((pair, index, Difference(kind: .requestDiffers, node: describe(nodeA), index: index + 1,
+                                                      requestA: requestA, requestB: requestB), startsOfA[index].time))
+            }
+            requests.sort { ($0.pair, $0.index) < ($1.pair, $1.index) }
+            let differing = requests.map(\.difference), times = requests.map(\.time)
             guard !differing.isEmpty else { return }
             // The latest event at or before each start time: each event counts for the first
             // start time not before it (found by binary search), then a running maximum.
@@ -511,15 +521,6 @@ public struct TraceDiff: Sendable {
             for (difference, time) in zip(differing, times) {
                 add(difference, .inA(sequence: slots[time].map { latest[$0] } ?? 0, secondary: .max))
             }
-        }
-
-        /// The subscriptions of `nodes`, per node, in the order read.
-        private static func starts(of nodes: Set<UInt64>, in side: DiffSide) throws -> [UInt64: [SubscriptionRecord]] {
-            var starts: [UInt64: [SubscriptionRecord]] = [:]
-            try side.forEachSubscription { subscription in
-                if nodes.contains(subscription.node) { starts[subscription.node, default: []].append(subscription) }
-            }
-            return starts
         }
 
         private mutating func compareNodes(_ nodeA: NodeRecord, _ nodeB: NodeRecord) {
