@@ -14,17 +14,20 @@ import TraceLog
 /// the node is referenced, so two recordings of the same virtual-time run in one process are
 /// byte-identical.
 ///
-/// **Concurrency and memory.** Values are formatted on the calling thread, outside any lock;
-/// then one short critical section assigns the sequence number, renumbers ids and appends the
-/// record to the buffer: the commonest event (an integer value or none, at most one cause) as
-/// a fixed-size binary record whose line the writer thread formats, any other record as its
-/// formatted line. One lock keeps sequence order and file order the same, so a
-/// reader can rely on every id being defined before it is used. When the buffer holds
-/// `bufferCapacity` bytes it is handed to the writer thread; a producer that fills the next
-/// one while the writer is still writing the previous one waits for it: under an event flood
-/// the recorder *blocks* producers rather than drop records or grow, so memory stays bounded
-/// by two buffers. Records are dropped (and counted in the summary) only when the file cannot
-/// be written.
+/// **Concurrency and memory.** Values are formatted on the calling thread, outside any lock.
+/// The commonest event (an integer value or none, at most one cause) is a fixed-size binary
+/// record whose line the writer thread formats. In a live recording to a file a thread that
+/// knows the event's ids appends it to a ring of its own without a lock, numbered by an atomic
+/// counter; any other record goes through one short critical section that renumbers ids and
+/// appends it to the shared buffer, marked with the last sequence number given. The writer
+/// merges rings and buffer in sequence order (a virtual or in-memory recording has no rings:
+/// its file order is its lock order), so a reader can rely on every id being defined before it
+/// is used and on causes across threads. When the buffer holds `bufferCapacity` bytes it is
+/// handed to the writer thread; a producer that fills the next one, or its ring, while the
+/// writer is still behind waits for it: under an event flood the recorder *blocks* producers
+/// rather than drop records or grow, so memory stays bounded by two buffers and one ring of
+/// `bufferCapacity` bytes per recording thread. Records are dropped (and counted in the
+/// summary) only when the file cannot be written.
 ///
 /// **Crash safety.** A recorder writing to a file has a writer thread that appends what was
 /// recorded, in whole lines, at least every `flushInterval` (100 ms by default) and at
