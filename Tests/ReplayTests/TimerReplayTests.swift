@@ -122,17 +122,8 @@ final class TimerReplayTests: XCTestCase {
             XCTAssertEqual((error as? ReplayError)?.kind, .missingTimer)
             XCTAssertTrue("\(error)".contains("expected a timer labelled \"poll\""), "\(error)")
         }
-        XCTAssertThrowsError(try Replayer(trace: trace).replay { environment in
-            let timer = environment.timer("refresh", every: 1, on: environment.scheduler("sensor"))
-            let first = timer.startWithValues { _ in }
-            let second = timer.startWithValues { _ in }
-            return AnyDisposable {
-                first.dispose()
-                second.dispose()
-            }
-        }) { error in
-            XCTAssertEqual((error as? ReplayError)?.kind, .extraTimer)
-            XCTAssertTrue("\(error)".contains("2nd time"), "\(error)")
+        assertASecondStartIsAnError(trace, expecting: "2nd time") { environment in
+            environment.timer("refresh", every: 1, on: environment.scheduler("sensor"))
         }
     }
 
@@ -185,18 +176,27 @@ final class TimerReplayTests: XCTestCase {
         let times = timers.map { timer in replay.trace.events.filter { $0.node == timer.id && $0.kind == .value }.map(\.time) }
         XCTAssertEqual(times, [[103_000_000, 207_000_000], [150_000_000]])
 
+        assertASecondStartIsAnError(trace, expecting: "expected at most 1 starts of this timer, as recorded; the pipeline starts it a 2nd time") {
+            SignalProducer<Date, Never>.timer(interval: .milliseconds(100), on: $0.scheduler("sensor"))
+        }
+    }
+
+    /// Replaying `trace` with the timer `make` gives started twice is an `extraTimer` error
+    /// whose text contains `expected`.
+    private func assertASecondStartIsAnError(_ trace: Trace, expecting expected: String,
+                                             file: StaticString = #filePath, line: UInt = #line,
+                                             _ make: @escaping (Environment) -> SignalProducer<Date, Never>) {
         XCTAssertThrowsError(try Replayer(trace: trace).replay { environment in
-            let timer = SignalProducer<Date, Never>.timer(interval: .milliseconds(100), on: environment.scheduler("sensor"))
+            let timer = make(environment)
             let first = timer.startWithValues { _ in }
             let second = timer.startWithValues { _ in }
             return AnyDisposable {
                 first.dispose()
                 second.dispose()
             }
-        }) { error in
-            XCTAssertEqual((error as? ReplayError)?.kind, .extraTimer)
-            XCTAssertTrue("\(error)".contains("expected at most 1 starts of this timer, as recorded; the pipeline starts it a 2nd time"),
-                          "\(error)")
+        }, file: file, line: line) { error in
+            XCTAssertEqual((error as? ReplayError)?.kind, .extraTimer, file: file, line: line)
+            XCTAssertTrue("\(error)".contains(expected), "\(error)", file: file, line: line)
         }
     }
 
