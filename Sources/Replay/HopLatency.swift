@@ -57,38 +57,6 @@ final class HopWaits: @unchecked Sendable {  // mutable state only under `lock`
     }
 }
 
-/// A lane whose immediate actions that are hops wait their recorded queue wait.
-final class HopDelayingScheduler: DateScheduler, @unchecked Sendable {  // immutable; the lane and the waits guard themselves
-    let lane: TestScheduler.Lane
-    let waits: HopWaits
-
-    init(lane: TestScheduler.Lane, waits: HopWaits) {
-        self.lane = lane
-        self.waits = waits
-    }
-
-    var name: String { lane.name }
-    var currentDate: Date { lane.currentDate }
-
-    @discardableResult
-    func schedule(_ action: @escaping () -> Void) -> Disposable? {
-        let wait = waits.takeWait(scheduler: name)
-        guard wait > 0 else { return lane.schedule(action) }
-        return lane.schedule(after: lane.currentDate.addingTimeInterval(Double(wait) / 1e9), action: action)
-    }
-
-    @discardableResult
-    func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? {
-        lane.schedule(after: date, action: action)
-    }
-
-    @discardableResult
-    func schedule(after date: Date, interval: DispatchTimeInterval, leeway: DispatchTimeInterval,
-                  action: @escaping () -> Void) -> Disposable? {
-        lane.schedule(after: date, interval: interval, leeway: leeway, action: action)
-    }
-}
-
 /// The replay's probe when hops keep their recorded latency: forwards everything to the
 /// recorder, and tells `HopWaits` which node is enqueuing a hop.
 final class HopNotingProbe: Probe, @unchecked Sendable {  // immutable; the recorder and the waits guard themselves

@@ -152,9 +152,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     public func scheduler(_ name: String) -> DateScheduler {
         lock.withLock {
             if let existing = schedulers[name] { return existing }
-            let lane = testScheduler.lane(name)
-            let base: DateScheduler = hopWaits.map { HopDelayingScheduler(lane: lane, waits: $0) } ?? lane
-            let made = ReplayScheduler(base: base, environment: self)
+            let made = ReplayScheduler(lane: testScheduler.lane(name), waits: hopWaits, environment: self)
             schedulers[name] = made
             return made
         }
@@ -547,31 +545,39 @@ extension Trace {
     }
 }
 
-/// One of a replay environment's schedulers: its lane (or the lane delaying hops as
-/// recorded), which also stands in for the timers started on it with their recorded ticks.
-final class ReplayScheduler: TimerReplayingScheduler, @unchecked Sendable {  // set once at creation
-    let base: DateScheduler
+/// One of a replay environment's schedulers: its lane of the test scheduler, whose immediate
+/// actions that are hops wait their recorded queue wait when `waits` is given
+/// (`HopLatency.asRecorded`), and which stands in for the timers started on it with their
+/// recorded ticks.
+final class ReplayScheduler: TimerReplayingScheduler, @unchecked Sendable {  // set once at creation; the lane and the waits guard themselves
+    let lane: TestScheduler.Lane
+    let waits: HopWaits?
     /// Weak: the environment holds its schedulers.
     weak var environment: ReplayEnvironment?
 
-    init(base: DateScheduler, environment: ReplayEnvironment) {
-        self.base = base
+    init(lane: TestScheduler.Lane, waits: HopWaits?, environment: ReplayEnvironment) {
+        self.lane = lane
+        self.waits = waits
         self.environment = environment
     }
 
-    var name: String { base.name }
-    var currentDate: Date { base.currentDate }
+    var name: String { lane.name }
+    var currentDate: Date { lane.currentDate }
 
     @discardableResult
-    func schedule(_ action: @escaping () -> Void) -> Disposable? { base.schedule(action) }
+    func schedule(_ action: @escaping () -> Void) -> Disposable? {
+        let wait = waits?.takeWait(scheduler: name) ?? 0
+        guard wait > 0 else { return lane.schedule(action) }
+        return lane.schedule(after: lane.currentDate.addingTimeInterval(Double(wait) / 1e9), action: action)
+    }
 
     @discardableResult
-    func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? { base.schedule(after: date, action: action) }
+    func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? { lane.schedule(after: date, action: action) }
 
     @discardableResult
     func schedule(after date: Date, interval: DispatchTimeInterval, leeway: DispatchTimeInterval,
                   action: @escaping () -> Void) -> Disposable? {
-        base.schedule(after: date, interval: interval, leeway: leeway, action: action)
+        lane.schedule(after: date, interval: interval, leeway: leeway, action: action)
     }
 
     func replayTicks(of node: Node, into observer: Signals.Observer<Date, Never>, lifetime: Lifetime) -> Bool {
