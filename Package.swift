@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "Locks"),
         .target(name: "Signals", dependencies: ["TraceKinds", "Locks"]),
         .target(name: "TraceLog", dependencies: ["TraceKinds"]),
-        .target(name: "Recording", dependencies: ["Signals", "TraceLog"]),
+        .target(name: "Recording", dependencies: ["Signals", "TraceLog", "Locks"]),
         .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Recording", "Locks"]),
         .target(name: "Demo", dependencies: ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams", "Viewer"]),
         .systemLibrary(

@@ -2,6 +2,7 @@ import Foundation
 import Signals
 import TraceLog
 import Synchronization
+import Locks
 
 /// What a `Recorder` is made of, and what is attached as the probe: everything but the
 /// handle. The probe set holds it strongly (no `weak` load per event), and keeps it as long as
@@ -220,7 +221,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
                 claim?.schedulerScope = scheduler.recordingScope
                 scheduler.recordingScope = scope
             }
-            Self.runningScopes.withLock { _ = $0.insert(scope) }
+            Self.runningScopes.modify { _ = $0.insert(scope) }
             append(.header(makeHeader()))
             running.store(true, ordering: .relaxed)
             if case .file = sink {
@@ -252,7 +253,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
             let context = ProbeContext.current
             if pthread_equal(claim.thread, pthread_self()) != 0, context.scope == scope { context.scope = claim.threadScope }
             self.claim = nil
-            Self.runningScopes.withLock { _ = $0.remove(scope) }
+            Self.runningScopes.modify { _ = $0.remove(scope) }
         }
         for hop in pendingHops.keys.sorted() {
             if let record = pendingHops[hop] { append(.hop(record)) }
@@ -551,11 +552,13 @@ final class RecorderCore: Probe, @unchecked Sendable {
         let current = context.scope
         if current == scope { return true }
         if isVirtual { return false }
-        return current == 0 || !Self.runningScopes.withLock { $0.contains(current) }
+        return current == 0 || !Self.runningScopes.modify { $0.contains(current) }
     }
 
-    /// The scopes of the recordings running now.
-    static let runningScopes = Mutex<Set<UInt64>>([])
+    /// The scopes of the recordings running now. Under the package's pthread lock, which the
+    /// thread sanitizer sees (it does not see `Synchronization.Mutex`'s futex on Linux, and
+    /// reported two recordings starting at once as a race).
+    static let runningScopes = Protected<Set<UInt64>>([])
 
     /// This recording's own sequence number in a cause, or 0 for another recorder's.
     @inline(__always) func localCause(_ cause: UInt64) -> UInt64 {

@@ -1,5 +1,5 @@
+import Locks
 import Foundation
-import Synchronization
 import Signals
 import TraceLog
 import Recording
@@ -110,12 +110,12 @@ public struct ReplayResult: Sendable {
             case recorded(Recorder)
             case formatted([UInt8])
         }
-        private let state: Mutex<State>
+        private let state: Protected<State>
 
-        init(recorder: Recorder) { state = Mutex(.recorded(recorder)) }
+        init(recorder: Recorder) { state = Protected(.recorded(recorder)) }
 
         var bytes: [UInt8] {
-            state.withLock { state in
+            state.modify { state in
                 switch state {
                 case let .formatted(bytes):
                     return bytes
