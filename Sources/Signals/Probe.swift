@@ -259,10 +259,17 @@ public enum Instrumentation {
         }
 
         private let members: [Member]
+        /// The only member, when there is one and it is held strongly (a recorder's core):
+        /// the send path calls it straight through this `let`, which a set it borrows lends
+        /// without a retain and release, where reading a member's reference is a copy.
+        @usableFromInline let sole: Probe?
         /// With several members, a hop's id in each member, by the id the set handed out.
         private let hops = Protected<(next: UInt64, ids: [UInt64: [UInt64]])>((1, [:]))
 
-        init(_ probes: [(probe: Probe, retained: Bool)]) { members = probes.map { Member($0.probe, retained: $0.retained) } }
+        init(_ probes: [(probe: Probe, retained: Bool)]) {
+            members = probes.map { Member($0.probe, retained: $0.retained) }
+            sole = probes.count == 1 && probes[0].retained ? probes[0].probe : nil
+        }
 
         func contains(_ probe: Probe) -> Bool { members.contains { $0.probe === probe } }
         var probes: [Probe] { members.compactMap(\.probe) }
@@ -292,6 +299,16 @@ public enum Instrumentation {
                 return members[0].probe?.willSend(node, subscription: subscription, kind: kind, value: value, causes: causes) ?? 0
             }
             return numbering { $0.willSend(node, subscription: subscription, kind: kind, value: value, causes: causes) }
+        }
+
+        /// As `willSend(_:subscription:kind:value:causes:)`, passing the context on: what the
+        /// send path calls, on the set it borrows from `slot` (a set is kept for the process).
+        @inlinable @inline(__always)
+        func send<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
+                         context: ProbeContext) -> UInt64 {
+            // Optional chaining on the `let` borrows it; binding it (`if let`) would copy it.
+            sole?.willSend(node, subscription: subscription, kind: kind, value: value, context: context)
+                ?? willSend(node, subscription: subscription, kind: kind, value: value, context: context)
         }
 
         /// As `willSend(_:subscription:kind:value:causes:)`, passing the context on.

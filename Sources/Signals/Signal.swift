@@ -400,8 +400,8 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
             guard close() else { return false }
         }
         state.pointee.depth += 1
-        if let probe = Instrumentation.probe {
-            deliverInstrumented(event, probe: probe)
+        if Instrumentation.slot.load(ordering: .acquiring) != 0 {
+            deliverInstrumented(event)
         } else {
             Self.deliver(event, to: state)
         }
@@ -425,13 +425,20 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
 
     /// Inlinable so that it is specialised with the send path: unspecialised, it looked up the
     /// generic metadata of `Event` and `Observation` on every recorded event.
+    /// Delivers with the attached probes' set, borrowed (a set is kept for the process); the
+    /// slot is read again here rather than kept from `deliver`, which keeps the path without
+    /// a probe as short as it was.
     @inlinable
-    func deliverInstrumented(_ event: Event<Value, Error>, probe: Probe) {
-        ProbeContext.withCurrent { deliverInstrumented(event, probe: probe, context: $0) }
+    func deliverInstrumented(_ event: Event<Value, Error>) {
+        let raw = Instrumentation.slot.load(ordering: .acquiring)
+        guard raw != 0 else { return Self.deliver(event, to: delivery.pointer) }
+        Unmanaged<Instrumentation.ProbeSet>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!)._withUnsafeGuaranteedRef { probes in
+            ProbeContext.withCurrent { deliverInstrumented(event, probes: probes, context: $0) }
+        }
     }
 
     @inlinable @inline(__always)
-    func deliverInstrumented(_ event: Event<Value, Error>, probe: Probe, context: ProbeContext) {
+    func deliverInstrumented(_ event: Event<Value, Error>, probes: Instrumentation.ProbeSet, context: ProbeContext) {
         // Subscriptions made before this event are reported before it: this one (made on
         // another thread) and the last one made on this thread.
         if reporting.load(ordering: .relaxed) & Self.unreported != 0 { reportIfPending() }
@@ -445,15 +452,15 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
             switch event {
             case let .value(value):
                 withUnsafePointer(to: value) {
-                    probe.willSend(node, subscription: subscription, kind: .value, value: $0, context: context)
+                    probes.send(node, subscription: subscription, kind: .value, value: $0, context: context)
                 }
             case let .failed(error):
                 withUnsafePointer(to: error) {
-                    probe.willSend(node, subscription: subscription, kind: .failed, value: $0, context: context)
+                    probes.send(node, subscription: subscription, kind: .failed, value: $0, context: context)
                 }
             case .completed, .interrupted:
-                probe.willSend(node, subscription: subscription, kind: event.kind,
-                               value: UnsafePointer<Value>?.none, context: context)
+                probes.send(node, subscription: subscription, kind: event.kind,
+                            value: UnsafePointer<Value>?.none, context: context)
             }
         }
         let state = context.state
