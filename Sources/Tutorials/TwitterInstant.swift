@@ -85,53 +85,53 @@ public struct TwitterInstant: Scenario {
     public let accounts: Int
     /// The chance that a search answers with status 500.
     public let failureRate: Double
+    /// Seconds without a newer text before the text is searched (RAC2's `throttle:`; the tutorial's 0.5).
+    public let quietPeriod: TimeInterval
+    /// What every simulated latency is multiplied by: 1 the tutorial's, 0 answers at once (the same draws).
+    public let latencyScale: Double
 
     /// Table rows whose cells show an avatar.
     public static let visibleRows = 4
 
-    public init(seed: UInt64 = 1, accessGranted: Bool = true, accounts: Int = 1, failureRate: Double = 0.1) {
+    /// The tutorial's screen; a benchmark shortens `quietPeriod` and `latencyScale` to time the pipeline
+    /// rather than the simulated waits (the script is written for the defaults). Negative values count as 0.
+    public init(seed: UInt64 = 1, accessGranted: Bool = true, accounts: Int = 1, failureRate: Double = 0.1,
+                quietPeriod: TimeInterval = 0.5, latencyScale: Double = 1) {
         self.seed = seed
         self.accessGranted = accessGranted
         self.accounts = accounts
         self.failureRate = failureRate
-    }
-
-    /// The tutorial's rule for a search worth sending.
-    public static func isValidSearch(_ text: String) -> Bool { text.count > 2 }
-
-    /// The fake search index: a few tweets per query, the same for the same query.
-    public static func tweets(for query: String) -> [Tweet] {
-        let count = 4 + query.count % 3
-        return (1...count).map { index in
-            let user = "\(["ana", "bo", "cy", "dee", "eli", "fay"][index - 1])_\(query.count)"
-            return Tweet(user: user, text: "#\(index) about \(query)", avatarURL: "https://pbs.example/\(user).png")
-        }
+        self.quietPeriod = max(0, quietPeriod)
+        self.latencyScale = max(0, latencyScale)
     }
 
     public func build(in environment: Environment) -> Disposable {
         build(in: environment, screen: Guarded(TwitterInstantScreen()))
     }
 
-    /// Builds the pipeline, writing what it shows into `screen`.
-    public func build(in environment: Environment, screen: Guarded<TwitterInstantScreen>) -> Disposable {
+    /// Builds the pipeline, writing what it shows into `screen`. `displayed` hears each search
+    /// result on the main scheduler as soon as the screen shows its tweets, before their
+    /// avatars start loading: where a benchmark ends a query's end-to-end time.
+    public func build(in environment: Environment, screen: Guarded<TwitterInstantScreen>,
+                      displayed: @escaping (TweetSearch) -> Void = { _ in }) -> Disposable {
         let main = environment.scheduler("main")
         let network = environment.scheduler("network")
         let background = environment.scheduler("background")
         let service = FakeService(seed: seed)
         let disposables = CompositeDisposable()
-        let (accessGranted, accounts, failureRate) = (self.accessGranted, self.accounts, self.failureRate)
+        let (accessGranted, accounts, failureRate, scale) = (self.accessGranted, self.accounts, self.failureRate, latencyScale)
 
         let requestAccessToTwitter = environment.call("requestAccessToTwitter") { () -> SignalProducer<Bool, TwitterError> in
-            let latency = service.latency(0.08...0.14)
+            let latency = service.latency(0.08...0.14) * scale
             return service.respond(accessGranted ? .success(true) : .failure(.accessDenied), after: latency, on: network)
         }
 
         func signalForSearch(_ text: String) -> SignalProducer<TweetSearch, TwitterError> {
             environment.call("search", request: text) {
                 guard accounts > 0 else {
-                    return service.respond(.failure(.noTwitterAccounts), after: 0.01, on: network)
+                    return service.respond(.failure(.noTwitterAccounts), after: 0.01 * scale, on: network)
                 }
-                let latency = service.latency(1.2...1.4)
+                let latency = service.latency(1.2...1.4) * scale
                 let result: Result<TweetSearch, TwitterError> = service.chance(failureRate)
                     ? .failure(.invalidResponse(status: 500))
                     : .success(TweetSearch(query: text, tweets: Self.tweets(for: text)))
@@ -142,7 +142,7 @@ public struct TwitterInstant: Scenario {
         // Large avatars (the later rows here) take much longer than small ones.
         func loadAvatar(_ tweet: Tweet, row: Int) -> SignalProducer<Avatar, TwitterError> {
             environment.call("avatar", request: tweet.avatarURL) {
-                let latency = row < 2 ? service.latency(0.15...0.3) : service.latency(1.1...1.4)
+                let latency = (row < 2 ? service.latency(0.15...0.3) : service.latency(1.1...1.4)) * scale
                 let avatar = Avatar(url: tweet.avatarURL, bytes: row < 2 ? 12_288 : 262_144)
                 return service.respond(.success(avatar), after: latency, on: background)
             }
@@ -153,12 +153,12 @@ public struct TwitterInstant: Scenario {
 
         disposables += searchText.map { Self.isValidSearch($0) ? FieldColour.white : .yellow }.named("searchBackground")
             .observeValues { colour in screen.modify { $0.searchBackground = colour } }
-
         func display(_ search: TweetSearch) {
             screen.modify {
                 $0.displayedQueries.append(search.query)
                 $0.tweets = search.tweets
             }
+            displayed(search)
             for (row, tweet) in search.tweets.prefix(Self.visibleRows).enumerated() {
                 disposables += loadAvatar(tweet, row: row)
                     .start(on: background)
@@ -172,7 +172,7 @@ public struct TwitterInstant: Scenario {
             .then(SignalProducer(searchText).promoteError(TwitterError.self))
             .filter(Self.isValidSearch)
             .named("validSearchText")
-            .throttle(quietPeriod: 0.5, on: main)
+            .throttle(quietPeriod: quietPeriod, on: main)
             .flatMap(.latest) { signalForSearch($0) }
             .named("searchResults")
             .observe(on: main)
@@ -198,5 +198,21 @@ public struct TwitterInstant: Scenario {
             ScriptStep(at: scroll, "cell \(row) scrolled off") { $0.send(row, to: "prepareForReuse") }
         }
         return steps
+    }
+}
+
+// After the pipeline, so that its operators keep the source lines the committed recording
+// (traces/twitter-instant.trace) names.
+extension TwitterInstant {
+    /// The tutorial's rule for a search worth sending.
+    public static func isValidSearch(_ text: String) -> Bool { text.count > 2 }
+
+    /// The fake search index: a few tweets per query, the same for the same query.
+    public static func tweets(for query: String) -> [Tweet] {
+        let count = 4 + query.count % 3
+        return (1...count).map { index in
+            let user = "\(["ana", "bo", "cy", "dee", "eli", "fay"][index - 1])_\(query.count)"
+            return Tweet(user: user, text: "#\(index) about \(query)", avatarURL: "https://pbs.example/\(user).png")
+        }
     }
 }

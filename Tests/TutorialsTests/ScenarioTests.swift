@@ -102,6 +102,54 @@ final class ScenarioTests: XCTestCase {
         }
     }
 
+    /// The benchmark's timing: a shorter quiet period and no simulated latency; `displayed`
+    /// hears each result set when the screen shows it.
+    func testTwitterInstantTimingIsAdjustableAndDisplayedHearsEachResult() {
+        let environment = VirtualEnvironment()
+        let screen = Guarded(TwitterInstantScreen())
+        let heard = Guarded<[String]>([])
+        let scenario = TwitterInstant(failureRate: 0, quietPeriod: 0.2, latencyScale: 0)
+        let pipeline = scenario.build(in: environment, screen: screen) { search in
+            XCTAssertEqual(screen.value.tweets, search.tweets, "heard once the screen shows the tweets")
+            heard.modify { $0.append("\(search.query) at \(environment.scheduler.now)") }
+        }
+        defer { pipeline.dispose() }
+        environment.scheduler.advance()  // access is granted at once
+        environment.send("abc", to: "searchText")
+        environment.scheduler.advance(by: 0.199)
+        XCTAssertEqual(heard.value, [], "still inside the quiet period")
+        environment.scheduler.advance(by: 0.001)
+        XCTAssertEqual(heard.value, ["abc at 200000000"], "searched and answered the moment the quiet period ends")
+        environment.send("abcd", to: "searchText")
+        environment.scheduler.advance(by: 0.2)
+        XCTAssertEqual(heard.value, ["abc at 200000000", "abcd at 400000000"])
+        XCTAssertEqual(screen.value.displayedQueries, ["abc", "abcd"])
+        XCTAssertEqual(screen.value.avatars.count, TwitterInstant.visibleRows, "the avatars load at once too")
+    }
+
+    /// The latency scale multiplies the same seeded draws: at half scale the search answers
+    /// after half the tutorial's drawn latency.
+    func testTwitterInstantLatencyScaleKeepsTheDraws() {
+        func searchLatency(scale: Double) -> Int64 {
+            let environment = VirtualEnvironment()
+            let shown = Guarded<Int64?>(nil)
+            let scenario = TwitterInstant(seed: 7, failureRate: 0, quietPeriod: 0, latencyScale: scale)
+            let pipeline = scenario.build(in: environment, screen: Guarded(TwitterInstantScreen())) { _ in
+                shown.value = environment.scheduler.now
+            }
+            defer { pipeline.dispose() }
+            environment.scheduler.advance(by: 1)  // access granted
+            environment.send("magic", to: "searchText")
+            environment.scheduler.advance(by: 2)
+            return (shown.value ?? 0) - 1_000_000_000
+        }
+        let full = searchLatency(scale: 1)
+        XCTAssertTrue((1_200_000_000...1_400_000_000).contains(full), "the tutorial's 1.2–1.4 s, drew \(full) ns")
+        XCTAssertEqual(Double(searchLatency(scale: 0.5)), Double(full) / 2, accuracy: 1)
+        XCTAssertEqual(TwitterInstant(quietPeriod: -1, latencyScale: -2).quietPeriod, 0)
+        XCTAssertEqual(TwitterInstant(quietPeriod: -1, latencyScale: -2).latencyScale, 0)
+    }
+
     // MARK: Registration form
 
     func testRegistrationEnablesSignUpOnlyWhenAllThreeFieldsAreValid() throws {
