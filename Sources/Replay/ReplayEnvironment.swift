@@ -107,6 +107,16 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     // MARK: Environment
 
     public func input<Value: Codable>(_ label: String, of type: Value.Type, file: StaticString, line: UInt) -> Signal<Value, Never> {
+        // The commonest payloads get code made for their type: through the generic path every
+        // re-sent value pays for looking its types up at run time.
+        if Value.self == Int.self { return makeInput(label, of: Int.self, file: file, line: line) as! Signal<Value, Never> }
+        if Value.self == String.self { return makeInput(label, of: String.self, file: file, line: line) as! Signal<Value, Never> }
+        if Value.self == Double.self { return makeInput(label, of: Double.self, file: file, line: line) as! Signal<Value, Never> }
+        if Value.self == Bool.self { return makeInput(label, of: Bool.self, file: file, line: line) as! Signal<Value, Never> }
+        return makeInput(label, of: Value.self, file: file, line: line)
+    }
+
+    private func makeInput<Value: Codable>(_ label: String, of type: Value.Type, file: StaticString, line: UInt) -> Signal<Value, Never> {
         let node = Node.input(label, file: file, line: line)
         // One signal per label, as live: a second request shares the first's re-emitted events.
         var made: Signals.Observer<Value, Never>?
@@ -123,29 +133,42 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
             fail(.missingInput, node, record: nil, message: "expected an input labelled \"\(label)\" in the trace; it has none")
             return signal
         }
-        var scheduled: [(time: Int64, thread: UInt64, event: Event<Value, Never>)] = []
-        for record in mergedEvents(of: recorded) {
-            switch record.kind {
+        let events = trace.events
+        let positions = mergedEventPositions(of: recorded)
+        var sent: [Event<Value, Never>] = []
+        var dues: [Int64] = [], lanes: [Int] = []
+        sent.reserveCapacity(positions.count)
+        dues.reserveCapacity(positions.count)
+        lanes.reserveCapacity(positions.count)
+        // One lane per recorded thread, not per event.
+        var laneNumbers: [UInt64: Int] = [:]
+        var names: [String] = []
+        for position in positions {
+            switch events.kind(at: position) {
             case .value:
-                guard let value = decode(Value.self, record, node) else { return signal }
-                scheduled.append((record.time, record.thread, .value(value)))
+                guard let value = decode(Value.self, at: position, of: events, node) else { return signal }
+                sent.append(.value(value))
             case .completed:
-                scheduled.append((record.time, record.thread, .completed))
+                sent.append(.completed)
             case .interrupted:
-                scheduled.append((record.time, record.thread, .interrupted))
+                sent.append(.interrupted)
             case .failed:
-                fail(.unexpectedEvent, node, record: "event seq \(record.sequence)",
+                fail(.unexpectedEvent, node, record: "event seq \(events.sequence(at: position))",
                      message: "expected values, completion or interruption from an input; the trace records a failure")
                 return signal
             }
+            let thread = events.thread(at: position)
+            if let lane = laneNumbers[thread] {
+                lanes.append(lane)
+            } else {
+                laneNumbers[thread] = names.count
+                lanes.append(names.count)
+                names.append(trace.logicalThreadName(thread))
+            }
+            dues.append(TestScheduler.time(of: Self.date(events.time(at: position))))
         }
-        // One lane per recorded thread, not per event.
-        var lanes: [UInt64: TestScheduler.Lane] = [:]
-        for entry in scheduled {
-            let lane = lanes[entry.thread] ?? lane(for: entry.thread)
-            lanes[entry.thread] = lane
-            lane.schedule(after: Self.date(entry.time)) { observer.send(entry.event) }
-        }
+        // Each at its recorded time on its thread's lane, as if scheduled one by one.
+        testScheduler.schedule(series: dues, lanes: lanes, names: names) { observer.send(sent[$0]) }
         return signal
     }
 
@@ -433,9 +456,24 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         return here.isEmpty ? labelled : here
     }
 
+    /// The positions in the trace's events of the events of `nodes`, in sequence order.
+    private func mergedEventPositions(of nodes: [NodeRecord]) -> [Int] {
+        if nodes.count == 1 { return trace.eventPositions(of: nodes[0].id) }
+        let events = trace.events
+        return nodes.flatMap { trace.eventPositions(of: $0.id) }.sorted { events.sequence(at: $0) < events.sequence(at: $1) }
+    }
+
     private func mergedEvents(of nodes: [NodeRecord]) -> [EventRecord] {
         if nodes.count == 1 { return trace.events(of: nodes[0].id) }
         return nodes.flatMap { trace.events(of: $0.id) }.sorted { $0.sequence < $1.sequence }
+    }
+
+    /// The value of the event at `position` of the trace's events, as `decode(_:_:_:)` reads
+    /// its record, without building the record unless it does not decode plainly.
+    private func decode<T: Decodable>(_ type: T.Type, at position: Int, of events: TraceEvents, _ node: Node) -> T? {
+        if T.self == Int.self, let integer = events.jsonInteger(at: position) { return unsafeBitCast(Int(integer), to: T.self) }
+        if let json = events.json(at: position), let value = Self.plainValue(T.self, json) { return value }
+        return decode(type, events[position], node)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ record: EventRecord, _ node: Node) -> T? {

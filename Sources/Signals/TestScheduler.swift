@@ -10,24 +10,42 @@ import Synchronization
 /// runs in the same advance. Dates convert to the nearest nanosecond.
 public final class TestScheduler: DateScheduler, @unchecked Sendable {  // driven from one thread at a time, as a virtual clock must be
     /// A scheduled action, and the disposable that cancels it.
-    private final class Item: Disposable, @unchecked Sendable {  // `action` only under the scheduler's lock
-        let due: Int64
-        let order: UInt64
+    private final class Item: Disposable, @unchecked Sendable {  // all but `disposed` only under the scheduler's lock
+        /// When the action (or a series' next step) is due, and its place among actions due
+        /// at once: a series' entry moves on to its next step's.
+        private(set) var due: Int64
+        private(set) var order: UInt64
         /// Nil once cancelled: a cancelled action releases what it captured at once rather
         /// than when the clock reaches it.
         var action: (() -> Void)?
+        /// The actions this entry stands for in turn (`schedule(series:)`), nil once cancelled
+        /// or run; `step` is the next one's position in their running order.
+        var series: Series?
+        private(set) var step = 0
         private weak var scheduler: TestScheduler?
         private let disposed = Atomic<Bool>(false)
 
-        init(due: Int64, order: UInt64, scheduler: TestScheduler, action: @escaping () -> Void) {
+        init(due: Int64, order: UInt64, scheduler: TestScheduler, action: (() -> Void)?, series: Series? = nil) {
             self.due = due
             self.order = order
             self.scheduler = scheduler
             self.action = action
+            self.series = series
         }
 
         func precedes(_ other: Item) -> Bool {
             due != other.due ? due < other.due : order < other.order
+        }
+
+        /// Whether anything is left to run.
+        var isPending: Bool { action != nil || series != nil }
+
+        /// Moves a series' entry to its next step; false when it has none left.
+        func advance() -> Bool {
+            guard let series, step + 1 < series.count else { return false }
+            step += 1
+            (due, order) = series.key(step)
+            return true
         }
 
         var isDisposed: Bool { disposed.load(ordering: .acquiring) }
@@ -35,11 +53,68 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
         func dispose() {
             guard !disposed.exchange(true, ordering: .acquiringAndReleasing), let scheduler else { return }
             // Taken out under the lock, released after it: what it captured may dispose more.
-            let action: (() -> Void)? = scheduler.lock.withLock {
-                defer { self.action = nil }
-                return self.action
+            let taken: (action: (() -> Void)?, series: Series?) = scheduler.lock.withLock {
+                defer { (self.action, self.series) = (nil, nil) }
+                return (self.action, self.series)
             }
-            _ = action
+            _ = taken
+        }
+    }
+
+    /// Actions scheduled at once by `schedule(series:)`, run as if each had been scheduled on
+    /// its own, one after another: each keeps its due time and its place in the scheduling
+    /// order, so what is scheduled meanwhile interleaves with them exactly as with separate
+    /// actions. One waiting entry stands for the next of them, instead of an entry, a closure
+    /// and a disposable each.
+    fileprivate final class Series: @unchecked Sendable {  // immutable
+        /// Due times (clamped to the clock when scheduled), in running order.
+        let dues: [Int64]
+        /// The action index of each step, when the running order is not the given one.
+        let indices: [Int]?
+        /// The scheduling order of the first action; the k-th has `firstOrder + k`.
+        let firstOrder: UInt64
+        let lanes: [Int]
+        let names: [String]
+        /// The cause and scope where the series was scheduled, when a probe was attached.
+        let captured: ProbeContext.Captured?
+        let action: (Int) -> Void
+
+        init(dues: [Int64], indices: [Int]?, firstOrder: UInt64, lanes: [Int], names: [String],
+             captured: ProbeContext.Captured?, action: @escaping (Int) -> Void) {
+            self.dues = dues
+            self.indices = indices
+            self.firstOrder = firstOrder
+            self.lanes = lanes
+            self.names = names
+            self.captured = captured
+            self.action = action
+        }
+
+        var count: Int { dues.count }
+
+        /// The due time and scheduling order of the step at `position`.
+        func key(_ position: Int) -> (Int64, UInt64) {
+            (dues[position], firstOrder + UInt64(indices?[position] ?? position))
+        }
+
+        /// Runs the step at `position`, on its lane, as `instrumented` runs a single action.
+        func run(_ position: Int) {
+            let index = indices?[position] ?? position
+            guard let captured else { return action(index) }
+            ProbeContext.current.with(captured, scheduler: names[lanes[index]]) { action(index) }
+        }
+    }
+
+    /// What `popDue` found: a single action, or a step of a series.
+    private enum Due {
+        case action(() -> Void)
+        case step(Series, Int)
+
+        func run() {
+            switch self {
+            case let .action(action): action()
+            case let .step(series, position): series.run(position)
+            }
         }
     }
 
@@ -113,7 +188,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
 
     /// Whether any action is waiting.
     public var isEmpty: Bool {
-        lock.withLock { heap.allSatisfy { $0.action == nil } && queue[queueHead...].allSatisfy { $0.action == nil } }
+        lock.withLock { !heap.contains { $0.isPending } && !queue[queueHead...].contains { $0.isPending } }
     }
 
     /// A view of this scheduler whose actions run under `name`.
@@ -122,6 +197,9 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     static func nanoseconds(_ date: Date) -> Int64 {
         saturatingNanoseconds(date.timeIntervalSinceReferenceDate)
     }
+
+    /// A date as the scheduler's nanoseconds, as `schedule(after:action:)` takes it.
+    package static func time(of date: Date) -> Int64 { nanoseconds(date) }
 
     /// Seconds as whole nanoseconds, clamped to `Int64`'s range: a due date past the end of
     /// virtual time (a delay of `1e300` seconds, an infinite one) never falls due instead of
@@ -166,6 +244,34 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
         }
     }
 
+    /// Schedules `dues.count` actions at once, as if `schedule(atNanoseconds:action:)` were
+    /// called for each in turn on the lane named `names[lanes[k]]`: the k-th runs `action(k)`
+    /// at virtual time `dues[k]` (at once, in the advance, when passed), after every action
+    /// scheduled before it for that time and before every one scheduled after it. Costs one
+    /// waiting entry however many actions (a replay's recorded inputs, thousands at a time).
+    /// The disposable cancels those not run yet.
+    @discardableResult
+    package func schedule(series dues: [Int64], lanes: [Int], names: [String],
+                          action: @escaping (Int) -> Void) -> Disposable? {
+        guard !dues.isEmpty else { return nil }
+        let captured = Instrumentation.probe != nil ? ProbeContext.current.capture() : nil
+        return lock.withLock {
+            let clamped = dues.map { max($0, clock) }
+            // Separate actions run by (due, order): the same order, by due time, ties in the order given.
+            var indices: [Int]?
+            if zip(clamped, clamped.dropFirst()).contains(where: { $0 > $1 }) {
+                indices = clamped.indices.sorted { (clamped[$0], $0) < (clamped[$1], $1) }
+            }
+            let series = Series(dues: indices.map { $0.map { clamped[$0] } } ?? clamped, indices: indices,
+                                firstOrder: nextOrder + 1, lanes: lanes, names: names, captured: captured, action: action)
+            nextOrder += UInt64(dues.count)
+            let (due, order) = series.key(0)
+            let item = Item(due: due, order: order, scheduler: self, action: nil, series: series)
+            push(item)
+            return item
+        }
+    }
+
     fileprivate func repeating(from start: Int64, every interval: Int64, lane: String,
                                _ action: @escaping () -> Void) -> Disposable {
         let serial = SerialDisposable()
@@ -202,8 +308,8 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     /// at its own time, in order.
     public func advance(toNanoseconds target: Int64) {
         driving {
-            while let action = popDue(upTo: target) {
-                action()
+            while let due = popDue(upTo: target) {
+                due.run()
             }
         }
         lock.withLock { clock = max(clock, target) }
@@ -215,8 +321,8 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     public func run(limit: Int = 10_000_000) -> Int {
         var count = 0
         driving {
-            while count < limit, let action = popDue(upTo: Int64.max) {
-                action()
+            while count < limit, let due = popDue(upTo: Int64.max) {
+                due.run()
                 count += 1
             }
         }
@@ -234,7 +340,8 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     }
 
     /// The next action due by `target`, taken under the lock (a cancellation may race it).
-    private func popDue(upTo target: Int64) -> (() -> Void)? {
+    /// A series' entry goes back in line at its next step's place.
+    private func popDue(upTo target: Int64) -> Due? {
         lock.withLock {
             while true {
                 let queued = queueHead < queue.count ? queue[queueHead] : nil
@@ -247,12 +354,17 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
                 } else {
                     return nil
                 }
-                let action = top.action
-                if action != nil && top.due > target { return nil }
+                if top.isPending && top.due > target { return nil }
                 if fromQueue { dequeue() } else { pop() }
-                guard let action else { continue }
+                if let action = top.action {
+                    clock = max(clock, top.due)
+                    return .action(action)
+                }
+                guard let series = top.series else { continue }
                 clock = max(clock, top.due)
-                return action
+                let step = top.step
+                if top.advance() { push(top) } else { top.series = nil }
+                return .step(series, step)
             }
         }
     }

@@ -85,6 +85,17 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     /// The payload of the event at `position` (its JSON, else its text).
     public func payload(at position: Int) -> String? { string(jsons[position]) ?? string(texts[position]) }
 
+    /// The JSON payload of the event at `position`, nil for none.
+    public func json(at position: Int) -> String? { string(jsons[position]) }
+
+    /// The JSON payload of the event at `position` when it is exactly an integer's digits, read
+    /// without making its string; nil for any other payload or none.
+    public func jsonInteger(at position: Int) -> Int64? {
+        let number = jsons[position]
+        guard number != 0, case let .integer(integer) = strings[Int(number) - 1] else { return nil }
+        return integer
+    }
+
     /// The primary cause of the event at `position`, if it has causes.
     public func firstCause(at position: Int) -> UInt64? {
         let start = Int(causeStarts[position])

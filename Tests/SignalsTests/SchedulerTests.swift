@@ -55,6 +55,66 @@ final class SchedulerTests: XCTestCase {
         XCTAssertEqual(ran, sorted)
     }
 
+    /// A series (`schedule(series:)`) runs exactly as the same actions scheduled one by one:
+    /// dues in order and out of it, some in the past, actions scheduled before, after and while
+    /// it runs (for now, the past and later) interleave the same way, across advances.
+    func testSeriesRunsAsItsActionsScheduledOneByOne() {
+        func script(asSeries: Bool) -> [String] {
+            let scheduler = TestScheduler()
+            var generator = SplitMix(seed: 7)
+            var ran: [String] = []
+            for index in 0..<50 {
+                scheduler.schedule(atNanoseconds: Int64(generator.next() % 400)) { ran.append("before \(index)") }
+            }
+            scheduler.advance(toNanoseconds: 100)
+            var dues: [Int64] = []
+            var time: Int64 = 50
+            for index in 0..<500 {
+                time += Int64(generator.next() % 3)
+                dues.append(index % 9 == 0 ? Int64(generator.next() % 600) : time)
+            }
+            var spawned = 0
+            let action = { (index: Int) in
+                ran.append("series \(index)")
+                guard index % 4 == 0 else { return }
+                spawned += 1
+                let mine = spawned
+                scheduler.schedule(atNanoseconds: scheduler.now + Int64(index % 3) * 5 - 5) { ran.append("spawned \(mine)") }
+            }
+            if asSeries {
+                scheduler.schedule(series: dues, lanes: Array(repeating: 0, count: dues.count), names: ["lane"], action: action)
+            } else {
+                for (index, due) in dues.enumerated() { scheduler.schedule(atNanoseconds: due) { action(index) } }
+            }
+            for index in 0..<50 {
+                scheduler.schedule(atNanoseconds: Int64(generator.next() % 800)) { ran.append("after \(index)") }
+            }
+            scheduler.advance(toNanoseconds: 300)
+            ran.append("advanced")
+            XCTAssertEqual(scheduler.run(limit: 100), 100)
+            ran.append("limit")
+            scheduler.run()
+            XCTAssertTrue(scheduler.isEmpty)
+            return ran
+        }
+        let separate = script(asSeries: false)
+        XCTAssertEqual(separate.filter { $0.hasPrefix("series") }.count, 500)
+        XCTAssertEqual(script(asSeries: true), separate)
+    }
+
+    /// Disposing a series cancels the actions it has not run; it is empty then.
+    func testDisposedSeriesRunsNoMore() {
+        let scheduler = TestScheduler()
+        var ran: [Int] = []
+        let series = scheduler.schedule(series: [10, 20, 30, 40], lanes: [0, 0, 1, 1], names: ["a", "b"]) { ran.append($0) }
+        scheduler.advance(toNanoseconds: 25)
+        series?.dispose()
+        XCTAssertTrue(scheduler.isEmpty)
+        scheduler.run()
+        XCTAssertEqual(ran, [0, 1])
+        XCTAssertEqual(scheduler.now, 25)
+    }
+
     func testAdvanceRunsOnlyWhatFallsDue() {
         let scheduler = TestScheduler()
         var ran: [Int64] = []
