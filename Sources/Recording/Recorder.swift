@@ -87,7 +87,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
     let sequenceCounter = Atomic<UInt64>(0)
     var sequence: UInt64 { sequenceCounter.load(ordering: .relaxed) }
     @inline(__always) func takeSequence() -> UInt64 {
-        sequenceCounter.add(1, ordering: .relaxed).newValue
+        sequenceCounter.wrappingAdd(1, ordering: .relaxed).newValue
     }
     /// Whether threads record onto rings of their own (a live recording to a file): the
     /// writer then merges the rings and the shared buffer in sequence order.
@@ -404,6 +404,53 @@ final class RecorderCore: Probe, @unchecked Sendable {
 
     public func willSend<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
                                 context: ProbeContext) -> UInt64 {
+        // Two paths out of line: one function holding both saves every register either needs.
+        merging ? willSendMerging(node, subscription: subscription, kind: kind, value: value, context: context)
+            : willSendOffRing(node, subscription: subscription, kind: kind, value: value, context: context)
+    }
+
+    /// A live recording to a file: the commonest event goes onto the thread's ring; anything
+    /// else takes `willSendOffRing`, kept out of line so that this path stays short.
+    @inline(never)
+    private func willSendMerging<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
+                                        context: ProbeContext) -> UInt64 {
+        // (No `map` or `==` on the generic optional: either instantiates its metadata per call.)
+        var integer: Int64?
+        var plain = true  // no value, or an `Int`
+        if let value {
+            plain = Value.self == Int.self
+            if plain { integer = Int64(UnsafeRawPointer(value).load(as: Int.self)) }
+        }
+        if plain, let pointer = context.probeLocal(for: serial) {
+            let sequence = Unmanaged<ThreadRing>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
+                pushOnRing($0, node, subscription: subscription, kind: kind, integer: integer, context: context)
+            }
+            if sequence != 0 { return tag | sequence }
+        }
+        return willSendOffRing(node, subscription: subscription, kind: kind, value: value, context: context)
+    }
+
+    /// Appends the event to the calling thread's `ring` without a lock (see `ThreadRing`) and
+    /// returns its sequence number, when it is the commonest kind (at most one cause, an `Int`
+    /// value or none), in this recording's scope, and the thread knows its ids and has room;
+    /// else returns 0 and leaves nothing behind.
+    @inline(__always)
+    private func pushOnRing(_ ring: ThreadRing, _ node: Node, subscription: UInt64, kind: EventKind, integer: Int64?,
+                            context: ProbeContext) -> UInt64 {
+        guard context.scope == scope, !context.hasOtherCauses, let thread = ring.cachedThread(context),
+              let nodeID = ring.nodes.lookup(node.id), let subscriptionID = ring.subscriptions.lookup(subscription),
+              ring.hasSpace() || waitForSpace(on: ring), running.load(ordering: .relaxed) else { return 0 }
+        let sequence = takeSequence()
+        ring.push(BinaryEvent(sequence: sequence, time: Self.monotonic() - origin, node: nodeID,
+                              subscription: subscriptionID, kind: kind, thread: thread,
+                              cause: localCause(context.cause), integer: integer))
+        return sequence
+    }
+
+    /// Everything but a live recording's commonest event (see `record`).
+    @inline(never)
+    private func willSendOffRing<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
+                                        context: ProbeContext) -> UInt64 {
         // An `Int` is told by its type's metadata and read where it lies, without a copy into
         // an `Any` (a value witness call): nearly every event of a value pipeline.
         let integer: Int64??
@@ -422,10 +469,10 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// `integer` is the value when there is none (`.some(nil)`) or it is exactly an `Int`,
     /// else nil; `value` is only asked for then, and `others` only when `hasOthers`. The
     /// commonest event (an `Int` value or none, at most one cause) is a fixed-size binary
-    /// record whose line is formatted later, off this thread: in a live recording to a file,
-    /// appended to the thread's ring without a lock once the thread knows its ids (see
-    /// `ThreadRing`); else appended to the shared buffer under the lock, with the ids from the
-    /// recorder's caches. Any other value is formatted here, before the lock. Under the lock
+    /// record whose line is formatted later, off this thread: here appended to the shared
+    /// buffer under the lock, with the ids from the recorder's caches (the send path put it on
+    /// the thread's ring instead when it could, see `pushOnRing`). Any other value is
+    /// formatted here, before the lock. Under the lock
     /// the ids come first (their records may be written), then the sequence number.
     @inline(__always)
     func record(_ node: Node, subscription: UInt64, kind: EventKind, integer: Int64??, value: @autoclosure () -> Any?,
@@ -434,20 +481,8 @@ final class RecorderCore: Probe, @unchecked Sendable {
         guard belongs(context) else { return 0 }
         let primary = localCause(tagged)
         if !hasOthers, let integer {
-            // A live recording to a file: on this thread's ring, without a lock, when the
-            // thread has met the node, subscription and scheduler before and the ring has room.
-            if merging, let pointer = context.probeLocal(for: serial) {
-                let sequence = Unmanaged<ThreadRing>.fromOpaque(pointer)._withUnsafeGuaranteedRef { ring -> UInt64 in
-                    guard let thread = ring.cachedThread(context), let nodeID = ring.nodes.lookup(node.id),
-                          let subscriptionID = ring.subscriptions.lookup(subscription),
-                          ring.hasSpace() || waitForSpace(on: ring), running.load(ordering: .relaxed) else { return 0 }
-                    let sequence = takeSequence()
-                    ring.push(BinaryEvent(sequence: sequence, time: now(), node: nodeID, subscription: subscriptionID,
-                                          kind: kind, thread: thread, cause: primary, integer: integer))
-                    return sequence
-                }
-                if sequence != 0 { return tag | sequence }
-            }
+            // Not on the thread's ring (see `pushOnRing`): under the lock, and a live
+            // recording to a file keeps the ids on the ring for the thread's next events.
             lock()
             defer { release() }
             guard !stopped else { return tag | takeSequence() }
