@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Spec", targets: ["Spec"]),
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
         .library(name: "Viewer", targets: ["Viewer"]),
+        .library(name: "Tutorials", targets: ["Tutorials"]),
         .executable(name: "marbles", targets: ["marbles"]),
     ],
     dependencies: [

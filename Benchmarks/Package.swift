@@ -25,6 +25,7 @@ let package = Package(
                 .product(name: "Replay", package: "Marbles"),
                 .product(name: "MarbleStreams", package: "Marbles"),
                 .product(name: "Diagrams", package: "Marbles"),
+                .product(name: "Tutorials", package: "Marbles"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
