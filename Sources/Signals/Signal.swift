@@ -79,6 +79,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
 
     /// A signal you send into, as an instance of a given node: how an `Environment` defined
     /// outside this module (a replay) makes its inputs the same nodes a live run makes.
+    @inlinable
     public static func pipe(node: Node) -> (output: Signal, input: Observer) {
         var input: Observer!
         let signal = Signal(node: node) { observer, _ in input = observer }
