@@ -10,6 +10,18 @@ struct InnerStreams {
     private(set) var byOuter: [UInt64: [UInt64]] = [:]
 
     init(trace: Trace) {
+        self.init(trace: trace) { outer in
+            var nodes: Set<UInt64> = []
+            for event in trace.events(of: outer) where event.kind == .value {
+                if let cause = event.causes.first.flatMap(trace.event(sequence:)) { nodes.insert(cause.node) }
+            }
+            return nodes
+        }
+    }
+
+    /// The inner streams of `trace`'s higher-order operators, `valueCauseNodes(outer)` giving
+    /// the nodes of the primary causes of `outer`'s values (the trace may hold no events).
+    init(trace: Trace, valueCauseNodes: (UInt64) -> Set<UInt64>) {
         var feedsOtherNodes: Set<UInt64> = []
         for node in trace.nodes {
             for upstream in node.upstream { feedsOtherNodes.insert(upstream.node) }
@@ -19,12 +31,7 @@ struct InnerStreams {
             candidates[edge.outer, default: []].insert(edge.inner)
         }
         for (outer, inner) in candidates {
-            var feeding: Set<UInt64> = []
-            for event in trace.events(of: outer) where event.kind == .value {
-                if let cause = event.causes.first.flatMap(trace.event(sequence:)), inner.contains(cause.node) {
-                    feeding.insert(cause.node)
-                }
-            }
+            let feeding = valueCauseNodes(outer).intersection(inner)
             byOuter[outer] = (feeding.isEmpty ? inner : feeding).sorted()
         }
     }

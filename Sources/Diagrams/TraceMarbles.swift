@@ -41,25 +41,31 @@ extension MarbleFigure {
     /// - Throws: `DiagramError.invalidRequest` when a chosen node is not in the trace or
     ///   nothing is left to draw.
     public init(trace: Trace, options: MarbleOptions = MarbleOptions()) throws {
-        let builder = TraceMarbleBuilder(trace: trace, options: options)
+        var builder = try TraceMarbleBuilder(input: MarbleInput(trace: trace), options: options)
+        self = try builder.figure()
+    }
+
+    /// The marble diagram of a trace file, the same figure as `init(trace:options:)` of the
+    /// trace it holds, read without holding the trace: the events of the lanes drawn are
+    /// read in a second pass over the file, straight into the figure.
+    ///
+    /// - Throws: `DiagramError.invalidRequest` as `init(trace:options:)` does; a `TraceError`
+    ///   when the file cannot be read again.
+    public init(file: MarbleTraceFile, options: MarbleOptions = MarbleOptions()) throws {
+        var builder = TraceMarbleBuilder(input: file.input, options: options)
         self = try builder.figure()
     }
 }
 
 private struct TraceMarbleBuilder {
-    let trace: Trace
+    let input: MarbleInput
     let options: MarbleOptions
+    /// The trace's nodes, threads and subscriptions (its events are read from `input.feed`).
+    var trace: Trace { input.structure }
     // Everything below holds positions in the trace's lists, not copies of its records: a
     // trace of millions of events has hundreds of thousands of subscriptions.
-    /// By position in `trace.subscriptions`: the position in `trace.disposals` of the
-    /// subscription's first disposal, -1 for none.
-    var disposals: [Int32]
     /// Each node's subscriptions, as positions in `trace.subscriptions`.
     var subscriptionsByNode: [UInt64: [Int32]] = [:]
-    /// Each subscription's events as positions in `trace.events`: those of the subscription
-    /// at position `s` are `eventOrder[eventStarts[s]..<eventStarts[s + 1]]`.
-    var eventStarts: [Int32]
-    var eventOrder: [Int32]
     /// The subscriptions each subscription started, as positions in `trace.subscriptions`:
     /// those of the subscription at position `s` are `childOrder[childStarts[s]..<childStarts[s + 1]]`,
     /// in trace order (a dictionary of arrays cost some 80 bytes a parent).
@@ -68,16 +74,31 @@ private struct TraceMarbleBuilder {
     /// The subscriptions started by a subscription the trace holds no record of, by its id.
     var orphans: [UInt64: [Int32]] = [:]
     let innerStreams: InnerStreams
+    /// What the second pass over the events keeps (`readEvents`): the marbles and end of each
+    /// subscription a lane draws, each marble's `thread` and `hoppedFrom` still positions in
+    /// `trace.threads` (the figure numbers threads in the order its lanes use them). A lane
+    /// takes its subscription's events: the last lane to read them moves them out.
+    var laneEvents: [LaneEvents] = []
+    /// By subscription position: its entry in `laneEvents`, -1 for none.
+    var laneEventIndex: [Int32] = []
+    /// The failures and interruptions of every subscription, by position (a chain's marks).
+    var endings: [Int32: [MarbleFigure.End]] = [:]
+    /// With causal arrows: each value event of a drawn subscription with its causes, in the
+    /// trace's order, and every event's primary cause by position (`UInt64.max` for none).
+    var valueCauses: [(sequence: UInt64, causes: [UInt64])] = []
+    var firstCauses: [UInt64] = []
 
-    init(trace: Trace, options: MarbleOptions) {
-        self.trace = trace
+    struct LaneEvents {
+        var marbles: [MarbleFigure.Marble] = []
+        var end: MarbleFigure.End?
+        /// How many lanes still read them.
+        var readers = 0
+    }
+
+    init(input: MarbleInput, options: MarbleOptions) {
+        self.input = input
         self.options = options
-        disposals = [Int32](repeating: -1, count: trace.subscriptions.count)
-        for (index, disposal) in trace.disposals.enumerated() {
-            if let position = trace.subscriptionIndex(disposal.subscription), disposals[position] < 0 {
-                disposals[position] = Int32(index)
-            }
-        }
+        let trace = input.structure
         var parents = [Int32](repeating: -1, count: trace.subscriptions.count)
         childStarts = [Int32](repeating: 0, count: trace.subscriptions.count + 1)
         for (position, subscription) in trace.subscriptions.enumerated() {
@@ -97,24 +118,70 @@ private struct TraceMarbleBuilder {
             childOrder[Int(nextChild[Int(parent)])] = Int32(position)
             nextChild[Int(parent)] += 1
         }
-        let events = trace.events
-        eventStarts = [Int32](repeating: 0, count: trace.subscriptions.count + 1)
-        for position in events.indices { eventStarts[events.subscriptionIndex(at: position) + 1] += 1 }
-        for index in eventStarts.indices.dropFirst() { eventStarts[index] += eventStarts[index - 1] }
-        var next = eventStarts
-        eventOrder = [Int32](repeating: 0, count: events.count)
-        for position in events.indices {
-            let subscription = events.subscriptionIndex(at: position)
-            eventOrder[Int(next[subscription])] = Int32(position)
-            next[subscription] += 1
-        }
-        innerStreams = InnerStreams(trace: trace)
+        innerStreams = InnerStreams(trace: trace) { input.valueCauseNodes[$0] ?? [] }
     }
 
-    /// The events of a subscription, in the order they were read (sequence order).
-    func events(of subscription: SubscriptionRecord) -> [EventRecord] {
-        guard let position = trace.subscriptionIndex(subscription.id) else { return [] }
-        return eventOrder[Int(eventStarts[position])..<Int(eventStarts[position + 1])].map { trace.events[Int($0)] }
+    /// Reads the trace's events once more, keeping those `plan` draws (`laneEvents`), every
+    /// failure and interruption (`endings`), and with causal arrows what they need.
+    mutating func readEvents(for plan: [PlannedRow]) throws {
+        laneEventIndex = [Int32](repeating: -1, count: trace.subscriptions.count)
+        for case let .lanes(group) in plan {
+            for position in group.subscriptions {
+                if laneEventIndex[Int(position)] < 0 {
+                    laneEventIndex[Int(position)] = Int32(laneEvents.count)
+                    laneEvents.append(LaneEvents())
+                }
+                laneEvents[Int(laneEventIndex[Int(position)])].readers += 1
+            }
+        }
+        let trace = self.trace, input = self.input, causes = options.causes
+        var laneEvents = self.laneEvents, endings = self.endings
+        var valueCauses = self.valueCauses, firstCauses = self.firstCauses
+        let laneEventIndex = self.laneEventIndex
+        self.laneEvents = []
+        var eventPosition = 0
+        try input.feed.forEach(validating: false) { event in
+            defer { eventPosition += 1 }
+            if causes { firstCauses.append(event.causes.first ?? .max) }
+            guard let position = trace.subscriptionIndex(event.subscription) else { return }
+            let entry = Int(laneEventIndex[position])
+            switch event.kind {
+            case .value:
+                guard entry >= 0 else { return }
+                // The reader accepts texts of any length; a figure draws and keeps a bounded part.
+                let text = event.text ?? ""
+                let hop = event.causes.first.flatMap(input.thread(ofEvent:)).map { Int($0) }
+                laneEvents[entry].marbles.append(.init(id: event.sequence, time: event.time,
+                                                       display: TextSafety.truncated(text, to: TextSafety.displayLimit),
+                                                       full: TextSafety.truncated(text, to: TextSafety.fullLimit),
+                                                       thread: Int(input.eventThreads[eventPosition]), hoppedFrom: hop))
+                if causes { valueCauses.append((event.sequence, event.causes)) }
+            case .completed:
+                if entry >= 0 { laneEvents[entry].end = .completed(at: event.time) }
+            case .failed:
+                let end = MarbleFigure.End.failed(at: event.time, message: TextSafety.truncated(event.text ?? "", to: TextSafety.fullLimit))
+                if entry >= 0 { laneEvents[entry].end = end }
+                endings[Int32(position), default: []].append(end)
+            case .interrupted:
+                if entry >= 0 { laneEvents[entry].end = .interrupted(at: event.time) }
+                endings[Int32(position), default: []].append(.interrupted(at: event.time))
+            }
+        }
+        self.laneEvents = laneEvents
+        self.endings = endings
+        self.valueCauses = valueCauses
+        self.firstCauses = firstCauses
+    }
+
+    /// The events of the subscription at `position` read for a lane; the last lane to read
+    /// them takes them.
+    mutating func takeEvents(ofSubscriptionAt position: Int) -> LaneEvents {
+        let entry = Int(laneEventIndex[position])
+        laneEvents[entry].readers -= 1
+        guard laneEvents[entry].readers == 0 else { return laneEvents[entry] }
+        let events = laneEvents[entry]
+        laneEvents[entry] = LaneEvents()
+        return events
     }
 
     /// A node's subscriptions in trace order; nil when it has none.
@@ -180,7 +247,28 @@ private struct TraceMarbleBuilder {
         options.subscriptions?.contains(subscription.id) ?? true
     }
 
-    func figure() throws -> MarbleFigure {
+    /// A row of the figure before its events are read: an operator's box, or the lanes of
+    /// one node's subscriptions (positions in `trace.subscriptions`), merged into one lane
+    /// titled `merged` when there are too many to draw apart.
+    enum PlannedRow {
+        case `operator`(MarbleFigure.Operator)
+        case lanes(PlannedLanes)
+    }
+
+    struct PlannedLanes {
+        var node: NodeRecord
+        var inner: Bool
+        /// Every lane's title; nil: the node's name numbered by subscription (`search #2`).
+        var title: String?
+        var subscriptions: [Int32]
+        var merged: String?
+
+        func title(ofLane index: Int) -> String {
+            title ?? "\(node.displayName) #\(index + 1)"
+        }
+    }
+
+    mutating func figure() throws -> MarbleFigure {
         var nodes = try chosenNodes()
         if options.subscriptions != nil {
             nodes = nodes.filter { (subscriptions(of: $0.id) ?? []).contains(where: isDrawn) }
@@ -192,15 +280,13 @@ private struct TraceMarbleBuilder {
         for node in nodes where !isInnerOnly(node) {
             laneNodes.formUnion(innerStreams.of(node.id).filter { !options.isNodes || chosenIDs.contains($0) })
         }
-        var threads = ThreadIndex(trace: trace)
-        var rows: [MarbleFigure.Row] = []
-        var drawn: Set<UInt64> = []
         let topLevel: [SubscriptionRecord] = nodes.flatMap { subscriptions(of: $0.id) ?? [] }.filter { $0.parent == 0 }
-        let firstEvent: Int64 = trace.events.first?.time ?? 0
+        let firstEvent: Int64 = input.firstTime ?? 0
         let start: Int64 = topLevel.map(\.time).min() ?? firstEvent
-        let span: Int64 = max(0, TimeFormat.clamped(trace.events.last?.time ?? start) - TimeFormat.clamped(start))
+        let span: Int64 = max(0, TimeFormat.clamped(input.lastTime ?? start) - TimeFormat.clamped(start))
         var previous: UInt64?
 
+        var plan: [PlannedRow] = []
         for node in nodes {
             let innerOnly = isInnerOnly(node)
             // Drawn under its operator's box when that operator gets lanes with inner streams
@@ -216,44 +302,55 @@ private struct TraceMarbleBuilder {
                 if inputs.count > 1 || (inputs.first.map { $0.id != previous } ?? false) {
                     op.input = inputs.map(\.displayName).joined(separator: ", ")
                 }
-                rows.append(.operator(op))
+                plan.append(.operator(op))
             }
             for inner in innerStreams.of(node.id) where !innerOnly && (!options.isNodes || chosenIDs.contains(inner)) {
                 guard let innerNode = trace.node(inner) else { continue }
                 let parents = Set((subscriptions(of: node.id) ?? []).filter(isDrawn).map(\.id))
                 let title = innerTitle(innerNode)
-                var innerLanes: [MarbleFigure.Lane] = []
-                for subscription in (subscriptions(of: inner) ?? []) where parents.contains(subscription.parent) {
-                    innerLanes.append(lane(for: subscription, node: innerNode, title: title,
-                                           inner: true, start: start, span: span, laneNodes: laneNodes,
-                                           threads: &threads, drawn: &drawn))
-                }
-                if innerLanes.count > Self.maxSeparateInnerLanes {
-                    innerLanes = [merged(innerLanes, title: "\(title) \u{00D7}\(innerLanes.count)")]
-                }
-                rows += innerLanes.map(MarbleFigure.Row.lane)
+                let lanes = (subscriptionsByNode[inner] ?? []).filter { parents.contains(trace.subscriptions[Int($0)].parent) }
+                guard !lanes.isEmpty else { continue }
+                plan.append(.lanes(PlannedLanes(node: innerNode, inner: true, title: title, subscriptions: lanes,
+                                                merged: lanes.count > Self.maxSeparateInnerLanes ? "\(title) \u{00D7}\(lanes.count)" : nil)))
             }
             let topLevelNode = isTopLevelNode(node)
-            let subscriptions = (subscriptions(of: node.id) ?? [])
-                .filter { (innerOnly || $0.parent == 0 || !topLevelNode) && isDrawn($0) }
-            var lanes: [MarbleFigure.Lane] = []
-            for (index, subscription) in subscriptions.enumerated() {
-                let title = subscriptions.count > 1 && !innerOnly ? "\(node.displayName) #\(index + 1)" : node.displayName
-                lanes.append(lane(for: subscription, node: node, title: title, inner: innerOnly,
-                                  start: start, span: span, laneNodes: laneNodes, threads: &threads, drawn: &drawn))
+            let lanes = (subscriptionsByNode[node.id] ?? []).filter {
+                let subscription = trace.subscriptions[Int($0)]
+                return (innerOnly || subscription.parent == 0 || !topLevelNode) && isDrawn(subscription)
             }
-            if lanes.count > Self.maxSeparateSubscriptions {
-                lanes = [merged(lanes, title: "\(node.displayName) \u{00D7}\(lanes.count)")]
+            if !lanes.isEmpty {
+                plan.append(.lanes(PlannedLanes(node: node, inner: innerOnly,
+                                                title: lanes.count > 1 && !innerOnly ? nil : node.displayName, subscriptions: lanes,
+                                                merged: lanes.count > Self.maxSeparateSubscriptions
+                                                    ? "\(node.displayName) \u{00D7}\(lanes.count)" : nil)))
             }
-            rows += lanes.map(MarbleFigure.Row.lane)
             previous = node.id
+        }
+
+        try readEvents(for: plan)
+        var threads = ThreadIndex(trace: trace)
+        var rows: [MarbleFigure.Row] = []
+        var drawn: Set<UInt64> = []
+        for planned in plan {
+            switch planned {
+            case let .operator(op):
+                rows.append(.operator(op))
+            case let .lanes(group):
+                var lanes: [MarbleFigure.Lane] = []
+                for (index, position) in group.subscriptions.enumerated() {
+                    lanes.append(lane(at: Int(position), node: group.node, title: group.title(ofLane: index), inner: group.inner,
+                                      start: start, span: span, laneNodes: laneNodes, threads: &threads, drawn: &drawn))
+                }
+                if let title = group.merged { lanes = [merged(&lanes, title: title)] }
+                rows += lanes.map(MarbleFigure.Row.lane)
+            }
         }
 
         removeRepeatedLanes(&rows, drawn: &drawn)
         var causes: [MarbleFigure.Cause] = []
         if options.causes {
             var seen: Set<String> = []
-            for event in trace.events where drawn.contains(event.sequence) {
+            for event in valueCauses where drawn.contains(event.sequence) {
                 for cause in event.causes {
                     guard let from = nearestDrawn(cause, drawn: drawn), from != event.sequence,
                           seen.insert("\(from) \(event.sequence)").inserted else { continue }
@@ -278,10 +375,16 @@ private struct TraceMarbleBuilder {
     /// One lane holding every marble of `lanes`; it ends when the last of them ends, and
     /// only if all of them ended. Every other subscription's start and end is a mark on it,
     /// so each subscription's terminal kind shows.
-    func merged(_ lanes: [MarbleFigure.Lane], title: String) -> MarbleFigure.Lane {
+    /// The lanes' marbles are moved into it, not copied: a lane merging tens of thousands of
+    /// subscriptions holds a big part of a long trace's values.
+    func merged(_ lanes: inout [MarbleFigure.Lane], title: String) -> MarbleFigure.Lane {
         var lane = MarbleFigure.Lane(title: title, detail: lanes.first?.detail, isInner: lanes.first?.isInner ?? false,
                                      node: lanes.first?.node)
-        lane.marbles = lanes.flatMap(\.marbles)
+        lane.marbles.reserveCapacity(lanes.reduce(0) { $0 + $1.marbles.count })
+        for index in lanes.indices {
+            lane.marbles += lanes[index].marbles
+            lanes[index].marbles = []
+        }
         lane.marbles.sort { ($0.time, $0.id) < ($1.time, $1.id) }
         let starts = lanes.map(\.subscribed)
         lane.subscribed = starts.contains(nil) ? nil : starts.compactMap { $0 }.min()
@@ -358,44 +461,40 @@ private struct TraceMarbleBuilder {
         var current = sequence
         for _ in 0..<256 {
             if drawn.contains(current) { return current }
-            guard let next = trace.event(sequence: current)?.causes.first else { return nil }
+            guard let position = input.positions.position(of: current), firstCauses[position] != .max else { return nil }
+            let next = firstCauses[position]
             current = next
         }
         return nil
     }
 
-    func lane(for subscription: SubscriptionRecord, node: NodeRecord, title: String, inner: Bool, start: Int64, span: Int64,
-              laneNodes: Set<UInt64>, threads: inout ThreadIndex, drawn: inout Set<UInt64>) -> MarbleFigure.Lane {
+    /// The lane of the subscription at `position`, its events taken from those read for it.
+    mutating func lane(at position: Int, node: NodeRecord, title: String, inner: Bool, start: Int64, span: Int64,
+                       laneNodes: Set<UInt64>, threads: inout ThreadIndex, drawn: inout Set<UInt64>) -> MarbleFigure.Lane {
+        let subscription = trace.subscriptions[position]
         var lane = MarbleFigure.Lane(title: title, detail: "\(node.file):\(node.line)", isInner: inner, node: node.id)
         // In a real-time trace every lane subscribes a few microseconds apart; only a lane
         // subscribed noticeably later than the first (or an inner one) shows the mark.
         if inner || TimeFormat.clamped(subscription.time) - TimeFormat.clamped(start) > span / 50 {
             lane.subscribed = subscription.time
         }
-        for event in events(of: subscription) {
-            switch event.kind {
-            case .value:
-                // The reader accepts texts of any length; a figure draws and keeps a bounded part.
-                let text = event.text ?? ""
-                let thread = threads.index(event.thread)
-                let causeThread = event.causes.first.flatMap(trace.event(sequence:)).map { threads.index($0.thread) }
-                lane.marbles.append(.init(id: event.sequence, time: event.time,
-                                          display: TextSafety.truncated(text, to: TextSafety.displayLimit),
-                                          full: TextSafety.truncated(text, to: TextSafety.fullLimit),
-                                          thread: thread, hoppedFrom: causeThread == thread ? nil : causeThread))
-                // Only causal arrows need the drawn events: a set of every value costs tens of
-                // bytes each.
-                if options.causes { drawn.insert(event.sequence) }
-            case .completed:
-                lane.end = .completed(at: event.time)
-            case .failed:
-                lane.end = .failed(at: event.time, message: TextSafety.truncated(event.text ?? "", to: TextSafety.fullLimit))
-            case .interrupted:
-                lane.end = .interrupted(at: event.time)
-            }
+        var events = takeEvents(ofSubscriptionAt: position)
+        lane.marbles = events.marbles
+        events.marbles = []  // the lane's marbles held once, changed in place below
+        // The figure's thread numbers, given in the order the lanes use the threads: each
+        // value's thread, then its cause's (a value on another thread than its cause hopped).
+        for index in lane.marbles.indices {
+            let thread = threads.index(lane.marbles[index].thread)
+            let causeThread = lane.marbles[index].hoppedFrom.map { threads.index($0) }
+            lane.marbles[index].thread = thread
+            lane.marbles[index].hoppedFrom = causeThread == thread ? nil : causeThread
+            // Only causal arrows need the drawn events: a set of every value costs tens of
+            // bytes each.
+            if options.causes { drawn.insert(lane.marbles[index].id) }
         }
-        if lane.end == nil, let position = trace.subscriptionIndex(subscription.id), disposals[position] >= 0 {
-            lane.end = .disposed(at: trace.disposals[Int(disposals[position])].time)
+        lane.end = events.end
+        if lane.end == nil, let disposed = input.firstDisposal[position] {
+            lane.end = .disposed(at: disposed)
         }
         lane.marks = chainMarks(beside: subscription, leavingOut: laneNodes)
         return lane
@@ -459,16 +558,8 @@ private struct TraceMarbleBuilder {
             if !started.insert(next.node).inserted || next.time > subscription.time {
                 marks.append(.init(.subscribed(at: next.time), node: next.node))
             }
-            for event in events(of: next) {
-                switch event.kind {
-                case .failed:
-                    let message = TextSafety.truncated(event.text ?? "", to: TextSafety.fullLimit)
-                    marks.append(.init(.ended(.failed(at: event.time, message: message)), node: next.node))
-                case .interrupted:
-                    marks.append(.init(.ended(.interrupted(at: event.time)), node: next.node))
-                case .value, .completed:
-                    break
-                }
+            if let position = trace.subscriptionIndex(next.id) {
+                for end in endings[Int32(position)] ?? [] { marks.append(.init(.ended(end), node: next.node)) }
             }
         }
         return marks.sorted { ($0.time, $0.node ?? 0) < ($1.time, $1.node ?? 0) }
@@ -521,8 +612,9 @@ private struct ThreadIndex {
 
     init(trace: Trace) { self.trace = trace }
 
-    mutating func index(_ thread: UInt64) -> Int {
-        let name = trace.thread(thread).map(ThreadLabel.of) ?? "thread \(thread)"
+    /// The figure's index of the thread at `position` in the trace's threads.
+    mutating func index(_ position: Int) -> Int {
+        let name = ThreadLabel.of(trace.threads[position])
         if let index = indices[name] { return index }
         indices[name] = names.count
         names.append(name)
@@ -546,3 +638,4 @@ private extension MarbleOptions {
         return false
     }
 }
+

@@ -129,7 +129,16 @@ struct DrawCommand: ParsableCommand {
         let file = try output.map { try OutputFile($0, option: "-o", inputs: [source]) }
         let name = (input as NSString).lastPathComponent
         let figureTitle = title ?? name
-        let (trace, bytes, spec) = try load(source)
+        // A marble diagram of a trace file is drawn from the file, read twice, never held
+        // whole: a 2 M-event trace is half a gigabyte (a named pipe can be read only once).
+        let drawn: Drawn
+        if kind == .marble, source.isRegularFile, (input as NSString).pathExtension != "marbles" {
+            let file = try MarbleTraceFile(url: URL(fileURLWithPath: input), name: input)
+            Console.warn(file.warnings)
+            drawn = .file(file)
+        } else {
+            drawn = try load(source)
+        }
         let data: Data
         do {
             switch kind {
@@ -140,10 +149,17 @@ struct DrawCommand: ParsableCommand {
                 } else {
                     selection = all ? .all : .paths
                 }
-                // A spec's run, with no lanes asked for, is drawn as `play --draw` draws it.
-                let figure = try spec.flatMap { nodes == nil && !all ? $0 : nil }
-                    .map { try SpecFigure.make(result: $0, trace: trace, causes: causes, title: figureTitle) }
-                    ?? MarbleFigure(trace: trace, options: MarbleOptions(selection: selection, causes: causes, title: figureTitle))
+                let options = MarbleOptions(selection: selection, causes: causes, title: figureTitle)
+                let figure: MarbleFigure
+                switch drawn {
+                case let .file(file):
+                    figure = try MarbleFigure(file: file, options: options)
+                case let .loaded(trace, _, spec?) where nodes == nil && !all:
+                    // A spec's run, with no lanes asked for, is drawn as `play --draw` draws it.
+                    figure = try SpecFigure.make(result: spec, trace: trace, causes: causes, title: figureTitle)
+                case let .loaded(trace, _, _):
+                    figure = try MarbleFigure(trace: trace, options: options)
+                }
                 let marbleFormat = MarbleFormat(rawValue: format?.rawValue ?? "") ?? .txt
                 if marbleFormat == .svg, let file {
                     // Written as it is turned into text: the SVG of a big trace's figure is a
@@ -155,6 +171,7 @@ struct DrawCommand: ParsableCommand {
                 }
                 data = try MarbleRenderer.render(figure, format: marbleFormat, maxWidth: width)
             case .pipeline:
+                guard case let .loaded(trace, bytes, _) = drawn else { preconditionFailure("a pipeline diagram is drawn from a loaded trace") }
                 var latencies: [UInt64: Int64]?
                 if heat, let bytes {
                     let stats = try TraceStats.compute(TraceReader(bytes: bytes, name: name))
@@ -176,11 +193,17 @@ struct DrawCommand: ParsableCommand {
         try file.write(figureBytes(data, isText: format == .txt))
     }
 
+    /// What a figure is drawn from: a trace file read as the figure is made, or a loaded trace.
+    private enum Drawn {
+        case file(MarbleTraceFile)
+        case loaded(Trace, bytes: [UInt8]?, spec: SpecResult?)
+    }
+
     /// The trace to draw, and its bytes when --heat reads them twice (a named pipe can be
     /// read only once) or a spec was run, with the spec's result. Otherwise a trace file is
     /// streamed into the `Trace`, never held whole in memory: a 2 M-event trace is half a
     /// gigabyte.
-    private func load(_ source: InputFile) throws -> (Trace, [UInt8]?, SpecResult?) {
+    private func load(_ source: InputFile) throws -> Drawn {
         guard (input as NSString).pathExtension == "marbles" else {
             let contents = heat ? try source.contents() : nil
             // Neither figure draws hops or marks, and a pipeline no ends of subscriptions.
@@ -188,7 +211,7 @@ struct DrawCommand: ParsableCommand {
             let trace = try contents.map { try Trace(bytes: $0, name: input) }
                 ?? Trace(reader: TraceReader(url: URL(fileURLWithPath: input), name: input), leavingOut: unused)
             Console.warn(trace.warnings)
-            return (trace, contents, nil)
+            return .loaded(trace, bytes: contents, spec: nil)
         }
         let contents = try source.contents()
         guard let text = String(bytes: contents, encoding: .utf8) else {
@@ -199,6 +222,7 @@ struct DrawCommand: ParsableCommand {
         let scheduler = TestScheduler()
         var result: SpecResult?
         let bytes = try Recorder.record(virtual: scheduler) { result = try document.run(on: scheduler) }
-        return (try Trace(bytes: bytes, name: input), bytes, result)
+        return .loaded(try Trace(bytes: bytes, name: input), bytes: bytes, spec: result)
     }
 }
+

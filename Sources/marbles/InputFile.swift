@@ -39,6 +39,8 @@ struct InputFile {
     let path: String
     /// The file's device and inode.
     let identity: FileIdentity
+    /// A regular file, which can be read more than once (not a pipe or standard input).
+    let isRegularFile: Bool
 
     /// Checks that `path` can be read as a file. A regular file and a named pipe (a shell's
     /// `<(…)`) can; with `allowStandardInput`, `-` is standard input.
@@ -50,6 +52,7 @@ struct InputFile {
                 throw CLIError.file("<stdin>", "cannot read standard input: \(errnoReason())")
             }
             identity = FileIdentity(status)
+            isRegularFile = false
             return
         }
         guard stat(path, &status) == 0 else {
@@ -64,6 +67,7 @@ struct InputFile {
             throw CLIError.file(path, "cannot read: \(errnoReason())")
         }
         identity = FileIdentity(status)
+        isRegularFile = status.st_mode & S_IFMT == S_IFREG
     }
 
     /// The file's whole contents.

@@ -1,0 +1,191 @@
+import Foundation
+import TraceLog
+
+/// A trace file read for a marble figure (`MarbleFigure(file:options:)`) without holding its
+/// events: one pass checks every record as `Trace` does (the same errors, at the same lines)
+/// and keeps the trace's structure (nodes, threads, subscriptions, each subscription's first
+/// disposal) with a few bytes per event for looking causes up (the event's thread). The
+/// figure then reads the file once more for the events of the subscriptions it draws, so
+/// memory grows with what the figure shows, not with the whole trace.
+///
+/// The file is read twice: a named pipe cannot be (load it as a `Trace` instead).
+public struct MarbleTraceFile {
+    /// What the reader skipped, as `Trace.warnings` would hold.
+    public var warnings: [TraceWarning] { input.warnings }
+    let input: MarbleInput
+
+    /// Reads the structure of the trace at `url`, its errors and warnings named `name`.
+    public init(url: URL, name: String) throws {
+        input = try MarbleInput(url: url, name: name)
+    }
+}
+
+/// Where a marble figure's events are read from, as often as the figure needs.
+enum MarbleEventFeed {
+    case trace(Trace)
+    case file(URL, name: String)
+
+    /// Calls `event` with each event and `other` with each other record, in the order of the
+    /// trace, and returns what the reader skipped. A file's records are read again each time;
+    /// with `validating`, each is checked as `Trace` checks it (the same errors, at the same
+    /// lines). A trace in memory was checked when it was read, and `other` sees none of its
+    /// records.
+    @discardableResult
+    func forEach(validating: Bool, other: (TraceRecord) throws -> Void = { _ in },
+                 event body: (EventRecord) throws -> Void) throws -> [TraceWarning] {
+        switch self {
+        case let .trace(trace):
+            for position in trace.events.indices { try body(trace.events[position]) }
+            return trace.warnings
+        case let .file(url, name):
+            let reader = try TraceReader(url: url, name: name)
+            var validator = TraceValidator()
+            while let record = try reader.next() {
+                if validating { try validator.check(record, readBy: reader) }
+                if case let .event(event) = record { try body(event) } else { try other(record) }
+            }
+            return reader.warnings
+        }
+    }
+}
+
+/// The positions of a trace's events, by sequence number: held as runs of consecutive
+/// numbers while they ascend in the order read (as a recorder writes them), as a dictionary
+/// once they do not.
+struct EventPositions {
+    private var runs: [(sequence: UInt64, position: Int)] = []
+    private var index: [UInt64: Int]?
+    private(set) var count = 0
+
+    mutating func append(_ sequence: UInt64) {
+        if index == nil, let last = runs.last {
+            let lastSequence = last.sequence + UInt64(count - last.position - 1)
+            if sequence <= lastSequence {
+                var all: [UInt64: Int] = [:]
+                for (number, run) in runs.enumerated() {
+                    let end = number + 1 < runs.count ? runs[number + 1].position : count
+                    for position in run.position..<end { all[run.sequence + UInt64(position - run.position)] = position }
+                }
+                index = all
+                runs = []
+            } else if sequence != lastSequence + 1 {
+                runs.append((sequence, count))
+            }
+        } else if index == nil {
+            runs.append((sequence, count))
+        }
+        index?[sequence] = count
+        count += 1
+    }
+
+    func position(of sequence: UInt64) -> Int? {
+        if let index { return index[sequence] }
+        var low = 0, high = runs.count
+        while low < high {
+            let middle = (low + high) / 2
+            if runs[middle].sequence <= sequence { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let run = runs[low - 1]
+        let end = low < runs.count ? runs[low].position : count
+        let offset = sequence - run.sequence
+        return offset < UInt64(end - run.position) ? run.position + Int(offset) : nil
+    }
+}
+
+/// What a marble figure needs of a trace before it reads the events it draws: the trace's
+/// structure (a `Trace` without events), each subscription's first disposal, each event's
+/// thread by sequence number, and for each node the nodes whose events were the primary
+/// causes of its values (which inner streams feed a higher-order operator).
+struct MarbleInput {
+    let feed: MarbleEventFeed
+    /// Nodes, threads, subscriptions and labels (no events when read from a file).
+    private(set) var structure: Trace
+    private(set) var warnings: [TraceWarning] = []
+    /// By position in `structure.subscriptions`: the time of its first disposal.
+    private(set) var firstDisposal: [Int64?] = []
+    private(set) var positions = EventPositions()
+    /// By event position: the position of its thread in `structure.threads`.
+    private(set) var eventThreads: [UInt32] = []
+    /// For each node, the nodes of the primary causes of its values.
+    private(set) var valueCauseNodes: [UInt64: Set<UInt64>] = [:]
+    /// The times of the first and the last event in the trace's order.
+    private(set) var firstTime: Int64?
+    private(set) var lastTime: Int64?
+
+    /// The input of a trace in memory: its events read from it.
+    init(trace: Trace) throws {
+        try self.init(feed: .trace(trace), structure: trace)
+    }
+
+    /// The input of the trace file at `url`: its records checked and its structure kept.
+    init(url: URL, name: String) throws {
+        try self.init(feed: .file(url, name: name), structure: Trace(header: TraceReader(url: url, name: name).header))
+    }
+
+    private init(feed: MarbleEventFeed, structure given: Trace) throws {
+        self.feed = feed
+        var structure = given
+        var threadPositions: [UInt64: UInt32] = [:]
+        for (position, thread) in structure.threads.enumerated() { threadPositions[thread.id] = UInt32(position) }
+        var firstDisposal = [Int64?](repeating: nil, count: structure.subscriptions.count)
+        for disposal in structure.disposals { Self.note(disposal, in: structure, firstDisposal: &firstDisposal) }
+        var positions = EventPositions(), eventThreads: [UInt32] = [], valueCauseNodes: [UInt64: Set<UInt64>] = [:]
+        var firstTime: Int64?, lastTime: Int64?
+        // Each event's node, while causes are looked up; and the value events whose primary
+        // cause was not read yet (a trace whose sequence numbers do not ascend).
+        var eventNodes: [UInt64] = []
+        var pending: [(node: UInt64, cause: UInt64)] = []
+        warnings = try feed.forEach(validating: true, other: { record in
+            switch record {
+            case .node, .subscribe, .label:
+                structure.add(record)
+            case let .thread(thread):
+                threadPositions[thread.id] = UInt32(structure.threads.count)
+                structure.add(record)
+            case let .dispose(disposal):
+                Self.note(disposal, in: structure, firstDisposal: &firstDisposal)
+            default:
+                break
+            }
+        }) { event in
+            if firstTime == nil { firstTime = event.time }
+            lastTime = event.time
+            positions.append(event.sequence)
+            eventThreads.append(threadPositions[event.thread] ?? 0)
+            eventNodes.append(event.node)
+            if event.kind == .value, let cause = event.causes.first {
+                if let position = positions.position(of: cause) {
+                    valueCauseNodes[event.node, default: []].insert(eventNodes[position])
+                } else {
+                    pending.append((event.node, cause))
+                }
+            }
+        }
+        for (node, cause) in pending {
+            if let position = positions.position(of: cause) { valueCauseNodes[node, default: []].insert(eventNodes[position]) }
+        }
+        firstDisposal += [Int64?](repeating: nil, count: structure.subscriptions.count - firstDisposal.count)
+        self.structure = structure
+        self.firstDisposal = firstDisposal
+        self.positions = positions
+        self.eventThreads = eventThreads
+        self.valueCauseNodes = valueCauseNodes
+        self.firstTime = firstTime
+        self.lastTime = lastTime
+    }
+
+    /// Notes `disposal` as its subscription's first when it has none yet.
+    private static func note(_ disposal: DisposeRecord, in structure: Trace, firstDisposal: inout [Int64?]) {
+        guard let position = structure.subscriptionIndex(disposal.subscription) else { return }
+        if firstDisposal.count <= position {
+            firstDisposal += [Int64?](repeating: nil, count: structure.subscriptions.count - firstDisposal.count)
+        }
+        if firstDisposal[position] == nil { firstDisposal[position] = disposal.time }
+    }
+
+    /// The position in `structure.threads` of the thread of the event numbered `sequence`.
+    func thread(ofEvent sequence: UInt64) -> UInt32? {
+        positions.position(of: sequence).map { eventThreads[$0] }
+    }
+}
