@@ -525,19 +525,37 @@ public final class ProbeContext {
         if let old { Unmanaged<AnyObject>.fromOpaque(old).release() }
     }
 
-    @usableFromInline static let key: pthread_key_t = {
+    /// The thread-specific key of the contexts, plus one (0 until the first context is made):
+    /// a constant-initialized atomic, read without the `swift_once` a lazily made `static let`
+    /// costs on every access (a context is looked up once per recorded event).
+    @usableFromInline static let keySlot = Atomic<UInt32>(0)
+
+    static var key: pthread_key_t {
+        let raw = keySlot.load(ordering: .acquiring)
+        return raw != 0 ? pthread_key_t(raw - 1) : makeKey()
+    }
+
+    /// Creates the key the first time; a thread that loses the race to publish its own
+    /// deletes it and uses the winner's.
+    private static func makeKey() -> pthread_key_t {
         var key = pthread_key_t()
         pthread_key_create(&key) { pointer in
             if let pointer { Unmanaged<ProbeContext>.fromOpaque(pointer).release() }
         }
-        return key
-    }()
+        let (exchanged, winner) = keySlot.compareExchange(expected: 0, desired: UInt32(key) + 1,
+                                                          ordering: .acquiringAndReleasing)
+        if exchanged { return key }
+        pthread_key_delete(key)
+        return pthread_key_t(winner - 1)
+    }
 
     /// Runs `body` with this thread's context, which the thread keeps alive until it ends:
     /// without the retain and release that `current` costs its caller.
     @inlinable @inline(__always)
     public static func withCurrent<R>(_ body: (ProbeContext) throws -> R) rethrows -> R {
-        guard let pointer = pthread_getspecific(key) else { return try body(current) }
+        // Before the first context is made there is no key: `current` makes both.
+        let key = keySlot.load(ordering: .acquiring)
+        guard key != 0, let pointer = pthread_getspecific(pthread_key_t(key - 1)) else { return try body(current) }
         return try Unmanaged<ProbeContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
