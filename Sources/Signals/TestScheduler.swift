@@ -13,15 +13,15 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     private final class Item: Disposable, @unchecked Sendable {  // all but `disposed` only under the scheduler's lock
         /// When the action (or a series' next step) is due, and its place among actions due
         /// at once: a series' entry moves on to its next step's.
-        private(set) var due: Int64
-        private(set) var order: UInt64
+        @exclusivity(unchecked) private(set) var due: Int64
+        @exclusivity(unchecked) private(set) var order: UInt64
         /// Nil once cancelled: a cancelled action releases what it captured at once rather
         /// than when the clock reaches it.
-        var action: (() -> Void)?
+        @exclusivity(unchecked) var action: (() -> Void)?
         /// The actions this entry stands for in turn (`schedule(series:)`), nil once cancelled
         /// or run; `step` is the next one's position in their running order.
-        var series: Series?
-        private(set) var step = 0
+        @exclusivity(unchecked) var series: Series?
+        @exclusivity(unchecked) private(set) var step = 0
         private weak var scheduler: TestScheduler?
         private let disposed = Atomic<Bool>(false)
 
@@ -167,21 +167,27 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     /// it is due no earlier than the last one (the usual case: inputs scheduled in time order,
     /// work for now), at no cost of sifting; any other goes into `heap`. The next action is
     /// the earlier of the two fronts.
-    private var queue: [Item] = []
-    private var queueHead = 0
+    @exclusivity(unchecked) private var queue: [Item] = []
+    @exclusivity(unchecked) private var queueHead = 0
     /// The other waiting actions, a binary min-heap on (due, order).
-    private var heap: [Item] = []
-    private var nextOrder: UInt64 = 0
-    private var clock: Int64
+    @exclusivity(unchecked) private var heap: [Item] = []
+    @exclusivity(unchecked) private var nextOrder: UInt64 = 0
+    /// The virtual time: moved under the lock, read without it (a recorder stamps every event
+    /// with it).
+    private let time: Atomic<Int64>
+    private var clock: Int64 {
+        get { time.load(ordering: .relaxed) }
+        set { time.store(newValue, ordering: .releasing) }
+    }
 
     /// A scheduler whose clock starts at `start` nanoseconds.
     public init(name: String = "test", start: Int64 = 0) {
         self.name = name
-        self.clock = start
+        self.time = Atomic(start)
     }
 
     /// The virtual time, in nanoseconds.
-    public var now: Int64 { lock.withLock { clock } }
+    public var now: Int64 { time.load(ordering: .acquiring) }
 
     /// The virtual time as a date (seconds from the reference date).
     public var currentDate: Date { Date(timeIntervalSinceReferenceDate: Double(now) / 1e9) }
@@ -355,15 +361,26 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
                     return nil
                 }
                 if top.isPending && top.due > target { return nil }
-                if fromQueue { dequeue() } else { pop() }
-                if let action = top.action {
+                guard let series = top.series else {
+                    if fromQueue { dequeue() } else { pop() }
+                    guard let action = top.action else { continue }
                     clock = max(clock, top.due)
                     return .action(action)
                 }
-                guard let series = top.series else { continue }
                 clock = max(clock, top.due)
                 let step = top.step
-                if top.advance() { push(top) } else { top.series = nil }
+                if !top.advance() {
+                    top.series = nil
+                    if fromQueue { dequeue() } else { pop() }
+                } else if fromQueue {
+                    // Still the queue's first while its next step precedes the second.
+                    if queueHead + 1 < queue.count && !top.precedes(queue[queueHead + 1]) {
+                        dequeue()
+                        push(top)
+                    }
+                } else {
+                    siftDown(from: 0)
+                }
                 return .step(series, step)
             }
         }
@@ -404,7 +421,12 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     private func pop() {
         heap.swapAt(0, heap.count - 1)
         heap.removeLast()
-        var parent = 0
+        siftDown(from: 0)
+    }
+
+    /// Moves the entry at `parent` down to its place (its key grew, or it was swapped in).
+    private func siftDown(from parent: Int) {
+        var parent = parent
         while true {
             let left = 2 * parent + 1, right = left + 1
             var smallest = parent
