@@ -26,6 +26,9 @@ final class RecorderCore: Probe, @unchecked Sendable {
     let url: URL?
 
     let clock: Clock
+    /// A virtual clock's scheduler, read unretained (`clock` holds it): no retain and release
+    /// of it per event stamped.
+    let virtualScheduler: Unmanaged<TestScheduler>?
     /// The recording scope this recorder takes events from (`ProbeContext.scope`): its own
     /// `serial`. A recording claims the thread that starts it, and a virtual one its
     /// `TestScheduler` (whichever thread drives it); a stream made in the scope reports in it
@@ -155,6 +158,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         self.url = url
         self.sink = .file(fd)
         self.clock = clock
+        if case let .virtual(scheduler) = clock { virtualScheduler = Unmanaged.passUnretained(scheduler) } else { virtualScheduler = nil }
         self.bufferCapacity = max(bufferCapacity, 4096)
         self.flushInterval = max(flushInterval, .milliseconds(1))
         self.origin = Self.monotonic()
@@ -170,6 +174,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         self.url = nil
         self.sink = .memory
         self.clock = clock
+        if case let .virtual(scheduler) = clock { virtualScheduler = Unmanaged.passUnretained(scheduler) } else { virtualScheduler = nil }
         self.bufferCapacity = max(bufferCapacity, 4096)
         self.flushInterval = .zero
         self.origin = Self.monotonic()

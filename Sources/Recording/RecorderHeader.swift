@@ -6,10 +6,8 @@ import TraceLog
 /// in ISO 8601, the process and the host.
 extension RecorderCore {
     func now() -> Int64 {
-        switch clock {
-        case .real: return Self.monotonic() - origin
-        case let .virtual(scheduler): return scheduler.now
-        }
+        guard let virtualScheduler else { return Self.monotonic() - origin }
+        return virtualScheduler._withUnsafeGuaranteedRef { $0.now }
     }
 
     static func monotonic() -> Int64 {
