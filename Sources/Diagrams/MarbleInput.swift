@@ -3,8 +3,8 @@ import TraceLog
 
 /// A trace file read for a marble figure (`MarbleFigure(file:options:)`) without holding its
 /// events: one pass checks every record as `Trace` does (the same errors, at the same lines)
-/// and keeps the trace's structure (nodes, threads, subscriptions, each subscription's first
-/// disposal) with a few bytes per event for looking causes up (the event's thread). The
+/// and keeps the trace's structure (nodes, threads, subscriptions, each one's count of
+/// values) with a few bytes per event for looking causes up (the event's thread). The
 /// figure then reads the file once more for the events of the subscriptions it draws, so
 /// memory grows with what the figure shows, not with the whole trace.
 ///
@@ -28,14 +28,15 @@ enum MarbleEventFeed {
     /// Calls `event` with each event and `other` with each other record, in the order of the
     /// trace, and returns what the reader skipped. A file's records are read again each time;
     /// with `validating`, each is checked as `Trace` checks it (the same errors, at the same
-    /// lines). A trace in memory was checked when it was read, and `other` sees none of its
-    /// records.
+    /// lines). A trace in memory was checked when it was read; `other` sees only its
+    /// disposals, after its events.
     @discardableResult
     func forEach(validating: Bool, other: (TraceRecord) throws -> Void = { _ in },
                  event body: (EventRecord) throws -> Void) throws -> [TraceWarning] {
         switch self {
         case let .trace(trace):
             for position in trace.events.indices { try body(trace.events[position]) }
+            for disposal in trace.disposals { try other(.dispose(disposal)) }
             return trace.warnings
         case let .file(url, name):
             let reader = try TraceReader(url: url, name: name)
@@ -94,7 +95,7 @@ struct EventPositions {
 }
 
 /// What a marble figure needs of a trace before it reads the events it draws: the trace's
-/// structure (a `Trace` without events), each subscription's first disposal, each event's
+/// structure (a `Trace` without events), each subscription's count of values, each event's
 /// thread by sequence number, and for each node the nodes whose events were the primary
 /// causes of its values (which inner streams feed a higher-order operator).
 struct MarbleInput {
@@ -102,8 +103,8 @@ struct MarbleInput {
     /// Nodes, threads, subscriptions and labels (no events when read from a file).
     private(set) var structure: Trace
     private(set) var warnings: [TraceWarning] = []
-    /// By position in `structure.subscriptions`: the time of its first disposal.
-    private(set) var firstDisposal: [Int64?] = []
+    /// By position in `structure.subscriptions`: how many values it sent.
+    private(set) var valueCounts: [Int32] = []
     private(set) var positions = EventPositions()
     /// By event position: the position of its thread in `structure.threads`.
     private(set) var eventThreads: [UInt32] = []
@@ -126,25 +127,30 @@ struct MarbleInput {
     private init(feed: MarbleEventFeed, structure given: Trace) throws {
         self.feed = feed
         var structure = given
-        var threadPositions: [UInt64: UInt32] = [:]
+        var threadPositions: [UInt64: UInt32] = [:], nodePositions: [UInt64: UInt32] = [:]
         for (position, thread) in structure.threads.enumerated() { threadPositions[thread.id] = UInt32(position) }
-        var firstDisposal = [Int64?](repeating: nil, count: structure.subscriptions.count)
-        for disposal in structure.disposals { Self.note(disposal, in: structure, firstDisposal: &firstDisposal) }
+        for (position, node) in structure.nodes.enumerated() { nodePositions[node.id] = UInt32(position) }
         var positions = EventPositions(), eventThreads: [UInt32] = [], valueCauseNodes: [UInt64: Set<UInt64>] = [:]
+        var valueCounts = [Int32](repeating: 0, count: structure.subscriptions.count)
         var firstTime: Int64?, lastTime: Int64?
-        // Each event's node, while causes are looked up; and the value events whose primary
-        // cause was not read yet (a trace whose sequence numbers do not ascend).
-        var eventNodes: [UInt64] = []
+        // Each event's node (its position in `structure.nodes`), while causes are looked up;
+        // and the value events whose primary cause was not read yet (a trace whose sequence
+        // numbers do not ascend).
+        var eventNodes: [UInt32] = []
         var pending: [(node: UInt64, cause: UInt64)] = []
         warnings = try feed.forEach(validating: true, other: { record in
             switch record {
-            case .node, .subscribe, .label:
+            case let .node(node):
+                nodePositions[node.id] = UInt32(structure.nodes.count)
+                structure.add(record)
+            case .subscribe:
+                structure.add(record)
+                valueCounts.append(0)
+            case .label:
                 structure.add(record)
             case let .thread(thread):
                 threadPositions[thread.id] = UInt32(structure.threads.count)
                 structure.add(record)
-            case let .dispose(disposal):
-                Self.note(disposal, in: structure, firstDisposal: &firstDisposal)
             default:
                 break
             }
@@ -153,35 +159,29 @@ struct MarbleInput {
             lastTime = event.time
             positions.append(event.sequence)
             eventThreads.append(threadPositions[event.thread] ?? 0)
-            eventNodes.append(event.node)
-            if event.kind == .value, let cause = event.causes.first {
+            eventNodes.append(nodePositions[event.node] ?? 0)
+            guard event.kind == .value else { return }
+            if let position = structure.subscriptionIndex(event.subscription) { valueCounts[position] += 1 }
+            if let cause = event.causes.first {
                 if let position = positions.position(of: cause) {
-                    valueCauseNodes[event.node, default: []].insert(eventNodes[position])
+                    valueCauseNodes[event.node, default: []].insert(structure.nodes[Int(eventNodes[position])].id)
                 } else {
                     pending.append((event.node, cause))
                 }
             }
         }
         for (node, cause) in pending {
-            if let position = positions.position(of: cause) { valueCauseNodes[node, default: []].insert(eventNodes[position]) }
+            if let position = positions.position(of: cause) {
+                valueCauseNodes[node, default: []].insert(structure.nodes[Int(eventNodes[position])].id)
+            }
         }
-        firstDisposal += [Int64?](repeating: nil, count: structure.subscriptions.count - firstDisposal.count)
         self.structure = structure
-        self.firstDisposal = firstDisposal
         self.positions = positions
         self.eventThreads = eventThreads
         self.valueCauseNodes = valueCauseNodes
+        self.valueCounts = valueCounts
         self.firstTime = firstTime
         self.lastTime = lastTime
-    }
-
-    /// Notes `disposal` as its subscription's first when it has none yet.
-    private static func note(_ disposal: DisposeRecord, in structure: Trace, firstDisposal: inout [Int64?]) {
-        guard let position = structure.subscriptionIndex(disposal.subscription) else { return }
-        if firstDisposal.count <= position {
-            firstDisposal += [Int64?](repeating: nil, count: structure.subscriptions.count - firstDisposal.count)
-        }
-        if firstDisposal[position] == nil { firstDisposal[position] = disposal.time }
     }
 
     /// The position in `structure.threads` of the thread of the event numbered `sequence`.

@@ -74,13 +74,21 @@ private struct TraceMarbleBuilder {
     /// The subscriptions started by a subscription the trace holds no record of, by its id.
     var orphans: [UInt64: [Int32]] = [:]
     let innerStreams: InnerStreams
-    /// What the second pass over the events keeps (`readEvents`): the marbles and end of each
-    /// subscription a lane draws, each marble's `thread` and `hoppedFrom` still positions in
-    /// `trace.threads` (the figure numbers threads in the order its lanes use them). A lane
-    /// takes its subscription's events: the last lane to read them moves them out.
+    /// What the second pass over the events keeps (`readEvents`) of each subscription a lane
+    /// draws: its end, its first disposal, and where its marbles go. Each marble's `thread`
+    /// and `hoppedFrom` are still positions in `trace.threads` there (the figure numbers
+    /// threads in the order its lanes use them).
     var laneEvents: [LaneEvents] = []
     /// By subscription position: its entry in `laneEvents`, -1 for none.
     var laneEventIndex: [Int32] = []
+    /// The marbles read, in the trace's order: one list per lane, or one for all the lanes
+    /// of a merged group (a lane merging tens of thousands of subscriptions is then one
+    /// array, sized from the first pass's counts, and the merged lane takes it whole).
+    var marbleLists: [[MarbleFigure.Marble]] = []
+    /// By planned row: for a group merged into one list, the threads its lanes use, each
+    /// with its first use (lane in the group, marble in the lane, then 0 for the marble's
+    /// own thread, 1 for its cause's), the order in which lane by lane would number them.
+    var groupThreads: [Int: [(thread: Int, lane: Int, marble: Int, cause: Int)]] = [:]
     /// The failures and interruptions of every subscription, by position (a chain's marks).
     var endings: [Int32: [MarbleFigure.End]] = [:]
     /// With causal arrows: each value event of a drawn subscription with its causes, in the
@@ -89,10 +97,16 @@ private struct TraceMarbleBuilder {
     var firstCauses: [UInt64] = []
 
     struct LaneEvents {
-        var marbles: [MarbleFigure.Marble] = []
         var end: MarbleFigure.End?
-        /// How many lanes still read them.
+        var disposed: Int64?
+        /// How many lanes still read it.
         var readers = 0
+        /// Its list in `marbleLists`, and for a lane of a merged group the group's row in the
+        /// plan (-1 otherwise), its place in the group and how many marbles it has had.
+        var list: Int32 = -1
+        var group: Int32 = -1
+        var lane: Int32 = 0
+        var marbles: Int32 = 0
     }
 
     init(input: MarbleInput, options: MarbleOptions) {
@@ -121,10 +135,12 @@ private struct TraceMarbleBuilder {
         innerStreams = InnerStreams(trace: trace) { input.valueCauseNodes[$0] ?? [] }
     }
 
-    /// Reads the trace's events once more, keeping those `plan` draws (`laneEvents`), every
-    /// failure and interruption (`endings`), and with causal arrows what they need.
+    /// Reads the trace's events once more, keeping those `plan` draws (`laneEvents`,
+    /// `marbleLists`), every failure and interruption (`endings`), and with causal arrows
+    /// what they need.
     mutating func readEvents(for plan: [PlannedRow]) throws {
         laneEventIndex = [Int32](repeating: -1, count: trace.subscriptions.count)
+        var planned = 0
         for case let .lanes(group) in plan {
             for position in group.subscriptions {
                 if laneEventIndex[Int(position)] < 0 {
@@ -132,15 +148,57 @@ private struct TraceMarbleBuilder {
                     laneEvents.append(LaneEvents())
                 }
                 laneEvents[Int(laneEventIndex[Int(position)])].readers += 1
+                planned += 1
+            }
+        }
+        // A merged group's lanes share one list, unless a subscription is drawn twice (an
+        // inner stream of two operators): then every lane keeps a list of its own.
+        let shared = planned == laneEvents.count
+        for (row, planned) in plan.enumerated() {
+            guard case let .lanes(group) = planned else { continue }
+            if shared, group.merged != nil {
+                let count = group.subscriptions.reduce(0) { $0 + Int(self.input.valueCounts[Int($1)]) }
+                marbleLists.append([])
+                marbleLists[marbleLists.count - 1].reserveCapacity(count)
+                for (lane, position) in group.subscriptions.enumerated() {
+                    let entry = Int(laneEventIndex[Int(position)])
+                    laneEvents[entry].list = Int32(marbleLists.count - 1)
+                    laneEvents[entry].group = Int32(row)
+                    laneEvents[entry].lane = Int32(lane)
+                }
+                groupThreads[row] = []
+            } else {
+                for position in group.subscriptions where laneEvents[Int(laneEventIndex[Int(position)])].list < 0 {
+                    marbleLists.append([])
+                    marbleLists[marbleLists.count - 1].reserveCapacity(Int(self.input.valueCounts[Int(position)]))
+                    laneEvents[Int(laneEventIndex[Int(position)])].list = Int32(marbleLists.count - 1)
+                }
             }
         }
         let trace = self.trace, input = self.input, causes = options.causes
-        var laneEvents = self.laneEvents, endings = self.endings
-        var valueCauses = self.valueCauses, firstCauses = self.firstCauses
+        var laneEvents = self.laneEvents, endings = self.endings, marbleLists = self.marbleLists
+        var valueCauses = self.valueCauses, firstCauses = self.firstCauses, groupThreads = self.groupThreads
         let laneEventIndex = self.laneEventIndex
         self.laneEvents = []
+        self.marbleLists = []
+        /// Notes a use of `thread` by a marble of a merged group's lane, when it is the first.
+        func use(_ thread: Int, by entry: LaneEvents, cause: Int) {
+            let row = Int(entry.group), key = (thread, Int(entry.lane), Int(entry.marbles), cause)
+            if let known = groupThreads[row]?.firstIndex(where: { $0.thread == thread }) {
+                if (key.1, key.2, key.3) < (groupThreads[row]![known].lane, groupThreads[row]![known].marble,
+                                            groupThreads[row]![known].cause) {
+                    groupThreads[row]![known] = key
+                }
+            } else {
+                groupThreads[row]!.append(key)
+            }
+        }
         var eventPosition = 0
-        try input.feed.forEach(validating: false) { event in
+        try input.feed.forEach(validating: false, other: { record in
+            guard case let .dispose(disposal) = record, let position = trace.subscriptionIndex(disposal.subscription) else { return }
+            let entry = Int(laneEventIndex[position])
+            if entry >= 0, laneEvents[entry].disposed == nil { laneEvents[entry].disposed = disposal.time }
+        }) { event in
             defer { eventPosition += 1 }
             if causes { firstCauses.append(event.causes.first ?? .max) }
             guard let position = trace.subscriptionIndex(event.subscription) else { return }
@@ -150,11 +208,16 @@ private struct TraceMarbleBuilder {
                 guard entry >= 0 else { return }
                 // The reader accepts texts of any length; a figure draws and keeps a bounded part.
                 let text = event.text ?? ""
+                let thread = Int(input.eventThreads[eventPosition])
                 let hop = event.causes.first.flatMap(input.thread(ofEvent:)).map { Int($0) }
-                laneEvents[entry].marbles.append(.init(id: event.sequence, time: event.time,
-                                                       display: TextSafety.truncated(text, to: TextSafety.displayLimit),
-                                                       full: TextSafety.truncated(text, to: TextSafety.fullLimit),
-                                                       thread: Int(input.eventThreads[eventPosition]), hoppedFrom: hop))
+                if laneEvents[entry].group >= 0 {
+                    use(thread, by: laneEvents[entry], cause: 0)
+                    if let hop { use(hop, by: laneEvents[entry], cause: 1) }
+                }
+                laneEvents[entry].marbles += 1
+                marbleLists[Int(laneEvents[entry].list)].append(.init(
+                    id: event.sequence, time: event.time, display: TextSafety.truncated(text, to: TextSafety.displayLimit),
+                    full: TextSafety.truncated(text, to: TextSafety.fullLimit), thread: thread, hoppedFrom: hop))
                 if causes { valueCauses.append((event.sequence, event.causes)) }
             case .completed:
                 if entry >= 0 { laneEvents[entry].end = .completed(at: event.time) }
@@ -168,20 +231,20 @@ private struct TraceMarbleBuilder {
             }
         }
         self.laneEvents = laneEvents
+        self.marbleLists = marbleLists
         self.endings = endings
         self.valueCauses = valueCauses
         self.firstCauses = firstCauses
+        self.groupThreads = groupThreads
     }
 
-    /// The events of the subscription at `position` read for a lane; the last lane to read
-    /// them takes them.
-    mutating func takeEvents(ofSubscriptionAt position: Int) -> LaneEvents {
-        let entry = Int(laneEventIndex[position])
-        laneEvents[entry].readers -= 1
-        guard laneEvents[entry].readers == 0 else { return laneEvents[entry] }
-        let events = laneEvents[entry]
-        laneEvents[entry] = LaneEvents()
-        return events
+    /// The marbles of the list `list`, taken from `marbleLists` by the last lane to read
+    /// them (`last`), else copied.
+    mutating func takeMarbles(_ list: Int32, last: Bool) -> [MarbleFigure.Marble] {
+        guard last else { return marbleLists[Int(list)] }
+        var marbles: [MarbleFigure.Marble] = []
+        swap(&marbles, &marbleLists[Int(list)])
+        return marbles
     }
 
     /// A node's subscriptions in trace order; nil when it has none.
@@ -331,15 +394,22 @@ private struct TraceMarbleBuilder {
         var threads = ThreadIndex(trace: trace)
         var rows: [MarbleFigure.Row] = []
         var drawn: Set<UInt64> = []
-        for planned in plan {
+        for (row, planned) in plan.enumerated() {
             switch planned {
             case let .operator(op):
                 rows.append(.operator(op))
             case let .lanes(group):
+                let used = groupThreads[row]?.sorted { ($0.lane, $0.marble, $0.cause) < ($1.lane, $1.marble, $1.cause) }
+                for use in used ?? [] { _ = threads.index(use.thread) }
                 var lanes: [MarbleFigure.Lane] = []
                 for (index, position) in group.subscriptions.enumerated() {
                     lanes.append(lane(at: Int(position), node: group.node, title: group.title(ofLane: index), inner: group.inner,
                                       start: start, span: span, laneNodes: laneNodes, threads: &threads, drawn: &drawn))
+                }
+                if used != nil, let first = group.subscriptions.first {
+                    var marbles = takeMarbles(laneEvents[Int(laneEventIndex[Int(first)])].list, last: true)
+                    number(&marbles, threads: &threads, drawn: &drawn)
+                    lanes[0].marbles = marbles
                 }
                 if let title = group.merged { lanes = [merged(&lanes, title: title)] }
                 rows += lanes.map(MarbleFigure.Row.lane)
@@ -380,10 +450,14 @@ private struct TraceMarbleBuilder {
     func merged(_ lanes: inout [MarbleFigure.Lane], title: String) -> MarbleFigure.Lane {
         var lane = MarbleFigure.Lane(title: title, detail: lanes.first?.detail, isInner: lanes.first?.isInner ?? false,
                                      node: lanes.first?.node)
-        lane.marbles.reserveCapacity(lanes.reduce(0) { $0 + $1.marbles.count })
-        for index in lanes.indices {
-            lane.marbles += lanes[index].marbles
-            lanes[index].marbles = []
+        if lanes.count { !$0.marbles.isEmpty } == 1, let only = lanes.firstIndex(where: { !$0.marbles.isEmpty }) {
+            swap(&lane.marbles, &lanes[only].marbles)
+        } else {
+            lane.marbles.reserveCapacity(lanes.reduce(0) { $0 + $1.marbles.count })
+            for index in lanes.indices {
+                lane.marbles += lanes[index].marbles
+                lanes[index].marbles = []
+            }
         }
         lane.marbles.sort { ($0.time, $0.id) < ($1.time, $1.id) }
         let starts = lanes.map(\.subscribed)
@@ -468,6 +542,21 @@ private struct TraceMarbleBuilder {
         return nil
     }
 
+    /// Gives marbles read with thread positions the figure's thread numbers, in the order
+    /// the lanes use the threads: each value's thread, then its cause's (a value on another
+    /// thread than its cause hopped).
+    func number(_ marbles: inout [MarbleFigure.Marble], threads: inout ThreadIndex, drawn: inout Set<UInt64>) {
+        for index in marbles.indices {
+            let thread = threads.index(marbles[index].thread)
+            let causeThread = marbles[index].hoppedFrom.map { threads.index($0) }
+            marbles[index].thread = thread
+            marbles[index].hoppedFrom = causeThread == thread ? nil : causeThread
+            // Only causal arrows need the drawn events: a set of every value costs tens of
+            // bytes each.
+            if options.causes { drawn.insert(marbles[index].id) }
+        }
+    }
+
     /// The lane of the subscription at `position`, its events taken from those read for it.
     mutating func lane(at position: Int, node: NodeRecord, title: String, inner: Bool, start: Int64, span: Int64,
                        laneNodes: Set<UInt64>, threads: inout ThreadIndex, drawn: inout Set<UInt64>) -> MarbleFigure.Lane {
@@ -478,22 +567,16 @@ private struct TraceMarbleBuilder {
         if inner || TimeFormat.clamped(subscription.time) - TimeFormat.clamped(start) > span / 50 {
             lane.subscribed = subscription.time
         }
-        var events = takeEvents(ofSubscriptionAt: position)
-        lane.marbles = events.marbles
-        events.marbles = []  // the lane's marbles held once, changed in place below
-        // The figure's thread numbers, given in the order the lanes use the threads: each
-        // value's thread, then its cause's (a value on another thread than its cause hopped).
-        for index in lane.marbles.indices {
-            let thread = threads.index(lane.marbles[index].thread)
-            let causeThread = lane.marbles[index].hoppedFrom.map { threads.index($0) }
-            lane.marbles[index].thread = thread
-            lane.marbles[index].hoppedFrom = causeThread == thread ? nil : causeThread
-            // Only causal arrows need the drawn events: a set of every value costs tens of
-            // bytes each.
-            if options.causes { drawn.insert(lane.marbles[index].id) }
+        let entry = Int(laneEventIndex[position])
+        laneEvents[entry].readers -= 1
+        let events = laneEvents[entry]
+        // A merged group's lanes leave their marbles in the group's list (`figure()`).
+        if events.group < 0 {
+            lane.marbles = takeMarbles(events.list, last: events.readers == 0)
+            number(&lane.marbles, threads: &threads, drawn: &drawn)
         }
         lane.end = events.end
-        if lane.end == nil, let disposed = input.firstDisposal[position] {
+        if lane.end == nil, let disposed = events.disposed {
             lane.end = .disposed(at: disposed)
         }
         lane.marks = chainMarks(beside: subscription, leavingOut: laneNodes)
