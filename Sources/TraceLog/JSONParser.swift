@@ -74,6 +74,33 @@ struct RecordLine {
     var strings: [String] = []
 }
 
+/// An event line as the writer writes it, scanned (`JSONParser.scanWrittenEvent`): its
+/// fields, with its text and JSON as ranges of the line's bytes where they are those bytes.
+struct WrittenEvent {
+    enum Text {
+        case none
+        /// A text without escapes, all ASCII: exactly the bytes in this range.
+        case plain(Range<Int>)
+        /// A text with escapes or other characters, decoded.
+        case decoded(String)
+    }
+
+    var sequence: UInt64
+    var time: Int64
+    var node: UInt64
+    var subscription: UInt64
+    var kind: EventKind
+    var thread: UInt64
+    /// The primary cause, 0 for none; the others follow in `moreCauses`.
+    var firstCause: UInt64 = 0
+    var moreCauses: [UInt64] = []
+    var text: Text = .none
+    var truncated = false
+    /// The JSON payload's bytes as written.
+    var json: Range<Int>?
+    var omittedJSONBytes: Int64 = 0
+}
+
 /// A strict JSON parser over UTF-8 bytes (RFC 8259), made for one record per line: it
 /// reports the byte offset of the first error and what it expected there.
 struct JSONParser {
@@ -154,6 +181,38 @@ struct JSONParser {
     /// the same record (every id positive, a known kind, `text` and `json` checked by the same
     /// string and value scanners), so which path read a line never shows.
     static func writtenEvent(_ bytes: UnsafeBufferPointer<UInt8>) -> EventRecord? {
+        guard let event = scanWrittenEvent(bytes) else { return nil }
+        var causes: [UInt64] = []
+        if event.firstCause != 0 {
+            // Nearly every event has one cause: an array made with it, not grown to hold it.
+            causes = [event.firstCause]
+            causes.append(contentsOf: event.moreCauses)
+        }
+        var text: String?
+        switch event.text {
+        case .none: break
+        case let .plain(range): text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        case let .decoded(decoded): text = decoded
+        }
+        var json: String?
+        if let written = event.json {
+            if case let .plain(plainText) = event.text, plainText.count == written.count, let base = bytes.baseAddress,
+               memcmp(base + plainText.lowerBound, base + written.lowerBound, written.count) == 0 {
+                // A number's text is its JSON: the same string, made once.
+                json = text
+            } else {
+                json = String(decoding: UnsafeBufferPointer(rebasing: bytes[written]), as: UTF8.self)
+            }
+        }
+        return EventRecord(sequence: event.sequence, time: event.time, node: event.node, subscription: event.subscription,
+                           kind: event.kind, thread: event.thread, causes: causes, text: text,
+                           truncated: event.truncated, json: json, omittedJSONBytes: event.omittedJSONBytes)
+    }
+
+    /// The fields of an event line as `writtenEvent` reads it, its text and JSON left as
+    /// ranges of the line's bytes where they are exactly those bytes: no `String` and no
+    /// array is made for an event with at most one cause and a text without escapes.
+    static func scanWrittenEvent(_ bytes: UnsafeBufferPointer<UInt8>) -> WrittenEvent? {
         var parser = JSONParser(bytes)
         guard parser.skip("{\"type\":\"event\",\"seq\":"), let sequence = parser.positive(),
               parser.skip(",\"time\":"), let time = parser.signed(),
@@ -173,63 +232,43 @@ struct JSONParser {
             return nil
         }
         guard parser.skip(",\"thread\":"), let thread = parser.positive(), parser.skip(",\"causes\":[") else { return nil }
-        var causes: [UInt64] = []
+        var event = WrittenEvent(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind,
+                                 thread: thread)
         if !parser.skip("]") {
-            // Nearly every event has one cause: an array made with it, not grown to hold it.
             guard let first = parser.positive() else { return nil }
-            causes = [first]
+            event.firstCause = first
             while parser.skip(",") {
                 guard let cause = parser.positive() else { return nil }
-                causes.append(cause)
+                event.moreCauses.append(cause)
             }
             guard parser.skip("]") else { return nil }
         }
-        var text: String?
-        // The bytes of a text without escapes, for a JSON payload written the same.
-        var plainText: Range<Int>?
         if parser.skip(",\"text\":") {
             guard parser.peek == UInt8(ascii: "\"") else { return nil }
             let start = parser.index + 1
             let decoded: String?
             do { decoded = try parser.scanString() } catch { return nil }
-            if let decoded {
-                text = decoded
-            } else {
-                plainText = start..<parser.index - 1
-                text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<parser.index - 1]), as: UTF8.self)
-            }
+            event.text = decoded.map(WrittenEvent.Text.decoded) ?? .plain(start..<parser.index - 1)
         }
-        var truncated = false
         if parser.skip(",\"truncated\":") {
             if parser.skip("true") {
-                truncated = true
+                event.truncated = true
             } else if !parser.skip("false") {
                 return nil
             }
         }
-        var json: String?
         if parser.skip(",\"json\":") {
             let start = parser.index
             parser.depth = 1
             guard (try? parser.parseValue(build: false)) != nil else { return nil }
-            let written = start..<parser.index
-            if let plainText, plainText.count == written.count, let base = bytes.baseAddress,
-               memcmp(base + plainText.lowerBound, base + written.lowerBound, written.count) == 0 {
-                // A number's text is its JSON: the same string, made once.
-                json = text
-            } else {
-                json = String(decoding: UnsafeBufferPointer(rebasing: bytes[written]), as: UTF8.self)
-            }
+            event.json = start..<parser.index
         }
-        var omitted: Int64 = 0
         if parser.skip(",\"jsonOmitted\":") {
             guard let value = parser.signed() else { return nil }
-            omitted = value
+            event.omittedJSONBytes = value
         }
         guard parser.skip("}"), parser.index == bytes.count else { return nil }
-        return EventRecord(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind,
-                           thread: thread, causes: causes, text: text, truncated: truncated, json: json,
-                           omittedJSONBytes: omitted)
+        return event
     }
 
     /// Moves past `literal` when the text continues with it.

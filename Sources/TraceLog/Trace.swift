@@ -82,7 +82,14 @@ public struct Trace: Sendable {
     public init(reader: TraceReader, leavingOut: Parts = []) throws {
         self.init(header: reader.header)
         leftOut = leavingOut
-        while let record = try reader.next() {
+        // Event lines as the writer writes them go into the event columns straight from the
+        // line's bytes: no record, no strings, no causes array made for each.
+        func handle(_ event: WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>) throws {
+            if let problem = add(event, bytes) {
+                throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
+            }
+        }
+        while let record = try reader.next(handlingEvents: handle) {
             if let problem = add(record) {
                 throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
             }
@@ -126,7 +133,7 @@ public struct Trace: Sendable {
         case let .mark(mark):
             if !leftOut.contains(.marks) { marks.append(mark) }
         case let .label(label):
-            if let index = nodeIndex[label.node] { nodes[index].label = label.label }
+            if let index = nodePosition(label.node) { nodes[index].label = label.label }
         case let .summary(summary):
             self.summary = summary
         }
@@ -151,18 +158,39 @@ public struct Trace: Sendable {
         return nil
     }
 
+    /// Adds an event read from a line (`bytes`) as `add(.event(record))` adds its record;
+    /// returns what is wrong with it instead, and then adds nothing.
+    private mutating func add(_ event: WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let problem: String?
+        if event.moreCauses.isEmpty {
+            let causes = CollectionOfOne(event.firstCause).prefix(event.firstCause == 0 ? 0 : 1)
+            problem = validator.checkEvent(sequence: event.sequence, node: event.node, subscription: event.subscription,
+                                           thread: event.thread, causes: causes)
+        } else {
+            problem = validator.checkEvent(sequence: event.sequence, node: event.node, subscription: event.subscription,
+                                           thread: event.thread, causes: [event.firstCause] + event.moreCauses)
+        }
+        if let problem { return problem }
+        guard let (node, subscription, thread) = placeEvent(sequence: event.sequence, node: event.node,
+                                                            subscription: event.subscription, thread: event.thread)
+        else { return nil }
+        events.append(event, bytes, node: node, subscription: subscription, thread: thread)
+        return nil
+    }
+
     /// The positions of a checked event's node, subscription and thread in their lists, with
     /// the event noted in the indexes as the next one of `events`.
     private mutating func placeEvent(sequence: UInt64, node: UInt64, subscription: UInt64,
                                      thread: UInt64) -> (node: Int, subscription: Int, thread: Int)? {
         // The validator has checked that the node, subscription and thread are defined.
-        guard let nodePosition = nodeIndex[node], let subscriptionPosition = subscriptionPosition(subscription),
-              let threadPosition = threadIndex[thread] else { return nil }
-        if eventIndex == nil, !events.isEmpty, sequence < events.sequence(at: events.count - 1) {
+        guard let nodePosition = nodePosition(node), let subscriptionPosition = subscriptionPosition(subscription),
+              let threadPosition = threadPosition(thread) else { return nil }
+        let position = events.endIndex
+        if eventIndex == nil, let last = events.lastSequence, sequence < last {
             eventIndex = Dictionary(uniqueKeysWithValues: events.indices.map { (events.sequence(at: $0), $0) })
         }
-        eventIndex?[sequence] = events.count
-        eventsByNode[nodePosition].append(UInt32(events.count))
+        if eventIndex != nil { eventIndex?[sequence] = position }
+        eventsByNode[nodePosition].append(UInt32(position))
         return (nodePosition, subscriptionPosition, threadPosition)
     }
 
@@ -173,9 +201,9 @@ public struct Trace: Sendable {
 
     // MARK: Lookups
 
-    public func node(_ id: UInt64) -> NodeRecord? { nodeIndex[id].map { nodes[$0] } }
+    public func node(_ id: UInt64) -> NodeRecord? { nodePosition(id).map { nodes[$0] } }
     public func subscription(_ id: UInt64) -> SubscriptionRecord? { subscriptionPosition(id).map { subscriptions[$0] } }
-    public func thread(_ id: UInt64) -> ThreadRecord? { threadIndex[id].map { threads[$0] } }
+    public func thread(_ id: UInt64) -> ThreadRecord? { threadPosition(id).map { threads[$0] } }
     public func event(sequence: UInt64) -> EventRecord? {
         eventPosition(sequence: sequence).map { events[$0] }
     }
@@ -183,7 +211,25 @@ public struct Trace: Sendable {
     /// The index in `subscriptions` of the subscription `id`.
     public func subscriptionIndex(_ id: UInt64) -> Int? { subscriptionPosition(id) }
 
+    // A recorder numbers nodes, subscriptions and threads 1, 2, 3, … in file order: the one
+    // numbered `id` is then at `id - 1` of its list, found without hashing or searching (the
+    // events' id columns are read, not the records, which would be copied out whole).
+
+    @inline(__always)
+    private func nodePosition(_ id: UInt64) -> Int? {
+        if id >= 1, id <= UInt64(events.nodeIDs.count), events.nodeIDs[Int(id) - 1] == id { return Int(id) - 1 }
+        return nodeIndex[id]
+    }
+
+    @inline(__always)
+    private func threadPosition(_ id: UInt64) -> Int? {
+        if id >= 1, id <= UInt64(events.threadIDs.count), events.threadIDs[Int(id) - 1] == id { return Int(id) - 1 }
+        return threadIndex[id]
+    }
+
+    @inline(__always)
     private func subscriptionPosition(_ id: UInt64) -> Int? {
+        if id >= 1, id <= UInt64(events.subscriptionIDs.count), events.subscriptionIDs[Int(id) - 1] == id { return Int(id) - 1 }
         if let subscriptionIndex { return subscriptionIndex[id] }
         var low = 0, high = subscriptions.count
         while low < high {
@@ -218,7 +264,7 @@ public struct Trace: Sendable {
     public func eventCount(of node: UInt64) -> Int { eventPositionList(of: node).count }
 
     private func eventPositionList(of node: UInt64) -> [UInt32] {
-        nodeIndex[node].map { eventsByNode[$0] } ?? []
+        nodePosition(node).map { eventsByNode[$0] } ?? []
     }
 
     /// The first node whose label (or, failing that, name) is `name`.

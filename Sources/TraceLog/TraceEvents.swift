@@ -15,7 +15,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     private var threads: [UInt32] = []
     /// The kind's position in `EventKind.allCases`, plus `truncatedFlag` when the text was cut.
     private var kinds: [UInt8] = []
-    /// Positions in `strings` plus one; 0 for none.
+    /// Numbers of texts and payloads in `payloads`; 0 for none.
     private var texts: [UInt32] = []
     private var jsons: [UInt32] = []
     /// Where each event's causes begin in `causePool`; they end where the next event's begin.
@@ -24,17 +24,8 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     /// `omittedJSONBytes` of the few events with a payload too large to keep, by position.
     private var omitted: [Int: Int64] = [:]
 
-    /// The distinct texts and payloads. The digits of an integer (as `String(Int64)` writes
-    /// them, the commonest payload) are kept as the integer: interned without making or
-    /// hashing a string, and made into one only when read.
-    private var strings: [Text] = []
-    private var stringPositions: [String: UInt32] = [:]
-    private var integerPositions: [Int64: UInt32] = [:]
-
-    private enum Text {
-        case string(String)
-        case integer(Int64)
-    }
+    /// The distinct texts and payloads, numbered from 1 in order of first appearance.
+    private var payloads = PayloadTable()
 
     /// The ids behind the positions the events hold, shared with the trace.
     var nodeIDs: [UInt64] = []
@@ -61,6 +52,9 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
 
     /// The sequence number of the event at `position`.
     public func sequence(at position: Int) -> UInt64 { sequences[position] }
+
+    /// The sequence number of the last event, if any.
+    var lastSequence: UInt64? { sequences.last }
 
     /// The time of the event at `position`.
     public func time(at position: Int) -> Int64 { times[position] }
@@ -90,11 +84,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
 
     /// The JSON payload of the event at `position` when it is exactly an integer's digits, read
     /// without making its string; nil for any other payload or none.
-    public func jsonInteger(at position: Int) -> Int64? {
-        let number = jsons[position]
-        guard number != 0, case let .integer(integer) = strings[Int(number) - 1] else { return nil }
-        return integer
-    }
+    public func jsonInteger(at position: Int) -> Int64? { payloads.integer(jsons[position]) }
 
     /// The primary cause of the event at `position`, if it has causes.
     public func firstCause(at position: Int) -> UInt64? {
@@ -118,13 +108,44 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         nodes.append(UInt32(node))
         subscriptionPositions.append(UInt32(subscription))
         threads.append(UInt32(thread))
-        let kind = UInt8(Self.kindsInOrder.firstIndex(of: event.kind) ?? 0)
+        let kind = Self.kindNumber(event.kind)
         kinds.append(event.truncated ? kind | Self.truncatedFlag : kind)
         texts.append(intern(event.text))
         jsons.append(intern(event.json))
         causeStarts.append(UInt32(causePool.count))
         causePool.append(contentsOf: event.causes)
         if event.omittedJSONBytes != 0 { omitted[position] = event.omittedJSONBytes }
+    }
+
+    /// Appends an event scanned from a line (`bytes`), as `append(_:node:subscription:thread:)`
+    /// appends its record: its text and JSON are numbered from their bytes.
+    mutating func append(_ event: WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>, node: Int, subscription: Int,
+                         thread: Int) {
+        let position = sequences.count
+        sequences.append(event.sequence)
+        times.append(event.time)
+        nodes.append(UInt32(node))
+        subscriptionPositions.append(UInt32(subscription))
+        threads.append(UInt32(thread))
+        let kind = Self.kindNumber(event.kind)
+        kinds.append(event.truncated ? kind | Self.truncatedFlag : kind)
+        switch event.text {
+        case .none: texts.append(0)
+        case let .plain(range): texts.append(payloads.number(of: UnsafeBufferPointer(rebasing: bytes[range])))
+        case let .decoded(text): texts.append(intern(text))
+        }
+        jsons.append(event.json.map { payloads.number(of: UnsafeBufferPointer(rebasing: bytes[$0])) } ?? 0)
+        causeStarts.append(UInt32(causePool.count))
+        if event.firstCause != 0 {
+            causePool.append(event.firstCause)
+            causePool.append(contentsOf: event.moreCauses)
+        }
+        if event.omittedJSONBytes != 0 { omitted[position] = event.omittedJSONBytes }
+    }
+
+    /// The position of `kind` in `EventKind.allCases`.
+    private static func kindNumber(_ kind: EventKind) -> UInt8 {
+        UInt8(kindsInOrder.firstIndex(of: kind) ?? 0)
     }
 
     /// Appends an event whose value is an integer or none, with at most one cause (0: none):
@@ -137,8 +158,8 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         nodes.append(UInt32(node))
         subscriptionPositions.append(UInt32(subscription))
         threads.append(UInt32(thread))
-        kinds.append(UInt8(Self.kindsInOrder.firstIndex(of: kind) ?? 0))
-        let payload = integer.map { intern(integer: $0) } ?? 0
+        kinds.append(Self.kindNumber(kind))
+        let payload = integer.map { payloads.number(of: $0) } ?? 0
         texts.append(payload)
         jsons.append(payload)
         causeStarts.append(UInt32(causePool.count))
@@ -146,50 +167,9 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     }
 
     private mutating func intern(_ string: String?) -> UInt32 {
-        guard let string else { return 0 }
-        if let integer = Self.integer(writing: string) { return intern(integer: integer) }
-        if let known = stringPositions[string] { return known }
-        strings.append(.string(string))
-        let number = UInt32(strings.count)
-        stringPositions[string] = number
-        return number
+        guard var string else { return 0 }
+        return string.withUTF8 { payloads.number(of: $0) }
     }
 
-    private mutating func intern(integer: Int64) -> UInt32 {
-        if let known = integerPositions[integer] { return known }
-        strings.append(.integer(integer))
-        let number = UInt32(strings.count)
-        integerPositions[integer] = number
-        return number
-    }
-
-    /// The integer whose digits `string` is exactly (`String(integer) == string`), else nil:
-    /// no sign but a leading minus, no leading zero, no "-0", within `Int64`.
-    static func integer(writing string: String) -> Int64? {
-        var negative = false, digits = 0, leadingZero = false
-        var magnitude: UInt64 = 0
-        for byte in string.utf8 {
-            if byte == UInt8(ascii: "-") && digits == 0 && !negative {
-                negative = true
-                continue
-            }
-            let digit = byte &- UInt8(ascii: "0")
-            // At most 19 digits, so the magnitude cannot overflow.
-            guard digit < 10, !leadingZero, digits < 19 else { return nil }
-            leadingZero = digits == 0 && digit == 0
-            digits += 1
-            magnitude = magnitude &* 10 &+ UInt64(digit)
-        }
-        guard digits > 0, !(leadingZero && negative) else { return nil }
-        if negative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil }
-        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
-    }
-
-    private func string(_ number: UInt32) -> String? {
-        guard number != 0 else { return nil }
-        switch strings[Int(number) - 1] {
-        case let .string(string): return string
-        case let .integer(integer): return String(integer)
-        }
-    }
+    private func string(_ number: UInt32) -> String? { payloads.string(number) }
 }

@@ -112,8 +112,21 @@ public final class TraceReader {
 
     /// The next record after the header, or nil at the end of the trace.
     public func next() throws -> TraceRecord? {
+        try next(handlingEvents: false) { _, _ in }
+    }
+
+    /// The next record after the header, or nil at the end of the trace, except that an event
+    /// line written as the writer writes it is handed to `event` (with the line's bytes, valid
+    /// only during the call) instead of being returned: a reader that keeps events its own
+    /// way reads them without a record, `String`s or arrays made for each.
+    func next(handlingEvents event: (WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void) throws -> TraceRecord? {
+        try next(handlingEvents: true, event)
+    }
+
+    private func next(handlingEvents: Bool,
+                      _ event: (WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void) throws -> TraceRecord? {
         while let line = try nextLine() {
-            if let record = try decode(line) {
+            if let record = try decode(line, handlingEvents: handlingEvents, event) {
                 switch record {
                 case .header:
                     throw TraceError(file: name, line: lineNumber, column: 1, message: "expected one header, found a second")
@@ -225,7 +238,10 @@ public final class TraceReader {
 
     // MARK: Records
 
-    private func decode(_ line: Line) throws -> TraceRecord? {
+    /// The record of a line; nil for a blank line, a record skipped, or an event handed to
+    /// `event` (when `handlingEvents`).
+    private func decode(_ line: Line, handlingEvents: Bool = false,
+                        _ event: (WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void = { _, _ in }) throws -> TraceRecord? {
         do {
             return try buffer.withUnsafeBufferPointer { whole in
                 let bytes = UnsafeBufferPointer(rebasing: whole[line.range])
@@ -233,7 +249,14 @@ public final class TraceReader {
                 if bytes.first != UInt8(ascii: "{"),
                    bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
                 // Most lines are events as the writer writes them: read in one pass.
-                if let event = JSONParser.writtenEvent(bytes) { return .event(event) }
+                if handlingEvents {
+                    if let written = JSONParser.scanWrittenEvent(bytes) {
+                        try event(written, bytes)
+                        return nil
+                    }
+                } else if let written = JSONParser.writtenEvent(bytes) {
+                    return .event(written)
+                }
                 try JSONParser.parseRecordLine(bytes, into: &recordLine)
                 var fields = Fields(recordLine, bytes: bytes)
                 return try record(&fields)

@@ -1,0 +1,158 @@
+import Foundation
+
+/// The distinct texts and JSON payloads of a trace's events, numbered 1, 2, 3, … in order of
+/// first appearance, found by their UTF-8 bytes: a payload read from a line is looked up
+/// without making a `String`, and one is made only for a payload not seen before.
+///
+/// The digits of an integer exactly as `String(Int64)` writes them (the commonest payload)
+/// are kept as the integer and made into a string only when read.
+///
+/// Two open-addressing tables (linear probing, at most three quarters full) hold numbers
+/// only: a slot's key is compared with the payload its number names. The hash is seeded per
+/// table, so a trace cannot be crafted to make every payload collide; numbering does not
+/// depend on it, so what a trace holds is the same run to run.
+struct PayloadTable: Sendable {
+    /// By number minus one: the position in `integers`, with `integerFlag` set, or in `strings`.
+    private var entries: [UInt32] = []
+    private var strings: [String] = []
+    private var integers: [Int64] = []
+    /// Numbers by hash, 0 for an empty slot; the counts are powers of two (or zero).
+    private var stringSlots: [UInt32] = []
+    private var integerSlots: [UInt32] = []
+    private let seed = UInt64.random(in: .min ... .max)
+
+    private static let integerFlag: UInt32 = 1 << 31
+
+    /// How many distinct payloads there are.
+    var count: Int { entries.count }
+
+    /// The payload numbered `number` (0: none).
+    func string(_ number: UInt32) -> String? {
+        guard number != 0 else { return nil }
+        let entry = entries[Int(number) - 1]
+        if entry & Self.integerFlag != 0 { return String(integers[Int(entry & ~Self.integerFlag)]) }
+        return strings[Int(entry)]
+    }
+
+    /// The integer whose digits the payload numbered `number` is; nil for any other payload
+    /// or none (0).
+    func integer(_ number: UInt32) -> Int64? {
+        guard number != 0 else { return nil }
+        let entry = entries[Int(number) - 1]
+        return entry & Self.integerFlag != 0 ? integers[Int(entry & ~Self.integerFlag)] : nil
+    }
+
+    /// The number of the payload whose UTF-8 bytes are `bytes`, numbering it if it is new.
+    mutating func number(of bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        if let integer = Self.integer(writtenAs: bytes) { return number(of: integer) }
+        if stringSlots.count * 3 <= strings.count * 4 { grow(integers: false) }
+        let hash = Self.hash(bytes, seed: seed)
+        let mask = stringSlots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let found = stringSlots[slot]
+            if found == 0 { break }
+            if Self.equal(strings[Int(entries[Int(found) - 1])], bytes) { return found }
+            slot = (slot + 1) & mask
+        }
+        strings.append(String(decoding: bytes, as: UTF8.self))
+        entries.append(UInt32(strings.count - 1))
+        let number = UInt32(entries.count)
+        stringSlots[slot] = number
+        return number
+    }
+
+    /// The number of the payload written as the digits of `integer`, numbering it if it is new.
+    mutating func number(of integer: Int64) -> UInt32 {
+        if integerSlots.count * 3 <= integers.count * 4 { grow(integers: true) }
+        let mask = integerSlots.count - 1
+        var slot = Int(truncatingIfNeeded: Self.mix(UInt64(bitPattern: integer) ^ seed)) & mask
+        while true {
+            let found = integerSlots[slot]
+            if found == 0 { break }
+            if integers[Int(entries[Int(found) - 1] & ~Self.integerFlag)] == integer { return found }
+            slot = (slot + 1) & mask
+        }
+        integers.append(integer)
+        entries.append(UInt32(integers.count - 1) | Self.integerFlag)
+        let number = UInt32(entries.count)
+        integerSlots[slot] = number
+        return number
+    }
+
+    /// Doubles a table (64 slots at first) and puts every number of its kind back.
+    private mutating func grow(integers ofIntegers: Bool) {
+        let count = max(64, (ofIntegers ? integerSlots : stringSlots).count * 2)
+        let mask = count - 1
+        var grown = [UInt32](repeating: 0, count: count)
+        for (index, entry) in entries.enumerated() where (entry & Self.integerFlag != 0) == ofIntegers {
+            let hash: UInt64
+            if ofIntegers {
+                hash = Self.mix(UInt64(bitPattern: integers[Int(entry & ~Self.integerFlag)]) ^ seed)
+            } else {
+                var string = strings[Int(entry)]
+                hash = string.withUTF8 { Self.hash($0, seed: seed) }
+            }
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while grown[slot] != 0 { slot = (slot + 1) & mask }
+            grown[slot] = UInt32(index + 1)
+        }
+        if ofIntegers { integerSlots = grown } else { stringSlots = grown }
+    }
+
+    private static func equal(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var string = string
+        return string.withUTF8 { stored in
+            stored.count == bytes.count
+                && (bytes.isEmpty || memcmp(stored.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        }
+    }
+
+    /// SplitMix64's finaliser: every bit of the result depends on every bit of `value`.
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var value = value
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+
+    /// A seeded hash of bytes, eight at a time.
+    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> UInt64 {
+        var hash = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
+        guard let base = bytes.baseAddress else { return mix(hash) }
+        let raw = UnsafeRawPointer(base)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            hash = mix(hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
+        }
+        if offset < bytes.count {
+            var tail: UInt64 = 0
+            for shift in 0..<(bytes.count - offset) {
+                tail |= UInt64(base[offset + shift]) << (8 * UInt64(shift))
+            }
+            hash = mix(hash ^ tail)
+        }
+        return hash
+    }
+
+    /// The integer whose digits `bytes` are exactly (`String(integer)` writes them), else nil:
+    /// no sign but a leading minus, no leading zero, no "-0", within `Int64`.
+    static func integer(writtenAs bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let count = bytes.count
+        guard count > 0, count <= 20 else { return nil }
+        let negative = bytes[0] == UInt8(ascii: "-")
+        let first = negative ? 1 : 0
+        // 1 to 19 digits, so the magnitude cannot overflow; no leading zero but "0" itself.
+        guard count > first, count - first <= 19,
+              bytes[first] != UInt8(ascii: "0") || (count == 1) else { return nil }
+        var magnitude: UInt64 = 0
+        for index in first..<count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            magnitude = magnitude &* 10 &+ UInt64(digit)
+        }
+        if negative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil }
+        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+    }
+}
