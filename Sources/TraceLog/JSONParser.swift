@@ -81,8 +81,9 @@ struct WrittenEvent {
         case none
         /// A text without escapes, all ASCII: exactly the bytes in this range.
         case plain(Range<Int>)
-        /// A text with escapes or other characters, decoded.
-        case decoded(String)
+        /// A text with escapes or other characters: the string as written, quotes included
+        /// (`JSONParser.text(of:in:)` decodes it).
+        case escaped(Range<Int>)
     }
 
     var sequence: UInt64
@@ -91,13 +92,18 @@ struct WrittenEvent {
     var subscription: UInt64
     var kind: EventKind
     var thread: UInt64
-    /// The primary cause, 0 for none; the others follow in `moreCauses`.
+    /// The primary cause, 0 for none.
     var firstCause: UInt64 = 0
-    var moreCauses: [UInt64] = []
+    /// The causes after the first as written (`,7,9`), empty when there are none
+    /// (`JSONParser.causes(of:in:)` reads them all).
+    var moreCauses: Range<Int> = 0..<0
     var text: Text = .none
     var truncated = false
     /// The JSON payload's bytes as written.
     var json: Range<Int>?
+    /// The JSON payload's value when it is an integer written exactly as `String(Int64)`
+    /// writes it.
+    var jsonInteger: Int64?
     var omittedJSONBytes: Int64 = 0
 }
 
@@ -182,18 +188,8 @@ struct JSONParser {
     /// string and value scanners), so which path read a line never shows.
     static func writtenEvent(_ bytes: UnsafeBufferPointer<UInt8>) -> EventRecord? {
         guard let event = scanWrittenEvent(bytes) else { return nil }
-        var causes: [UInt64] = []
-        if event.firstCause != 0 {
-            // Nearly every event has one cause: an array made with it, not grown to hold it.
-            causes = [event.firstCause]
-            causes.append(contentsOf: event.moreCauses)
-        }
-        var text: String?
-        switch event.text {
-        case .none: break
-        case let .plain(range): text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-        case let .decoded(decoded): text = decoded
-        }
+        let causes = self.causes(of: event, in: bytes)
+        let text = self.text(of: event, in: bytes)
         var json: String?
         if let written = event.json {
             if case let .plain(plainText) = event.text, plainText.count == written.count, let base = bytes.baseAddress,
@@ -209,9 +205,34 @@ struct JSONParser {
                            truncated: event.truncated, json: json, omittedJSONBytes: event.omittedJSONBytes)
     }
 
-    /// The fields of an event line as `writtenEvent` reads it, its text and JSON left as
-    /// ranges of the line's bytes where they are exactly those bytes: no `String` and no
-    /// array is made for an event with at most one cause and a text without escapes.
+    /// Every cause of an event scanned from `bytes`, the primary first.
+    static func causes(of event: WrittenEvent, in bytes: UnsafeBufferPointer<UInt8>) -> [UInt64] {
+        guard event.firstCause != 0 else { return [] }
+        // Nearly every event has one cause: an array made with it, not grown to hold it.
+        var causes = [event.firstCause]
+        var parser = JSONParser(UnsafeBufferPointer(rebasing: bytes[event.moreCauses]))
+        // The scan has checked each of them.
+        while parser.skip(","), let cause = parser.positive() { causes.append(cause) }
+        return causes
+    }
+
+    /// The text of an event scanned from `bytes`.
+    static func text(of event: WrittenEvent, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        switch event.text {
+        case .none:
+            return nil
+        case let .plain(range):
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        case let .escaped(range):
+            // The scan has decoded it once: it cannot fail now.
+            var parser = JSONParser(UnsafeBufferPointer(rebasing: bytes[range]))
+            return (try? parser.scanString()) ?? nil
+        }
+    }
+
+    /// The fields of an event line as `writtenEvent` reads it, its causes, text and JSON left
+    /// as ranges of the line's bytes: nothing is allocated, but for checking a text with
+    /// escapes. What is not an event line as the writer writes it is nil, as for `writtenEvent`.
     static func scanWrittenEvent(_ bytes: UnsafeBufferPointer<UInt8>) -> WrittenEvent? {
         var parser = JSONParser(bytes)
         guard parser.skip("{\"type\":\"event\",\"seq\":"), let sequence = parser.positive(),
@@ -237,10 +258,11 @@ struct JSONParser {
         if !parser.skip("]") {
             guard let first = parser.positive() else { return nil }
             event.firstCause = first
+            let more = parser.index
             while parser.skip(",") {
-                guard let cause = parser.positive() else { return nil }
-                event.moreCauses.append(cause)
+                guard parser.positive() != nil else { return nil }
             }
+            event.moreCauses = more..<parser.index
             guard parser.skip("]") else { return nil }
         }
         if parser.skip(",\"text\":") {
@@ -248,7 +270,7 @@ struct JSONParser {
             let start = parser.index + 1
             let decoded: String?
             do { decoded = try parser.scanString() } catch { return nil }
-            event.text = decoded.map(WrittenEvent.Text.decoded) ?? .plain(start..<parser.index - 1)
+            event.text = decoded == nil ? .plain(start..<parser.index - 1) : .escaped(start - 1..<parser.index)
         }
         if parser.skip(",\"truncated\":") {
             if parser.skip("true") {
@@ -259,8 +281,15 @@ struct JSONParser {
         }
         if parser.skip(",\"json\":") {
             let start = parser.index
-            parser.depth = 1
-            guard (try? parser.parseValue(build: false)) != nil else { return nil }
+            // An integer as `String(Int64)` writes it (no "-0"), the commonest payload.
+            if let integer = parser.signed(), parser.peek == UInt8(ascii: ",") || parser.peek == UInt8(ascii: "}"),
+               integer != 0 || bytes[start] != UInt8(ascii: "-") {
+                event.jsonInteger = integer
+            } else {
+                parser.index = start
+                parser.depth = 1
+                guard (try? parser.parseValue(build: false)) != nil else { return nil }
+            }
             event.json = start..<parser.index
         }
         if parser.skip(",\"jsonOmitted\":") {

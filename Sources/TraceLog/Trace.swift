@@ -163,12 +163,13 @@ public struct Trace: Sendable {
     private mutating func add(_ event: WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         let problem: String?
         if event.moreCauses.isEmpty {
+            // One cause or none: checked without making an array.
             let causes = CollectionOfOne(event.firstCause).prefix(event.firstCause == 0 ? 0 : 1)
             problem = validator.checkEvent(sequence: event.sequence, node: event.node, subscription: event.subscription,
                                            thread: event.thread, causes: causes)
         } else {
             problem = validator.checkEvent(sequence: event.sequence, node: event.node, subscription: event.subscription,
-                                           thread: event.thread, causes: [event.firstCause] + event.moreCauses)
+                                           thread: event.thread, causes: JSONParser.causes(of: event, in: bytes))
         }
         if let problem { return problem }
         guard let (node, subscription, thread) = placeEvent(sequence: event.sequence, node: event.node,

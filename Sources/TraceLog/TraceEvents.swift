@@ -1,3 +1,5 @@
+import Foundation
+
 /// The events of a `Trace`, in the order they were read, held as columns of fixed-size fields
 /// rather than as `EventRecord`s: an event costs some 45 bytes and its causes 8 bytes each,
 /// where a record costs a few hundred (its strings and its causes' array are allocations of
@@ -129,16 +131,38 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         threads.append(UInt32(thread))
         let kind = Self.kindNumber(event.kind)
         kinds.append(event.truncated ? kind | Self.truncatedFlag : kind)
+        // The text first, then the JSON, as the record's are numbered; a text written as its
+        // JSON (a number's) is the same payload.
+        var text: UInt32 = 0
+        var textIsJSON = false
         switch event.text {
-        case .none: texts.append(0)
-        case let .plain(range): texts.append(payloads.number(of: UnsafeBufferPointer(rebasing: bytes[range])))
-        case let .decoded(text): texts.append(intern(text))
+        case .none:
+            break
+        case let .plain(range):
+            if let json = event.json, json.count == range.count, let base = bytes.baseAddress,
+               memcmp(base + range.lowerBound, base + json.lowerBound, range.count) == 0 {
+                textIsJSON = true
+            } else {
+                text = payloads.number(of: UnsafeBufferPointer(rebasing: bytes[range]))
+            }
+        case .escaped:
+            text = intern(JSONParser.text(of: event, in: bytes))
         }
-        jsons.append(event.json.map { payloads.number(of: UnsafeBufferPointer(rebasing: bytes[$0])) } ?? 0)
+        var json: UInt32 = 0
+        if let integer = event.jsonInteger {
+            json = payloads.number(of: integer)
+        } else if let range = event.json {
+            json = payloads.number(of: UnsafeBufferPointer(rebasing: bytes[range]))
+        }
+        texts.append(textIsJSON ? json : text)
+        jsons.append(json)
         causeStarts.append(UInt32(causePool.count))
         if event.firstCause != 0 {
-            causePool.append(event.firstCause)
-            causePool.append(contentsOf: event.moreCauses)
+            if event.moreCauses.isEmpty {
+                causePool.append(event.firstCause)
+            } else {
+                causePool.append(contentsOf: JSONParser.causes(of: event, in: bytes))
+            }
         }
         if event.omittedJSONBytes != 0 { omitted[position] = event.omittedJSONBytes }
     }

@@ -56,7 +56,11 @@ public final class TraceReader {
     static let maxWarnings = 100
 
     private var source: Source
-    private var buffer: [UInt8]
+    /// The bytes read and not yet consumed are `buffer[start..<end]`; `capacity` bytes are
+    /// allocated. Not an array: the pointer stays put between reads, and reading a line takes
+    /// no access to a property that the exclusivity checks watch.
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
     private var start = 0
     private var end = 0
     private var atEOF = false
@@ -94,7 +98,8 @@ public final class TraceReader {
         self.source = source
         self.name = name
         self.maxLineLength = maxLineLength
-        self.buffer = [UInt8](repeating: 0, count: 1 << 20)
+        self.capacity = 1 << 20
+        self.buffer = .allocate(capacity: 1 << 20)
         self.header = TraceHeader(clock: .virtual)
         guard let first = try nextLine() else {
             throw TraceError(file: name, line: 1, column: 1, message: "expected a header line, found an empty file")
@@ -108,6 +113,7 @@ public final class TraceReader {
 
     deinit {
         if case let .file(file) = source { fclose(file) }
+        buffer.deallocate()
     }
 
     /// The next record after the header, or nil at the end of the trace.
@@ -159,27 +165,27 @@ public final class TraceReader {
 
     private func fill() {
         if start > 0 {
-            buffer.withUnsafeMutableBytes { raw in
-                let base = raw.baseAddress!
-                memmove(base, base + start, end - start)
-            }
+            memmove(buffer, buffer + start, end - start)
             end -= start
             start = 0
         }
-        if end == buffer.count {
-            buffer.append(contentsOf: [UInt8](repeating: 0, count: min(buffer.count, maxLineLength + 1)))
+        if end == capacity {
+            let grown = capacity + min(capacity, maxLineLength + 1)
+            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+            larger.update(from: buffer, count: end)
+            buffer.deallocate()
+            buffer = larger
+            capacity = grown
         }
-        let room = buffer.count - end
+        let room = capacity - end
         var got = 0
         switch source {
         case let .file(file):
-            got = buffer.withUnsafeMutableBytes { raw in fread(raw.baseAddress! + end, 1, room, file) }
+            got = fread(buffer + end, 1, room, file)
         case let .bytes(bytes, offset):
             got = min(room, bytes.count - offset)
-            buffer.withUnsafeMutableBytes { raw in
-                bytes.withUnsafeBytes { source in
-                    if got > 0 { (raw.baseAddress! + end).copyMemory(from: source.baseAddress! + offset, byteCount: got) }
-                }
+            bytes.withUnsafeBufferPointer { source in
+                if got > 0 { (buffer + end).update(from: source.baseAddress! + offset, count: got) }
             }
             source = .bytes(bytes, offset + got)
         }
@@ -191,12 +197,8 @@ public final class TraceReader {
     private func nextLine() throws -> Line? {
         var scanned = start
         while true {
-            let found = buffer.withUnsafeBufferPointer { whole -> Int? in
-                guard scanned < end, let base = whole.baseAddress,
-                      let hit = memchr(base + scanned, Int32(UInt8(ascii: "\n")), end - scanned) else { return nil }
-                return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-            }
-            if let newline = found {
+            if scanned < end, let hit = memchr(buffer + scanned, Int32(UInt8(ascii: "\n")), end - scanned) {
+                let newline = buffer.distance(to: hit.assumingMemoryBound(to: UInt8.self))
                 lineNumber += 1
                 let line = Line(range: start..<newline, complete: true)
                 bytesRead += Int64(newline + 1 - start)
@@ -243,24 +245,22 @@ public final class TraceReader {
     private func decode(_ line: Line, handlingEvents: Bool = false,
                         _ event: (WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void = { _, _ in }) throws -> TraceRecord? {
         do {
-            return try buffer.withUnsafeBufferPointer { whole in
-                let bytes = UnsafeBufferPointer(rebasing: whole[line.range])
-                // A record starts with '{'; only a line starting otherwise can be blank.
-                if bytes.first != UInt8(ascii: "{"),
-                   bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
-                // Most lines are events as the writer writes them: read in one pass.
-                if handlingEvents {
-                    if let written = JSONParser.scanWrittenEvent(bytes) {
-                        try event(written, bytes)
-                        return nil
-                    }
-                } else if let written = JSONParser.writtenEvent(bytes) {
-                    return .event(written)
+            let bytes = UnsafeBufferPointer(start: buffer + line.range.lowerBound, count: line.range.count)
+            // A record starts with '{'; only a line starting otherwise can be blank.
+            if bytes.first != UInt8(ascii: "{"),
+               bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
+            // Most lines are events as the writer writes them: read in one pass.
+            if handlingEvents {
+                if let written = JSONParser.scanWrittenEvent(bytes) {
+                    try event(written, bytes)
+                    return nil
                 }
-                try JSONParser.parseRecordLine(bytes, into: &recordLine)
-                var fields = Fields(recordLine, bytes: bytes)
-                return try record(&fields)
+            } else if let written = JSONParser.writtenEvent(bytes) {
+                return .event(written)
             }
+            try JSONParser.parseRecordLine(bytes, into: &recordLine)
+            var fields = Fields(recordLine, bytes: bytes)
+            return try record(&fields)
         } catch let error as JSONSyntaxError {
             if !line.complete && lineNumber > 1 {
                 reportedCut = true
@@ -283,7 +283,8 @@ public final class TraceReader {
     /// The 1-based column, in characters (Unicode scalars), of a byte offset in a line.
     private func column(of offset: Int, in range: Range<Int>) -> Int {
         var column = 1
-        for byte in buffer[range.lowerBound..<min(range.lowerBound + offset, range.upperBound)] where byte & 0xC0 != 0x80 {
+        for byte in UnsafeBufferPointer(start: buffer + range.lowerBound, count: min(offset, range.count))
+        where byte & 0xC0 != 0x80 {
             column += 1
         }
         return column
