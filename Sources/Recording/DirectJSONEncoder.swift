@@ -1,0 +1,592 @@
+import Foundation
+
+/// Encodes an `Encodable` value straight into JSON bytes, giving the bytes `JSONEncoder` gives
+/// with `[.sortedKeys, .withoutEscapingSlashes]` and its default strategies, for a fraction of
+/// its cost: no intermediate tree of boxed values, one byte buffer, keys sorted by moving the
+/// bytes of an object's members once it is complete.
+///
+/// The output is written in the order the value's `encode(to:)` makes its calls, so it handles
+/// the nesting discipline synthesized conformances follow: a container is written to only while
+/// nothing opened after it is still being written. Anything outside that, or anything whose
+/// bytes it does not reproduce itself, makes `encode` return `nil` and the caller uses
+/// `JSONEncoder` for that value:
+/// - a container written to after one opened after it was written (interleaving), or two
+///   kinds of container asked of one encoder;
+/// - a value that asks for no container at all;
+/// - a key given twice in one object, or two keys that are equal as Swift strings
+///   (canonically equivalent text);
+/// - `Decimal`, `Int128` and `UInt128`.
+/// `Data` is written as base-64 text and `URL` as its absolute string, as `JSONEncoder` does;
+/// `Date` through its own conformance (the seconds since the reference date), which is what
+/// the default date strategy writes. A non-finite `Float` or `Double` throws
+/// `EncodingError.invalidValue` at the same call `JSONEncoder` throws it.
+///
+/// Each call uses its own buffers: no state is shared between calls or threads.
+enum DirectJSONEncoder {
+    /// The JSON bytes of `value`, or nil when `JSONEncoder` must be asked instead. Errors
+    /// thrown by the value's own `encode(to:)`, and non-finite numbers, are rethrown.
+    static func encode<T: Encodable>(_ value: T) throws -> [UInt8]? {
+        let writer = DirectJSONWriter()
+        do {
+            try writer.encodeValue(value, at: nil)
+        } catch {
+            if writer.fallBack { return nil }
+            throw error
+        }
+        return writer.fallBack ? nil : writer.bytes
+    }
+}
+
+/// The keys of an unkeyed container's elements in a coding path, as `JSONEncoder` names them.
+private struct IndexKey: CodingKey {
+    let intValue: Int?
+    var stringValue: String { "Index \(intValue ?? 0)" }
+    init(index: Int) { intValue = index }
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { self.intValue = intValue }
+}
+
+/// The state of one encoding: the bytes and the stack of open containers.
+final class DirectJSONWriter {
+    /// Thrown to abandon the encoding; `DirectJSONEncoder.encode` then answers `nil`.
+    struct FallBack: Error {}
+
+    enum Kind {
+        /// A value's slot before it asked for a container.
+        case slot
+        case keyed
+        case unkeyed
+        /// A single-value container that has not written its value yet.
+        case single
+        /// A single-value container that has written its value.
+        case written
+    }
+
+    struct Member {
+        var key: String
+            /// Where `"key":value` starts and ends in `bytes` (not the comma before it).
+        var start: Int
+        var end: Int
+    }
+
+    struct Frame {
+        var id: Int
+        var kind: Kind
+        /// The coding key of the slot this frame fills (nil at the top level).
+        var key: (any CodingKey)?
+        /// Where the frame's bytes start (the `{` or `[` of a container).
+        var start: Int
+        var count = 0
+        var members: [Member] = []
+    }
+
+    var bytes: [UInt8] = []
+    private var frames: [Frame] = []
+    private var nextID = 0
+    private var scratch: [UInt8] = []
+    /// Set when the value cannot be written here; the whole encoding then falls back.
+    private(set) var fallBack = false
+
+    init() {
+        bytes.reserveCapacity(256)
+    }
+
+    // MARK: Frames
+
+    private func push(_ kind: Kind, key: (any CodingKey)?) -> Int {
+        let id = nextID
+        nextID += 1
+        frames.append(Frame(id: id, kind: kind, key: key, start: bytes.count))
+        return id
+    }
+
+    /// The index of the frame `id` after closing every frame above it, or nil (and the
+    /// encoding marked to fall back) when that frame is already closed.
+    func activate(_ id: Int) -> Int? {
+        guard !fallBack else { return nil }
+        var index = frames.count - 1
+        while index >= 0, frames[index].id != id { index -= 1 }
+        guard index >= 0 else {
+            fallBack = true
+            return nil
+        }
+        closeFrames(above: index)
+        return fallBack ? nil : index
+    }
+
+    /// Closes every frame above `index`, innermost first.
+    func closeFrames(above index: Int) {
+        while frames.count - 1 > index {
+            let frame = frames.removeLast()
+            switch frame.kind {
+            case .slot, .single:
+                // Nothing was encoded for this value.
+                fallBack = true
+            case .written:
+                break
+            case .unkeyed:
+                bytes.append(UInt8(ascii: "]"))
+            case .keyed:
+                closeObject(frame)
+            }
+            if fallBack { return }
+            // The closed frame was the value of its parent's last member, if the parent is an object.
+            if let parent = frames.indices.last, frames[parent].kind == .keyed {
+                frames[parent].members[frames[parent].members.count - 1].end = bytes.count
+            }
+        }
+    }
+
+    /// Ends a finished object. Its members were written in the order they were encoded, with
+    /// commas between them; when that is not key order they are rewritten in key order.
+    private func closeObject(_ frame: Frame) {
+        var members = frame.members
+        var inOrder = true
+        for index in members.indices.dropFirst() where !Self.precedes(members[index - 1].key, members[index].key) {
+            inOrder = false
+            break
+        }
+        if !inOrder {
+            members.sort { Self.precedes($0.key, $1.key) }
+            for index in members.indices.dropFirst() where !Self.precedes(members[index - 1].key, members[index].key) {
+                fallBack = true
+                return
+            }
+        }
+        // Keys that differ in bytes but are equal as Swift strings (canonically equivalent
+        // text) can only occur outside ASCII.
+        if members.contains(where: { $0.key.utf8.contains { $0 >= 0x80 } }) {
+            for first in members.indices {
+                for second in members.indices where second > first && members[first].key == members[second].key {
+                    fallBack = true
+                    return
+                }
+            }
+        }
+        if !inOrder {
+            let bodyStart = frame.start + 1
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: bytes[bodyStart...])
+            bytes.removeSubrange(bodyStart...)
+            for (position, member) in members.enumerated() {
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(contentsOf: scratch[(member.start - bodyStart)..<(member.end - bodyStart)])
+            }
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// The order of keys under `.sortedKeys` on this platform: by their UTF-8 bytes, as written
+    /// (not normalized, not case-folded, digits not read as numbers).
+    private static func precedes(_ first: String, _ second: String) -> Bool {
+        first.utf8.lexicographicallyPrecedes(second.utf8)
+    }
+
+    /// Marks the encoding to fall back and returns the error that abandons it.
+    func abandon() -> FallBack {
+        fallBack = true
+        return FallBack()
+    }
+
+    /// The error `JSONEncoder` throws for a non-finite number by default.
+    func invalid<F: BinaryFloatingPoint>(_ value: F, in id: Int, at key: (any CodingKey)?) -> EncodingError {
+        var path = codingPath(upTo: id)
+        if let key { path.append(key) }
+        return EncodingError.invalidValue(value, EncodingError.Context(
+            codingPath: path, debugDescription: "Unable to encode \(F.self).\(value) directly in JSON."))
+    }
+
+    func codingPath(upTo id: Int) -> [any CodingKey] {
+        var path: [any CodingKey] = []
+        for frame in frames {
+            if let key = frame.key { path.append(key) }
+            if frame.id == id { break }
+        }
+        return path
+    }
+
+    // MARK: Containers asked of an encoder
+
+    /// Turns the slot `id` into a container of `kind`, or returns the one it already is.
+    func container(_ kind: Kind, in id: Int) -> Int {
+        guard let index = activate(id) else { return id }
+        switch (frames[index].kind, kind) {
+        case (.slot, .keyed):
+            frames[index].kind = .keyed
+            frames[index].start = bytes.count
+            bytes.append(UInt8(ascii: "{"))
+        case (.slot, .unkeyed):
+            frames[index].kind = .unkeyed
+            frames[index].start = bytes.count
+            bytes.append(UInt8(ascii: "["))
+        case (.slot, .single):
+            frames[index].kind = .single
+        case (.keyed, .keyed), (.unkeyed, .unkeyed):
+            break
+        default:
+            fallBack = true
+        }
+        return id
+    }
+
+    // MARK: Writing into containers
+
+    /// Starts a member of keyed frame `id`: writes `"key":` and records it. Returns false when
+    /// the encoding falls back.
+    func beginMember(of id: Int, key: String) -> Bool {
+        guard let index = activate(id), frames[index].kind == .keyed else {
+            fallBack = true
+            return false
+        }
+        if !frames[index].members.isEmpty { bytes.append(UInt8(ascii: ",")) }
+        frames[index].members.append(Member(key: key, start: bytes.count, end: bytes.count))
+        writeString(key)
+        bytes.append(UInt8(ascii: ":"))
+        return true
+    }
+
+    /// Ends the member begun last in keyed frame `id`, once everything above it is closed.
+    func endMember(of id: Int) {
+        guard let index = activate(id) else { return }
+        let last = frames[index].members.count - 1
+        frames[index].members[last].end = bytes.count
+    }
+
+    /// Starts an element of unkeyed frame `id` (its comma). Returns the element's index, or nil
+    /// when the encoding falls back.
+    func beginElement(of id: Int) -> Int? {
+        guard let index = activate(id), frames[index].kind == .unkeyed else {
+            fallBack = true
+            return nil
+        }
+        if frames[index].count > 0 { bytes.append(UInt8(ascii: ",")) }
+        frames[index].count += 1
+        return frames[index].count - 1
+    }
+
+    func count(of id: Int) -> Int {
+        frames.last(where: { $0.id == id })?.count ?? 0
+    }
+
+    /// Claims single-value frame `id` for its one value. Returns false when the encoding falls
+    /// back (a second value, or the frame closed).
+    func beginSingle(_ id: Int) -> Bool {
+        guard let index = activate(id), frames[index].kind == .single else {
+            fallBack = true
+            return false
+        }
+        frames[index].kind = .written
+        return true
+    }
+
+    /// Opens a nested container as the value now being written.
+    func openNested(_ kind: Kind, key: (any CodingKey)?) -> Int {
+        let id = push(.slot, key: key)
+        return container(kind, in: id)
+    }
+
+    /// Opens a slot for a value an `Encoder` will be handed for (a super encoder).
+    func openSlot(key: (any CodingKey)?) -> Int {
+        push(.slot, key: key)
+    }
+
+    // MARK: Values
+
+    /// Writes `value` at the current position; `key` names it in coding paths.
+    func encodeValue<T: Encodable>(_ value: T, at key: (any CodingKey)?) throws {
+        if T.self == String.self {
+            writeString(unsafeBitCast(value, to: String.self))
+        } else if T.self == Int.self {
+            writeInteger(unsafeBitCast(value, to: Int.self))
+        } else if T.self == Double.self {
+            let double = unsafeBitCast(value, to: Double.self)
+            guard double.isFinite else { throw invalid(double, in: frames.last?.id ?? -1, at: key) }
+            writeFloat(double)
+        } else if T.self == Bool.self {
+            writeBool(unsafeBitCast(value, to: Bool.self))
+        } else if T.self == Data.self {
+            writeString((value as! Data).base64EncodedString())
+        } else if T.self == URL.self {
+            writeString((value as! URL).absoluteString)
+        } else if T.self == Decimal.self {
+            throw abandon()
+        } else {
+            let depth = frames.count
+            let id = push(.slot, key: key)
+            try value.encode(to: DirectEncoder(writer: self, frame: id))
+            guard !fallBack else { throw FallBack() }
+            closeFrames(above: depth - 1)
+            guard !fallBack else { throw FallBack() }
+        }
+    }
+
+    func writeNull() {
+        bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+    }
+
+    func writeBool(_ value: Bool) {
+        if value {
+            bytes.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
+        } else {
+            bytes.append(contentsOf: [UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e")])
+        }
+    }
+
+    func writeInteger<I: BinaryInteger>(_ value: I) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = UInt64(value.magnitude)
+        // Twenty digits hold any 64-bit magnitude.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            repeat {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            bytes.append(contentsOf: buffer[position...])
+        }
+    }
+
+    /// A finite number as its shortest round-trip text without a trailing `.0`, as
+    /// `JSONEncoder` writes it.
+    func writeFloat<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F) {
+        var text = value.description
+        text.withUTF8 { utf8 in
+            var count = utf8.count
+            if count >= 2, utf8[count - 2] == UInt8(ascii: "."), utf8[count - 1] == UInt8(ascii: "0") {
+                count -= 2
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<count]))
+        }
+    }
+
+    /// `string` as a JSON string: quotes, backslashes and C0 controls escaped, nothing else.
+    func writeString(_ string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+                runStart = index + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                default:
+                    // \u00XX with lower-case hex digits; the high digit is 0 or 1.
+                    let low = byte & 0xF
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                              UInt8(ascii: "0") + (byte >> 4),
+                                              low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10])
+                }
+            }
+            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
+
+/// The `Encoder` handed to a value: the writer and the frame of the value's slot.
+private struct DirectEncoder: Encoder {
+    let writer: DirectJSONWriter
+    let frame: Int
+
+    var codingPath: [any CodingKey] { writer.codingPath(upTo: frame) }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(DirectKeyedContainer<Key>(writer: writer, frame: writer.container(.keyed, in: frame)))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        DirectUnkeyedContainer(writer: writer, frame: writer.container(.unkeyed, in: frame))
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        DirectSingleContainer(writer: writer, frame: writer.container(.single, in: frame))
+    }
+}
+
+private struct DirectKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let writer: DirectJSONWriter
+    let frame: Int
+
+    var codingPath: [any CodingKey] { writer.codingPath(upTo: frame) }
+
+    /// Writes one member through `body`, which writes the value.
+    @inline(__always)
+    private func member(_ key: Key, _ body: () throws -> Void) throws {
+        guard writer.beginMember(of: frame, key: key.stringValue) else { throw writer.abandon() }
+        try body()
+        writer.endMember(of: frame)
+        if writer.fallBack { throw writer.abandon() }
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { try member(key) { writer.writeNull() } }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try member(key) { writer.writeBool(value) } }
+    mutating func encode(_ value: String, forKey key: Key) throws { try member(key) { writer.writeString(value) } }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        guard value.isFinite else { throw writer.invalid(value, in: frame, at: key) }
+        try member(key) { writer.writeFloat(value) }
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        guard value.isFinite else { throw writer.invalid(value, in: frame, at: key) }
+        try member(key) { writer.writeFloat(value) }
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try member(key) { writer.writeInteger(value) } }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try member(key) { writer.writeInteger(value) } }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try member(key) { writer.writeInteger(value) } }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try member(key) { writer.writeInteger(value) } }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try member(key) { writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try member(key) { writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try member(key) { writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try member(key) { writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try member(key) { writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try member(key) { writer.writeInteger(value) } }
+    @available(macOS 15.0, *)
+    mutating func encode(_ value: Int128, forKey key: Key) throws { throw writer.abandon() }
+    @available(macOS 15.0, *)
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { throw writer.abandon() }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try member(key) { try writer.encodeValue(value, at: key) }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        let nested = writer.beginMember(of: frame, key: key.stringValue) ? writer.openNested(.keyed, key: key) : frame
+        return KeyedEncodingContainer(DirectKeyedContainer<NestedKey>(writer: writer, frame: nested))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let nested = writer.beginMember(of: frame, key: key.stringValue) ? writer.openNested(.unkeyed, key: key) : frame
+        return DirectUnkeyedContainer(writer: writer, frame: nested)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let key = IndexKeyOrString.superKey
+        let slot = writer.beginMember(of: frame, key: key.stringValue) ? writer.openSlot(key: key) : frame
+        return DirectEncoder(writer: writer, frame: slot)
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        let slot = writer.beginMember(of: frame, key: key.stringValue) ? writer.openSlot(key: key) : frame
+        return DirectEncoder(writer: writer, frame: slot)
+    }
+}
+
+/// The key `JSONEncoder` gives a keyed container's default super encoder.
+private struct IndexKeyOrString: CodingKey {
+    static let superKey = IndexKeyOrString(stringValue: "super")
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+private struct DirectUnkeyedContainer: UnkeyedEncodingContainer {
+    let writer: DirectJSONWriter
+    let frame: Int
+
+    var codingPath: [any CodingKey] { writer.codingPath(upTo: frame) }
+    var count: Int { writer.count(of: frame) }
+
+    /// Writes one element through `body`, which writes the value and gets the element's index.
+    @inline(__always)
+    private func element(_ body: (Int) throws -> Void) throws {
+        guard let index = writer.beginElement(of: frame) else { throw writer.abandon() }
+        try body(index)
+        if writer.fallBack { throw writer.abandon() }
+    }
+
+    mutating func encodeNil() throws { try element { _ in writer.writeNull() } }
+    mutating func encode(_ value: Bool) throws { try element { _ in writer.writeBool(value) } }
+    mutating func encode(_ value: String) throws { try element { _ in writer.writeString(value) } }
+    mutating func encode(_ value: Double) throws { try checkFinite(value); try element { _ in writer.writeFloat(value) } }
+    mutating func encode(_ value: Float) throws { try checkFinite(value); try element { _ in writer.writeFloat(value) } }
+    mutating func encode(_ value: Int) throws { try element { _ in writer.writeInteger(value) } }
+    mutating func encode(_ value: Int8) throws { try element { _ in writer.writeInteger(value) } }
+    mutating func encode(_ value: Int16) throws { try element { _ in writer.writeInteger(value) } }
+    mutating func encode(_ value: Int32) throws { try element { _ in writer.writeInteger(value) } }
+    mutating func encode(_ value: Int64) throws { try element { _ in writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt) throws { try element { _ in writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt8) throws { try element { _ in writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt16) throws { try element { _ in writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt32) throws { try element { _ in writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt64) throws { try element { _ in writer.writeInteger(value) } }
+    @available(macOS 15.0, *)
+    mutating func encode(_ value: Int128) throws { throw writer.abandon() }
+    @available(macOS 15.0, *)
+    mutating func encode(_ value: UInt128) throws { throw writer.abandon() }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try element { try writer.encodeValue(value, at: IndexKey(index: $0)) }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        let nested = writer.beginElement(of: frame).map { writer.openNested(.keyed, key: IndexKey(index: $0)) } ?? frame
+        return KeyedEncodingContainer(DirectKeyedContainer<NestedKey>(writer: writer, frame: nested))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let nested = writer.beginElement(of: frame).map { writer.openNested(.unkeyed, key: IndexKey(index: $0)) } ?? frame
+        return DirectUnkeyedContainer(writer: writer, frame: nested)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let slot = writer.beginElement(of: frame).map { writer.openSlot(key: IndexKey(index: $0)) } ?? frame
+        return DirectEncoder(writer: writer, frame: slot)
+    }
+
+    private func checkFinite<F: BinaryFloatingPoint>(_ value: F) throws {
+        guard !value.isFinite else { return }
+        throw writer.invalid(value, in: frame, at: IndexKey(index: count))
+    }
+}
+
+private struct DirectSingleContainer: SingleValueEncodingContainer {
+    let writer: DirectJSONWriter
+    let frame: Int
+
+    var codingPath: [any CodingKey] { writer.codingPath(upTo: frame) }
+
+    @inline(__always)
+    private func value(_ body: () throws -> Void) throws {
+        guard writer.beginSingle(frame) else { throw writer.abandon() }
+        try body()
+        if writer.fallBack { throw writer.abandon() }
+    }
+
+    mutating func encodeNil() throws { try value { writer.writeNull() } }
+    mutating func encode(_ value: Bool) throws { try self.value { writer.writeBool(value) } }
+    mutating func encode(_ value: String) throws { try self.value { writer.writeString(value) } }
+    mutating func encode(_ value: Double) throws { try checkFinite(value); try self.value { writer.writeFloat(value) } }
+    mutating func encode(_ value: Float) throws { try checkFinite(value); try self.value { writer.writeFloat(value) } }
+    mutating func encode(_ value: Int) throws { try self.value { writer.writeInteger(value) } }
+    mutating func encode(_ value: Int8) throws { try self.value { writer.writeInteger(value) } }
+    mutating func encode(_ value: Int16) throws { try self.value { writer.writeInteger(value) } }
+    mutating func encode(_ value: Int32) throws { try self.value { writer.writeInteger(value) } }
+    mutating func encode(_ value: Int64) throws { try self.value { writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt) throws { try self.value { writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt8) throws { try self.value { writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt16) throws { try self.value { writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt32) throws { try self.value { writer.writeInteger(value) } }
+    mutating func encode(_ value: UInt64) throws { try self.value { writer.writeInteger(value) } }
+    @available(macOS 15.0, *)
+    mutating func encode(_ value: Int128) throws { throw writer.abandon() }
+    @available(macOS 15.0, *)
+    mutating func encode(_ value: UInt128) throws { throw writer.abandon() }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try self.value { try writer.encodeValue(value, at: nil) }
+    }
+
+    private func checkFinite<F: BinaryFloatingPoint>(_ value: F) throws {
+        guard !value.isFinite else { return }
+        throw writer.invalid(value, in: frame, at: nil)
+    }
+}
