@@ -38,7 +38,8 @@ enum ReplayBench {
         defer { try? FileManager.default.removeItem(at: url) }
         // The chain records 3.5 events per input value (and one completion per stage).
         let recorded = try recordLive(inputs: target * 2 / 7, to: url)
-        var loadTimes: [Double] = [], replayTimes: [Double] = [], rates: [Double] = []
+        var loadTimes: [Double] = [], replayTimes: [Double] = [], totalTimes: [Double] = []
+        var replayRates: [Double] = [], totalRates: [Double] = []
         var replayed = 0
         for _ in 0..<runs {
             var replayer: Replayer?
@@ -46,6 +47,8 @@ enum ReplayBench {
             guard let replayer else { throw BenchError("replay: the trace did not load") }
             let sink = Sink()
             var result: ReplayResult?
+            // The result is ready when `replay` returns: its `Trace` is built by then (only its
+            // bytes are formatted later, when asked for).
             let replay = try seconds { result = try replayer.replay { pipeline(in: $0, into: sink) } }
             guard sink.checksum == recorded.sink.checksum, sink.count == recorded.sink.count else {
                 throw BenchError("replay: the replayed sink got \(sink.count) values summing to \(sink.checksum), "
@@ -54,17 +57,23 @@ enum ReplayBench {
             replayed = result?.trace.events.count ?? 0
             loadTimes.append(load)
             replayTimes.append(replay)
-            rates.append(Double(replayed) / replay)
+            totalTimes.append(load + replay)
+            replayRates.append(Double(replayed) / replay)
+            totalRates.append(Double(replayed) / (load + replay))
         }
         let section = "replay"
-        let rate = median(rates)
+        let rate = median(totalRates)
+        // The verdict is end to end, as a user replaying a file waits: load, re-run,
+        // re-record, result ready. The two parts follow as its breakdown.
         table.add(Row(section: section,
-                      figure: "Replayer.replay of a \(millions(Double(recorded.events))) event live trace "
-                          + "(\(millions(Double(replayed))) events replayed and re-recorded)",
-                      value: "\(decimal(median(replayTimes), 2)) s, \(millions(rate)) events/s",
+                      figure: "replay end to end of a \(millions(Double(recorded.events))) event live trace: load, re-run, "
+                          + "re-record, result Trace (\(millions(Double(replayed))) events)",
+                      value: "\(decimal(median(totalTimes), 2)) s, \(millions(rate)) events/s",
                       target: "≥ 2 M events/s", met: rate >= 2e6))
-        table.add(Row(section: section, figure: "loading that trace (Replayer(contentsOf:))",
+        table.add(Row(section: section, figure: "of which loading the trace (Replayer(contentsOf:))",
                       value: "\(decimal(median(loadTimes), 2)) s"))
+        table.add(Row(section: section, figure: "of which Replayer.replay (re-run, re-record, result Trace)",
+                      value: "\(decimal(median(replayTimes), 2)) s, \(millions(median(replayRates))) events/s"))
     }
 }
 
