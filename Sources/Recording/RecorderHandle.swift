@@ -26,7 +26,8 @@ import TraceLog
 /// handed to the writer thread; a producer that fills the next one, or its ring, while the
 /// writer is still behind waits for it: under an event flood the recorder *blocks* producers
 /// rather than drop records or grow, so memory stays bounded by two buffers and one ring of
-/// `bufferCapacity` bytes per recording thread. Records are dropped (and counted in the
+/// `bufferCapacity` bytes per live recording thread (the ring of a thread that ended is let
+/// go once the writer has drained it). Records are dropped (and counted in the
 /// summary) only when the file cannot be written.
 ///
 /// **Crash safety.** A recorder writing to a file has a writer thread that appends what was
@@ -132,6 +133,13 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
     /// Writes buffered records out now, and returns when they are written.
     public func synchronize() {
         core.synchronize()
+    }
+
+    /// The per-thread rings a live recording to a file holds now (for tests of its memory).
+    package var ringCount: Int {
+        core.lock()
+        defer { core.unlock() }
+        return core.ringList.count
     }
 
     /// The trace written so far, for an in-memory recorder (whole after `stop()`).

@@ -99,7 +99,7 @@ extension RecorderCore {
             if let known = rings[info.serial] {
                 ring = known
             } else {
-                ring = ThreadRing(capacity: bufferCapacity / MemoryLayout<BinaryEvent>.stride)
+                ring = ThreadRing(capacity: bufferCapacity / MemoryLayout<BinaryEvent>.stride, owner: info.serial)
                 rings[info.serial] = ring
                 ringList.append(ring)
             }
@@ -165,7 +165,14 @@ extension RecorderCore {
                 BinaryEvent.expand(chunk, into: &lines)
             }
             if !failed { failure = Self.writeAll(lines, to: fd) }
+            // The rings of threads that ended, drained now (their last events are written):
+            // let go, so that many short-lived threads do not grow one recording's memory.
+            let finished = merging ? Set(rings.filter(\.isFinished).map(ObjectIdentifier.init)) : []
             lock()
+            if !finished.isEmpty {
+                ringList.removeAll { finished.contains(ObjectIdentifier($0)) }
+                for ring in rings where finished.contains(ObjectIdentifier(ring)) { self.rings[ring.owner] = nil }
+            }
             if let failure, writeError == nil { writeError = failure }
             if writeError != nil { dropped += records }
             if final { break }

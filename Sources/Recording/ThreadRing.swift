@@ -8,8 +8,14 @@ import Synchronization
 ///
 /// The producer writes a slot, then publishes it by storing `head` (releasing); the writer
 /// reads up to `head` (acquiring) and gives slots back by storing `tail`. A full ring makes
-/// its producer wait for the writer (back-pressure), so memory is bounded by one ring a thread.
-final class ThreadRing: @unchecked Sendable {  // head/tail are atomics; `local` is the producer's, `slots` are handed over by them
+/// its producer wait for the writer (back-pressure), so memory is bounded by one ring a live
+/// thread: a thread that ends marks its ring (`threadEnded`), and the writer lets go of it once
+/// drained.
+final class ThreadRing: ThreadLocalObject, @unchecked Sendable {  // head/tail/ended are atomics; `local` is the producer's, `slots` are handed over by them
+    /// The `ThreadInfo.serial` of the thread it belongs to.
+    let owner: UInt64
+    /// Set when the thread ended (after its last push): once drained, the writer lets go of it.
+    let ended = Atomic<Bool>(false)
     let capacity: Int
     private let mask: Int
     let slots: UnsafeMutablePointer<BinaryEvent>
@@ -34,7 +40,8 @@ final class ThreadRing: @unchecked Sendable {  // head/tail are atomics; `local`
     let nodes = IDCache(capacity: 64)
     let subscriptions = IDCache(capacity: 256)
 
-    init(capacity: Int) {
+    init(capacity: Int, owner: UInt64) {
+        self.owner = owner
         var size = 64
         while size < capacity { size <<= 1 }
         self.capacity = size
@@ -50,6 +57,15 @@ final class ThreadRing: @unchecked Sendable {  // head/tail are atomics; `local`
         local.deallocate()
         nodes.deallocate()
         subscriptions.deallocate()
+    }
+
+    func threadEnded() {
+        ended.store(true, ordering: .releasing)
+    }
+
+    /// Writer: whether the ring's thread has ended and the writer took every event it pushed.
+    var isFinished: Bool {
+        ended.load(ordering: .acquiring) && tail.load(ordering: .relaxed) == head.load(ordering: .acquiring)
     }
 
     /// Producer: whether a slot is free, reading the writer's progress only when the last

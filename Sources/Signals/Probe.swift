@@ -438,6 +438,14 @@ public enum Instrumentation {
     }
 }
 
+/// An object a probe keeps for a thread (`ProbeContext.setProbeLocal`) that is told when the
+/// thread ends while it still keeps it: a recorder's per-thread ring, which the recorder can
+/// then let go of once drained.
+package protocol ThreadLocalObject: AnyObject {
+    /// Called on the ending thread, after the last thing it recorded.
+    func threadEnded()
+}
+
 /// Per-thread state the probe needs: the event being delivered (the cause of whatever is sent
 /// meanwhile), the subscription running (the parent of inner streams started meanwhile), and
 /// the scheduler whose action is running (the logical thread).
@@ -503,7 +511,12 @@ public final class ProbeContext {
     }
 
     deinit {
-        if let object = state.pointee.local.object { Unmanaged<AnyObject>.fromOpaque(object).release() }
+        // The thread ends (its context goes with it): the object kept for it hears so.
+        if let object = state.pointee.local.object {
+            let held = Unmanaged<AnyObject>.fromOpaque(object)
+            (held.takeUnretainedValue() as? ThreadLocalObject)?.threadEnded()
+            held.release()
+        }
         state.deinitialize(count: 1)
         state.deallocate()
     }

@@ -119,6 +119,51 @@ final class RecorderConcurrencyTests: XCTestCase {
     }
 }
 
+/// Runs `body` on a new thread and returns once the thread has ended (its thread-specific
+/// data destroyed): `pthread_join`, which neither `Thread` nor a dispatch queue offers.
+private func runOnThreadToItsEnd(_ body: @escaping () -> Void) {
+    final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+    var thread = pthread_t()
+    let created = pthread_create(&thread, nil, { raw in
+        Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+        return nil
+    }, Unmanaged.passRetained(Body(body)).toOpaque())
+    precondition(created == 0, "pthread_create failed")
+    pthread_join(thread, nil)
+}
+
+final class RecorderRingLifetimeTests: XCTestCase {
+    /// A live recording fed by many short-lived threads, one after another: each thread's ring
+    /// is let go once the thread has ended and the writer has drained it, so the rings held
+    /// stay bounded (one ring each before: 60 here, 256 KB each at the default capacity), and
+    /// every event still reaches the file in order.
+    func testTheRingsOfEndedThreadsAreLetGo() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("marbles-ended-\(getpid()).trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let recorder = try Recorder(to: url, bufferCapacity: 4096)
+        recorder.start()
+        let (signal, input) = Signal<Int, Never>.pipe(named: "numbers")
+        signal.map { $0 + 1 }.observeValues { _ in }
+        var most = 0
+        for round in 0..<60 {
+            runOnThreadToItsEnd { for value in 0..<50 { input.send(value: round * 1_000 + value) } }
+            recorder.synchronize()
+            most = max(most, recorder.ringCount)
+        }
+        let summary = try recorder.stop()
+        XCTAssertEqual(summary.dropped, 0)
+        XCTAssertLessThanOrEqual(most, 1, "rings held after a thread ended and was drained")
+        let trace = try Trace(contentsOf: url)
+        XCTAssertEqual(trace.events.map(\.sequence), Array(1...UInt64(60 * 50 * 2)))
+        let mapped = try XCTUnwrap(trace.node(named: "map"))
+        XCTAssertEqual(trace.events(of: mapped.id).compactMap { $0.json.flatMap(Int.init) },
+                       (0..<60).flatMap { round in (0..<50).map { round * 1_000 + $0 + 1 } })
+    }
+}
+
 final class RecorderThreadNameTests: XCTestCase {
     /// Work on a concurrent dispatch queue runs on several pooled worker threads, whose own
     /// names (`-qos.overcommit`-like on Linux) say nothing: each is named after the queue.
