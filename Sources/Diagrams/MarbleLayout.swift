@@ -59,8 +59,9 @@ struct MarbleLayout {
         }.max() ?? 0)) + 12
         let plotStart = Self.margin + labelWidth + 24
         var times: [Int64] = []
+        times.reserveCapacity(figure.lanes.reduce(0) { $0 + $1.marbles.count + 2 })
         for lane in figure.lanes {
-            times += lane.marbles.map(\.time)
+            for marble in lane.marbles { times.append(marble.time) }
             if let subscribed = lane.subscribed { times.append(subscribed) }
             if let end = lane.end { times.append(end.time) }
         }

@@ -34,7 +34,16 @@ struct TimeScale {
     ///   - breakWidth: the width a compressed gap takes.
     init(times: [Int64], startX: Double, minWidth: Double, maxWidth: Double, spacing: Double, breakWidth: Double) {
         self.startX = startX
-        let sorted = Array(Set(times.map(TimeFormat.clamped))).sorted()
+        // Sorted in place and without repeats: a set of a long trace's times cost more than the
+        // figure's marbles.
+        var sorted = times.map(TimeFormat.clamped)
+        sorted.sort()
+        var kept = 0
+        for index in sorted.indices where index == 0 || sorted[index] != sorted[kept - 1] {
+            sorted[kept] = sorted[index]
+            kept += 1
+        }
+        sorted.removeSubrange(kept...)
         guard let first = sorted.first, let last = sorted.last, last > first else {
             let time = sorted.first ?? 0
             stretches = [Stretch(start: time, end: time, x: startX + minWidth / 2, scale: 0)]

@@ -131,14 +131,8 @@ struct DrawCommand: ParsableCommand {
         let figureTitle = title ?? name
         // A marble diagram of a trace file is drawn from the file, read twice, never held
         // whole: a 2 M-event trace is half a gigabyte (a named pipe can be read only once).
-        let drawn: Drawn
-        if kind == .marble, source.isRegularFile, (input as NSString).pathExtension != "marbles" {
-            let file = try MarbleTraceFile(url: URL(fileURLWithPath: input), name: input)
-            Console.warn(file.warnings)
-            drawn = .file(file)
-        } else {
-            drawn = try load(source)
-        }
+        let drawn: Drawn = kind == .marble && source.isRegularFile && (input as NSString).pathExtension != "marbles"
+            ? .file(URL(fileURLWithPath: input)) : try load(source)
         let data: Data
         do {
             switch kind {
@@ -152,8 +146,8 @@ struct DrawCommand: ParsableCommand {
                 let options = MarbleOptions(selection: selection, causes: causes, title: figureTitle)
                 let figure: MarbleFigure
                 switch drawn {
-                case let .file(file):
-                    figure = try MarbleFigure(file: file, options: options)
+                case let .file(url):
+                    figure = try streamedFigure(url, options: options)
                 case let .loaded(trace, _, spec?) where nodes == nil && !all:
                     // A spec's run, with no lanes asked for, is drawn as `play --draw` draws it.
                     figure = try SpecFigure.make(result: spec, trace: trace, causes: causes, title: figureTitle)
@@ -195,8 +189,16 @@ struct DrawCommand: ParsableCommand {
 
     /// What a figure is drawn from: a trace file read as the figure is made, or a loaded trace.
     private enum Drawn {
-        case file(MarbleTraceFile)
+        case file(URL)
         case loaded(Trace, bytes: [UInt8]?, spec: SpecResult?)
+    }
+
+    /// The marble diagram of the trace file at `url`, read as it is made; what the reading
+    /// held is freed before the figure is laid out.
+    private func streamedFigure(_ url: URL, options: MarbleOptions) throws -> MarbleFigure {
+        let file = try MarbleTraceFile(url: url, name: input)
+        Console.warn(file.warnings)
+        return try MarbleFigure(file: file, options: options)
     }
 
     /// The trace to draw, and its bytes when --heat reads them twice (a named pipe can be
