@@ -15,7 +15,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     private var nodes: [UInt32] = []
     private var subscriptionPositions: [UInt32] = []
     private var threads: [UInt32] = []
-    /// The kind's position in `EventKind.allCases`, plus `truncatedFlag` when the text was cut.
+    /// The kind's number (`kindNumber`), plus `truncatedFlag` when the text was cut.
     private var kinds: [UInt8] = []
     /// Numbers of texts and payloads in `payloads`; 0 for none.
     private var texts: [UInt32] = []
@@ -35,7 +35,6 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     var threadIDs: [UInt64] = []
 
     private static let truncatedFlag: UInt8 = 0x80
-    private static let kindsInOrder = EventKind.allCases
 
     init() {}
 
@@ -71,7 +70,14 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     public func thread(at position: Int) -> UInt64 { threadIDs[Int(threads[position])] }
 
     /// The kind of the event at `position`.
-    public func kind(at position: Int) -> EventKind { Self.kindsInOrder[Int(kinds[position] & ~Self.truncatedFlag)] }
+    public func kind(at position: Int) -> EventKind {
+        switch kinds[position] & ~Self.truncatedFlag {
+        case 0: .value
+        case 1: .failed
+        case 2: .completed
+        default: .interrupted
+        }
+    }
 
     /// The number of the payload of the event at `position` (its JSON, else its text) among
     /// this trace's distinct strings, 0 for none: two events of one trace carry the same payload
@@ -167,9 +173,14 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         if event.omittedJSONBytes != 0 { omitted[position] = event.omittedJSONBytes }
     }
 
-    /// The position of `kind` in `EventKind.allCases`.
+    /// The number `kinds` holds for `kind` (`kind(at:)` reads it back).
     private static func kindNumber(_ kind: EventKind) -> UInt8 {
-        UInt8(kindsInOrder.firstIndex(of: kind) ?? 0)
+        switch kind {
+        case .value: 0
+        case .failed: 1
+        case .completed: 2
+        case .interrupted: 3
+        }
     }
 
     /// Appends an event whose value is an integer or none, with at most one cause (0: none):

@@ -80,14 +80,17 @@ public struct TraceValidator: Sendable {
         }
     }
 
+    @inline(__always)
     private func require(node id: UInt64) -> String? {
         nodes.contains(id) ? nil : "expected node \(id) to be defined before it is used"
     }
 
+    @inline(__always)
     private func require(subscription id: UInt64) -> String? {
         subscriptions.contains(id) ? nil : "expected subscription \(id) to be defined before it is used"
     }
 
+    @inline(__always)
     private func require(thread id: UInt64) -> String? {
         threads.contains(id) ? nil : "expected thread \(id) to be defined before it is used"
     }
@@ -101,10 +104,15 @@ struct IDSet: Sendable {
     private var ranges: [ClosedRange<UInt64>] = []
     private var others: Set<UInt64> = []
 
+    /// Whether the set holds `id`: an id of the last range (the commonest case, every id
+    /// for ids written in order) without a call.
+    @inline(__always)
     func contains(_ id: UInt64) -> Bool {
-        guard let last = ranges.last else { return false }
-        if id > last.upperBound { return false }
-        if last.contains(id) { return true }
+        guard let last = ranges.last, id <= last.upperBound else { return false }
+        return id >= last.lowerBound || containsBelowLastRange(id)
+    }
+
+    private func containsBelowLastRange(_ id: UInt64) -> Bool {
         var low = 0, high = ranges.count - 1
         while low <= high {
             let middle = (low + high) / 2
@@ -120,6 +128,7 @@ struct IDSet: Sendable {
     }
 
     /// Adds an id not yet in the set.
+    @inline(__always)
     mutating func insert(_ id: UInt64) {
         guard let last = ranges.last else {
             ranges.append(id...id)
