@@ -64,7 +64,7 @@ final class DirectJSONWriter {
 
     struct Member {
         var key: String
-            /// Where `"key":value` starts and ends in `bytes` (not the comma before it).
+        /// Where `"key":value` starts and ends in `bytes` (not the comma before it).
         var start: Int
         var end: Int
     }
@@ -76,19 +76,27 @@ final class DirectJSONWriter {
         var key: (any CodingKey)?
         /// Where the frame's bytes start (the `{` or `[` of a container).
         var start: Int
+        /// An unkeyed container's elements so far.
         var count = 0
-        var members: [Member] = []
+        /// An object's first member in `members`: its members are the ones from there on
+        /// (members of objects inside it are removed when those close).
+        var firstMember = 0
     }
 
-    var bytes: [UInt8] = []
-    private var frames: [Frame] = []
-    private var nextID = 0
-    private var scratch: [UInt8] = []
+    // One writer serves one encoding on one thread, and no access to these properties spans
+    // a call into a value's code: the runtime's exclusivity checks are left out.
+    @exclusivity(unchecked) var bytes: [UInt8] = []
+    @exclusivity(unchecked) private var frames: [Frame] = []
+    @exclusivity(unchecked) private var members: [Member] = []
+    @exclusivity(unchecked) private var nextID = 0
+    @exclusivity(unchecked) private var scratch: [UInt8] = []
     /// Set when the value cannot be written here; the whole encoding then falls back.
-    private(set) var fallBack = false
+    @exclusivity(unchecked) private(set) var fallBack = false
 
     init() {
-        bytes.reserveCapacity(256)
+        bytes.reserveCapacity(512)
+        frames.reserveCapacity(8)
+        members.reserveCapacity(16)
     }
 
     // MARK: Frames
@@ -132,7 +140,7 @@ final class DirectJSONWriter {
             if fallBack { return }
             // The closed frame was the value of its parent's last member, if the parent is an object.
             if let parent = frames.indices.last, frames[parent].kind == .keyed {
-                frames[parent].members[frames[parent].members.count - 1].end = bytes.count
+                members[members.count - 1].end = bytes.count
             }
         }
     }
@@ -140,24 +148,25 @@ final class DirectJSONWriter {
     /// Ends a finished object. Its members were written in the order they were encoded, with
     /// commas between them; when that is not key order they are rewritten in key order.
     private func closeObject(_ frame: Frame) {
-        var members = frame.members
+        let range = frame.firstMember..<members.count
+        defer { members.removeSubrange(range) }
         var inOrder = true
-        for index in members.indices.dropFirst() where !Self.precedes(members[index - 1].key, members[index].key) {
+        for index in range.dropFirst() where !Self.precedes(members[index - 1].key, members[index].key) {
             inOrder = false
             break
         }
         if !inOrder {
-            members.sort { Self.precedes($0.key, $1.key) }
-            for index in members.indices.dropFirst() where !Self.precedes(members[index - 1].key, members[index].key) {
+            members[range].sort { Self.precedes($0.key, $1.key) }
+            for index in range.dropFirst() where !Self.precedes(members[index - 1].key, members[index].key) {
                 fallBack = true
                 return
             }
         }
         // Keys that differ in bytes but are equal as Swift strings (canonically equivalent
         // text) can only occur outside ASCII.
-        if members.contains(where: { $0.key.utf8.contains { $0 >= 0x80 } }) {
-            for first in members.indices {
-                for second in members.indices where second > first && members[first].key == members[second].key {
+        if members[range].contains(where: { $0.key.utf8.contains { $0 >= 0x80 } }) {
+            for first in range {
+                for second in range where second > first && members[first].key == members[second].key {
                     fallBack = true
                     return
                 }
@@ -168,9 +177,9 @@ final class DirectJSONWriter {
             scratch.removeAll(keepingCapacity: true)
             scratch.append(contentsOf: bytes[bodyStart...])
             bytes.removeSubrange(bodyStart...)
-            for (position, member) in members.enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                bytes.append(contentsOf: scratch[(member.start - bodyStart)..<(member.end - bodyStart)])
+            for index in range {
+                if index > range.lowerBound { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(contentsOf: scratch[(members[index].start - bodyStart)..<(members[index].end - bodyStart)])
             }
         }
         bytes.append(UInt8(ascii: "}"))
@@ -214,6 +223,7 @@ final class DirectJSONWriter {
         case (.slot, .keyed):
             frames[index].kind = .keyed
             frames[index].start = bytes.count
+            frames[index].firstMember = members.count
             bytes.append(UInt8(ascii: "{"))
         case (.slot, .unkeyed):
             frames[index].kind = .unkeyed
@@ -238,8 +248,8 @@ final class DirectJSONWriter {
             fallBack = true
             return false
         }
-        if !frames[index].members.isEmpty { bytes.append(UInt8(ascii: ",")) }
-        frames[index].members.append(Member(key: key, start: bytes.count, end: bytes.count))
+        if members.count > frames[index].firstMember { bytes.append(UInt8(ascii: ",")) }
+        members.append(Member(key: key, start: bytes.count, end: bytes.count))
         writeString(key)
         bytes.append(UInt8(ascii: ":"))
         return true
@@ -247,9 +257,8 @@ final class DirectJSONWriter {
 
     /// Ends the member begun last in keyed frame `id`, once everything above it is closed.
     func endMember(of id: Int) {
-        guard let index = activate(id) else { return }
-        let last = frames[index].members.count - 1
-        frames[index].members[last].end = bytes.count
+        guard activate(id) != nil else { return }
+        members[members.count - 1].end = bytes.count
     }
 
     /// Starts an element of unkeyed frame `id` (its comma). Returns the element's index, or nil
