@@ -148,13 +148,19 @@ final class RecorderCore: Probe, @unchecked Sendable {
     ///
     /// A writer thread, started by `start()`, appends the records to the file at least every
     /// `flushInterval` (at least a millisecond) and whenever `bufferCapacity` bytes are waiting.
-    init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
-                flushInterval: Duration = .milliseconds(100)) throws {
+    convenience init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
+                     flushInterval: Duration = .milliseconds(100)) throws {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw TraceError(file: url.path, line: 0, column: 0,
                              message: "cannot create the trace: \(String(cString: strerror(errno)))")
         }
+        self.init(descriptor: fd, url: url, clock: clock, bufferCapacity: bufferCapacity, flushInterval: flushInterval)
+    }
+
+    /// A recorder writing to the open file `fd` (which it owns and closes at stop), known to
+    /// the user as `url`.
+    init(descriptor fd: Int32, url: URL, clock: Clock, bufferCapacity: Int, flushInterval: Duration) {
         self.url = url
         self.sink = .file(fd)
         self.clock = clock

@@ -75,6 +75,16 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
         core = try RecorderCore(to: url, clock: clock, bufferCapacity: bufferCapacity, flushInterval: flushInterval)
     }
 
+    /// A recorder writing to `descriptor`, a file its caller has already opened (and the
+    /// recorder now owns and closes at stop), known to the user as `url`. The command line
+    /// records into files it made itself this way: opening them again by path could make a
+    /// file anew that an interruption had just removed.
+    package init(writingTo descriptor: Int32, url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
+                 flushInterval: Duration = .milliseconds(100)) {
+        core = RecorderCore(descriptor: descriptor, url: url, clock: clock, bufferCapacity: bufferCapacity,
+                            flushInterval: flushInterval)
+    }
+
     /// A recorder keeping the trace in memory (unbounded: for tests and in-process tools).
     public init(clock: Clock, bufferCapacity: Int = 256 << 10) {
         core = RecorderCore(clock: clock, bufferCapacity: bufferCapacity)

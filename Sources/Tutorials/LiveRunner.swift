@@ -13,7 +13,14 @@ public enum LiveRunner {
     @discardableResult
     public static func record(_ scenario: Scenario, to url: URL,
                               progress: @escaping @Sendable (ScriptStep) -> Void = { _ in }) throws -> SummaryRecord {
-        let recorder = try Recorder(to: url, clock: .real)
+        try record(scenario, into: Recorder(to: url, clock: .real), progress: progress)
+    }
+
+    /// Runs `scenario` live, as `record(_:to:progress:)` does, recording into `recorder`
+    /// (a recorder on the real clock, not yet started), which it starts and stops.
+    @discardableResult
+    public static func record(_ scenario: Scenario, into recorder: Recorder,
+                              progress: @escaping @Sendable (ScriptStep) -> Void = { _ in }) throws -> SummaryRecord {
         let environment = LiveEnvironment()
         recorder.start()
         let pipeline = scenario.build(in: environment)

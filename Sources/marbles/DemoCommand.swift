@@ -92,7 +92,7 @@ struct DemoCommand: ParsableCommand {
             let pending = try OutputFile(recordingURL.path, option: "the recording").begin()
             try Console.print("\(counter): recording live for \(String(format: "%.1f", scenario.duration)) s → \(recordingPath)\n")
             do {
-                try LiveRunner.record(scenario, to: pending.url)
+                try LiveRunner.record(scenario, into: pending.recorder())
             } catch let error as TraceError {
                 throw pending.failure(error.message)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Locks
+import Recording
 
 /// A file a verb writes: `-o`, `--draw`, `--trace`, and the demo's recordings and figures.
 /// Every verb writes its files through this one path, so none can destroy a file:
@@ -214,8 +215,20 @@ final class PendingOutput {
         self.ending = ending
     }
 
-    /// Where a writer that opens the file itself (the recorder) writes.
+    /// Where a writer that opens the file itself writes.
     var url: URL { URL(fileURLWithPath: writingPath) }
+
+    /// A live recorder writing this output. A file this output made (a temporary file or a
+    /// created target) is handed to the recorder open — a copy of its descriptor — rather than
+    /// opened again by path, which could make the file anew after an interruption removed it;
+    /// a device or pipe is opened by the recorder.
+    func recorder() throws -> Recorder {
+        guard let descriptor else { return try Recorder(to: url, clock: .real) }
+        let copy = dup(descriptor)
+        guard copy >= 0 else { throw failure(errnoReason()) }
+        _ = fcntl(copy, F_SETFD, FD_CLOEXEC)
+        return Recorder(writingTo: copy, url: url, clock: .real)
+    }
 
     deinit {
         if case .rename = ending { Interruption.unregister(writingPath) }

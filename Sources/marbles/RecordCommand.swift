@@ -51,7 +51,7 @@ struct RecordCommand: ParsableCommand {
         let failedStep = Guarded<CLIError?>(nil)
         let summary: SummaryRecord
         do {
-            summary = try LiveRunner.record(scenario, to: pending.url) { step in
+            summary = try LiveRunner.record(scenario, into: pending.recorder()) { step in
                 guard !quiet, failedStep.value == nil else { return }
                 do {
                     try Console.print("  " + String(format: "%5.2f", step.at) + "s  " + step.description + "\n")

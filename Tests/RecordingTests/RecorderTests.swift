@@ -402,3 +402,30 @@ final class LiveRecordingScopeTests: XCTestCase {
         }
     }
 }
+
+extension RecorderTests {
+    /// The command line hands a recorder the file it made, open: a recorder given a
+    /// descriptor never opens its path, so a file removed by an interruption (the demo's
+    /// temporary file, unlinked by a SIGTERM handler) is not made anew by a recording that
+    /// starts a moment later.
+    func testARecorderGivenAnOpenFileNeverCreatesItsPath() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("marbles-handed-\(getpid()).trace")
+        let kept = open(url.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        XCTAssertGreaterThanOrEqual(kept, 0)
+        defer { close(kept) }
+        XCTAssertEqual(unlink(url.path), 0)  // the interruption removed it
+        let recorder = Recorder(writingTo: dup(kept), url: url)
+        recorder.start()
+        let (signal, input) = Signal<Int, Never>.pipe(named: "numbers")
+        signal.observeValues { _ in }
+        input.send(value: 7)
+        let summary = try recorder.stop()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))
+        XCTAssertEqual(recorder.url, url)
+        let size = Int(lseek(kept, 0, SEEK_END))
+        var bytes = [UInt8](repeating: 0, count: size)
+        XCTAssertEqual(pread(kept, &bytes, size, 0), size)
+        XCTAssertEqual(try Trace(bytes: bytes).summary, summary)
+        XCTAssertEqual(summary.events, 1)
+    }
+}
