@@ -9,7 +9,12 @@ import Foundation
 /// Reading an element builds its `EventRecord`; the column accessors (`sequence(at:)`,
 /// `node(at:)`, ...) read one field without building a record.
 public struct TraceEvents: RandomAccessCollection, Sendable {
+    /// Sequence numbers. While each event's is the one before's plus one (as a recorder
+    /// numbers them), only the first is kept (`firstSequence`) and this stays empty: 8 bytes
+    /// an event saved. The first event out of that order fills it in.
     private var sequences: [UInt64] = []
+    private var firstSequence: UInt64 = 0
+    private var sequencesAreConsecutive = true
     private var times: [Int64] = []
     /// Positions in `nodeIDs`, `subscriptionIDs` and `threadIDs`.
     private var nodes: [UInt32] = []
@@ -39,12 +44,12 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     init() {}
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { sequences.count }
+    public var endIndex: Int { times.count }
 
     public subscript(position: Int) -> EventRecord {
         let start = Int(causeStarts[position])
         let end = position + 1 < causeStarts.count ? Int(causeStarts[position + 1]) : causePool.count
-        return EventRecord(sequence: sequences[position], time: times[position], node: node(at: position),
+        return EventRecord(sequence: sequence(at: position), time: times[position], node: node(at: position),
                            subscription: subscriptionIDs[Int(subscriptionPositions[position])], kind: kind(at: position),
                            thread: threadIDs[Int(threads[position])], causes: Array(causePool[start..<end]),
                            text: string(texts[position]), truncated: kinds[position] & Self.truncatedFlag != 0,
@@ -52,10 +57,29 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     }
 
     /// The sequence number of the event at `position`.
-    public func sequence(at position: Int) -> UInt64 { sequences[position] }
+    public func sequence(at position: Int) -> UInt64 {
+        guard sequencesAreConsecutive else { return sequences[position] }
+        precondition(position >= 0 && position < times.count, "Index out of range")
+        return firstSequence + UInt64(position)
+    }
 
     /// The sequence number of the last event, if any.
-    var lastSequence: UInt64? { sequences.last }
+    var lastSequence: UInt64? { times.isEmpty ? nil : sequence(at: times.count - 1) }
+
+    /// Notes the sequence number of the event being appended (before its time is).
+    private mutating func appendSequence(_ sequence: UInt64) {
+        if sequencesAreConsecutive {
+            let count = times.count
+            if count == 0 {
+                firstSequence = sequence
+                return
+            }
+            if sequence > firstSequence, sequence - firstSequence == UInt64(count) { return }
+            sequences = (0..<count).map { firstSequence + UInt64($0) }
+            sequencesAreConsecutive = false
+        }
+        sequences.append(sequence)
+    }
 
     /// The time of the event at `position`.
     public func time(at position: Int) -> Int64 { times[position] }
@@ -110,8 +134,8 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
 
     /// Appends `event`, whose node, subscription and thread are at these positions of the id lists.
     mutating func append(_ event: EventRecord, node: Int, subscription: Int, thread: Int) {
-        let position = sequences.count
-        sequences.append(event.sequence)
+        let position = times.count
+        appendSequence(event.sequence)
         times.append(event.time)
         nodes.append(UInt32(node))
         subscriptionPositions.append(UInt32(subscription))
@@ -129,8 +153,8 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     /// appends its record: its text and JSON are numbered from their bytes.
     mutating func append(_ event: WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>, node: Int, subscription: Int,
                          thread: Int) {
-        let position = sequences.count
-        sequences.append(event.sequence)
+        let position = times.count
+        appendSequence(event.sequence)
         times.append(event.time)
         nodes.append(UInt32(node))
         subscriptionPositions.append(UInt32(subscription))
@@ -188,7 +212,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     /// are both the integer's digits.
     mutating func append(sequence: UInt64, time: Int64, node: Int, subscription: Int, thread: Int, kind: EventKind,
                          cause: UInt64, integer: Int64?) {
-        sequences.append(sequence)
+        appendSequence(sequence)
         times.append(time)
         nodes.append(UInt32(node))
         subscriptionPositions.append(UInt32(subscription))
