@@ -156,7 +156,16 @@ final class DirectJSONWriter {
             break
         }
         if !inOrder {
-            members[range].sort { Self.precedes($0.key, $1.key) }
+            // Insertion sort in place: objects have few members, and no slice is copied.
+            for index in range.dropFirst() {
+                let member = members[index]
+                var position = index
+                while position > range.lowerBound, Self.precedes(member.key, members[position - 1].key) {
+                    members[position] = members[position - 1]
+                    position -= 1
+                }
+                members[position] = member
+            }
             for index in range.dropFirst() where !Self.precedes(members[index - 1].key, members[index].key) {
                 fallBack = true
                 return
