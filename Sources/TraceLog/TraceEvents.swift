@@ -132,16 +132,25 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         return causePool[start..<end]
     }
 
-    /// Appends `event`, whose node, subscription and thread are at these positions of the id lists.
-    mutating func append(_ event: EventRecord, node: Int, subscription: Int, thread: Int) {
-        let position = times.count
-        appendSequence(event.sequence)
-        times.append(event.time)
+    /// Appends the columns every event has, whichever way it was read: where and when it
+    /// happened and its kind.
+    @inline(__always)
+    private mutating func appendPlace(sequence: UInt64, time: Int64, kind: EventKind, truncated: Bool,
+                                      node: Int, subscription: Int, thread: Int) {
+        appendSequence(sequence)
+        times.append(time)
         nodes.append(UInt32(node))
         subscriptionPositions.append(UInt32(subscription))
         threads.append(UInt32(thread))
-        let kind = Self.kindNumber(event.kind)
-        kinds.append(event.truncated ? kind | Self.truncatedFlag : kind)
+        let number = Self.kindNumber(kind)
+        kinds.append(truncated ? number | Self.truncatedFlag : number)
+    }
+
+    /// Appends `event`, whose node, subscription and thread are at these positions of the id lists.
+    mutating func append(_ event: EventRecord, node: Int, subscription: Int, thread: Int) {
+        let position = times.count
+        appendPlace(sequence: event.sequence, time: event.time, kind: event.kind, truncated: event.truncated,
+                    node: node, subscription: subscription, thread: thread)
         texts.append(intern(event.text))
         jsons.append(intern(event.json))
         causeStarts.append(UInt32(causePool.count))
@@ -154,13 +163,8 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     mutating func append(_ event: WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>, node: Int, subscription: Int,
                          thread: Int) {
         let position = times.count
-        appendSequence(event.sequence)
-        times.append(event.time)
-        nodes.append(UInt32(node))
-        subscriptionPositions.append(UInt32(subscription))
-        threads.append(UInt32(thread))
-        let kind = Self.kindNumber(event.kind)
-        kinds.append(event.truncated ? kind | Self.truncatedFlag : kind)
+        appendPlace(sequence: event.sequence, time: event.time, kind: event.kind, truncated: event.truncated,
+                    node: node, subscription: subscription, thread: thread)
         // The text first, then the JSON, as the record's are numbered; a text written as its
         // JSON (a number's) is the same payload.
         var text: UInt32 = 0
@@ -212,12 +216,8 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     /// are both the integer's digits.
     mutating func append(sequence: UInt64, time: Int64, node: Int, subscription: Int, thread: Int, kind: EventKind,
                          cause: UInt64, integer: Int64?) {
-        appendSequence(sequence)
-        times.append(time)
-        nodes.append(UInt32(node))
-        subscriptionPositions.append(UInt32(subscription))
-        threads.append(UInt32(thread))
-        kinds.append(Self.kindNumber(kind))
+        appendPlace(sequence: sequence, time: time, kind: kind, truncated: false,
+                    node: node, subscription: subscription, thread: thread)
         let payload = integer.map { payloads.number(of: $0) } ?? 0
         texts.append(payload)
         jsons.append(payload)
