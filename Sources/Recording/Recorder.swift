@@ -336,11 +336,17 @@ final class RecorderCore: Probe, @unchecked Sendable {
         guard stopped else { return try Trace(bytes: formatted(), name: name) }
         let chunks = buffer.isEmpty ? memory : memory + [buffer]
         var lines: [UInt8] = []
+        var eventCount = 0, causeCount = 0
         for chunk in chunks {
-            BinaryEvent.forEachEntry(of: chunk, event: { _ in }, line: { lines.append(contentsOf: $0) })
+            BinaryEvent.forEachEntry(of: chunk, event: { event in
+                eventCount += 1
+                if event.writtenCause != 0 { causeCount += 1 }
+            }, line: { lines.append(contentsOf: $0) })
         }
         let reader = try TraceReader(bytes: lines, name: name)
         var trace = Trace(header: reader.header)
+        // The binary events' columns at their final size at once, rather than doubled as they fill.
+        trace.reserveEvents(eventCount, causes: causeCount)
         // The line of the whole trace each record is on, for errors: the header is the first.
         var lineNumber = 0
         for chunk in chunks {

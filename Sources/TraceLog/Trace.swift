@@ -140,6 +140,12 @@ public struct Trace: Sendable {
         return nil
     }
 
+    /// Makes room for `count` more events, `causes` of them with a cause, before they are
+    /// added one by one (`addEvent`): the event columns are then allocated once.
+    package mutating func reserveEvents(_ count: Int, causes: Int) {
+        events.reserveCapacity(events: count, causes: causes)
+    }
+
     /// Adds an event of the shape a recorder keeps in binary — an integer value or none, and
     /// at most one cause (`cause` 0: none) — exactly as `add(.event(record))` adds that record
     /// (its value's text and JSON both the integer's digits), without building the record.

@@ -201,6 +201,22 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         if event.omittedJSONBytes != 0 { omitted[position] = event.omittedJSONBytes }
     }
 
+    /// Makes room for `count` more events, `causes` of them with a cause, so that appending
+    /// them grows no column: each is allocated once at its final size, not doubled as it fills.
+    mutating func reserveCapacity(events count: Int, causes: Int) {
+        let total = times.count + count
+        if !sequencesAreConsecutive { sequences.reserveCapacity(total) }
+        times.reserveCapacity(total)
+        nodes.reserveCapacity(total)
+        subscriptionPositions.reserveCapacity(total)
+        threads.reserveCapacity(total)
+        kinds.reserveCapacity(total)
+        texts.reserveCapacity(total)
+        jsons.reserveCapacity(total)
+        causeStarts.reserveCapacity(total)
+        causePool.reserveCapacity(causePool.count + causes)
+    }
+
     /// The number `kinds` holds for `kind` (`kind(at:)` reads it back).
     private static func kindNumber(_ kind: EventKind) -> UInt8 {
         switch kind {
