@@ -401,17 +401,21 @@ private struct TraceMarbleBuilder {
             case let .lanes(group):
                 let used = groupThreads[row]?.sorted { ($0.lane, $0.marble, $0.cause) < ($1.lane, $1.marble, $1.cause) }
                 for use in used ?? [] { _ = threads.index(use.thread) }
+                // A merged group's lanes are folded into the merged lane one by one: a group of
+                // hundreds of thousands of subscriptions would otherwise hold a lane of each.
                 var lanes: [MarbleFigure.Lane] = []
+                var merging = group.merged.map(MergedLane.init(title:))
                 for (index, position) in group.subscriptions.enumerated() {
-                    lanes.append(lane(at: Int(position), node: group.node, title: group.title(ofLane: index), inner: group.inner,
-                                      start: start, span: span, laneNodes: laneNodes, threads: &threads, drawn: &drawn))
+                    let made = lane(at: Int(position), node: group.node, title: group.title(ofLane: index), inner: group.inner,
+                                    start: start, span: span, laneNodes: laneNodes, threads: &threads, drawn: &drawn)
+                    if merging != nil { merging!.add(made) } else { lanes.append(made) }
                 }
                 if used != nil, let first = group.subscriptions.first {
                     var marbles = takeMarbles(laneEvents[Int(laneEventIndex[Int(first)])].list, last: true)
                     number(&marbles, threads: &threads, drawn: &drawn)
-                    lanes[0].marbles = marbles
+                    if merging != nil { merging!.laneMarbles[0] = marbles } else { lanes[0].marbles = marbles }
                 }
-                if let title = group.merged { lanes = [merged(&lanes, title: title)] }
+                if merging != nil { lanes = [merging!.lane()] }
                 rows += lanes.map(MarbleFigure.Row.lane)
             }
         }
@@ -441,42 +445,6 @@ private struct TraceMarbleBuilder {
     /// of hundreds of lanes of one stream is a scroll, not a figure. The tutorials draw at
     /// most four.
     static let maxSeparateInnerLanes = 32
-
-    /// One lane holding every marble of `lanes`; it ends when the last of them ends, and
-    /// only if all of them ended. Every other subscription's start and end is a mark on it,
-    /// so each subscription's terminal kind shows.
-    /// The lanes' marbles are moved into it, not copied: a lane merging tens of thousands of
-    /// subscriptions holds a big part of a long trace's values.
-    func merged(_ lanes: inout [MarbleFigure.Lane], title: String) -> MarbleFigure.Lane {
-        var lane = MarbleFigure.Lane(title: title, detail: lanes.first?.detail, isInner: lanes.first?.isInner ?? false,
-                                     node: lanes.first?.node)
-        if lanes.count { !$0.marbles.isEmpty } == 1, let only = lanes.firstIndex(where: { !$0.marbles.isEmpty }) {
-            swap(&lane.marbles, &lanes[only].marbles)
-        } else {
-            lane.marbles.reserveCapacity(lanes.reduce(0) { $0 + $1.marbles.count })
-            for index in lanes.indices {
-                lane.marbles += lanes[index].marbles
-                lanes[index].marbles = []
-            }
-        }
-        lane.marbles.sort { ($0.time, $0.id) < ($1.time, $1.id) }
-        let starts = lanes.map(\.subscribed)
-        lane.subscribed = starts.contains(nil) ? nil : starts.compactMap { $0 }.min()
-        let ends = lanes.compactMap(\.end)
-        let last = ends.indices.max { (ends[$0].time, $0) < (ends[$1].time, $1) }
-        if ends.count == lanes.count, let last { lane.end = ends[last] }
-        var marks = lanes.flatMap(\.marks)
-        var firstStart = true
-        for start in starts.compactMap({ $0 }).sorted() {
-            if firstStart, start == lane.subscribed { firstStart = false; continue }
-            marks.append(.init(.subscribed(at: start), node: lane.node))
-        }
-        for (index, end) in ends.enumerated() where !(index == last && lane.end != nil) {
-            marks.append(.init(.ended(end), node: lane.node))
-        }
-        lane.marks = marks.sorted { ($0.time, $0.node ?? 0) < ($1.time, $1.node ?? 0) }
-        return lane
-    }
 
     /// Drops a top-level lane that a later one repeats: same title, same marbles at the same
     /// times, same end. A named source wrapped in a producer of the same name (how a spec's
@@ -722,3 +690,70 @@ private extension MarbleOptions {
     }
 }
 
+/// One lane holding every marble of the lanes added to it; it ends when the last of them
+/// ends, and only if all of them ended. Every other subscription's start and end is a mark
+/// on it, so each subscription's terminal kind shows. Each lane added keeps only its start,
+/// end and marks here; its marbles are moved, not copied: a lane merging tens of thousands
+/// of subscriptions holds a big part of a long trace's values.
+private struct MergedLane {
+    let title: String
+    private var first: MarbleFigure.Lane?
+    /// Each lane's marbles, in the order added.
+    var laneMarbles: [[MarbleFigure.Marble]] = []
+    private var marks: [MarbleFigure.Mark] = []
+    private var starts: [Int64] = []
+    private var unstarted = false
+    private var ends: [MarbleFigure.End] = []
+    private var count = 0
+
+    init(title: String) {
+        self.title = title
+    }
+
+    mutating func add(_ lane: MarbleFigure.Lane) {
+        if first == nil {
+            var kept = lane
+            kept.marbles = []
+            kept.marks = []
+            first = kept
+        }
+        laneMarbles.append(lane.marbles)
+        marks += lane.marks
+        if let start = lane.subscribed { starts.append(start) } else { unstarted = true }
+        if let end = lane.end { ends.append(end) }
+        count += 1
+    }
+
+    /// The merged lane; the lanes' marbles are moved into it.
+    mutating func lane() -> MarbleFigure.Lane {
+        var lane = MarbleFigure.Lane(title: title, detail: first?.detail, isInner: first?.isInner ?? false, node: first?.node)
+        if laneMarbles.count { !$0.isEmpty } == 1, let only = laneMarbles.firstIndex(where: { !$0.isEmpty }) {
+            swap(&lane.marbles, &laneMarbles[only])
+        } else {
+            lane.marbles.reserveCapacity(laneMarbles.reduce(0) { $0 + $1.count })
+            for index in laneMarbles.indices {
+                lane.marbles += laneMarbles[index]
+                laneMarbles[index] = []
+            }
+        }
+        lane.marbles.sort { ($0.time, $0.id) < ($1.time, $1.id) }
+        lane.subscribed = unstarted ? nil : starts.min()
+        let last = ends.indices.max { (ends[$0].time, $0) < (ends[$1].time, $1) }
+        if ends.count == count, let last { lane.end = ends[last] }
+        // The marks are gathered and sorted in place: a merged lane may hold hundreds of
+        // thousands of them.
+        swap(&lane.marks, &marks)
+        lane.marks.reserveCapacity(lane.marks.count + starts.count + ends.count)
+        var firstStart = true
+        starts.sort()
+        for start in starts {
+            if firstStart, start == lane.subscribed { firstStart = false; continue }
+            lane.marks.append(.init(.subscribed(at: start), node: lane.node))
+        }
+        for (index, end) in ends.enumerated() where !(index == last && lane.end != nil) {
+            lane.marks.append(.init(.ended(end), node: lane.node))
+        }
+        lane.marks.sort { ($0.time, $0.node ?? 0) < ($1.time, $1.node ?? 0) }
+        return lane
+    }
+}
