@@ -184,6 +184,12 @@ struct MarbleInput {
         self.lastTime = lastTime
     }
 
+    /// Frees each event's thread, which only reading the events drawn looks up
+    /// (`thread(ofEvent:)` finds none after): two million events hold 8 MB of them.
+    mutating func releaseEventThreads() {
+        eventThreads = []
+    }
+
     /// The position in `structure.threads` of the thread of the event numbered `sequence`.
     func thread(ofEvent sequence: UInt64) -> UInt32? {
         positions.position(of: sequence).map { eventThreads[$0] }

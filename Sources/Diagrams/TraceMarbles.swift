@@ -51,14 +51,14 @@ extension MarbleFigure {
     ///
     /// - Throws: `DiagramError.invalidRequest` as `init(trace:options:)` does; a `TraceError`
     ///   when the file cannot be read again.
-    public init(file: MarbleTraceFile, options: MarbleOptions = MarbleOptions()) throws {
-        var builder = TraceMarbleBuilder(input: file.input, options: options)
+    public init(file: consuming MarbleTraceFile, options: MarbleOptions = MarbleOptions()) throws {
+        var builder = TraceMarbleBuilder(input: (consume file).input, options: options)
         self = try builder.figure()
     }
 }
 
 private struct TraceMarbleBuilder {
-    let input: MarbleInput
+    private(set) var input: MarbleInput
     let options: MarbleOptions
     /// The trace's nodes, threads and subscriptions (its events are read from `input.feed`).
     var trace: Trace { input.structure }
@@ -391,6 +391,7 @@ private struct TraceMarbleBuilder {
         }
 
         try readEvents(for: plan)
+        input.releaseEventThreads()
         var threads = ThreadIndex(trace: trace)
         var rows: [MarbleFigure.Row] = []
         var drawn: Set<UInt64> = []
