@@ -1,4 +1,5 @@
 import Foundation
+import TraceLog
 
 /// Encodes an `Encodable` value straight into JSON bytes, giving the bytes `JSONEncoder` gives
 /// with `[.sortedKeys, .withoutEscapingSlashes]` and its default strategies, for a fraction of
@@ -351,18 +352,11 @@ final class DirectJSONWriter {
     }
 
     func writeInteger<I: BinaryInteger>(_ value: I) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = UInt64(value.magnitude)
-        // Twenty digits hold any 64-bit magnitude.
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var position = buffer.count
-            repeat {
-                position -= 1
-                buffer[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude != 0
-            bytes.append(contentsOf: buffer[position...])
+        // Every width but the 128-bit ones (which fall back) fits 64 bits.
+        if value < 0 {
+            JSONLine.appendInteger(Int64(value), to: &bytes)
+        } else {
+            JSONLine.appendInteger(UInt64(value), to: &bytes)
         }
     }
 
