@@ -74,6 +74,7 @@ final class StreamedFigureTests: XCTestCase {
     /// Events written out of sequence order (a hand-edited trace): causes and lanes are found
     /// through the dictionary the positions switch to.
     func testEventsOutOfSequenceOrderDrawTheSame() throws {
+        var drawn = 0
         for url in try traceFiles().dropLast() {
             var lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
             let events = lines.indices.filter { lines[$0].contains("\"type\":\"event\"") }
@@ -94,7 +95,10 @@ final class StreamedFigureTests: XCTestCase {
                 continue
             }
             try assertSameFigures(edited)
+            drawn += 1
         }
+        // Some edited trace loads, so the out-of-order positions are drawn, not only rejected.
+        XCTAssertGreaterThan(drawn, 0)
     }
 
     func testABrokenFileGivesTheErrorLoadingItGives() throws {
