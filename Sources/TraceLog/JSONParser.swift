@@ -105,6 +105,14 @@ struct WrittenEvent {
     /// writes it.
     var jsonInteger: Int64?
     var omittedJSONBytes: Int64 = 0
+
+    /// Whether the text is plain and written as the very bytes of the JSON payload (a
+    /// number's text is its JSON): then the two are the same payload.
+    func textIsJSON(in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard case let .plain(plainText) = text, let json, plainText.count == json.count,
+              let base = bytes.baseAddress else { return false }
+        return memcmp(base + plainText.lowerBound, base + json.lowerBound, json.count) == 0
+    }
 }
 
 /// A strict JSON parser over UTF-8 bytes (RFC 8259), made for one record per line: it
@@ -192,8 +200,7 @@ struct JSONParser {
         let text = self.text(of: event, in: bytes)
         var json: String?
         if let written = event.json {
-            if case let .plain(plainText) = event.text, plainText.count == written.count, let base = bytes.baseAddress,
-               memcmp(base + plainText.lowerBound, base + written.lowerBound, written.count) == 0 {
+            if event.textIsJSON(in: bytes) {
                 // A number's text is its JSON: the same string, made once.
                 json = text
             } else {

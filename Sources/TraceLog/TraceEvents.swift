@@ -173,8 +173,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         case .none:
             break
         case let .plain(range):
-            if let json = event.json, json.count == range.count, let base = bytes.baseAddress,
-               memcmp(base + range.lowerBound, base + json.lowerBound, range.count) == 0 {
+            if event.textIsJSON(in: bytes) {
                 textIsJSON = true
             } else {
                 text = payloads.number(of: UnsafeBufferPointer(rebasing: bytes[range]))
