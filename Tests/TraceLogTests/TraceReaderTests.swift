@@ -69,7 +69,8 @@ final class TraceReaderTests: XCTestCase {
         XCTAssertEqual(trace.events.firstCause(at: 1), 5)
         XCTAssertNil(trace.events.firstCause(at: 3))
         XCTAssertEqual(trace.events.payload(at: 0), "\"x\"")
-        XCTAssertEqual(trace.events.payloadNumber(at: 1), trace.events.payloadNumber(at: 1))
+        XCTAssertEqual(trace.events.payload(at: 1), "x")
+        XCTAssertNotEqual(trace.events.payloadNumber(at: 1), 0)
         XCTAssertNotEqual(trace.events.payloadNumber(at: 0), trace.events.payloadNumber(at: 1))
         XCTAssertEqual(trace.events.payloadNumber(at: 3), 0)
     }
