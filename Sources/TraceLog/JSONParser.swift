@@ -307,6 +307,79 @@ struct JSONParser {
         return event
     }
 
+    /// The subscribe, dispose or hop record of a line written as `TraceRecord.write` writes
+    /// one — keys in the writer's order, nothing between the tokens, integers as
+    /// `scanWrittenEvent` takes them — or nil for any other line, which the general path then
+    /// reads (and says what is wrong with). As for events, it takes only lines on which the
+    /// general path yields the same record, so which path read a line never shows.
+    static func writtenStructure(_ bytes: UnsafeBufferPointer<UInt8>) -> TraceRecord? {
+        var parser = JSONParser(bytes)
+        guard parser.skip("{\"type\":\"") else { return nil }
+        let record: TraceRecord
+        if parser.skip("subscribe\",\"id\":") {
+            guard let id = parser.positive(), parser.skip(",\"node\":"), let node = parser.positive(),
+                  parser.skip(",\"parent\":"), let parent = parser.digits(), parser.skip(",\"time\":"),
+                  let time = parser.signed(), parser.skip(",\"thread\":"), let thread = parser.positive() else { return nil }
+            var late = false
+            if parser.skip(",\"late\":") {
+                if parser.skip("true") {
+                    late = true
+                } else if !parser.skip("false") {
+                    return nil
+                }
+            }
+            var request: String?
+            if parser.skip(",\"request\":") {
+                let start = parser.index
+                parser.depth = 1
+                guard (try? parser.parseValue(build: false)) != nil else { return nil }
+                if !parser.text(start..<parser.index, is: "null") {
+                    request = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<parser.index]), as: UTF8.self)
+                }
+            }
+            record = .subscribe(SubscriptionRecord(id: id, node: node, parent: parent, time: time, thread: thread,
+                                                   late: late, request: request))
+        } else if parser.skip("dispose\",\"sub\":") {
+            guard let subscription = parser.positive(), parser.skip(",\"time\":"), let time = parser.signed(),
+                  parser.skip(",\"thread\":"), let thread = parser.positive() else { return nil }
+            record = .dispose(DisposeRecord(subscription: subscription, time: time, thread: thread))
+        } else if parser.skip("hop\",\"id\":") {
+            guard let id = parser.positive(), parser.skip(",\"node\":"), let node = parser.digits(),
+                  parser.skip(",\"sub\":"), let subscription = parser.digits(),
+                  parser.skip(",\"scheduler\":"), parser.peek == UInt8(ascii: "\"") else { return nil }
+            let start = parser.index + 1
+            let decoded: String?
+            do { decoded = try parser.scanString() } catch { return nil }
+            let scheduler = decoded
+                ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<parser.index - 1]), as: UTF8.self)
+            guard parser.skip(",\"enqueued\":"), let enqueued = parser.signed(), parser.skip(",\"from\":"),
+                  let from = parser.positive() else { return nil }
+            var started: Int64?
+            if parser.skip(",\"started\":") {
+                guard let value = parser.signed() else { return nil }
+                started = value
+            }
+            var to: UInt64?
+            if parser.skip(",\"to\":") {
+                guard let value = parser.signed() else { return nil }
+                to = UInt64(max(0, value))
+            }
+            record = .hop(HopRecord(id: id, node: node, subscription: subscription, scheduler: scheduler,
+                                    enqueued: enqueued, from: from, started: started, to: to))
+        } else {
+            return nil
+        }
+        guard parser.skip("}"), parser.index == bytes.count else { return nil }
+        return record
+    }
+
+    /// Whether the bytes in `range` are exactly `literal`.
+    private func text(_ range: Range<Int>, is literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard range.count == count, let base = bytes.baseAddress else { return false }
+        return memcmp(base + range.lowerBound, literal.utf8Start, count) == 0
+    }
+
     /// Moves past `literal` when the text continues with it.
     private mutating func skip(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount

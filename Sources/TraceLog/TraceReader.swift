@@ -258,6 +258,8 @@ public final class TraceReader {
             } else if let written = JSONParser.writtenEvent(bytes) {
                 return .event(written)
             }
+            // Most others are subscriptions, their ends and hops: read in one pass too.
+            if let record = JSONParser.writtenStructure(bytes) { return record }
             try JSONParser.parseRecordLine(bytes, into: &recordLine)
             var fields = Fields(recordLine, bytes: bytes)
             return try record(&fields)
