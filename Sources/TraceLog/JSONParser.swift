@@ -101,9 +101,6 @@ struct WrittenEvent {
     var truncated = false
     /// The JSON payload's bytes as written.
     var json: Range<Int>?
-    /// The JSON payload's value when it is an integer written exactly as `String(Int64)`
-    /// writes it.
-    var jsonInteger: Int64?
     var omittedJSONBytes: Int64 = 0
 
     /// Whether the text is plain and written as the very bytes of the JSON payload (a
@@ -288,10 +285,10 @@ struct JSONParser {
         }
         if parser.skip(",\"json\":") {
             let start = parser.index
-            // An integer as `String(Int64)` writes it (no "-0"), the commonest payload.
-            if let integer = parser.signed(), parser.peek == UInt8(ascii: ",") || parser.peek == UInt8(ascii: "}"),
-               integer != 0 || bytes[start] != UInt8(ascii: "-") {
-                event.jsonInteger = integer
+            // An integer, the commonest payload, is only checked here: its value is read where
+            // it is numbered (`PayloadTable.number(of:)`), from the range.
+            if parser.skipInteger(), parser.peek == UInt8(ascii: ",") || parser.peek == UInt8(ascii: "}") {
+                // Nothing more to check.
             } else {
                 parser.index = start
                 parser.depth = 1
@@ -406,6 +403,20 @@ struct JSONParser {
             return nil
         }
         return value
+    }
+
+    /// Moves past a JSON integer (`-?(0|[1-9][0-9]*)`) of any length, not reading its value;
+    /// false with the index unmoved when the text is not one.
+    private mutating func skipInteger() -> Bool {
+        let start = index
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let first = index
+        while index < bytes.count, bytes[index] &- UInt8(ascii: "0") <= 9 { index += 1 }
+        guard index > first, index == first + 1 || bytes[first] != UInt8(ascii: "0") else {
+            index = start
+            return false
+        }
+        return true
     }
 
     /// A positive integer written plainly (see `digits`).
