@@ -10,7 +10,7 @@ struct InnerStreams {
     private(set) var byOuter: [UInt64: [UInt64]] = [:]
 
     init(trace: Trace) {
-        self.init(trace: trace) { outer in
+        self.init(nodes: trace.nodes, innerEdges: trace.innerEdges) { outer in
             var nodes: Set<UInt64> = []
             for event in trace.events(of: outer) where event.kind == .value {
                 if let cause = event.causes.first.flatMap(trace.event(sequence:)) { nodes.insert(cause.node) }
@@ -19,15 +19,16 @@ struct InnerStreams {
         }
     }
 
-    /// The inner streams of `trace`'s higher-order operators, `valueCauseNodes(outer)` giving
-    /// the nodes of the primary causes of `outer`'s values (the trace may hold no events).
-    init(trace: Trace, valueCauseNodes: (UInt64) -> Set<UInt64>) {
+    /// The inner streams of the higher-order operators of a trace with these nodes and inner
+    /// edges (`Trace.innerEdges`), `valueCauseNodes(outer)` giving the nodes of the primary
+    /// causes of `outer`'s values.
+    init(nodes: [NodeRecord], innerEdges: [Trace.InnerEdge], valueCauseNodes: (UInt64) -> Set<UInt64>) {
         var feedsOtherNodes: Set<UInt64> = []
-        for node in trace.nodes {
+        for node in nodes {
             for upstream in node.upstream { feedsOtherNodes.insert(upstream.node) }
         }
         var candidates: [UInt64: Set<UInt64>] = [:]
-        for edge in trace.innerEdges where !feedsOtherNodes.contains(edge.inner) {
+        for edge in innerEdges where !feedsOtherNodes.contains(edge.inner) {
             candidates[edge.outer, default: []].insert(edge.inner)
         }
         for (outer, inner) in candidates {

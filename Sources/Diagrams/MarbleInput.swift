@@ -94,16 +94,88 @@ struct EventPositions {
     }
 }
 
+/// A trace's subscriptions as a marble figure reads them: each one's id, node, parent and
+/// start, in columns of 28 bytes a subscription. A `Trace` holds 72 (a `SubscriptionRecord`
+/// of 64 and its id column), for a thread, a `late` flag and a call's request that no figure
+/// draws; a long trace has nearly a million subscriptions.
+struct SubscriptionTable {
+    /// What a figure reads of one subscription.
+    struct Subscription {
+        let id: UInt64
+        let node: UInt64
+        /// The subscription that started it, or 0.
+        let parent: UInt64
+        let time: Int64
+    }
+
+    private var ids: [UInt64] = []
+    private var parents: [UInt64] = []
+    private var times: [Int64] = []
+    /// Each one's node, as its position in `nodeIDs` (a trace has tens of nodes).
+    private var nodes: [UInt32] = []
+    private var nodeIDs: [UInt64] = []
+    private var nodePositions: [UInt64: UInt32] = [:]
+    /// Id to position, made only once ids stop ascending (as `Trace` does): ascending ids
+    /// are found by a binary search, ids numbered 1, 2, 3, … at `id - 1`.
+    private var index: [UInt64: Int32]?
+
+    var count: Int { ids.count }
+
+    mutating func append(_ subscription: SubscriptionRecord) {
+        if index == nil, let last = ids.last, subscription.id < last {
+            var all: [UInt64: Int32] = [:]
+            for (position, id) in ids.enumerated() { all[id] = Int32(position) }
+            index = all
+        }
+        index?[subscription.id] = Int32(ids.count)
+        let node: UInt32
+        if let known = nodePositions[subscription.node] {
+            node = known
+        } else {
+            node = UInt32(nodeIDs.count)
+            nodePositions[subscription.node] = node
+            nodeIDs.append(subscription.node)
+        }
+        ids.append(subscription.id)
+        parents.append(subscription.parent)
+        times.append(subscription.time)
+        nodes.append(node)
+    }
+
+    subscript(position: Int) -> Subscription {
+        Subscription(id: ids[position], node: nodeIDs[Int(nodes[position])], parent: parents[position], time: times[position])
+    }
+
+    /// Each subscription's node and parent, in trace order.
+    var nodesAndParents: some Sequence<(node: UInt64, parent: UInt64)> {
+        ids.indices.lazy.map { (node: self.nodeIDs[Int(self.nodes[$0])], parent: self.parents[$0]) }
+    }
+
+    /// The position of the subscription `id`.
+    func position(of id: UInt64) -> Int? {
+        if id >= 1, id <= UInt64(ids.count), ids[Int(id) - 1] == id { return Int(id) - 1 }
+        if let index { return index[id].map(Int.init) }
+        var low = 0, high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        return low < ids.count && ids[low] == id ? low : nil
+    }
+}
+
 /// What a marble figure needs of a trace before it reads the events it draws: the trace's
-/// structure (a `Trace` without events), each subscription's count of values, each event's
+/// structure (a `Trace` without events or subscriptions), its subscriptions (the parts a
+/// figure reads), each subscription's count of values, each event's
 /// thread by sequence number, and for each node the nodes whose events were the primary
 /// causes of its values (which inner streams feed a higher-order operator).
 struct MarbleInput {
     let feed: MarbleEventFeed
-    /// Nodes, threads, subscriptions and labels (no events when read from a file).
+    /// Nodes, threads and labels (no events or subscriptions when read from a file).
     private(set) var structure: Trace
+    private(set) var subscriptions = SubscriptionTable()
     private(set) var warnings: [TraceWarning] = []
-    /// By position in `structure.subscriptions`: how many values it sent.
+    /// By position in `subscriptions`: how many values it sent.
     private(set) var valueCounts: [Int32] = []
     private(set) var positions = EventPositions()
     /// By event position: the position of its thread in `structure.threads`.
@@ -131,7 +203,9 @@ struct MarbleInput {
         for (position, thread) in structure.threads.enumerated() { threadPositions[thread.id] = UInt32(position) }
         for (position, node) in structure.nodes.enumerated() { nodePositions[node.id] = UInt32(position) }
         var positions = EventPositions(), eventThreads: [UInt32] = [], valueCauseNodes: [UInt64: Set<UInt64>] = [:]
-        var valueCounts = [Int32](repeating: 0, count: structure.subscriptions.count)
+        var subscriptions = SubscriptionTable()
+        for subscription in structure.subscriptions { subscriptions.append(subscription) }
+        var valueCounts = [Int32](repeating: 0, count: subscriptions.count)
         var firstTime: Int64?, lastTime: Int64?
         // Each event's node (its position in `structure.nodes`), while causes are looked up;
         // and the value events whose primary cause was not read yet (a trace whose sequence
@@ -143,8 +217,9 @@ struct MarbleInput {
             case let .node(node):
                 nodePositions[node.id] = UInt32(structure.nodes.count)
                 structure.add(record)
-            case .subscribe:
-                structure.add(record)
+            case let .subscribe(subscription):
+                // Checked by the feed's validator.
+                subscriptions.append(subscription)
                 valueCounts.append(0)
             case .label:
                 structure.add(record)
@@ -161,7 +236,7 @@ struct MarbleInput {
             eventThreads.append(threadPositions[event.thread] ?? 0)
             eventNodes.append(nodePositions[event.node] ?? 0)
             guard event.kind == .value else { return }
-            if let position = structure.subscriptionIndex(event.subscription) { valueCounts[position] += 1 }
+            if let position = subscriptions.position(of: event.subscription) { valueCounts[position] += 1 }
             if let cause = event.causes.first {
                 if let position = positions.position(of: cause) {
                     valueCauseNodes[event.node, default: []].insert(structure.nodes[Int(eventNodes[position])].id)
@@ -176,6 +251,7 @@ struct MarbleInput {
             }
         }
         self.structure = structure
+        self.subscriptions = subscriptions
         self.positions = positions
         self.eventThreads = eventThreads
         self.valueCauseNodes = valueCauseNodes

@@ -60,13 +60,15 @@ extension MarbleFigure {
 private struct TraceMarbleBuilder {
     private(set) var input: MarbleInput
     let options: MarbleOptions
-    /// The trace's nodes, threads and subscriptions (its events are read from `input.feed`).
+    /// The trace's nodes and threads (its events are read from `input.feed`).
     var trace: Trace { input.structure }
+    /// The trace's subscriptions, as the figure reads them.
+    var table: SubscriptionTable { input.subscriptions }
     // Everything below holds positions in the trace's lists, not copies of its records: a
     // trace of millions of events has hundreds of thousands of subscriptions.
-    /// Each node's subscriptions, as positions in `trace.subscriptions`.
+    /// Each node's subscriptions, as positions in `table`.
     var subscriptionsByNode: [UInt64: [Int32]] = [:]
-    /// The subscriptions each subscription started, as positions in `trace.subscriptions`:
+    /// The subscriptions each subscription started, as positions in `table`:
     /// those of the subscription at position `s` are `childOrder[childStarts[s]..<childStarts[s + 1]]`,
     /// in trace order (a dictionary of arrays cost some 80 bytes a parent).
     var childStarts: [Int32]
@@ -112,13 +114,14 @@ private struct TraceMarbleBuilder {
     init(input: MarbleInput, options: MarbleOptions) {
         self.input = input
         self.options = options
-        let trace = input.structure
-        var parents = [Int32](repeating: -1, count: trace.subscriptions.count)
-        childStarts = [Int32](repeating: 0, count: trace.subscriptions.count + 1)
-        for (position, subscription) in trace.subscriptions.enumerated() {
+        let trace = input.structure, table = input.subscriptions
+        var parents = [Int32](repeating: -1, count: table.count)
+        childStarts = [Int32](repeating: 0, count: table.count + 1)
+        for position in 0..<table.count {
+            let subscription = table[position]
             subscriptionsByNode[subscription.node, default: []].append(Int32(position))
             guard subscription.parent != 0 else { continue }
-            if let parent = trace.subscriptionIndex(subscription.parent) {
+            if let parent = table.position(of: subscription.parent) {
                 parents[position] = Int32(parent)
                 childStarts[parent + 1] += 1
             } else {
@@ -132,14 +135,16 @@ private struct TraceMarbleBuilder {
             childOrder[Int(nextChild[Int(parent)])] = Int32(position)
             nextChild[Int(parent)] += 1
         }
-        innerStreams = InnerStreams(trace: trace) { input.valueCauseNodes[$0] ?? [] }
+        let innerEdges = Trace.innerEdges(of: table.nodesAndParents, node: { trace.node($0) },
+                                          nodeOfSubscription: { table.position(of: $0).map { table[$0].node } })
+        innerStreams = InnerStreams(nodes: trace.nodes, innerEdges: innerEdges) { input.valueCauseNodes[$0] ?? [] }
     }
 
     /// Reads the trace's events once more, keeping those `plan` draws (`laneEvents`,
     /// `marbleLists`), every failure and interruption (`endings`), and with causal arrows
     /// what they need.
     mutating func readEvents(for plan: [PlannedRow]) throws {
-        laneEventIndex = [Int32](repeating: -1, count: trace.subscriptions.count)
+        laneEventIndex = [Int32](repeating: -1, count: table.count)
         var planned = 0
         for case let .lanes(group) in plan {
             for position in group.subscriptions {
@@ -175,7 +180,7 @@ private struct TraceMarbleBuilder {
                 }
             }
         }
-        let trace = self.trace, input = self.input, causes = options.causes
+        let table = self.table, input = self.input, causes = options.causes
         var laneEvents = self.laneEvents, endings = self.endings, marbleLists = self.marbleLists
         var valueCauses = self.valueCauses, firstCauses = self.firstCauses, groupThreads = self.groupThreads
         let laneEventIndex = self.laneEventIndex
@@ -195,13 +200,13 @@ private struct TraceMarbleBuilder {
         }
         var eventPosition = 0
         try input.feed.forEach(validating: false, other: { record in
-            guard case let .dispose(disposal) = record, let position = trace.subscriptionIndex(disposal.subscription) else { return }
+            guard case let .dispose(disposal) = record, let position = table.position(of: disposal.subscription) else { return }
             let entry = Int(laneEventIndex[position])
             if entry >= 0, laneEvents[entry].disposed == nil { laneEvents[entry].disposed = disposal.time }
         }) { event in
             defer { eventPosition += 1 }
             if causes { firstCauses.append(event.causes.first ?? .max) }
-            guard let position = trace.subscriptionIndex(event.subscription) else { return }
+            guard let position = table.position(of: event.subscription) else { return }
             let entry = Int(laneEventIndex[position])
             switch event.kind {
             case .value:
@@ -248,16 +253,16 @@ private struct TraceMarbleBuilder {
     }
 
     /// A node's subscriptions in trace order; nil when it has none.
-    func subscriptions(of node: UInt64) -> [SubscriptionRecord]? {
-        subscriptionsByNode[node].map { $0.map { trace.subscriptions[Int($0)] } }
+    func subscriptions(of node: UInt64) -> [SubscriptionTable.Subscription]? {
+        subscriptionsByNode[node].map { $0.map { table[Int($0)] } }
     }
 
     /// The subscriptions `parent` started, in trace order.
-    func children(of parent: UInt64) -> [SubscriptionRecord] {
-        guard let position = trace.subscriptionIndex(parent) else {
-            return (orphans[parent] ?? []).map { trace.subscriptions[Int($0)] }
+    func children(of parent: UInt64) -> [SubscriptionTable.Subscription] {
+        guard let position = table.position(of: parent) else {
+            return (orphans[parent] ?? []).map { table[Int($0)] }
         }
-        return childOrder[Int(childStarts[position])..<Int(childStarts[position + 1])].map { trace.subscriptions[Int($0)] }
+        return childOrder[Int(childStarts[position])..<Int(childStarts[position + 1])].map { table[Int($0)] }
     }
 
     /// A node whose every subscription was started by a higher-order operator.
@@ -306,12 +311,12 @@ private struct TraceMarbleBuilder {
     }
 
     /// Whether `subscription` may be drawn as a lane (`MarbleOptions.subscriptions`).
-    func isDrawn(_ subscription: SubscriptionRecord) -> Bool {
+    func isDrawn(_ subscription: SubscriptionTable.Subscription) -> Bool {
         options.subscriptions?.contains(subscription.id) ?? true
     }
 
     /// A row of the figure before its events are read: an operator's box, or the lanes of
-    /// one node's subscriptions (positions in `trace.subscriptions`), merged into one lane
+    /// one node's subscriptions (positions in `table`), merged into one lane
     /// titled `merged` when there are too many to draw apart.
     enum PlannedRow {
         case `operator`(MarbleFigure.Operator)
@@ -343,7 +348,7 @@ private struct TraceMarbleBuilder {
         for node in nodes where !isInnerOnly(node) {
             laneNodes.formUnion(innerStreams.of(node.id).filter { !options.isNodes || chosenIDs.contains($0) })
         }
-        let topLevel: [SubscriptionRecord] = nodes.flatMap { subscriptions(of: $0.id) ?? [] }.filter { $0.parent == 0 }
+        let topLevel: [SubscriptionTable.Subscription] = nodes.flatMap { subscriptions(of: $0.id) ?? [] }.filter { $0.parent == 0 }
         let firstEvent: Int64 = input.firstTime ?? 0
         let start: Int64 = topLevel.map(\.time).min() ?? firstEvent
         let span: Int64 = max(0, TimeFormat.clamped(input.lastTime ?? start) - TimeFormat.clamped(start))
@@ -371,14 +376,14 @@ private struct TraceMarbleBuilder {
                 guard let innerNode = trace.node(inner) else { continue }
                 let parents = Set((subscriptions(of: node.id) ?? []).filter(isDrawn).map(\.id))
                 let title = innerTitle(innerNode)
-                let lanes = (subscriptionsByNode[inner] ?? []).filter { parents.contains(trace.subscriptions[Int($0)].parent) }
+                let lanes = (subscriptionsByNode[inner] ?? []).filter { parents.contains(table[Int($0)].parent) }
                 guard !lanes.isEmpty else { continue }
                 plan.append(.lanes(PlannedLanes(node: innerNode, inner: true, title: title, subscriptions: lanes,
                                                 merged: lanes.count > Self.maxSeparateInnerLanes ? "\(title) \u{00D7}\(lanes.count)" : nil)))
             }
             let topLevelNode = isTopLevelNode(node)
             let lanes = (subscriptionsByNode[node.id] ?? []).filter {
-                let subscription = trace.subscriptions[Int($0)]
+                let subscription = table[Int($0)]
                 return (innerOnly || subscription.parent == 0 || !topLevelNode) && isDrawn(subscription)
             }
             if !lanes.isEmpty {
@@ -529,7 +534,7 @@ private struct TraceMarbleBuilder {
     /// The lane of the subscription at `position`, its events taken from those read for it.
     mutating func lane(at position: Int, node: NodeRecord, title: String, inner: Bool, start: Int64, span: Int64,
                        laneNodes: Set<UInt64>, threads: inout ThreadIndex, drawn: inout Set<UInt64>) -> MarbleFigure.Lane {
-        let subscription = trace.subscriptions[position]
+        let subscription = table[position]
         var lane = MarbleFigure.Lane(title: title, detail: "\(node.file):\(node.line)", isInner: inner, node: node.id)
         // In a real-time trace every lane subscribes a few microseconds apart; only a lane
         // subscribed noticeably later than the first (or an inner one) shows the mark.
@@ -563,7 +568,7 @@ private struct TraceMarbleBuilder {
     /// A top-level lane gets the marks of what it started for the nodes upstream of it (a
     /// top-level `retry`'s resubscriptions of its source), not of the inner streams of a
     /// higher-order operator, which have lanes of their own.
-    func chainMarks(beside subscription: SubscriptionRecord, leavingOut laneNodes: Set<UInt64>) -> [MarbleFigure.Mark] {
+    func chainMarks(beside subscription: SubscriptionTable.Subscription, leavingOut laneNodes: Set<UInt64>) -> [MarbleFigure.Mark] {
         let upstream = ancestors(of: subscription.node)
         guard subscription.parent != 0 else {
             let started = children(of: subscription.id).filter { upstream.contains($0.node) }
@@ -571,14 +576,14 @@ private struct TraceMarbleBuilder {
         }
         let siblings = children(of: subscription.parent).sorted { $0.id < $1.id }
         guard let index = siblings.firstIndex(where: { $0.id == subscription.id }) else { return [] }
-        var run: [SubscriptionRecord] = [subscription]
+        var run: [SubscriptionTable.Subscription] = [subscription]
         var nodes: Set<UInt64> = [subscription.node]
         // The chain's other subscriptions are the siblings next to it in id order, one per
         // upstream node, started between the previous and the next start of the lane's own
         // node. Not "at the same time": in a real-time trace they are microseconds apart.
         let previous = siblings[..<index].last { $0.node == subscription.node }?.time ?? .min
         let next = siblings[(index + 1)...].first { $0.node == subscription.node }?.time ?? .max
-        func joins(_ sibling: SubscriptionRecord) -> Bool {
+        func joins(_ sibling: SubscriptionTable.Subscription) -> Bool {
             previous <= sibling.time && sibling.time <= next && upstream.contains(sibling.node)
                 && nodes.insert(sibling.node).inserted
         }
@@ -591,9 +596,9 @@ private struct TraceMarbleBuilder {
 
     /// The starts after `subscription`'s own, failures and interruptions of `roots` and of
     /// everything they started, but for `subscription` itself and nodes with lanes of their own.
-    func marks(of roots: [SubscriptionRecord], after subscription: SubscriptionRecord,
+    func marks(of roots: [SubscriptionTable.Subscription], after subscription: SubscriptionTable.Subscription,
                leavingOut laneNodes: Set<UInt64>) -> [MarbleFigure.Mark] {
-        var all: [SubscriptionRecord] = []
+        var all: [SubscriptionTable.Subscription] = []
         var pending = roots
         var seen: Set<UInt64> = []
         while let next = pending.popLast() {
@@ -610,7 +615,7 @@ private struct TraceMarbleBuilder {
             if !started.insert(next.node).inserted || next.time > subscription.time {
                 marks.append(.init(.subscribed(at: next.time), node: next.node))
             }
-            if let position = trace.subscriptionIndex(next.id) {
+            if let position = table.position(of: next.id) {
                 for end in endings[Int32(position)] ?? [] { marks.append(.init(.ended(end), node: next.node)) }
             }
         }

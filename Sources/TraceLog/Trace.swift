@@ -291,14 +291,25 @@ public struct Trace: Sendable {
     /// the same parent, so an inner chain `source → map` yields one edge, from `map`.
     /// Sorted by (inner, outer).
     public var innerEdges: [InnerEdge] {
+        Self.innerEdges(of: subscriptions.lazy.map { (node: $0.node, parent: $0.parent) }, node: { self.node($0) },
+                        nodeOfSubscription: { self.subscription($0)?.node })
+    }
+
+    /// `innerEdges` of the subscriptions given by each one's node and parent, `node` finding a
+    /// node by id and `nodeOfSubscription` a subscription's node by the subscription's id: for
+    /// readers that keep subscriptions in a form of their own (a marble figure of a long trace
+    /// keeps only what it draws of them).
+    package static func innerEdges(of subscriptions: some Sequence<(node: UInt64, parent: UInt64)>,
+                                   node: (UInt64) -> NodeRecord?,
+                                   nodeOfSubscription: (UInt64) -> UInt64?) -> [InnerEdge] {
         var childrenByParent: [UInt64: Set<UInt64>] = [:]
         for subscription in subscriptions where subscription.parent != 0 {
-            guard let node = node(subscription.node), node.kind != .sink else { continue }
+            guard let child = node(subscription.node), child.kind != .sink else { continue }
             childrenByParent[subscription.parent, default: []].insert(subscription.node)
         }
         var edges = Set<InnerEdge>()
         for (parent, children) in childrenByParent {
-            guard let outer = self.subscription(parent)?.node else { continue }
+            guard let outer = nodeOfSubscription(parent) else { continue }
             let fed = Set(children.flatMap { node($0)?.upstream.map(\.node) ?? [] })
             for child in children where !fed.contains(child) && child != outer {
                 edges.insert(InnerEdge(inner: child, outer: outer))
