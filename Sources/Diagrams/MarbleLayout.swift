@@ -46,18 +46,59 @@ struct MarbleLayout {
     /// for marbles that hold the same).
     private var notes: [String] = []
 
+    /// The widest a lane's title is drawn, indent included; a longer one is cut with an
+    /// ellipsis (the whole title is the lane's hover text).
+    static let maxTitle = 220.0
+    /// The least room between the title column and the plot: any lane's line, mark or marble
+    /// and the time axis.
+    static let titleGap = 6.0
+
     static func scene(for figure: MarbleFigure, maxWidth: Double) -> Scene {
+        // The plot starts where the estimated title column ends; when a title, measured as
+        // drawn, would reach a marble wider than the room left of the first time (or a long
+        // title the line itself), the plot moves right by the overlap and is laid out again.
+        // Moving right can only narrow the plot, and a narrower plot's marbles are no wider,
+        // so a second pass fits; the third is a bound, not a need.
+        let titles = figure.lanes.map(Self.shownTitle)
+        var inset = 0.0
+        for _ in 0..<3 {
+            var layout = MarbleLayout()
+            let (scene, overlap) = layout.build(figure, titles: titles, maxWidth: maxWidth, inset: inset)
+            if overlap <= 0 { return scene }
+            inset += overlap.rounded(.up)
+        }
         var layout = MarbleLayout()
-        return layout.build(figure, maxWidth: maxWidth)
+        return layout.build(figure, titles: titles, maxWidth: maxWidth, inset: inset).scene
     }
 
-    private mutating func build(_ figure: MarbleFigure, maxWidth: Double) -> Scene {
-        let titles = figure.lanes.map { ($0.title, $0.isInner) }
-        let labelWidth = min(220, max(80, titles.map { title, inner in
-            Scene.textWidth(TextSafety.truncated(TextSafety.singleLine(title), to: 26),
-                            font: inner ? Self.innerLabelFont : Self.labelFont) + (inner ? 16 : 0)
+    /// A lane's title as drawn: one line, cut with an ellipsis to the longest cut whose
+    /// measured width fits `maxTitle` (with an inner lane's indent), and that width.
+    static func shownTitle(_ lane: MarbleFigure.Lane) -> (text: String, width: Double, font: Scene.Font) {
+        let font = lane.isInner ? innerLabelFont : labelFont
+        let room = maxTitle - (lane.isInner ? 16 : 0)
+        let line = TextSafety.singleLine(lane.title)
+        func width(_ text: String) -> Double { TextMeasure.width(text, font: font) }
+        let whole = width(line)
+        guard whole > room else { return (line, whole, font) }
+        var low = 1, high = line.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if width(TextSafety.truncated(line, to: middle)) <= room { low = middle } else { high = middle - 1 }
+        }
+        let cut = TextSafety.truncated(line, to: low)
+        return (cut, width(cut), font)
+    }
+
+    /// The scene, and by how much the title column overlaps the plot (0 or less: it does not).
+    private mutating func build(_ figure: MarbleFigure, titles: [(text: String, width: Double, font: Scene.Font)],
+                                maxWidth: Double, inset: Double) -> (scene: Scene, overlap: Double) {
+        let labelWidth = min(Self.maxTitle, max(80, zip(figure.lanes, titles).map { lane, title in
+            Scene.textWidth(title.text, font: title.font) + (lane.isInner ? 16 : 0)
         }.max() ?? 0)) + 12
-        let plotStart = Self.margin + labelWidth + 24
+        let titlesEnd = zip(figure.lanes, titles).map { lane, title in
+            Self.margin + (lane.isInner ? 16 : 0) + title.width
+        }.max() ?? 0
+        let plotStart = Self.margin + labelWidth + 24 + inset
         var times: [Int64] = []
         times.reserveCapacity(figure.lanes.reduce(0) { $0 + $1.marbles.count + 2 })
         for lane in figure.lanes {
@@ -87,15 +128,19 @@ struct MarbleLayout {
 
         var laneItems: [Scene.Item] = []
         var laneIndex = 0
+        var plotLeft = scale.startX - 16
         for row in figure.rows {
             switch row {
             case let .operator(op):
                 laneItems.append(operatorBox(op, y: y, from: plotStart - 14, to: plotEnd))
+                plotLeft = min(plotLeft, plotStart - 14)
                 y += Self.operatorHeight
             case let .lane(lane):
                 let height = lane.isInner ? Self.innerLaneHeight : Self.laneHeight
-                laneItems.append(self.lane(lane, index: laneIndex, centre: y + height / 2, scale: scale,
-                                           figureStart: figureStart, plotEnd: plotEnd, figure: figure))
+                let (item, left) = self.lane(lane, title: titles[laneIndex].text, index: laneIndex, centre: y + height / 2,
+                                             scale: scale, figureStart: figureStart, plotEnd: plotEnd, figure: figure)
+                laneItems.append(item)
+                plotLeft = min(plotLeft, left)
                 laneIndex += 1
                 y += height
             }
@@ -112,7 +157,8 @@ struct MarbleLayout {
         items += values
         y += valuesHeight
         let width = max(plotEnd + Self.margin, legendWidth(figure.threads) + 2 * Self.margin)
-        return Scene(width: width.rounded(.up), height: (y + Self.margin).rounded(.up), items: items)
+        return (Scene(width: width.rounded(.up), height: (y + Self.margin).rounded(.up), items: items),
+                titlesEnd + Self.titleGap - plotLeft)
     }
 
     // MARK: Rows
@@ -127,10 +173,10 @@ struct MarbleLayout {
         ])
     }
 
-    private mutating func lane(_ lane: MarbleFigure.Lane, index: Int, centre y: Double, scale: TimeScale,
-                               figureStart: Int64, plotEnd: Double, figure: MarbleFigure) -> Scene.Item {
+    /// A lane's group, and the left end of what it draws right of its title.
+    private mutating func lane(_ lane: MarbleFigure.Lane, title: String, index: Int, centre y: Double, scale: TimeScale,
+                               figureStart: Int64, plotEnd: Double, figure: MarbleFigure) -> (Scene.Item, Double) {
         let radius = lane.isInner ? Self.innerRadius : Self.radius
-        let title = TextSafety.truncated(TextSafety.singleLine(lane.title), to: 26)
         var items: [Scene.Item] = [
             .text(title, at: .init(x: Self.margin + (lane.isInner ? 16 : 0), y: y + 4.5),
                   font: lane.isInner ? Self.innerLabelFont : Self.labelFont, anchor: .start,
@@ -177,6 +223,10 @@ struct MarbleLayout {
                 items.append(item)
             }
         }
+        // Marbles are in time order, none wider than the room to its neighbours: the first
+        // is the leftmost.
+        var left = items.dropFirst().compactMap { $0.box?.minX }.min() ?? .infinity
+        let firstMarble = items.count
         let (sorted, laneGroups) = groups(lane.marbles, scale: scale)
         let centres = laneGroups.map { (scale.x(sorted[$0.lowerBound].time) + scale.x(sorted[$0.upperBound - 1].time)) / 2 }
         for (index, range) in laneGroups.enumerated() {
@@ -188,11 +238,14 @@ struct MarbleLayout {
             let room = min(Self.maxPill, min(before, after) - 3)
             items.append(marble(group, x: centres[index], y: y, radius: radius, room: room, figure: figure, node: node))
         }
+        if firstMarble < items.count, let box = items[firstMarble].box { left = min(left, box.minX) }
+        left = over.compactMap { $0.box?.minX }.reduce(left, min)
         items += over
         var data = ["index": String(index)]
         if lane.isInner { data["inner"] = "true" }
-        return .group(kind: "lane", title: lane.detail.map { TextSafety.printable("\(lane.title) \u{2014} \($0)") },
-                      data: data, items: items)
+        let hover = lane.detail.map { TextSafety.printable("\(lane.title) \u{2014} \($0)") }
+            ?? (title == TextSafety.singleLine(lane.title) ? nil : TextSafety.printable(lane.title))
+        return (.group(kind: "lane", title: hover, data: data, items: items), left)
     }
 
     /// The kind of a mark, for counting marks alike.

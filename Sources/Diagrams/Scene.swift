@@ -60,6 +60,20 @@ struct Scene {
     var height: Double
     var items: [Item]
 
+    /// The bounding box of what an item draws, strokes included (text by `Scene.textWidth`'s
+    /// estimate, from its baseline up a font size and down a third of one); nil for an empty group.
+    struct Box: Equatable {
+        var minX, minY, maxX, maxY: Double
+
+        func union(_ other: Box) -> Box {
+            Box(minX: min(minX, other.minX), minY: min(minY, other.minY), maxX: max(maxX, other.maxX), maxY: max(maxY, other.maxY))
+        }
+
+        func intersects(_ other: Box) -> Bool {
+            minX < other.maxX && other.minX < maxX && minY < other.maxY && other.minY < maxY
+        }
+    }
+
     /// Estimated advance of a string in the figure's sans-serif font. SVG has no measuring;
     /// the layout uses this to size boxes, and the painters centre text on its own extents.
     static func textWidth(_ text: String, font: Font) -> Double {
@@ -70,5 +84,34 @@ struct Scene {
             width += narrow ? 0.34 : (wide ? 0.9 : 0.6)
         }
         return width * font.size * (font.bold ? 1.07 : 1)
+    }
+}
+
+extension Scene.Item {
+    /// See `Scene.Box`.
+    var box: Scene.Box? {
+        func around(_ points: [Scene.Point], _ pad: Double) -> Scene.Box? {
+            guard let first = points.first else { return nil }
+            var box = Scene.Box(minX: first.x, minY: first.y, maxX: first.x, maxY: first.y)
+            for point in points.dropFirst() { box = box.union(.init(minX: point.x, minY: point.y, maxX: point.x, maxY: point.y)) }
+            return Scene.Box(minX: box.minX - pad, minY: box.minY - pad, maxX: box.maxX + pad, maxY: box.maxY + pad)
+        }
+        switch self {
+        case let .line(from, to, stroke):
+            return around([from, to], stroke.width / 2)
+        case let .path(points, _, _, stroke):
+            return around(points, (stroke?.width ?? 0) / 2)
+        case let .circle(center, radius, _, stroke):
+            let reach = radius + (stroke?.width ?? 0) / 2
+            return .init(minX: center.x - reach, minY: center.y - reach, maxX: center.x + reach, maxY: center.y + reach)
+        case let .rect(origin, width, height, _, _, stroke):
+            return around([origin, .init(x: origin.x + width, y: origin.y + height)], (stroke?.width ?? 0) / 2)
+        case let .text(text, at, font, anchor, _):
+            let width = Scene.textWidth(text, font: font)
+            let start = anchor == .start ? at.x : anchor == .middle ? at.x - width / 2 : at.x - width
+            return .init(minX: start, minY: at.y - font.size, maxX: start + width, maxY: at.y + font.size / 3)
+        case let .group(_, _, _, items):
+            return items.lazy.compactMap(\.box).reduce(nil) { $0?.union($1) ?? $1 }
+        }
     }
 }
