@@ -52,6 +52,8 @@ struct MarbleLayout {
     /// The least room between the title column and the plot: any lane's line, mark or marble
     /// and the time axis.
     static let titleGap = 6.0
+    /// The least room between anything drawn and the figure's right edge.
+    static let inkClearance = 4.0
 
     static func scene(for figure: MarbleFigure, maxWidth: Double) -> Scene {
         // The plot starts where the estimated title column ends; when a title, measured as
@@ -129,6 +131,7 @@ struct MarbleLayout {
         var laneItems: [Scene.Item] = []
         var laneIndex = 0
         var plotLeft = scale.startX - 16
+        var plotRight = plotEnd
         for row in figure.rows {
             switch row {
             case let .operator(op):
@@ -137,10 +140,11 @@ struct MarbleLayout {
                 y += Self.operatorHeight
             case let .lane(lane):
                 let height = lane.isInner ? Self.innerLaneHeight : Self.laneHeight
-                let (item, left) = self.lane(lane, title: titles[laneIndex].text, index: laneIndex, centre: y + height / 2,
+                let (item, left, right) = self.lane(lane, title: titles[laneIndex].text, index: laneIndex, centre: y + height / 2,
                                              scale: scale, figureStart: figureStart, plotEnd: plotEnd, figure: figure)
                 laneItems.append(item)
                 plotLeft = min(plotLeft, left)
+                plotRight = max(plotRight, right)
                 laneIndex += 1
                 y += height
             }
@@ -156,7 +160,9 @@ struct MarbleLayout {
         let (values, valuesHeight) = valuesLegend(y: y, width: plotEnd - 2 * Self.margin)
         items += values
         y += valuesHeight
-        let width = max(plotEnd + Self.margin, legendWidth(figure.threads) + 2 * Self.margin)
+        // A marble at the last time may reach past the end of the axis, into the margin: the
+        // figure holds it and its number whole, a few pixels clear of the edge.
+        let width = max(plotEnd + Self.margin, plotRight + Self.inkClearance, legendWidth(figure.threads) + 2 * Self.margin)
         return (Scene(width: width.rounded(.up), height: (y + Self.margin).rounded(.up), items: items),
                 titlesEnd + Self.titleGap - plotLeft)
     }
@@ -173,9 +179,9 @@ struct MarbleLayout {
         ])
     }
 
-    /// A lane's group, and the left end of what it draws right of its title.
+    /// A lane's group, and the left and right ends of what it draws right of its title.
     private mutating func lane(_ lane: MarbleFigure.Lane, title: String, index: Int, centre y: Double, scale: TimeScale,
-                               figureStart: Int64, plotEnd: Double, figure: MarbleFigure) -> (Scene.Item, Double) {
+                               figureStart: Int64, plotEnd: Double, figure: MarbleFigure) -> (Scene.Item, Double, Double) {
         let radius = lane.isInner ? Self.innerRadius : Self.radius
         var items: [Scene.Item] = [
             .text(title, at: .init(x: Self.margin + (lane.isInner ? 16 : 0), y: y + 4.5),
@@ -224,8 +230,10 @@ struct MarbleLayout {
             }
         }
         // Marbles are in time order, none wider than the room to its neighbours: the first
-        // is the leftmost.
-        var left = items.dropFirst().compactMap { $0.box?.minX }.min() ?? .infinity
+        // is the leftmost, the last the rightmost.
+        let boxes = items.dropFirst().compactMap(\.box)
+        var left = boxes.map(\.minX).min() ?? .infinity
+        var right = boxes.map(\.maxX).max() ?? -.infinity
         let firstMarble = items.count
         let (sorted, laneGroups) = groups(lane.marbles, scale: scale)
         let centres = laneGroups.map { (scale.x(sorted[$0.lowerBound].time) + scale.x(sorted[$0.upperBound - 1].time)) / 2 }
@@ -238,14 +246,21 @@ struct MarbleLayout {
             let room = min(Self.maxPill, min(before, after) - 3)
             items.append(marble(group, x: centres[index], y: y, radius: radius, room: room, figure: figure, node: node))
         }
-        if firstMarble < items.count, let box = items[firstMarble].box { left = min(left, box.minX) }
-        left = over.compactMap { $0.box?.minX }.reduce(left, min)
+        for marble in [items[firstMarble...].first, items[firstMarble...].last] {
+            guard let box = marble?.box else { continue }
+            left = min(left, box.minX)
+            right = max(right, box.maxX)
+        }
+        for box in over.compactMap(\.box) {
+            left = min(left, box.minX)
+            right = max(right, box.maxX)
+        }
         items += over
         var data = ["index": String(index)]
         if lane.isInner { data["inner"] = "true" }
         let hover = lane.detail.map { TextSafety.printable("\(lane.title) \u{2014} \($0)") }
             ?? (title == TextSafety.singleLine(lane.title) ? nil : TextSafety.printable(lane.title))
-        return (.group(kind: "lane", title: hover, data: data, items: items), left)
+        return (.group(kind: "lane", title: hover, data: data, items: items), left, right)
     }
 
     /// The kind of a mark, for counting marks alike.

@@ -132,4 +132,21 @@ final class LaneTitleTests: XCTestCase {
         ])
         assertTitlesClear(figure)
     }
+
+    func testAMarbleAtTheLastTimeIsInsideTheFigureWithItsNumber() throws {
+        // A tick's value, cut (so numbered) in a marble centred on the end of the axis.
+        let figure = MarbleFigure(rows: [
+            .lane(.init(title: "tick", marbles: (0..<9).map {
+                .init(id: UInt64($0), time: Int64($0) * 250_000_000, display: "2026-11-25 01:44:09.\($0)")
+            }, end: .interrupted(at: 2_000_000_000))),
+        ], threads: ["main"])
+        let scene = MarbleLayout.scene(for: figure, maxWidth: 1600)
+        let right = try XCTUnwrap(scene.items.compactMap(\.box).map(\.maxX).max())
+        XCTAssertLessThanOrEqual(right, scene.width - MarbleLayout.inkClearance)
+        let numbers = scene.items.flatMap { item -> [Scene.Item] in
+            guard case let .group("lane", _, _, items) = item else { return [] }
+            return items.filter { if case let .group(_, _, data, _) = $0 { data["note"] != nil } else { false } }
+        }
+        XCTAssertEqual(numbers.count, 9, "every cut value is numbered")
+    }
 }
