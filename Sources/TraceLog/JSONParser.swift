@@ -86,12 +86,12 @@ struct WrittenEvent {
         case escaped(Range<Int>)
     }
 
-    var sequence: UInt64
-    var time: Int64
-    var node: UInt64
-    var subscription: UInt64
-    var kind: EventKind
-    var thread: UInt64
+    var sequence: UInt64 = 0
+    var time: Int64 = 0
+    var node: UInt64 = 0
+    var subscription: UInt64 = 0
+    var kind = EventKind.value
+    var thread: UInt64 = 0
     /// The primary cause, 0 for none.
     var firstCause: UInt64 = 0
     /// The causes after the first as written (`,7,9`), empty when there are none
@@ -101,6 +101,10 @@ struct WrittenEvent {
     var truncated = false
     /// The JSON payload's bytes as written.
     var json: Range<Int>?
+    /// The JSON payload's value when it is an integer as `String(Int64)` writes it: what
+    /// `PayloadTable` would read from `json` (by the same recogniser), kept from the scan
+    /// rather than read twice.
+    var jsonInteger: Int64?
     var omittedJSONBytes: Int64 = 0
 
     /// Whether the text is plain and written as the very bytes of the JSON payload (a
@@ -192,7 +196,8 @@ struct JSONParser {
     /// the same record (every id positive, a known kind, `text` and `json` checked by the same
     /// string and value scanners), so which path read a line never shows.
     static func writtenEvent(_ bytes: UnsafeBufferPointer<UInt8>) -> EventRecord? {
-        guard let event = scanWrittenEvent(bytes) else { return nil }
+        var event = WrittenEvent()
+        guard scanWrittenEvent(bytes, into: &event) else { return nil }
         let causes = self.causes(of: event, in: bytes)
         let text = self.text(of: event, in: bytes)
         var json: String?
@@ -234,74 +239,84 @@ struct JSONParser {
         }
     }
 
-    /// The fields of an event line as `writtenEvent` reads it, its causes, text and JSON left
-    /// as ranges of the line's bytes: nothing is allocated, but for checking a text with
-    /// escapes. What is not an event line as the writer writes it is nil, as for `writtenEvent`.
-    static func scanWrittenEvent(_ bytes: UnsafeBufferPointer<UInt8>) -> WrittenEvent? {
+    /// Scans the fields of an event line as `writtenEvent` reads it into `event` (every field
+    /// set, in place: the event is not copied out), its causes, text and JSON left as ranges
+    /// of the line's bytes: nothing is allocated, but for checking a text with escapes. What
+    /// is not an event line as the writer writes it gives false, as `writtenEvent` gives nil.
+    static func scanWrittenEvent(_ bytes: UnsafeBufferPointer<UInt8>, into event: inout WrittenEvent) -> Bool {
         var parser = JSONParser(bytes)
         guard parser.skip("{\"type\":\"event\",\"seq\":"), let sequence = parser.positive(),
-              parser.skip(",\"time\":"), let time = parser.signed(),
+              parser.skip(",\"time\":"), let time = parser.writtenInteger(),
               parser.skip(",\"node\":"), let node = parser.positive(),
               parser.skip(",\"sub\":"), let subscription = parser.positive(),
-              parser.skip(",\"kind\":\"") else { return nil }
-        let kind: EventKind
+              parser.skip(",\"kind\":\"") else { return false }
+        event.sequence = sequence
+        event.time = time
+        event.node = node
+        event.subscription = subscription
         if parser.skip("value\"") {
-            kind = .value
+            event.kind = .value
         } else if parser.skip("completed\"") {
-            kind = .completed
+            event.kind = .completed
         } else if parser.skip("failed\"") {
-            kind = .failed
+            event.kind = .failed
         } else if parser.skip("interrupted\"") {
-            kind = .interrupted
+            event.kind = .interrupted
         } else {
-            return nil
+            return false
         }
-        guard parser.skip(",\"thread\":"), let thread = parser.positive(), parser.skip(",\"causes\":[") else { return nil }
-        var event = WrittenEvent(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind,
-                                 thread: thread)
+        guard parser.skip(",\"thread\":"), let thread = parser.positive(), parser.skip(",\"causes\":[") else { return false }
+        event.thread = thread
+        event.firstCause = 0
+        event.moreCauses = 0..<0
         if !parser.skip("]") {
-            guard let first = parser.positive() else { return nil }
+            guard let first = parser.positive() else { return false }
             event.firstCause = first
             let more = parser.index
             while parser.skip(",") {
-                guard parser.positive() != nil else { return nil }
+                guard parser.positive() != nil else { return false }
             }
             event.moreCauses = more..<parser.index
-            guard parser.skip("]") else { return nil }
+            guard parser.skip("]") else { return false }
         }
+        event.text = .none
         if parser.skip(",\"text\":") {
-            guard parser.peek == UInt8(ascii: "\"") else { return nil }
+            guard parser.peek == UInt8(ascii: "\"") else { return false }
             let start = parser.index + 1
             let decoded: String?
-            do { decoded = try parser.scanString() } catch { return nil }
+            do { decoded = try parser.scanString() } catch { return false }
             event.text = decoded == nil ? .plain(start..<parser.index - 1) : .escaped(start - 1..<parser.index)
         }
+        event.truncated = false
         if parser.skip(",\"truncated\":") {
             if parser.skip("true") {
                 event.truncated = true
             } else if !parser.skip("false") {
-                return nil
+                return false
             }
         }
+        event.json = nil
+        event.jsonInteger = nil
         if parser.skip(",\"json\":") {
             let start = parser.index
-            // An integer, the commonest payload, is only checked here: its value is read where
-            // it is numbered (`PayloadTable.number(of:)`), from the range.
-            if parser.skipInteger(), parser.peek == UInt8(ascii: ",") || parser.peek == UInt8(ascii: "}") {
-                // Nothing more to check.
+            // An integer as `String(Int64)` writes it, the commonest payload: its value is kept,
+            // read by the recogniser `PayloadTable` would read the range with.
+            if let integer = parser.writtenInteger(),
+               parser.peek == UInt8(ascii: ",") || parser.peek == UInt8(ascii: "}") {
+                event.jsonInteger = integer
             } else {
                 parser.index = start
                 parser.depth = 1
-                guard (try? parser.parseValue(build: false)) != nil else { return nil }
+                guard (try? parser.parseValue(build: false)) != nil else { return false }
             }
             event.json = start..<parser.index
         }
+        event.omittedJSONBytes = 0
         if parser.skip(",\"jsonOmitted\":") {
-            guard let value = parser.signed() else { return nil }
+            guard let value = parser.writtenInteger() else { return false }
             event.omittedJSONBytes = value
         }
-        guard parser.skip("}"), parser.index == bytes.count else { return nil }
-        return event
+        return parser.skip("}") && parser.index == bytes.count
     }
 
     /// The subscribe, dispose or hop record of a line written as `TraceRecord.write` writes
@@ -315,8 +330,8 @@ struct JSONParser {
         let record: TraceRecord
         if parser.skip("subscribe\",\"id\":") {
             guard let id = parser.positive(), parser.skip(",\"node\":"), let node = parser.positive(),
-                  parser.skip(",\"parent\":"), let parent = parser.digits(), parser.skip(",\"time\":"),
-                  let time = parser.signed(), parser.skip(",\"thread\":"), let thread = parser.positive() else { return nil }
+                  parser.skip(",\"parent\":"), let parent = parser.nonNegative(), parser.skip(",\"time\":"),
+                  let time = parser.writtenInteger(), parser.skip(",\"thread\":"), let thread = parser.positive() else { return nil }
             var late = false
             if parser.skip(",\"late\":") {
                 if parser.skip("true") {
@@ -337,28 +352,28 @@ struct JSONParser {
             record = .subscribe(SubscriptionRecord(id: id, node: node, parent: parent, time: time, thread: thread,
                                                    late: late, request: request))
         } else if parser.skip("dispose\",\"sub\":") {
-            guard let subscription = parser.positive(), parser.skip(",\"time\":"), let time = parser.signed(),
+            guard let subscription = parser.positive(), parser.skip(",\"time\":"), let time = parser.writtenInteger(),
                   parser.skip(",\"thread\":"), let thread = parser.positive() else { return nil }
             record = .dispose(DisposeRecord(subscription: subscription, time: time, thread: thread))
         } else if parser.skip("hop\",\"id\":") {
-            guard let id = parser.positive(), parser.skip(",\"node\":"), let node = parser.digits(),
-                  parser.skip(",\"sub\":"), let subscription = parser.digits(),
+            guard let id = parser.positive(), parser.skip(",\"node\":"), let node = parser.nonNegative(),
+                  parser.skip(",\"sub\":"), let subscription = parser.nonNegative(),
                   parser.skip(",\"scheduler\":"), parser.peek == UInt8(ascii: "\"") else { return nil }
             let start = parser.index + 1
             let decoded: String?
             do { decoded = try parser.scanString() } catch { return nil }
             let scheduler = decoded
                 ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<parser.index - 1]), as: UTF8.self)
-            guard parser.skip(",\"enqueued\":"), let enqueued = parser.signed(), parser.skip(",\"from\":"),
+            guard parser.skip(",\"enqueued\":"), let enqueued = parser.writtenInteger(), parser.skip(",\"from\":"),
                   let from = parser.positive() else { return nil }
             var started: Int64?
             if parser.skip(",\"started\":") {
-                guard let value = parser.signed() else { return nil }
+                guard let value = parser.writtenInteger() else { return nil }
                 started = value
             }
             var to: UInt64?
             if parser.skip(",\"to\":") {
-                guard let value = parser.signed() else { return nil }
+                guard let value = parser.writtenInteger() else { return nil }
                 to = UInt64(max(0, value))
             }
             record = .hop(HopRecord(id: id, node: node, subscription: subscription, scheduler: scheduler,
@@ -386,50 +401,64 @@ struct JSONParser {
         return true
     }
 
-    /// The digits at the index as a number when they are 1 to 18 of them without a leading
-    /// zero (so the general parser reads the same value), else nil with the index unmoved.
-    private mutating func digits() -> UInt64? {
-        let start = index
-        var value: UInt64 = 0
-        while index < bytes.count {
-            let digit = bytes[index] &- UInt8(ascii: "0")
+    /// An integer written as `String(Int64)` writes it — an optional minus sign, then 1 to 19
+    /// digits without a leading zero (but "0" itself), not "-0", within `Int64` — read and moved
+    /// past; else nil with the index unmoved. The one recogniser of integers: every number of
+    /// a line the one-pass scans read, and a payload's digits (`PayloadTable`). On any line it
+    /// takes, the general path reads the same value.
+    @inline(__always)
+    mutating func writtenInteger() -> Int64? {
+        guard let base = bytes.baseAddress else { return nil }
+        let count = bytes.count
+        var position = index
+        let negative = position < count && base[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        let first = position
+        var magnitude: UInt64 = 0
+        while position < count {
+            let digit = base[position] &- UInt8(ascii: "0")
             guard digit <= 9 else { break }
-            value = value &* 10 &+ UInt64(digit)
-            index += 1
+            magnitude = magnitude &* 10 &+ UInt64(digit)
+            position += 1
         }
-        let count = index - start
-        guard count >= 1, count <= 18, count == 1 || bytes[start] != UInt8(ascii: "0") else {
+        // At most 19 digits, so the magnitude has not overflowed.
+        let digits = position - first
+        guard digits >= 1, digits <= 19, digits == 1 || base[first] != UInt8(ascii: "0") else { return nil }
+        let value: Int64
+        if negative {
+            guard magnitude != 0, magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            value = Int64(truncatingIfNeeded: 0 &- magnitude)
+        } else {
+            guard magnitude <= UInt64(Int64.max) else { return nil }
+            value = Int64(magnitude)
+        }
+        index = position
+        return value
+    }
+
+    /// Whether the whole text has been read.
+    var isAtEnd: Bool { index == bytes.count }
+
+    /// A positive integer written plainly (see `writtenInteger`).
+    @inline(__always)
+    private mutating func positive() -> UInt64? {
+        let start = index
+        guard let value = writtenInteger(), value > 0 else {
             index = start
             return nil
         }
-        return value
+        return UInt64(value)
     }
 
-    /// Moves past a JSON integer (`-?(0|[1-9][0-9]*)`) of any length, not reading its value;
-    /// false with the index unmoved when the text is not one.
-    private mutating func skipInteger() -> Bool {
+    /// A non-negative integer written plainly (see `writtenInteger`).
+    @inline(__always)
+    private mutating func nonNegative() -> UInt64? {
         let start = index
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        let first = index
-        while index < bytes.count, bytes[index] &- UInt8(ascii: "0") <= 9 { index += 1 }
-        guard index > first, index == first + 1 || bytes[first] != UInt8(ascii: "0") else {
+        guard let value = writtenInteger(), value >= 0 else {
             index = start
-            return false
+            return nil
         }
-        return true
-    }
-
-    /// A positive integer written plainly (see `digits`).
-    private mutating func positive() -> UInt64? {
-        guard let value = digits(), value > 0 else { return nil }
-        return value
-    }
-
-    /// An integer written plainly, with an optional minus sign (see `digits`).
-    private mutating func signed() -> Int64? {
-        let negative = skip("-")
-        guard let value = digits() else { return nil }
-        return negative ? -Int64(value) : Int64(value)
+        return UInt64(value)
     }
 
     /// The elements of an array of positive integers, or nil when the text is anything else.

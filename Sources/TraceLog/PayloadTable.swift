@@ -137,22 +137,12 @@ struct PayloadTable: Sendable {
     }
 
     /// The integer whose digits `bytes` are exactly (`String(integer)` writes them), else nil:
-    /// no sign but a leading minus, no leading zero, no "-0", within `Int64`.
+    /// no sign but a leading minus, no leading zero, no "-0", within `Int64`
+    /// (`JSONParser.writtenInteger`, the one recogniser).
+    @inline(__always)
     static func integer(writtenAs bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
-        let count = bytes.count
-        guard count > 0, count <= 20 else { return nil }
-        let negative = bytes[0] == UInt8(ascii: "-")
-        let first = negative ? 1 : 0
-        // 1 to 19 digits, so the magnitude cannot overflow; no leading zero but "0" itself.
-        guard count > first, count - first <= 19,
-              bytes[first] != UInt8(ascii: "0") || (count == 1) else { return nil }
-        var magnitude: UInt64 = 0
-        for index in first..<count {
-            let digit = bytes[index] &- UInt8(ascii: "0")
-            guard digit < 10 else { return nil }
-            magnitude = magnitude &* 10 &+ UInt64(digit)
-        }
-        if negative { return magnitude <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- magnitude) : nil }
-        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+        var parser = JSONParser(bytes)
+        guard let integer = parser.writtenInteger(), parser.isAtEnd else { return nil }
+        return integer
     }
 }

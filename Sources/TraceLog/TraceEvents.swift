@@ -182,7 +182,11 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
             text = intern(JSONParser.text(of: event, in: bytes))
         }
         var json: UInt32 = 0
-        if let range = event.json { json = payloads.number(of: UnsafeBufferPointer(rebasing: bytes[range])) }
+        if let integer = event.jsonInteger {
+            json = payloads.number(of: integer)
+        } else if let range = event.json {
+            json = payloads.number(of: UnsafeBufferPointer(rebasing: bytes[range]))
+        }
         texts.append(textIsJSON ? json : text)
         jsons.append(json)
         causeStarts.append(UInt32(causePool.count))

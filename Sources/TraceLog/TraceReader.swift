@@ -252,7 +252,8 @@ public final class TraceReader {
                bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
             // Most lines are events as the writer writes them: read in one pass.
             if handlingEvents {
-                if let written = JSONParser.scanWrittenEvent(bytes) {
+                var written = WrittenEvent()
+                if JSONParser.scanWrittenEvent(bytes, into: &written) {
                     try event(written, bytes)
                     return nil
                 }

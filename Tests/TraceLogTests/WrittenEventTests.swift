@@ -70,6 +70,32 @@ final class WrittenEventTests: XCTestCase {
         }
     }
 
+    /// Numbers of every length up to 19 digits, with and without a sign, at the edges of
+    /// `Int64`: each one written as `String(Int64)` writes it is read in one pass as the general
+    /// path reads it; the others are left to the general path.
+    func testNumbersOfEveryLengthReadTheSameBothWays() {
+        let digits = "9876543210987654321"
+        var numbers = ["0", "-0", "01", "-", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+                       "-9223372036854775809", "20000000000000000000"]
+        for length in 1...digits.count {
+            numbers += [String(digits.prefix(length)), String(digits.suffix(length)), "-" + digits.prefix(length),
+                        String(repeating: "9", count: length), "1" + String(repeating: "0", count: length - 1)]
+        }
+        for number in numbers {
+            do {
+                let line = #"{"type":"event","seq":1,"time":\#(number),"node":1,"sub":1,"kind":"value","thread":1,"#
+                    + #""causes":[],"jsonOmitted":\#(number)}"#
+                // Within `Int64`, as `String(Int64)` writes it.
+                let taken = Int64(number).map { String($0) == number } ?? false
+                check(line, taken: taken)
+                if taken {
+                    XCTAssertEqual(onePass(line)?.time, Int64(number), line)
+                    XCTAssertEqual(onePass(line)?.omittedJSONBytes, Int64(number), line)
+                }
+            }
+        }
+    }
+
     func testLinesWrittenOtherwiseAreLeftToTheGeneralPath() {
         let prefix = #"{"type":"event","seq":1,"time":1,"node":1,"sub":1,"kind":"value","thread":1,"causes":["#
         let lines = [
@@ -81,7 +107,8 @@ final class WrittenEventTests: XCTestCase {
             prefix + "01]}",                                                   // a leading zero: an error
             prefix + "1.0]}",
             prefix + "1e2]}",
-            prefix + "1234567890123456789]}",                                  // 19 digits
+            prefix + "9223372036854775808]}",                                  // beyond Int64
+            prefix + "12345678901234567890]}",                                 // 20 digits
             prefix + "],\"text\":null}",
             prefix + "],\"text\":\"a\\q\"}",                                   // a bad escape: an error
             prefix + "],\"truncated\":1}",
@@ -94,6 +121,8 @@ final class WrittenEventTests: XCTestCase {
             #"{"type":"event","seq":0,"time":1,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
             #"{"type":"event","seq":1,"time":1.5,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
             #"{"type":"event","seq":1,"time":01,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
+            // "-0" reads as 0 both ways, but `String(Int64)` never writes it.
+            #"{"type":"event","seq":1,"time":-0,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
             #"{"type":"event","seq":1,"time":1,"node":1,"sub":1,"kind":"valu","thread":1,"causes":[]}"#,
             #"{"type":"event","seq":1,"time":1,"node":1,"sub":1,"kind":"value","thread":0,"causes":[]}"#,
             #"{"type":"event","seq":1,"seq":2,"time":1,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
@@ -101,10 +130,12 @@ final class WrittenEventTests: XCTestCase {
             #"{"type":"event","seq":1,"time":1,"node":1,"sub":1,"kind":"value","thread":1}"#,
         ]
         for line in lines { check(line, taken: false) }
-        // Written by no writer, yet read the same by both: "-0" (0), an escape and a character
-        // outside ASCII in a string (decoded by the same scanner), a JSON null.
+        // Written by no writer, yet read the same by both: an escape and a character outside
+        // ASCII in a string (decoded by the same scanner), a JSON null; and 19 digits within
+        // `Int64` (the general path checks them for overflow).
         for line in [
-            #"{"type":"event","seq":1,"time":-0,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
+            prefix + "1234567890123456789]}",
+            #"{"type":"event","seq":1,"time":-9223372036854775808,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]}"#,
             prefix + "],\"text\":\"a\\u0062\"}",
             prefix + "],\"text\":\"\u{e9}\"}",
             prefix + "],\"json\":null}",
