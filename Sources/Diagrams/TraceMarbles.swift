@@ -81,6 +81,8 @@ private struct TraceMarbleBuilder {
     /// and `hoppedFrom` are still positions in `trace.threads` there (the figure numbers
     /// threads in the order its lanes use them).
     var laneEvents: [LaneEvents] = []
+    /// By entry in `laneEvents`: the message of its failure, when it ended by failing.
+    var failureMessages: [Int32: String] = [:]
     /// By subscription position: its entry in `laneEvents`, -1 for none.
     var laneEventIndex: [Int32] = []
     /// The marbles read, in the trace's order: one list per lane, or one for all the lanes
@@ -98,17 +100,40 @@ private struct TraceMarbleBuilder {
     var valueCauses: [(sequence: UInt64, causes: [UInt64])] = []
     var firstCauses: [UInt64] = []
 
+    /// 40 bytes a drawn subscription (a long trace draws hundreds of thousands in merged
+    /// lanes): its end's kind and time, a failure's message in `failureMessages`, where an
+    /// optional `MarbleFigure.End` and disposal time took 72.
     struct LaneEvents {
-        var end: MarbleFigure.End?
-        var disposed: Int64?
+        var endTime: Int64 = 0
+        /// The time of its first disposal, when `isDisposed`.
+        var disposedTime: Int64 = 0
         /// How many lanes still read it.
-        var readers = 0
+        var readers: Int32 = 0
         /// Its list in `marbleLists`, and for a lane of a merged group the group's row in the
         /// plan (-1 otherwise), its place in the group and how many marbles it has had.
         var list: Int32 = -1
         var group: Int32 = -1
         var lane: Int32 = 0
         var marbles: Int32 = 0
+        var ending = Ending.none
+        var isDisposed = false
+    }
+
+    /// How a drawn subscription ended by an event of its own.
+    enum Ending: UInt8 {
+        case none, completed, failed, interrupted
+    }
+
+    /// The end of the subscription drawn by the entry `entry` of `laneEvents`: its terminal
+    /// event, else its first disposal.
+    func end(of entry: Int) -> MarbleFigure.End? {
+        let events = laneEvents[entry]
+        switch events.ending {
+        case .completed: return .completed(at: events.endTime)
+        case .failed: return .failed(at: events.endTime, message: failureMessages[Int32(entry)] ?? "")
+        case .interrupted: return .interrupted(at: events.endTime)
+        case .none: return events.isDisposed ? .disposed(at: events.disposedTime) : nil
+        }
     }
 
     init(input: MarbleInput, options: MarbleOptions) {
@@ -145,13 +170,17 @@ private struct TraceMarbleBuilder {
     /// what they need.
     mutating func readEvents(for plan: [PlannedRow]) throws {
         laneEventIndex = [Int32](repeating: -1, count: table.count)
-        var planned = 0
+        var planned = 0, entries: Int32 = 0
+        for case let .lanes(group) in plan {
+            for position in group.subscriptions where laneEventIndex[Int(position)] < 0 {
+                laneEventIndex[Int(position)] = entries
+                entries += 1
+            }
+        }
+        // Sized once: grown by doubling, the list held up to twice the room it needed.
+        laneEvents = [LaneEvents](repeating: LaneEvents(), count: Int(entries))
         for case let .lanes(group) in plan {
             for position in group.subscriptions {
-                if laneEventIndex[Int(position)] < 0 {
-                    laneEventIndex[Int(position)] = Int32(laneEvents.count)
-                    laneEvents.append(LaneEvents())
-                }
                 laneEvents[Int(laneEventIndex[Int(position)])].readers += 1
                 planned += 1
             }
@@ -181,7 +210,8 @@ private struct TraceMarbleBuilder {
             }
         }
         let table = self.table, input = self.input, causes = options.causes
-        var laneEvents = self.laneEvents, endings = self.endings, marbleLists = self.marbleLists
+        var laneEvents = self.laneEvents, failureMessages = self.failureMessages, endings = self.endings
+        var marbleLists = self.marbleLists
         var valueCauses = self.valueCauses, firstCauses = self.firstCauses, groupThreads = self.groupThreads
         let laneEventIndex = self.laneEventIndex
         self.laneEvents = []
@@ -202,7 +232,10 @@ private struct TraceMarbleBuilder {
         try input.feed.forEach(validating: false, other: { record in
             guard case let .dispose(disposal) = record, let position = table.position(of: disposal.subscription) else { return }
             let entry = Int(laneEventIndex[position])
-            if entry >= 0, laneEvents[entry].disposed == nil { laneEvents[entry].disposed = disposal.time }
+            if entry >= 0, !laneEvents[entry].isDisposed {
+                laneEvents[entry].isDisposed = true
+                laneEvents[entry].disposedTime = disposal.time
+            }
         }) { event in
             defer { eventPosition += 1 }
             if causes { firstCauses.append(event.causes.first ?? .max) }
@@ -225,17 +258,22 @@ private struct TraceMarbleBuilder {
                     full: TextSafety.truncated(text, to: TextSafety.fullLimit), thread: thread, hoppedFrom: hop))
                 if causes { valueCauses.append((event.sequence, event.causes)) }
             case .completed:
-                if entry >= 0 { laneEvents[entry].end = .completed(at: event.time) }
+                if entry >= 0 { laneEvents[entry].ending = .completed; laneEvents[entry].endTime = event.time }
             case .failed:
-                let end = MarbleFigure.End.failed(at: event.time, message: TextSafety.truncated(event.text ?? "", to: TextSafety.fullLimit))
-                if entry >= 0 { laneEvents[entry].end = end }
-                endings[Int32(position), default: []].append(end)
+                let message = TextSafety.truncated(event.text ?? "", to: TextSafety.fullLimit)
+                if entry >= 0 {
+                    laneEvents[entry].ending = .failed
+                    laneEvents[entry].endTime = event.time
+                    failureMessages[Int32(entry)] = message
+                }
+                endings[Int32(position), default: []].append(.failed(at: event.time, message: message))
             case .interrupted:
-                if entry >= 0 { laneEvents[entry].end = .interrupted(at: event.time) }
+                if entry >= 0 { laneEvents[entry].ending = .interrupted; laneEvents[entry].endTime = event.time }
                 endings[Int32(position), default: []].append(.interrupted(at: event.time))
             }
         }
         self.laneEvents = laneEvents
+        self.failureMessages = failureMessages
         self.marbleLists = marbleLists
         self.endings = endings
         self.valueCauses = valueCauses
@@ -549,10 +587,7 @@ private struct TraceMarbleBuilder {
             lane.marbles = takeMarbles(events.list, last: events.readers == 0)
             number(&lane.marbles, threads: &threads, drawn: &drawn)
         }
-        lane.end = events.end
-        if lane.end == nil, let disposed = events.disposed {
-            lane.end = .disposed(at: disposed)
-        }
+        lane.end = end(of: entry)
         lane.marks = chainMarks(beside: subscription, leavingOut: laneNodes)
         return lane
     }
