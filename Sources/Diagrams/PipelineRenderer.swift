@@ -63,7 +63,7 @@ public enum PipelineRenderer {
         var subgraphs: [Int: UnsafeMutablePointer<Agraph_t>] = [:]
         for (index, group) in clusterOf.names.enumerated() {
             guard let sub = cgv_subgraph(g, "cluster_\(index)") else { continue }
-            cgv_set(sub, "label", TextSafety.graphviz("on \(group)"))
+            cgv_set(sub, "label", TextSafety.graphviz(TextSafety.truncated("on \(group)", to: maxLabelLine)))
             cgv_set(sub, "style", "rounded,dashed")
             cgv_set(sub, "color", "#8a8a8a")
             cgv_set(sub, "fontcolor", "#555555")
@@ -136,6 +136,9 @@ public enum PipelineRenderer {
         return key
     }
 
+    /// The most characters of a line of a node's label, or of a thread's cluster label.
+    static let maxLabelLine = 48
+
     private static func style(_ node: PipelineGraph.Node, _ handle: UnsafeMutablePointer<Agnode_t>, heat: HeatScale?) {
         var lines = [OperatorText.format(name: node.name, parameters: node.parameters)]
         if let label = node.label, label != node.parameters, label != node.name {
@@ -145,10 +148,17 @@ public enum PipelineRenderer {
             lines.append("waits \(TimeFormat.duration(latency)) on purpose")
         }
         if let note = node.note { lines.append(note) }
-        cgv_set(handle, "label", lines.map(TextSafety.graphviz).joined(separator: "\\n"))
+        // A label line longer than a node should be (a user's 300-character label) is cut:
+        // Graphviz would size the node to it, a few thousand pixels wide. The whole line is
+        // the node's tooltip.
+        let shown = lines.map { line in
+            line.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { TextSafety.truncated(String($0), to: maxLabelLine) }.joined(separator: "\n")
+        }
+        cgv_set(handle, "label", shown.map(TextSafety.graphviz).joined(separator: "\\n"))
         cgv_set(handle, "fontname", "Helvetica")
         cgv_set(handle, "fontsize", "12")
-        var tooltip: [String] = []
+        var tooltip: [String] = zip(lines, shown).filter { $0 != $1 }.map(\.0)
         if let callSite = node.callSite { tooltip.append(callSite) }
         if let latency = node.latency {
             tooltip.append(node.waitsOnPurpose ? "latency \(TimeFormat.duration(latency)), a wait asked for"

@@ -48,6 +48,29 @@ final class PipelineRendererTests: XCTestCase {
         XCTAssertEqual(try xml.nodes(forXPath: "//*[local-name()='g'][@class='edge']").count, 7)
     }
 
+    func testALabelOfHundredsOfCharactersIsCutAndKeptWholeInTheTooltip() throws {
+        let label = "celsius " + String(repeating: "very long label ", count: 18)
+        let graph = PipelineGraph(
+            title: nil,
+            nodes: [
+                .init(id: "1", kind: .source, name: "input", label: label, callSite: "Pipelines.swift:44", group: "main"),
+                .init(id: "2", kind: .sink, name: "observeValues", group: String(repeating: "worker ", count: 20)),
+            ],
+            edges: [.init(from: "1", to: "2", label: "16 values")],
+            heat: false
+        )
+        let data = try PipelineRenderer.render(graph, format: .svg)
+        let svg = String(decoding: data, as: UTF8.self)
+        let xml = try XMLDocument(data: data, options: [])
+        let texts = try xml.nodes(forXPath: "//*[local-name()='text']").map { $0.stringValue ?? "" }
+        XCTAssertTrue(texts.allSatisfy { $0.count <= PipelineRenderer.maxLabelLine }, "\(texts)")
+        XCTAssertTrue(texts.contains { $0.hasPrefix("\u{201C}celsius very long") && $0.hasSuffix("\u{2026}") }, "\(texts)")
+        XCTAssertTrue(svg.contains("\u{201C}\(label)\u{201D}"), "the whole label is the node's tooltip")
+        let opening = try XCTUnwrap(svg.range(of: "<svg width=\""))
+        let width = try XCTUnwrap(Double(svg[opening.upperBound...].prefix { $0.isNumber || $0 == "." }))
+        XCTAssertLessThan(width, 1_200, "the figure is sized to the cut labels (the whole label is 2,000 pt wide)")
+    }
+
     func testErrorEdgesAreDashedRedAndInnerEdgesDashed() throws {
         let xml = try svgDocument(Self.twitter())
         let paths = try xml.nodes(forXPath: "//*[local-name()='g'][@class='edge']/*[local-name()='path']").compactMap { $0 as? XMLElement }
