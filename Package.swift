@@ -24,9 +24,11 @@ let package = Package(
     targets: [
         .target(name: "TraceKinds"),
         .target(name: "Locks"),
+        // The CPU's time-stamp counter, which Swift cannot read itself (the recorder's clock).
+        .target(name: "CTimestamp"),
         .target(name: "Signals", dependencies: ["TraceKinds", "Locks"]),
         .target(name: "TraceLog", dependencies: ["TraceKinds"]),
-        .target(name: "Recording", dependencies: ["Signals", "TraceLog", "Locks"]),
+        .target(name: "Recording", dependencies: ["Signals", "TraceLog", "Locks", "CTimestamp"]),
         .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Recording", "Locks"]),
         .target(name: "Demo", dependencies: ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams", "Viewer"]),
         .systemLibrary(

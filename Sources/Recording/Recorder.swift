@@ -95,6 +95,13 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// Whether threads record onto rings of their own (a live recording to a file): the
     /// writer then merges the rings and the shared buffer in sequence order.
     let merging: Bool
+    /// Whether the ring events of this live recording to a file are stamped by the CPU's
+    /// time-stamp counter (`TickClock`; the writer turns the ticks into nanoseconds), where
+    /// it is usable, rather than by `clock_gettime`.
+    let countsTicks: Bool
+    /// The counter and the monotonic clock read together at `start()`: where the writer's
+    /// first conversion of ticks begins. Guarded by `mutex`.
+    var tickStart: (ticks: Int64, nanoseconds: Int64) = (0, 0)
     /// Cleared when the recorder stops: a thread's ring takes no event after.
     let running = Atomic<Bool>(false)
     /// The rings of the threads that recorded, by `ThreadInfo.serial`, and in the order they
@@ -148,19 +155,24 @@ final class RecorderCore: Probe, @unchecked Sendable {
     ///
     /// A writer thread, started by `start()`, appends the records to the file at least every
     /// `flushInterval` (at least a millisecond) and whenever `bufferCapacity` bytes are waiting.
+    ///
+    /// `counterClock` false stamps every event by `clock_gettime`, even where the time-stamp
+    /// counter is usable (for tests of both clocks).
     convenience init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
-                     flushInterval: Duration = .milliseconds(100)) throws {
+                     flushInterval: Duration = .milliseconds(100), counterClock: Bool = true) throws {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw TraceError(file: url.path, line: 0, column: 0,
                              message: "cannot create the trace: \(String(cString: strerror(errno)))")
         }
-        self.init(descriptor: fd, url: url, clock: clock, bufferCapacity: bufferCapacity, flushInterval: flushInterval)
+        self.init(descriptor: fd, url: url, clock: clock, bufferCapacity: bufferCapacity, flushInterval: flushInterval,
+                  counterClock: counterClock)
     }
 
     /// A recorder writing to the open file `fd` (which it owns and closes at stop), known to
     /// the user as `url`.
-    init(descriptor fd: Int32, url: URL, clock: Clock, bufferCapacity: Int, flushInterval: Duration) {
+    init(descriptor fd: Int32, url: URL, clock: Clock, bufferCapacity: Int, flushInterval: Duration,
+         counterClock: Bool = true) {
         self.url = url
         self.sink = .file(fd)
         self.clock = clock
@@ -169,6 +181,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         self.flushInterval = max(flushInterval, .milliseconds(1))
         self.origin = Self.monotonic()
         if case .real = clock { merging = true } else { merging = false }
+        countsTicks = merging && counterClock && TickClock.isUsable
         hot.initialize(to: HotState())
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(writerWake, nil)
@@ -185,6 +198,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         self.flushInterval = .zero
         self.origin = Self.monotonic()
         merging = false
+        countsTicks = false
         hot.initialize(to: HotState())
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(writerWake, nil)
@@ -234,6 +248,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
             }
             Self.runningScopes.modify { _ = $0.insert(scope) }
             append(.header(makeHeader()))
+            if countsTicks { tickStart = TickClock.pair() }
             running.store(true, ordering: .relaxed)
             if case .file = sink {
                 writerRunning = true
@@ -458,7 +473,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
               let nodeID = ring.nodes.lookup(node.id), let subscriptionID = ring.subscriptions.lookup(subscription),
               ring.hasSpace() || waitForSpace(on: ring), running.load(ordering: .relaxed) else { return 0 }
         let sequence = takeSequence()
-        ring.push(BinaryEvent(sequence: sequence, time: Self.monotonic() - origin, node: nodeID,
+        ring.push(BinaryEvent(sequence: sequence, time: countsTicks ? TickClock.read() : Self.monotonic() - origin, node: nodeID,
                               subscription: subscriptionID, kind: kind, thread: thread,
                               cause: localCause(context.cause), integer: integer))
         return sequence

@@ -85,6 +85,15 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
                             flushInterval: flushInterval)
     }
 
+    /// A live recorder writing to `url` whose threads' events are stamped by `clock_gettime`
+    /// when `counterClock` is false, even where the CPU's time-stamp counter would stamp them
+    /// (for tests of both clocks).
+    package init(to url: URL, bufferCapacity: Int = 256 << 10, flushInterval: Duration = .milliseconds(100),
+                 counterClock: Bool) throws {
+        core = try RecorderCore(to: url, bufferCapacity: bufferCapacity, flushInterval: flushInterval,
+                                counterClock: counterClock)
+    }
+
     /// A recorder keeping the trace in memory (unbounded: for tests and in-process tools).
     public init(clock: Clock, bufferCapacity: Int = 256 << 10) {
         core = RecorderCore(clock: clock, bufferCapacity: bufferCapacity)

@@ -133,8 +133,8 @@ extension RecorderCore {
     func runWriter() {
         guard case let .file(fd) = sink else { return }
         var lines: [UInt8] = []
-        var merger = RingMerger()
         lock()
+        var merger = RingMerger(ticks: countsTicks ? TickConverter(start: tickStart, origin: origin) : nil)
         while true {
             var final = false
             if pending == nil {
@@ -237,11 +237,21 @@ struct SharedMark {
 /// the cut may come before a later event). After the stop (`final`) a missing event is one
 /// that will never come (a thread sending as the recorder stopped) and is passed over.
 struct RingMerger {
+    /// Turns ring events' counter ticks into nanoseconds, when they hold ticks (`TickClock`).
+    private var ticks: TickConverter?
+    /// The time of the last event written from each ring, by its thread's serial (converted
+    /// from ticks): a later event of the same thread is written no earlier, though a new
+    /// round's conversion may place it a few nanoseconds before.
+    private var lastTimes: [UInt64: Int64] = [:]
     /// The next event sequence number to write.
     private var next: UInt64 = 1
     /// Records of the shared buffer not yet written, and their marks (`end` relative to it).
     private var shared: [UInt8] = []
     private var marks: [SharedMark] = []
+
+    init(ticks: TickConverter?) {
+        self.ticks = ticks
+    }
 
     /// Writes what can be written now into `out`; returns the records written.
     mutating func merge(_ chunk: [UInt8], marks chunkMarks: [SharedMark], through limit: UInt64, rings: [ThreadRing],
@@ -250,6 +260,9 @@ struct RingMerger {
         shared.append(contentsOf: chunk)
         marks.append(contentsOf: chunkMarks.map { SharedMark(end: $0.end + base, key: $0.key, isEvent: $0.isEvent) })
         var cursors = rings.map { (position: $0.tail.load(ordering: .relaxed), end: $0.head.load(ordering: .acquiring)) }
+        // After the heads are read: every event this round takes was stamped before the pair.
+        ticks?.advance()
+        var floors = ticks == nil ? [] : rings.map { lastTimes[$0.owner] ?? 0 }
         var written: UInt64 = 0
         var start = 0
         var index = 0
@@ -271,8 +284,12 @@ struct RingMerger {
                     current = ring
                     // A run of the ring's events, up to a record of the buffer due first.
                     while cursors[ring].position < cursors[ring].end, next <= limit {
-                        let event = rings[ring].event(at: cursors[ring].position)
+                        var event = rings[ring].event(at: cursors[ring].position)
                         guard event.sequence == next else { break }
+                        if let ticks {
+                            event.time = max(ticks.nanoseconds(event.time), floors[ring])
+                            floors[ring] = event.time
+                        }
                         event.format(into: &out)
                         cursors[ring].position += 1
                         next += 1
@@ -286,6 +303,7 @@ struct RingMerger {
             }
         }
         for (ring, cursor) in zip(rings, cursors) { ring.tail.store(cursor.position, ordering: .releasing) }
+        if ticks != nil { lastTimes = Dictionary(uniqueKeysWithValues: zip(rings.map(\.owner), floors)) }
         shared.removeFirst(start)
         marks.removeFirst(index)
         for position in marks.indices { marks[position].end -= start }

@@ -12,7 +12,7 @@ final class ModuleLayeringTests: XCTestCase {
         "MarbleNotation": [],
         "Signals": ["TraceKinds", "Locks"],
         "TraceLog": ["TraceKinds"],
-        "Recording": ["Signals", "TraceLog", "TraceKinds", "Locks"],
+        "Recording": ["Signals", "TraceLog", "TraceKinds", "Locks", "CTimestamp"],
         "MarbleStreams": ["Signals", "MarbleNotation", "Locks"],
         "Spec": ["Signals", "MarbleNotation", "MarbleStreams", "Locks"],
         "Replay": ["Signals", "TraceLog", "Recording", "Locks"],
