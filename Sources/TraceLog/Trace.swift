@@ -46,12 +46,17 @@ public struct Trace: Sendable {
     /// What the reader skipped.
     public private(set) var warnings: [TraceWarning] = []
 
-    private var nodeIndex: [UInt64: Int] = [:]
+    /// Node id to index in `nodes`, made only when a trace's node ids are not 1, 2, 3, … in
+    /// file order (a recorder numbers them so): until then a node is found at `id - 1`
+    /// (`densePosition`).
+    private var nodeIndex: [UInt64: Int]?
     /// Subscription id to index in `subscriptions`, made only when a trace's subscriptions
     /// are not in ascending id order (a recorder writes them ascending): until then a lookup is
     /// a binary search, which saves a dictionary entry per subscription.
     private var subscriptionIndex: [UInt64: Int]?
-    private var threadIndex: [UInt64: Int] = [:]
+    /// Thread id to index in `threads`, made only when thread ids are not 1, 2, 3, … (as for
+    /// `nodeIndex`).
+    private var threadIndex: [UInt64: Int]?
     /// Sequence number to index in `events`, made only when a trace's events are not in
     /// ascending sequence order (a recorder writes them ascending): until then a lookup is a
     /// binary search, which saves a dictionary entry per event (some 30 bytes).
@@ -106,7 +111,10 @@ public struct Trace: Sendable {
         case .header:
             break
         case let .node(node):
-            nodeIndex[node.id] = nodes.count
+            if nodeIndex == nil, node.id != UInt64(nodes.count + 1) {
+                nodeIndex = Dictionary(uniqueKeysWithValues: nodes.enumerated().map { ($1.id, $0) })
+            }
+            nodeIndex?[node.id] = nodes.count
             nodes.append(node)
             eventsByNode.append([])
             events.nodeIDs.append(node.id)
@@ -120,7 +128,10 @@ public struct Trace: Sendable {
         case let .dispose(dispose):
             if !leftOut.contains(.disposals) { disposals.append(dispose) }
         case let .thread(thread):
-            threadIndex[thread.id] = threads.count
+            if threadIndex == nil, thread.id != UInt64(threads.count + 1) {
+                threadIndex = Dictionary(uniqueKeysWithValues: threads.enumerated().map { ($1.id, $0) })
+            }
+            threadIndex?[thread.id] = threads.count
             threads.append(thread)
             events.threadIDs.append(thread.id)
         case let .event(event):
@@ -218,25 +229,28 @@ public struct Trace: Sendable {
     /// The index in `subscriptions` of the subscription `id`.
     public func subscriptionIndex(_ id: UInt64) -> Int? { subscriptionPosition(id) }
 
-    // A recorder numbers nodes, subscriptions and threads 1, 2, 3, … in file order: the one
-    // numbered `id` is then at `id - 1` of its list, found without hashing or searching (the
-    // events' id columns are read, not the records, which would be copied out whole).
+    /// A recorder numbers nodes, subscriptions and threads 1, 2, 3, … in file order: the one
+    /// numbered `id` is then at `id - 1` of its list `ids`, found without hashing or searching
+    /// (the events' id columns are read, not the records, which would be copied out whole).
+    @inline(__always)
+    private static func densePosition(_ id: UInt64, in ids: [UInt64]) -> Int? {
+        guard id >= 1, id <= UInt64(ids.count), ids[Int(id) - 1] == id else { return nil }
+        return Int(id) - 1
+    }
 
     @inline(__always)
     private func nodePosition(_ id: UInt64) -> Int? {
-        if id >= 1, id <= UInt64(events.nodeIDs.count), events.nodeIDs[Int(id) - 1] == id { return Int(id) - 1 }
-        return nodeIndex[id]
+        Self.densePosition(id, in: events.nodeIDs) ?? nodeIndex?[id]
     }
 
     @inline(__always)
     private func threadPosition(_ id: UInt64) -> Int? {
-        if id >= 1, id <= UInt64(events.threadIDs.count), events.threadIDs[Int(id) - 1] == id { return Int(id) - 1 }
-        return threadIndex[id]
+        Self.densePosition(id, in: events.threadIDs) ?? threadIndex?[id]
     }
 
     @inline(__always)
     private func subscriptionPosition(_ id: UInt64) -> Int? {
-        if id >= 1, id <= UInt64(events.subscriptionIDs.count), events.subscriptionIDs[Int(id) - 1] == id { return Int(id) - 1 }
+        if let position = Self.densePosition(id, in: events.subscriptionIDs) { return position }
         if let subscriptionIndex { return subscriptionIndex[id] }
         var low = 0, high = subscriptions.count
         while low < high {

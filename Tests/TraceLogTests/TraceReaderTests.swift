@@ -138,6 +138,31 @@ final class TraceReaderTests: XCTestCase {
         XCTAssertEqual(trace.events.first?.subscription, 2)
     }
 
+    /// Nodes and threads numbered 1, 2, 3, … at first, then otherwise: each is found by its id,
+    /// and an id never defined by none.
+    func testNodesAndThreadsAreFoundByIdInAnyOrder() throws {
+        var trace = Trace(header: TraceHeader(clock: .virtual))
+        let threads: [UInt64] = [1, 2, 7, 3, 5], nodes: [UInt64] = [1, 2, 3, 9, 4, 6]
+        for id in threads { XCTAssertNil(trace.add(.thread(ThreadRecord(id: id, name: "t\(id)")))) }
+        for id in nodes {
+            XCTAssertNil(trace.add(.node(NodeRecord(id: id, kind: .source, name: "n\(id)", file: "A.swift", line: id))))
+            XCTAssertNil(trace.add(.subscribe(SubscriptionRecord(id: id, node: id, parent: 0, time: 0, thread: 1))))
+        }
+        for (sequence, (node, thread)) in zip(nodes, threads + threads).enumerated() {
+            XCTAssertNil(trace.add(.event(EventRecord(sequence: UInt64(sequence + 1), time: 0, node: node,
+                                                      subscription: node, kind: .value, thread: thread))))
+        }
+        for id in threads { XCTAssertEqual(trace.thread(id)?.name, "t\(id)") }
+        for id in nodes {
+            XCTAssertEqual(trace.node(id)?.name, "n\(id)")
+            XCTAssertEqual(trace.eventCount(of: id), 1)
+        }
+        for id: UInt64 in [0, 4, 6, 8, 10] { XCTAssertNil(trace.thread(id)) }
+        for id: UInt64 in [0, 5, 7, 8, 10] { XCTAssertNil(trace.node(id)) }
+        XCTAssertEqual(trace.events.map(\.thread), [1, 2, 7, 3, 5, 1])
+        XCTAssertEqual(trace.events.map(\.node), nodes)
+    }
+
     func testEventsAreFoundBySequenceInAnyOrder() throws {
         let ascending = try Trace(bytes: bytes([header, thread, node, subscribe, event(2), event(5), event(9), summary]))
         XCTAssertEqual([2, 5, 9, 1, 3, 10].map { ascending.event(sequence: $0)?.time }, [20, 50, 90, nil, nil, nil])
