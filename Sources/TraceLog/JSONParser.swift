@@ -392,7 +392,9 @@ struct JSONParser {
         return memcmp(base + range.lowerBound, literal.utf8Start, count) == 0
     }
 
-    /// Moves past `literal` when the text continues with it.
+    /// Moves past `literal` when the text continues with it. Always inlined, so that the
+    /// comparison, of a length known where it is called, is a few loads, not a call to memcmp.
+    @inline(__always)
     private mutating func skip(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard count <= bytes.count - index, let base = bytes.baseAddress,
