@@ -2,42 +2,13 @@ import Foundation
 import Signals
 import TraceLog
 
-/// The commonest event, as the producing thread stores it: fixed-size and binary, its line
-/// formatted later (by the writer thread, or when an in-memory trace is read), off the hot
-/// path. In the buffer it follows one `marker` byte, which no JSON line begins with.
-struct BinaryEvent {
-    var sequence: UInt64
-    var time: Int64
-    var node: UInt64
-    var subscription: UInt64
-    var thread: UInt64
-    var cause: UInt64
-    var integer: Int64
-    var kind: UInt8
-    var hasInteger: Bool
-
+/// In a recorder's buffer a `BinaryEvent` follows one `marker` byte, which no JSON line
+/// begins with.
+extension BinaryEvent {
     /// The byte in front of a binary event in the buffer (a JSON line begins with `{`).
     static let marker: UInt8 = 0x01
     /// The bytes a binary event takes in the buffer, its marker included.
     static let entrySize = 1 + MemoryLayout<BinaryEvent>.size
-
-    init(sequence: UInt64, time: Int64, node: UInt64, subscription: UInt64, kind: EventKind, thread: UInt64,
-         cause: UInt64, integer: Int64?) {
-        self.sequence = sequence
-        self.time = time
-        self.node = node
-        self.subscription = subscription
-        self.thread = thread
-        self.cause = cause
-        self.integer = integer ?? 0
-        self.hasInteger = integer != nil
-        switch kind {
-        case .value: self.kind = 0
-        case .failed: self.kind = 1
-        case .completed: self.kind = 2
-        case .interrupted: self.kind = 3
-        }
-    }
 
     /// Appends the event's line, the exact bytes `writeEventFields` writes for it.
     func format(into out: inout [UInt8]) {
@@ -95,34 +66,43 @@ struct BinaryEvent {
     /// As `forEachEntry(of:event:line:)`, for records in memory lent.
     static func forEachEntry(in raw: UnsafeRawBufferPointer, event: (BinaryEvent) throws -> Void,
                              line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try forEachRun(in: raw, events: { base, count in
+            for index in 0..<count {
+                try event(base.loadUnaligned(fromByteOffset: index * entrySize, as: BinaryEvent.self))
+            }
+        }, line: line)
+    }
+
+    /// Walks the records `buffer` holds in order, as `forEachEntry` does, but hands each run
+    /// of binary events over at once: where the first one lies (after its marker) and how many
+    /// follow one another, `entrySize` bytes apart.
+    static func forEachRun(of buffer: [UInt8], events: (UnsafeRawPointer, Int) throws -> Void,
+                           line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try buffer.withUnsafeBytes { try forEachRun(in: $0, events: events, line: line) }
+    }
+
+    /// As `forEachRun(of:events:line:)`, for records in memory lent.
+    static func forEachRun(in raw: UnsafeRawBufferPointer, events: (UnsafeRawPointer, Int) throws -> Void,
+                           line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
         guard let base = raw.baseAddress else { return }
         var offset = 0
         while offset < raw.count {
             if raw[offset] == marker {
-                try event(base.loadUnaligned(fromByteOffset: offset + 1, as: BinaryEvent.self))
-                offset += entrySize
+                let start = offset
+                var count = 0
+                while offset < raw.count, raw[offset] == marker {
+                    count += 1
+                    offset += entrySize
+                }
+                try events(base + start + 1, count)
             } else {
-                let rest = raw.count - offset
-                let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), rest)
+                let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), raw.count - offset)
                 let end = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? raw.count
                 try line(UnsafeRawBufferPointer(start: base + offset, count: end - offset))
                 offset = end
             }
         }
     }
-
-    /// The event's kind.
-    var eventKind: EventKind {
-        switch kind {
-        case 0: return .value
-        case 1: return .failed
-        case 2: return .completed
-        default: return .interrupted
-        }
-    }
-
-    /// The cause its line carries, 0 for none (as `format` writes it).
-    var writtenCause: UInt64 { cause != 0 && cause < sequence ? cause : 0 }
 }
 
 extension RecorderCore {

@@ -353,9 +353,12 @@ final class RecorderCore: Probe, @unchecked Sendable {
         var lines: [UInt8] = []
         var eventCount = 0, causeCount = 0
         for chunk in chunks {
-            BinaryEvent.forEachEntry(of: chunk, event: { event in
-                eventCount += 1
-                if event.writtenCause != 0 { causeCount += 1 }
+            BinaryEvent.forEachRun(of: chunk, events: { base, count in
+                eventCount += count
+                for index in 0..<count {
+                    let event = base.loadUnaligned(fromByteOffset: index * BinaryEvent.entrySize, as: BinaryEvent.self)
+                    if event.writtenCause != 0 { causeCount += 1 }
+                }
             }, line: { lines.append(contentsOf: $0) })
         }
         let reader = try TraceReader(bytes: lines, name: name)
@@ -365,14 +368,11 @@ final class RecorderCore: Probe, @unchecked Sendable {
         // The line of the whole trace each record is on, for errors: the header is the first.
         var lineNumber = 0
         for chunk in chunks {
-            try BinaryEvent.forEachEntry(of: chunk, event: { event in
-                lineNumber += 1
-                if let problem = trace.addEvent(sequence: event.sequence, time: event.time, node: event.node,
-                                                subscription: event.subscription, kind: event.eventKind,
-                                                thread: event.thread, cause: event.writtenCause,
-                                                integer: event.hasInteger ? event.integer : nil) {
-                    throw TraceError(file: name, line: lineNumber, column: 0, message: problem)
+            try BinaryEvent.forEachRun(of: chunk, events: { base, count in
+                if let (index, problem) = trace.addEvents(from: base, stride: BinaryEvent.entrySize, count: count) {
+                    throw TraceError(file: name, line: lineNumber + index + 1, column: 0, message: problem)
                 }
+                lineNumber += count
             }, line: { _ in
                 lineNumber += 1
                 guard lineNumber > 1, let record = try reader.next() else { return }

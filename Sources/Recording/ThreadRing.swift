@@ -1,6 +1,7 @@
 import Foundation
 import Signals
 import Synchronization
+import TraceLog
 
 /// One thread's buffer of a live recording to a file: a ring of fixed-size binary events that
 /// the thread appends to without a lock, and the recorder's writer thread drains (one

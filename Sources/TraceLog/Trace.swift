@@ -39,7 +39,7 @@ public struct Trace: Sendable {
     public private(set) var threads: [ThreadRecord] = []
     /// Events in the order they were read (sequence order, as a recorder writes them), held
     /// compactly (see `TraceEvents`).
-    public private(set) var events = TraceEvents()
+    public internal(set) var events = TraceEvents()
     public private(set) var hops: [HopRecord] = []
     public private(set) var marks: [MarkRecord] = []
     public private(set) var summary: SummaryRecord?
@@ -60,10 +60,10 @@ public struct Trace: Sendable {
     /// Sequence number to index in `events`, made only when a trace's events are not in
     /// ascending sequence order (a recorder writes them ascending): until then a lookup is a
     /// binary search, which saves a dictionary entry per event (some 30 bytes).
-    private var eventIndex: [UInt64: Int]?
+    var eventIndex: [UInt64: Int]?
     /// Positions in `events` of each node's events, by the node's position in `nodes`.
-    private var eventsByNode: [[UInt32]] = []
-    private var validator = TraceValidator()
+    var eventsByNode: [[UInt32]] = []
+    var validator = TraceValidator()
     private var leftOut: Parts = []
 
     /// An empty trace.

@@ -217,7 +217,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     }
 
     /// The number `kinds` holds for `kind` (`kind(at:)` reads it back).
-    private static func kindNumber(_ kind: EventKind) -> UInt8 {
+    fileprivate static func kindNumber(_ kind: EventKind) -> UInt8 {
         switch kind {
         case .value: 0
         case .failed: 1
@@ -238,6 +238,97 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         jsons.append(payload)
         causeStarts.append(UInt32(causePool.count))
         if cause != 0 { causePool.append(cause) }
+    }
+
+    /// Events appended together (`append(_:)`), their columns written one event at a time
+    /// through unsafe buffers: each column of the trace is then grown and checked once for the
+    /// whole batch, not at every event. Their sequence numbers follow one another from
+    /// `firstSequence`; their value is an integer or none (`payload`, a number from
+    /// `number(ofInteger:)`), with at most one cause.
+    struct Batch {
+        static let capacity = 512
+        private(set) var count = 0
+        private(set) var causeCount = 0
+        var firstSequence: UInt64 = 0
+        private let storage: UnsafeMutableRawPointer
+        fileprivate let times: UnsafeMutablePointer<Int64>
+        fileprivate let causes: UnsafeMutablePointer<UInt64>
+        fileprivate let nodes: UnsafeMutablePointer<UInt32>
+        fileprivate let subscriptions: UnsafeMutablePointer<UInt32>
+        fileprivate let threads: UnsafeMutablePointer<UInt32>
+        fileprivate let payloads: UnsafeMutablePointer<UInt32>
+        /// Where each event's causes begin in `causes`.
+        fileprivate let causeStarts: UnsafeMutablePointer<UInt32>
+        fileprivate let kinds: UnsafeMutablePointer<UInt8>
+
+        /// Room for `capacity` events; `deallocate()` it when done.
+        init() {
+            let n = Self.capacity
+            storage = .allocate(byteCount: n * (8 + 8 + 5 * 4 + 1), alignment: 8)
+            times = storage.bindMemory(to: Int64.self, capacity: n)
+            causes = (storage + n * 8).bindMemory(to: UInt64.self, capacity: n)
+            nodes = (storage + n * 16).bindMemory(to: UInt32.self, capacity: n)
+            subscriptions = (storage + n * 20).bindMemory(to: UInt32.self, capacity: n)
+            threads = (storage + n * 24).bindMemory(to: UInt32.self, capacity: n)
+            payloads = (storage + n * 28).bindMemory(to: UInt32.self, capacity: n)
+            causeStarts = (storage + n * 32).bindMemory(to: UInt32.self, capacity: n)
+            kinds = (storage + n * 36).bindMemory(to: UInt8.self, capacity: n)
+        }
+
+        func deallocate() { storage.deallocate() }
+
+        var isFull: Bool { count == Self.capacity }
+
+        /// Empties the batch for events numbered from `first`.
+        mutating func reset(firstSequence first: UInt64) {
+            count = 0
+            causeCount = 0
+            firstSequence = first
+        }
+
+        /// Adds the next event (numbered `firstSequence + count`); `cause` 0 is none.
+        @inline(__always)
+        mutating func add(time: Int64, node: Int, subscription: Int, thread: Int, kind: EventKind, payload: UInt32,
+                          cause: UInt64) {
+            times[count] = time
+            nodes[count] = UInt32(node)
+            subscriptions[count] = UInt32(subscription)
+            threads[count] = UInt32(thread)
+            kinds[count] = TraceEvents.kindNumber(kind)
+            payloads[count] = payload
+            causeStarts[count] = UInt32(causeCount)
+            if cause != 0 {
+                causes[causeCount] = cause
+                causeCount += 1
+            }
+            count += 1
+        }
+    }
+
+    /// The number of the payload written as the digits of `integer` (numbered if new): an
+    /// event of a `Batch` carries it as both its text and its JSON.
+    mutating func number(ofInteger integer: Int64) -> UInt32 { payloads.number(of: integer) }
+
+    /// Appends the events of `batch`, exactly as `append(sequence:time:node:…)` appends each.
+    mutating func append(_ batch: Batch) {
+        let count = batch.count
+        guard count > 0 else { return }
+        appendSequence(batch.firstSequence)
+        if !sequencesAreConsecutive {
+            sequences.append(contentsOf: batch.firstSequence + 1 ..< batch.firstSequence + UInt64(count))
+        }
+        times.append(contentsOf: UnsafeBufferPointer(start: batch.times, count: count))
+        nodes.append(contentsOf: UnsafeBufferPointer(start: batch.nodes, count: count))
+        subscriptionPositions.append(contentsOf: UnsafeBufferPointer(start: batch.subscriptions, count: count))
+        threads.append(contentsOf: UnsafeBufferPointer(start: batch.threads, count: count))
+        kinds.append(contentsOf: UnsafeBufferPointer(start: batch.kinds, count: count))
+        texts.append(contentsOf: UnsafeBufferPointer(start: batch.payloads, count: count))
+        jsons.append(contentsOf: UnsafeBufferPointer(start: batch.payloads, count: count))
+        // The batch counts its causes from 0; the pool already holds some.
+        let pooled = UInt32(causePool.count)
+        for index in 0..<count { batch.causeStarts[index] += pooled }
+        causeStarts.append(contentsOf: UnsafeBufferPointer(start: batch.causeStarts, count: count))
+        causePool.append(contentsOf: UnsafeBufferPointer(start: batch.causes, count: batch.causeCount))
     }
 
     private mutating func intern(_ string: String?) -> UInt32 {

@@ -73,6 +73,15 @@ public struct TraceValidator: Sendable {
         return nil
     }
 
+    /// The highest sequence number checked, nil before the first: a higher one is new.
+    var highestSequence: UInt64? { sequences.highest }
+
+    /// Notes the sequence numbers of events checked together, every one above
+    /// `highestSequence`, as `checkEvent` notes each.
+    mutating func noteSequences(_ numbers: ClosedRange<UInt64>) {
+        sequences.insert(above: numbers)
+    }
+
     /// Checks the record `reader` just read; throws a `TraceError` at its line when it is wrong.
     public mutating func check(_ record: TraceRecord, readBy reader: TraceReader) throws {
         if let problem = check(record) {
@@ -125,6 +134,18 @@ struct IDSet: Sendable {
             }
         }
         return others.contains(id)
+    }
+
+    /// The highest id, nil for none.
+    var highest: UInt64? { ranges.last?.upperBound }
+
+    /// Adds ids all above `highest`.
+    mutating func insert(above ids: ClosedRange<UInt64>) {
+        if let last = ranges.last, ids.lowerBound == last.upperBound + 1 {
+            ranges[ranges.count - 1] = last.lowerBound...ids.upperBound
+        } else {
+            ranges.append(ids)
+        }
     }
 
     /// Adds an id not yet in the set.
