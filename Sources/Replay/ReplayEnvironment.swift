@@ -333,7 +333,10 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         let ids = Set(recorded.map(\.id))
         let subscriptions = trace.subscriptions.filter { ids.contains($0.node) }
         var events: [UInt64: [EventRecord]] = [:]
-        for record in mergedEvents(of: recorded) { events[record.subscription, default: []].append(record) }
+        for position in mergedEventPositions(of: recorded) {
+            let record = trace.events[position]
+            events[record.subscription, default: []].append(record)
+        }
         var byRequest: [String: [Int]] = [:]
         for (index, subscription) in subscriptions.enumerated() {
             if let request = subscription.request { byRequest[request, default: []].append(index) }
@@ -461,11 +464,6 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         if nodes.count == 1 { return trace.eventPositions(of: nodes[0].id) }
         let events = trace.events
         return nodes.flatMap { trace.eventPositions(of: $0.id) }.sorted { events.sequence(at: $0) < events.sequence(at: $1) }
-    }
-
-    private func mergedEvents(of nodes: [NodeRecord]) -> [EventRecord] {
-        if nodes.count == 1 { return trace.events(of: nodes[0].id) }
-        return nodes.flatMap { trace.events(of: $0.id) }.sorted { $0.sequence < $1.sequence }
     }
 
     /// The value of the event at `position` of the trace's events, as `decode(_:_:_:)` reads
