@@ -78,17 +78,22 @@ struct MarbleLayout {
     static func shownTitle(_ lane: MarbleFigure.Lane) -> (text: String, width: Double, font: Scene.Font) {
         let font = lane.isInner ? innerLabelFont : labelFont
         let room = maxTitle - (lane.isInner ? 16 : 0)
-        let line = TextSafety.singleLine(lane.title)
-        func width(_ text: String) -> Double { TextMeasure.width(text, font: font) }
-        let whole = width(line)
-        guard whole > room else { return (line, whole, font) }
-        var low = 1, high = line.count - 1
+        let shown = cut(TextSafety.singleLine(lane.title), font: font, room: room)
+        return (shown, TextMeasure.width(shown, font: font), font)
+    }
+
+    /// `line` whole when its measured width fits `room`, else its longest cut (ending in `…`)
+    /// that does, found by halving (a cut's width grows with its length); one character and
+    /// the ellipsis when none fits.
+    static func cut(_ line: String, font: Scene.Font, room: Double) -> String {
+        func fits(_ text: String) -> Bool { TextMeasure.width(text, font: font) <= room }
+        guard !fits(line) else { return line }
+        var low = 2, high = line.count - 1
         while low < high {
             let middle = (low + high + 1) / 2
-            if width(TextSafety.truncated(line, to: middle)) <= room { low = middle } else { high = middle - 1 }
+            if fits(TextSafety.truncated(line, to: middle)) { low = middle } else { high = middle - 1 }
         }
-        let cut = TextSafety.truncated(line, to: low)
-        return (cut, width(cut), font)
+        return TextSafety.truncated(line, to: low)
     }
 
     /// The scene, and by how much the title column overlaps the plot (0 or less: it does not).
@@ -170,12 +175,17 @@ struct MarbleLayout {
     // MARK: Rows
 
     private func operatorBox(_ op: MarbleFigure.Operator, y: Double, from: Double, to: Double) -> Scene.Item {
-        let text = TextSafety.truncated(TextSafety.singleLine(op.text), to: 80)
-        return .group(kind: "operator", title: op.detail.map(TextSafety.printable), data: ["name": op.name], items: [
+        // The text is cut to the box (a narrow plot's box under a long operator text), the
+        // whole text on hover.
+        let line = TextSafety.singleLine(op.text)
+        let text = Self.cut(line, font: Self.labelFont, room: to - from - 16)
+        let hover = text == line ? op.detail.map(TextSafety.printable)
+            : TextSafety.printable(op.detail.map { "\(op.text) \u{2014} \($0)" } ?? op.text)
+        return .group(kind: "operator", title: hover, data: ["name": op.name], items: [
             .rect(origin: .init(x: from, y: y + 6), width: to - from, height: Self.operatorHeight - 12, corner: 4,
                   fill: .init(hex: "#f3f6fa"), stroke: .init(paint: .init(hex: "#8497b0"), width: 1)),
             .text(text, at: .init(x: (from + to) / 2, y: y + Self.operatorHeight / 2 + 5),
-                  font: .init(size: 13, bold: true), anchor: .middle, fill: Self.ink),
+                  font: Self.labelFont, anchor: .middle, fill: Self.ink),
         ])
     }
 

@@ -149,4 +149,24 @@ final class LaneTitleTests: XCTestCase {
         }
         XCTAssertEqual(numbers.count, 9, "every cut value is numbered")
     }
+
+    func testAnOperatorTextLongerThanItsBoxIsCutToTheBoxAndKeptWholeOnHover() throws {
+        let text = "sample(on:) \u{2190} SignalProducer(signal).sample(on: ticks).skipRepeats(), map"
+        let figure = MarbleFigure(rows: [
+            .lane(.init(title: "a", marbles: [.init(id: 1, time: 0, display: "1"), .init(id: 2, time: 10, display: "2")])),
+            .operator(.init(name: text, detail: "Pipelines.swift:54")),
+            .lane(.init(title: "b", marbles: [.init(id: 3, time: 0, display: "1")])),
+        ])
+        let scene = MarbleLayout.scene(for: figure, maxWidth: 1600)
+        let box = try XCTUnwrap(scene.items.lazy.compactMap { item -> (Scene.Box, String, String?)? in
+            guard case let .group("operator", hover, _, items) = item, case let .rect(origin, width, height, _, _, _)? = items.first,
+                  case let .text(shown, at, font, .middle, _)? = items.last else { return nil }
+            let measured = TextMeasure.width(shown, font: font)
+            XCTAssertGreaterThanOrEqual(at.x - measured / 2, origin.x, shown)
+            XCTAssertLessThanOrEqual(at.x + measured / 2, origin.x + width, shown)
+            return (.init(minX: origin.x, minY: origin.y, maxX: origin.x + width, maxY: origin.y + height), shown, hover)
+        }.first)
+        XCTAssertTrue(box.1.hasSuffix("\u{2026}"), box.1)
+        XCTAssertEqual(box.2, "\(text) \u{2014} Pipelines.swift:54")
+    }
 }
