@@ -96,6 +96,8 @@ struct MarblesBench: ParsableCommand {
         }
         if includes(.replay) {
             try ReplayBench.measure(events: 1_000_000 / scale, runs: min(runs, 3), directory: folder, table: &table)
+            try ShapedLoad.measure(events: 1_000_000 / scale, template: URL(fileURLWithPath: memoryTemplate),
+                                   runs: min(runs, 3), directory: folder, table: &table)
             try SearchReplay.measure(queries: 20_000 / scale, runs: min(runs, 3), table: &table)
         }
         if includes(.drawing) {

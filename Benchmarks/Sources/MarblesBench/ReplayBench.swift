@@ -77,6 +77,31 @@ enum ReplayBench {
     }
 }
 
+/// Loading a trace shaped like an app's rather than like the core chain's: the TwitterInstant
+/// replay repeated (`MemoryBench.repeatTrace`), about half of its lines subscriptions, their
+/// ends and hops, its payloads texts and JSON objects rather than integers.
+enum ShapedLoad {
+    static func measure(events: Int, template: URL, runs: Int, directory: URL, table: inout Table) throws {
+        let url = directory.appendingPathComponent("marbles-bench-shaped-load.trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let written = try MemoryBench.repeatTrace(template, to: url, events: events)
+        var times: [Double] = [], rates: [Double] = []
+        for _ in 0..<runs {
+            var records = 0
+            let time = try seconds {
+                let trace = try Trace(contentsOf: url)
+                records = trace.events.count + trace.subscriptions.count + trace.disposals.count + trace.hops.count
+            }
+            times.append(time)
+            rates.append(Double(records) / time)
+        }
+        table.add(Row(section: "replay",
+                      figure: "loading \(template.lastPathComponent) repeated to \(millions(Double(written.events))) events "
+                          + "(Trace(contentsOf:); records/s counts events, subscriptions, disposals and hops)",
+                      value: "\(decimal(median(times), 2)) s, \(millions(median(rates))) records/s"))
+    }
+}
+
 /// A search-shaped pipeline recorded in virtual time, replayed and diffed: inputs every
 /// millisecond, each starting a call answered 3 ms later, `flatMap(.latest)`, a hop to `ui`
 /// (the shape of the tutorials' searches, scaled up).
