@@ -67,6 +67,8 @@ final class RecorderCore: Probe, @unchecked Sendable {
         /// Where each record in `buffer` ends and where it goes among the events (a merging
         /// recorder only, see `SharedMark`).
         var marks: [SharedMark] = []
+        /// A virtual recording's last thread: the scheduler whose action ran, and its id.
+        var virtualThread: (scheduler: String, id: UInt64)?
     }
 
     // Everything below (and `hot`) is guarded by `mutex`.
@@ -306,6 +308,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         subscriptionCache.deallocate()
         threadIDs = [:]
         lastThread = nil
+        hot.pointee.virtualThread = nil
         buffer = []
         marks = []
         rings = [:]

@@ -49,8 +49,18 @@ extension RecorderCore {
         return id
     }
 
+    /// The trace id of the thread `context` belongs to. Called with the lock held.
     func threadID(_ context: ProbeContext) -> UInt64 {
-        ThreadInfo.withCurrent { threadID(context, info: $0) }
+        // A virtual recording's thread is the scheduler running the action, whichever OS
+        // thread runs it (see `threadID(_:name:_:)`): the last one's id answers for it again
+        // without the OS thread's cache.
+        guard virtualScheduler != nil, let scheduler = context.schedulerName else {
+            return ThreadInfo.withCurrent { threadID(context, info: $0) }
+        }
+        if let last = hot.pointee.virtualThread, last.scheduler == scheduler { return last.id }
+        let id = ThreadInfo.withCurrent { threadID(context, info: $0) }
+        hot.pointee.virtualThread = (scheduler, id)
+        return id
     }
 
     @inline(__always) func threadID(_ context: ProbeContext, info: ThreadInfo) -> UInt64 {
