@@ -95,7 +95,7 @@ struct EventPositions {
 }
 
 /// A trace's subscriptions as a marble figure reads them: each one's id, node, parent and
-/// start, in columns of 28 bytes a subscription. A `Trace` holds 72 (a `SubscriptionRecord`
+/// start, in columns of 28 bytes a subscription (20 when the ids are 1, 2, 3, …). A `Trace` holds 72 (a `SubscriptionRecord`
 /// of 64 and its id column), for a thread, a `late` flag and a call's request that no figure
 /// draws; a long trace has nearly a million subscriptions.
 struct SubscriptionTable {
@@ -108,7 +108,10 @@ struct SubscriptionTable {
         let time: Int64
     }
 
+    /// Each one's id, kept only once one is not its position + 1: a recorder numbers
+    /// subscriptions 1, 2, 3, … in file order, and their ids are then their positions + 1.
     private var ids: [UInt64] = []
+    private var idsAreDense = true
     private var parents: [UInt64] = []
     private var times: [Int64] = []
     /// Each one's node, as its position in `nodeIDs` (a trace has tens of nodes).
@@ -119,15 +122,19 @@ struct SubscriptionTable {
     /// are found by a binary search, ids numbered 1, 2, 3, … at `id - 1`.
     private var index: [UInt64: Int32]?
 
-    var count: Int { ids.count }
+    private(set) var count = 0
 
     mutating func append(_ subscription: SubscriptionRecord) {
+        if idsAreDense, subscription.id != UInt64(count + 1) {
+            idsAreDense = false
+            ids = (0..<count).map { UInt64($0 + 1) }
+        }
         if index == nil, let last = ids.last, subscription.id < last {
             var all: [UInt64: Int32] = [:]
             for (position, id) in ids.enumerated() { all[id] = Int32(position) }
             index = all
         }
-        index?[subscription.id] = Int32(ids.count)
+        index?[subscription.id] = Int32(count)
         let node: UInt32
         if let known = nodePositions[subscription.node] {
             node = known
@@ -136,23 +143,25 @@ struct SubscriptionTable {
             nodePositions[subscription.node] = node
             nodeIDs.append(subscription.node)
         }
-        ids.append(subscription.id)
+        if !idsAreDense { ids.append(subscription.id) }
+        count += 1
         parents.append(subscription.parent)
         times.append(subscription.time)
         nodes.append(node)
     }
 
     subscript(position: Int) -> Subscription {
-        Subscription(id: ids[position], node: nodeIDs[Int(nodes[position])], parent: parents[position], time: times[position])
+        Subscription(id: idsAreDense ? UInt64(position + 1) : ids[position], node: nodeIDs[Int(nodes[position])], parent: parents[position], time: times[position])
     }
 
     /// Each subscription's node and parent, in trace order.
     var nodesAndParents: some Sequence<(node: UInt64, parent: UInt64)> {
-        ids.indices.lazy.map { (node: self.nodeIDs[Int(self.nodes[$0])], parent: self.parents[$0]) }
+        (0..<count).lazy.map { (node: self.nodeIDs[Int(self.nodes[$0])], parent: self.parents[$0]) }
     }
 
     /// The position of the subscription `id`.
     func position(of id: UInt64) -> Int? {
+        if idsAreDense { return id >= 1 && id <= UInt64(count) ? Int(id) - 1 : nil }
         if id >= 1, id <= UInt64(ids.count), ids[Int(id) - 1] == id { return Int(id) - 1 }
         if let index { return index[id].map(Int.init) }
         var low = 0, high = ids.count
