@@ -3,7 +3,11 @@
 enum TextSafety {
     /// The text with characters XML cannot hold replaced by visible stand-ins: C0 controls
     /// other than newline and tab become their Unicode control pictures (U+2400...), DEL
-    /// becomes U+2421, and the non-characters U+FFFE/U+FFFF become U+FFFD.
+    /// becomes U+2421, and the non-characters U+FFFE/U+FFFF become U+FFFD. The bidi controls
+    /// (embeddings, overrides, isolates, the invisible direction marks) are written as the
+    /// CLI writes them to a terminal, `\u{202E}`: a browser's SVG and Graphviz would obey an
+    /// override and show a label reversed (`peaks` as `skaep`), cairo's PNG would not, so the
+    /// same label would read differently in two figures of one trace.
     static func printable(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -12,6 +16,8 @@ enum TextSafety {
             case 0x00..<0x20: out.append(Unicode.Scalar(0x2400 + scalar.value) ?? "\u{FFFD}")
             case 0x7F: out.append("\u{2421}")
             case 0xFFFE, 0xFFFF: out.append("\u{FFFD}")
+            case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+                out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
             default: out.append(scalar)
             }
         }

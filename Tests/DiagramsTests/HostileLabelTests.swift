@@ -43,6 +43,21 @@ final class HostileLabelTests: XCTestCase {
         XCTAssertTrue(svg.contains("a&amp;#x1b;b"), svg)
     }
 
+    func testABidiOverrideIsShownAsAnEscapeNotObeyed() throws {
+        let override = "\u{202E}peaks\u{202C} \u{2067}x\u{2069}\u{200F}"
+        let marbles = MarbleFigure(rows: [.lane(.init(title: override, detail: override, marbles: [
+            .init(id: 1, time: 0, display: override, full: override),
+        ]))], threads: [override])
+        let pipeline = graph(override)
+        for svg in [try MarbleRenderer.render(marbles, format: .svg), try PipelineRenderer.render(pipeline, format: .svg)] {
+            let text = String(decoding: svg, as: UTF8.self)
+            XCTAssertFalse(text.unicodeScalars.contains { [0x202E, 0x202C, 0x2067, 0x2069, 0x200F].contains($0.value) }, text)
+            XCTAssertTrue(text.contains("\\u{202E}peaks\\u{202C}"), text)
+        }
+        XCTAssertEqual(TextSafety.singleLine("\u{202E}ab"), "\\u{202E}ab", "the PNG and PDF draw the same escape")
+        XCTAssertEqual(TextSafety.printable("\u{05E9}\u{05DC}\u{05D5}\u{05DD}"), "\u{05E9}\u{05DC}\u{05D5}\u{05DD}", "right-to-left letters stay")
+    }
+
     func testGraphvizEscapingKeepsAmpersandsLiteral() {
         XCTAssertEqual(TextSafety.graphviz("a&#x1b;b & c"), "a&amp;#x1b;b &amp; c")
         XCTAssertEqual(TextSafety.graphviz("x\\Ny\nz"), "x\\\\Ny\\nz")
