@@ -12,9 +12,11 @@ import XCTest
 /// screen closes the readings complete and the timer stops (`take(until:)`), so the dashboard
 /// completes: a run that ends by completing ends the same way live and replayed.
 enum SensorDashboard {
-    /// Readings sent from the `driver` scheduler: (milliseconds, input, value). Kept at least
-    /// 20 ms away from the 100 ms refresh ticks, so live scheduling jitter does not reorder a
-    /// reading and a tick.
+    /// Readings sent on the `sensor` scheduler, the refresh timer's own queue: (milliseconds,
+    /// input, value). On one serial queue a reading and a tick run one after the other, and
+    /// their recorded times say in which order, however late a loaded machine runs them; sent
+    /// from another queue, a reading that ran late could reach `sample(on:)` after a tick it
+    /// was stamped before, and the replay (which follows the stamps) would disagree.
     static let readings: [(Int, String, Int)] = [
         (20, "temperature", 213), (40, "humidity", 40), (60, "temperature", 215),
         (130, "temperature", 214), (240, "humidity", 42), (330, "temperature", 216),
@@ -206,20 +208,20 @@ final class TimerReplayTests: XCTestCase {
         let environment = LiveEnvironment()
         let liveShown = Outcome<String>()
         let pipeline = SensorDashboard.build(environment, shown: liveShown, operatorTimer: operatorTimer)
-        let driver = environment.scheduler("driver")
+        let sensor = environment.scheduler("sensor")
         let start = Date()
         for (milliseconds, input, value) in SensorDashboard.readings {
-            driver.schedule(after: start.addingTimeInterval(Double(milliseconds) / 1000)) {
+            sensor.schedule(after: start.addingTimeInterval(Double(milliseconds) / 1000)) {
                 environment.send(value, to: input)
             }
         }
-        driver.schedule(after: start.addingTimeInterval(Double(SensorDashboard.close) / 1000)) {
+        sensor.schedule(after: start.addingTimeInterval(Double(SensorDashboard.close) / 1000)) {
             environment.send(true, to: "close")
             environment.completeInputs()
         }
         liveShown.waitForEnd()
         // Let the queues run dry so nothing of this run lands after the recording stops.
-        for name in ["driver", "sensor", "ui"] {
+        for name in ["sensor", "ui"] {
             let drained = DispatchSemaphore(value: 0)
             environment.scheduler(name).schedule { drained.signal() }
             drained.wait()
