@@ -6,20 +6,6 @@ import XCTest
 /// against adding each event's record with `add(.event(…))`: the same events kept, the same
 /// lookups, the same first wrong event refused with the same message.
 final class BinaryEventTests: XCTestCase {
-    /// SplitMix64: the same numbers for the same seed on every run.
-    private struct Numbers: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            return value ^ (value >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-        mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-    }
-
     /// The entries as a recorder's buffer holds them: a marker byte, then the event, unaligned.
     private func entries(_ events: [BinaryEvent]) -> (bytes: [UInt8], stride: Int) {
         let stride = 1 + MemoryLayout<BinaryEvent>.size
@@ -41,7 +27,7 @@ final class BinaryEventTests: XCTestCase {
     }
 
     /// Ids 1, 2, 3, … in order, or some other order, with gaps.
-    private func ids(_ count: Int, dense: Bool, _ numbers: inout Numbers) -> [UInt64] {
+    private func ids(_ count: Int, dense: Bool, _ numbers: inout SplitMix) -> [UInt64] {
         dense ? (1...UInt64(count)).map { $0 } : (1...UInt64(count)).map { $0 * 3 + 1 }.shuffled(using: &numbers)
     }
 
@@ -70,7 +56,7 @@ final class BinaryEventTests: XCTestCase {
     func testRunsOfBinaryEventsAreAddedAsTheirRecordsAre() {
         var refused = 0, kept = 0
         for seed in UInt64(1)...60 {
-            var numbers = Numbers(state: seed)
+            var numbers = SplitMix(seed: seed)
             let dense = seed % 4 != 0
             let threads = ids(2, dense: dense, &numbers)
             let nodes = ids(4, dense: dense, &numbers)
