@@ -472,14 +472,23 @@ final class RecorderCore: Probe, @unchecked Sendable {
     @inline(__always)
     private func pushOnRing(_ ring: ThreadRing, _ node: Node, subscription: UInt64, kind: EventKind, integer: Int64?,
                             context: ProbeContext) -> UInt64 {
-        guard context.scope == scope, !context.hasOtherCauses, let thread = ring.cachedThread(context),
-              let nodeID = ring.nodes.lookup(node.id), let subscriptionID = ring.subscriptions.lookup(subscription),
-              ring.hasSpace() || waitForSpace(on: ring), running.load(ordering: .relaxed) else { return 0 }
+        guard context.scope == scope, !context.hasOtherCauses, let thread = ring.cachedThread(context) else { return 0 }
+        let nodeID = ring.nodes.find(node.id)
+        let subscriptionID = ring.subscriptions.find(subscription)
+        guard nodeID != 0, subscriptionID != 0, ring.hasSpace() || waitForSpace(on: ring),
+              running.load(ordering: .relaxed) else { return 0 }
         let sequence = takeSequence()
-        ring.push(BinaryEvent(sequence: sequence, time: countsTicks ? TickClock.read() : Self.monotonic() - origin, node: nodeID,
+        ring.push(BinaryEvent(sequence: sequence, time: countsTicks ? TickClock.read() : ringTimeFromClock(), node: nodeID,
                               subscription: subscriptionID, kind: kind, thread: thread,
                               cause: localCause(context.cause), integer: integer))
         return sequence
+    }
+
+    /// A ring event's time where the time-stamp counter cannot stamp it: out of line, so
+    /// that the send path keeps no `timespec` on its stack (and no stack guard with it).
+    @inline(never)
+    private func ringTimeFromClock() -> Int64 {
+        Self.monotonic() - origin
     }
 
     /// Everything but a live recording's commonest event (see `record`).

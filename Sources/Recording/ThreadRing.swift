@@ -71,18 +71,20 @@ final class ThreadRing: ThreadLocalObject, @unchecked Sendable {  // head/tail/e
 
     /// Producer: whether a slot is free, reading the writer's progress only when the last
     /// reading says the ring is full.
+    /// (The positions only grow and the head stays within `capacity` of the tail: wrapping
+    /// arithmetic here and in `push`, which the send path would otherwise check each event.)
     @inline(__always) func hasSpace() -> Bool {
-        if local.pointee.head - local.pointee.tail < capacity { return true }
+        if local.pointee.head &- local.pointee.tail < capacity { return true }
         local.pointee.tail = tail.load(ordering: .acquiring)
-        return local.pointee.head - local.pointee.tail < capacity
+        return local.pointee.head &- local.pointee.tail < capacity
     }
 
     /// Producer: appends an event and publishes it (`hasSpace()` was true).
     @inline(__always) func push(_ event: BinaryEvent) {
         let index = local.pointee.head
         (slots + (index & mask)).initialize(to: event)
-        local.pointee.head = index + 1
-        head.store(index + 1, ordering: .releasing)
+        local.pointee.head = index &+ 1
+        head.store(index &+ 1, ordering: .releasing)
     }
 
     /// Producer: the thread's trace id when it was given under the scheduler and queue the
