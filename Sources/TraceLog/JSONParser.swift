@@ -244,11 +244,14 @@ struct JSONParser {
     /// of the line's bytes: nothing is allocated, but for checking a text with escapes. What
     /// is not an event line as the writer writes it gives false, as `writtenEvent` gives nil.
     static func scanWrittenEvent(_ bytes: UnsafeBufferPointer<UInt8>, into event: inout WrittenEvent) -> Bool {
+        // The line must end with its closing brace: knowing that, integers are read up to it
+        // without checking for the end of the line after each digit.
+        guard bytes.last == UInt8(ascii: "}") else { return false }
         var parser = JSONParser(bytes)
-        guard parser.skip("{\"type\":\"event\",\"seq\":"), let sequence = parser.positive(),
-              parser.skip(",\"time\":"), let time = parser.writtenInteger(),
-              parser.skip(",\"node\":"), let node = parser.positive(),
-              parser.skip(",\"sub\":"), let subscription = parser.positive(),
+        guard parser.skip("{\"type\":\"event\",\"seq\":"), let sequence = parser.positive(closed: true),
+              parser.skip(",\"time\":"), let time = parser.writtenInteger(closed: true),
+              parser.skip(",\"node\":"), let node = parser.positive(closed: true),
+              parser.skip(",\"sub\":"), let subscription = parser.positive(closed: true),
               parser.skip(",\"kind\":\"") else { return false }
         event.sequence = sequence
         event.time = time
@@ -265,16 +268,16 @@ struct JSONParser {
         } else {
             return false
         }
-        guard parser.skip(",\"thread\":"), let thread = parser.positive(), parser.skip(",\"causes\":[") else { return false }
+        guard parser.skip(",\"thread\":"), let thread = parser.positive(closed: true), parser.skip(",\"causes\":[") else { return false }
         event.thread = thread
         event.firstCause = 0
         event.moreCauses = 0..<0
         if !parser.skip("]") {
-            guard let first = parser.positive() else { return false }
+            guard let first = parser.positive(closed: true) else { return false }
             event.firstCause = first
             let more = parser.index
             while parser.skip(",") {
-                guard parser.positive() != nil else { return false }
+                guard parser.positive(closed: true) != nil else { return false }
             }
             event.moreCauses = more..<parser.index
             guard parser.skip("]") else { return false }
@@ -301,7 +304,7 @@ struct JSONParser {
             let start = parser.index
             // An integer as `String(Int64)` writes it, the commonest payload: its value is kept,
             // read by the recogniser `PayloadTable` would read the range with.
-            if let integer = parser.writtenInteger(),
+            if let integer = parser.writtenInteger(closed: true),
                parser.peek == UInt8(ascii: ",") || parser.peek == UInt8(ascii: "}") {
                 event.jsonInteger = integer
             } else {
@@ -313,7 +316,7 @@ struct JSONParser {
         }
         event.omittedJSONBytes = 0
         if parser.skip(",\"jsonOmitted\":") {
-            guard let value = parser.writtenInteger() else { return false }
+            guard let value = parser.writtenInteger(closed: true) else { return false }
             event.omittedJSONBytes = value
         }
         return parser.skip("}") && parser.index == bytes.count
@@ -325,13 +328,15 @@ struct JSONParser {
     /// reads (and says what is wrong with). As for events, it takes only lines on which the
     /// general path yields the same record, so which path read a line never shows.
     static func writtenStructure(_ bytes: UnsafeBufferPointer<UInt8>) -> TraceRecord? {
+        // Ending with its closing brace, as for events: integers are read up to it unchecked.
+        guard bytes.last == UInt8(ascii: "}") else { return nil }
         var parser = JSONParser(bytes)
         guard parser.skip("{\"type\":\"") else { return nil }
         let record: TraceRecord
         if parser.skip("subscribe\",\"id\":") {
-            guard let id = parser.positive(), parser.skip(",\"node\":"), let node = parser.positive(),
-                  parser.skip(",\"parent\":"), let parent = parser.nonNegative(), parser.skip(",\"time\":"),
-                  let time = parser.writtenInteger(), parser.skip(",\"thread\":"), let thread = parser.positive() else { return nil }
+            guard let id = parser.positive(closed: true), parser.skip(",\"node\":"), let node = parser.positive(closed: true),
+                  parser.skip(",\"parent\":"), let parent = parser.nonNegative(closed: true), parser.skip(",\"time\":"),
+                  let time = parser.writtenInteger(closed: true), parser.skip(",\"thread\":"), let thread = parser.positive(closed: true) else { return nil }
             var late = false
             if parser.skip(",\"late\":") {
                 if parser.skip("true") {
@@ -352,28 +357,28 @@ struct JSONParser {
             record = .subscribe(SubscriptionRecord(id: id, node: node, parent: parent, time: time, thread: thread,
                                                    late: late, request: request))
         } else if parser.skip("dispose\",\"sub\":") {
-            guard let subscription = parser.positive(), parser.skip(",\"time\":"), let time = parser.writtenInteger(),
-                  parser.skip(",\"thread\":"), let thread = parser.positive() else { return nil }
+            guard let subscription = parser.positive(closed: true), parser.skip(",\"time\":"), let time = parser.writtenInteger(closed: true),
+                  parser.skip(",\"thread\":"), let thread = parser.positive(closed: true) else { return nil }
             record = .dispose(DisposeRecord(subscription: subscription, time: time, thread: thread))
         } else if parser.skip("hop\",\"id\":") {
-            guard let id = parser.positive(), parser.skip(",\"node\":"), let node = parser.nonNegative(),
-                  parser.skip(",\"sub\":"), let subscription = parser.nonNegative(),
+            guard let id = parser.positive(closed: true), parser.skip(",\"node\":"), let node = parser.nonNegative(closed: true),
+                  parser.skip(",\"sub\":"), let subscription = parser.nonNegative(closed: true),
                   parser.skip(",\"scheduler\":"), parser.peek == UInt8(ascii: "\"") else { return nil }
             let start = parser.index + 1
             let decoded: String?
             do { decoded = try parser.scanString() } catch { return nil }
             let scheduler = decoded
                 ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<parser.index - 1]), as: UTF8.self)
-            guard parser.skip(",\"enqueued\":"), let enqueued = parser.writtenInteger(), parser.skip(",\"from\":"),
-                  let from = parser.positive() else { return nil }
+            guard parser.skip(",\"enqueued\":"), let enqueued = parser.writtenInteger(closed: true), parser.skip(",\"from\":"),
+                  let from = parser.positive(closed: true) else { return nil }
             var started: Int64?
             if parser.skip(",\"started\":") {
-                guard let value = parser.writtenInteger() else { return nil }
+                guard let value = parser.writtenInteger(closed: true) else { return nil }
                 started = value
             }
             var to: UInt64?
             if parser.skip(",\"to\":") {
-                guard let value = parser.writtenInteger() else { return nil }
+                guard let value = parser.writtenInteger(closed: true) else { return nil }
                 to = UInt64(max(0, value))
             }
             record = .hop(HopRecord(id: id, node: node, subscription: subscription, scheduler: scheduler,
@@ -408,23 +413,27 @@ struct JSONParser {
     /// past; else nil with the index unmoved. The one recogniser of integers: every number of
     /// a line the one-pass scans read, and a payload's digits (`PayloadTable`). On any line it
     /// takes, the general path reads the same value.
+    ///
+    /// `closed`: the caller knows that the text ends with a byte that is neither a digit nor
+    /// a minus sign at or after the index (a record line's closing brace), so the digits stop
+    /// before the end of the text by themselves and are read without a bounds check each.
     @inline(__always)
-    mutating func writtenInteger() -> Int64? {
+    mutating func writtenInteger(closed: Bool = false) -> Int64? {
         guard let base = bytes.baseAddress else { return nil }
         let count = bytes.count
         var position = index
-        let negative = position < count && base[position] == UInt8(ascii: "-")
-        if negative { position += 1 }
+        let negative = (closed || position < count) && base[position] == UInt8(ascii: "-")
+        if negative { position &+= 1 }
         let first = position
         var magnitude: UInt64 = 0
-        while position < count {
+        while closed || position < count {
             let digit = base[position] &- UInt8(ascii: "0")
             guard digit <= 9 else { break }
             magnitude = magnitude &* 10 &+ UInt64(digit)
-            position += 1
+            position &+= 1
         }
         // At most 19 digits, so the magnitude has not overflowed.
-        let digits = position - first
+        let digits = position &- first
         guard digits >= 1, digits <= 19, digits == 1 || base[first] != UInt8(ascii: "0") else { return nil }
         let value: Int64
         if negative {
@@ -441,22 +450,22 @@ struct JSONParser {
     /// Whether the whole text has been read.
     var isAtEnd: Bool { index == bytes.count }
 
-    /// A positive integer written plainly (see `writtenInteger`).
+    /// A positive integer written plainly (see `writtenInteger`, and its `closed`).
     @inline(__always)
-    private mutating func positive() -> UInt64? {
+    private mutating func positive(closed: Bool = false) -> UInt64? {
         let start = index
-        guard let value = writtenInteger(), value > 0 else {
+        guard let value = writtenInteger(closed: closed), value > 0 else {
             index = start
             return nil
         }
         return UInt64(value)
     }
 
-    /// A non-negative integer written plainly (see `writtenInteger`).
+    /// A non-negative integer written plainly (see `writtenInteger`, and its `closed`).
     @inline(__always)
-    private mutating func nonNegative() -> UInt64? {
+    private mutating func nonNegative(closed: Bool = false) -> UInt64? {
         let start = index
-        guard let value = writtenInteger(), value >= 0 else {
+        guard let value = writtenInteger(closed: closed), value >= 0 else {
             index = start
             return nil
         }
