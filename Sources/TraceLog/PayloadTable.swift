@@ -7,18 +7,29 @@ import Foundation
 /// The digits of an integer exactly as `String(Int64)` writes them (the commonest payload)
 /// are kept as the integer and made into a string only when read.
 ///
-/// Two open-addressing tables (linear probing, at most three quarters full) hold numbers
-/// only: a slot's key is compared with the payload its number names. The hash is seeded per
-/// table, so a trace cannot be crafted to make every payload collide; numbering does not
-/// depend on it, so what a trace holds is the same run to run.
+/// Two open-addressing tables (linear probing, at most three quarters full) hold numbers:
+/// a text's slot is compared with the payload its number names; an integer is kept in its
+/// slot beside its number, so a lookup reads no other list. The hashes are seeded per table,
+/// so a trace cannot be crafted to make every payload collide; numbering does not depend on
+/// them, so what a trace holds is the same run to run.
 struct PayloadTable: Sendable {
-    /// By number minus one: the position in `integers`, with `integerFlag` set, or in `strings`.
+    /// By number minus one: for an integer, its slot in `integerSlots` with `integerFlag`
+    /// set; else the text's position in `strings`.
     private var entries: [UInt32] = []
     private var strings: [String] = []
-    private var integers: [Int64] = []
     /// Numbers by hash, 0 for an empty slot; the counts are powers of two (or zero).
     private var stringSlots: [UInt32] = []
     private var integerSlots: [UInt32] = []
+    /// The integer numbered in each slot of `integerSlots` (0 in an empty one).
+    private var integerKeys: [Int64] = []
+    private var integerCount = 0
+    /// 64 minus the binary logarithm of the count of `integerSlots`: an integer's slot is the
+    /// top bits of its hash.
+    private var integerShift = 64
+    /// The integer numbered last and its number (0: none yet), for a value passed on
+    /// unchanged from one event to the next.
+    private var lastInteger: Int64 = 0
+    private var lastIntegerNumber: UInt32 = 0
     private let seed = UInt64.random(in: .min ... .max)
 
     private static let integerFlag: UInt32 = 1 << 31
@@ -30,7 +41,7 @@ struct PayloadTable: Sendable {
     func string(_ number: UInt32) -> String? {
         guard number != 0 else { return nil }
         let entry = entries[Int(number) - 1]
-        if entry & Self.integerFlag != 0 { return String(integers[Int(entry & ~Self.integerFlag)]) }
+        if entry & Self.integerFlag != 0 { return String(integerKeys[Int(entry & ~Self.integerFlag)]) }
         return strings[Int(entry)]
     }
 
@@ -39,13 +50,13 @@ struct PayloadTable: Sendable {
     func integer(_ number: UInt32) -> Int64? {
         guard number != 0 else { return nil }
         let entry = entries[Int(number) - 1]
-        return entry & Self.integerFlag != 0 ? integers[Int(entry & ~Self.integerFlag)] : nil
+        return entry & Self.integerFlag != 0 ? integerKeys[Int(entry & ~Self.integerFlag)] : nil
     }
 
     /// The number of the payload whose UTF-8 bytes are `bytes`, numbering it if it is new.
     mutating func number(of bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
         if let integer = Self.integer(writtenAs: bytes) { return number(of: integer) }
-        if stringSlots.count * 3 <= strings.count * 4 { grow(integers: false) }
+        if stringSlots.count * 3 <= strings.count * 4 { growStrings() }
         let hash = Self.hash(bytes, seed: seed)
         let mask = stringSlots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
@@ -64,40 +75,90 @@ struct PayloadTable: Sendable {
 
     /// The number of the payload written as the digits of `integer`, numbering it if it is new.
     mutating func number(of integer: Int64) -> UInt32 {
-        if integerSlots.count * 3 <= integers.count * 4 { grow(integers: true) }
-        let mask = integerSlots.count - 1
-        var slot = Int(truncatingIfNeeded: Self.mix(UInt64(bitPattern: integer) ^ seed)) & mask
-        while true {
-            let found = integerSlots[slot]
-            if found == 0 { break }
-            if integers[Int(entries[Int(found) - 1] & ~Self.integerFlag)] == integer { return found }
-            slot = (slot + 1) & mask
+        if integer == lastInteger, lastIntegerNumber != 0 { return lastIntegerNumber }
+        if integerSlots.count * 3 <= integerCount * 4 { growIntegers() }
+        let (found, slot) = Self.find(integer, slots: integerSlots, keys: integerKeys,
+                                      first: Self.integerSlot(integer, seed: seed, shift: integerShift))
+        var number = found
+        if number == 0 {
+            entries.append(UInt32(slot) | Self.integerFlag)
+            number = UInt32(entries.count)
+            integerSlots[slot] = number
+            integerKeys[slot] = integer
+            integerCount += 1
         }
-        integers.append(integer)
-        entries.append(UInt32(integers.count - 1) | Self.integerFlag)
-        let number = UInt32(entries.count)
-        integerSlots[slot] = number
+        lastInteger = integer
+        lastIntegerNumber = number
         return number
     }
 
-    /// Doubles a table (64 slots at first) and puts every number of its kind back.
-    private mutating func grow(integers ofIntegers: Bool) {
-        let count = max(64, (ofIntegers ? integerSlots : stringSlots).count * 2)
+    /// The first slot to look for `integer` in, of a table of `1 << (64 - shift)` slots: the
+    /// top bits of a seeded multiplicative hash (integers that differ in any bit spread over
+    /// the table; consecutive ones land apart).
+    @inline(__always)
+    private static func integerSlot(_ integer: Int64, seed: UInt64, shift: Int) -> Int {
+        Int(truncatingIfNeeded: ((UInt64(bitPattern: integer) ^ seed) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
+    }
+
+    /// The number in the slot holding `integer`, probing from `first`, or 0 and the empty slot
+    /// where it goes.
+    @inline(__always)
+    private static func find(_ integer: Int64, slots: [UInt32], keys: [Int64], first: Int) -> (UInt32, Int) {
+        slots.withUnsafeBufferPointer { slots in
+            keys.withUnsafeBufferPointer { keys in
+                let mask = slots.count - 1
+                var slot = first
+                while true {
+                    let found = slots[slot]
+                    if found == 0 || keys[slot] == integer { return (found, slot) }
+                    slot = (slot + 1) & mask
+                }
+            }
+        }
+    }
+
+    /// Doubles the integer table (64 slots at first), putting each integer back with its
+    /// number and noting its new slot in `entries`.
+    private mutating func growIntegers() {
+        let count = max(64, integerSlots.count * 2)
+        let shift = 64 - count.trailingZeroBitCount
+        let mask = count - 1
+        var slots = [UInt32](repeating: 0, count: count)
+        var keys = [Int64](repeating: 0, count: count)
+        var entries: [UInt32] = []
+        swap(&entries, &self.entries)
+        entries.withUnsafeMutableBufferPointer { entries in
+            slots.withUnsafeMutableBufferPointer { slots in
+                keys.withUnsafeMutableBufferPointer { keys in
+                    for (number, integer) in zip(integerSlots, integerKeys) where number != 0 {
+                        var slot = Self.integerSlot(integer, seed: seed, shift: shift)
+                        while slots[slot] != 0 { slot = (slot + 1) & mask }
+                        slots[slot] = number
+                        keys[slot] = integer
+                        entries[Int(number) - 1] = UInt32(slot) | Self.integerFlag
+                    }
+                }
+            }
+        }
+        swap(&entries, &self.entries)
+        integerSlots = slots
+        integerKeys = keys
+        integerShift = shift
+    }
+
+    /// Doubles the text table (64 slots at first) and puts every text's number back.
+    private mutating func growStrings() {
+        let count = max(64, stringSlots.count * 2)
         let mask = count - 1
         var grown = [UInt32](repeating: 0, count: count)
-        for (index, entry) in entries.enumerated() where (entry & Self.integerFlag != 0) == ofIntegers {
-            let hash: UInt64
-            if ofIntegers {
-                hash = Self.mix(UInt64(bitPattern: integers[Int(entry & ~Self.integerFlag)]) ^ seed)
-            } else {
-                var string = strings[Int(entry)]
-                hash = string.withUTF8 { Self.hash($0, seed: seed) }
-            }
+        for (index, entry) in entries.enumerated() where entry & Self.integerFlag == 0 {
+            var string = strings[Int(entry)]
+            let hash = string.withUTF8 { Self.hash($0, seed: seed) }
             var slot = Int(truncatingIfNeeded: hash) & mask
             while grown[slot] != 0 { slot = (slot + 1) & mask }
             grown[slot] = UInt32(index + 1)
         }
-        if ofIntegers { integerSlots = grown } else { stringSlots = grown }
+        stringSlots = grown
     }
 
     private static func equal(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
