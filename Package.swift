@@ -26,7 +26,9 @@ let package = Package(
         .target(name: "Locks"),
         // The CPU's time-stamp counter, which Swift cannot read itself (the recorder's clock).
         .target(name: "CTimestamp"),
-        .target(name: "Signals", dependencies: ["TraceKinds", "Locks"]),
+        // A C thread-local variable, which Swift has not: the way to a thread's probe context.
+        .target(name: "CThreadLocal"),
+        .target(name: "Signals", dependencies: ["TraceKinds", "Locks", "CThreadLocal"]),
         .target(name: "TraceLog", dependencies: ["TraceKinds"]),
         .target(name: "Recording", dependencies: ["Signals", "TraceLog", "Locks", "CTimestamp"]),
         .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Recording", "Locks"]),

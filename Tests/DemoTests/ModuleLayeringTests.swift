@@ -10,7 +10,7 @@ final class ModuleLayeringTests: XCTestCase {
         "TraceKinds": [],
         "Locks": [],
         "MarbleNotation": [],
-        "Signals": ["TraceKinds", "Locks"],
+        "Signals": ["TraceKinds", "Locks", "CThreadLocal"],
         "TraceLog": ["TraceKinds"],
         "Recording": ["Signals", "TraceLog", "TraceKinds", "Locks", "CTimestamp"],
         "MarbleStreams": ["Signals", "MarbleNotation", "Locks"],
