@@ -355,19 +355,26 @@ final class RecorderCore: Probe, @unchecked Sendable {
         let chunks = buffer.isEmpty ? memory : memory + [buffer]
         var lines: [UInt8] = []
         var eventCount = 0, causeCount = 0
+        // Integer values that differ from the one before: at least as many as the distinct ones.
+        var integerCount = 0, lastInteger: Int64?
         for chunk in chunks {
             BinaryEvent.forEachRun(of: chunk, events: { base, count in
                 eventCount += count
                 for index in 0..<count {
                     let event = base.loadUnaligned(fromByteOffset: index * BinaryEvent.entrySize, as: BinaryEvent.self)
                     if event.writtenCause != 0 { causeCount += 1 }
+                    if event.hasInteger, event.integer != lastInteger {
+                        integerCount += 1
+                        lastInteger = event.integer
+                    }
                 }
             }, line: { lines.append(contentsOf: $0) })
         }
         let reader = try TraceReader(bytes: lines, name: name)
         var trace = Trace(header: reader.header)
-        // The binary events' columns at their final size at once, rather than doubled as they fill.
-        trace.reserveEvents(eventCount, causes: causeCount)
+        // The binary events' columns and integers' table at their final size at once, rather
+        // than doubled as they fill.
+        trace.reserveEvents(eventCount, causes: causeCount, integers: integerCount)
         // The line of the whole trace each record is on, for errors: the header is the first.
         var lineNumber = 0
         for chunk in chunks {

@@ -20,7 +20,7 @@ struct PayloadTable: Sendable {
     /// Numbers by hash, 0 for an empty slot; the counts are powers of two (or zero).
     private var stringSlots: [UInt32] = []
     private var integerSlots: [UInt32] = []
-    /// The integer numbered in each slot of `integerSlots` (0 in an empty one).
+    /// The integer numbered in each slot of `integerSlots` (anything in an empty one).
     private var integerKeys: [Int64] = []
     private var integerCount = 0
     /// 64 minus the binary logarithm of the count of `integerSlots`: an integer's slot is the
@@ -76,7 +76,7 @@ struct PayloadTable: Sendable {
     /// The number of the payload written as the digits of `integer`, numbering it if it is new.
     mutating func number(of integer: Int64) -> UInt32 {
         if integer == lastInteger, lastIntegerNumber != 0 { return lastIntegerNumber }
-        if integerSlots.count * 3 <= integerCount * 4 { growIntegers() }
+        if integerSlots.count * 3 <= integerCount * 4 { growIntegers(to: max(64, integerSlots.count * 2)) }
         let (found, slot) = Self.find(integer, slots: integerSlots, keys: integerKeys,
                                       first: Self.integerSlot(integer, seed: seed, shift: integerShift))
         var number = found
@@ -117,14 +117,22 @@ struct PayloadTable: Sendable {
         }
     }
 
-    /// Doubles the integer table (64 slots at first), putting each integer back with its
-    /// number and noting its new slot in `entries`.
-    private mutating func growIntegers() {
-        let count = max(64, integerSlots.count * 2)
+    /// Makes room for `count` more distinct integers, so that numbering them grows the table
+    /// at most once more: it is sized at once rather than doubled as it fills.
+    mutating func reserveIntegers(_ count: Int) {
+        var slots = max(64, integerSlots.count)
+        while slots * 3 < (integerCount + count) * 4 { slots *= 2 }
+        if slots > integerSlots.count { growIntegers(to: slots) }
+    }
+
+    /// Makes the integer table `count` slots (a power of two), putting each integer back with
+    /// its number and noting its new slot in `entries`.
+    private mutating func growIntegers(to count: Int) {
         let shift = 64 - count.trailingZeroBitCount
         let mask = count - 1
         var slots = [UInt32](repeating: 0, count: count)
-        var keys = [Int64](repeating: 0, count: count)
+        // An empty slot's key is never read (its number, 0, says it is empty): not zeroed.
+        var keys = [Int64](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
         var entries: [UInt32] = []
         swap(&entries, &self.entries)
         entries.withUnsafeMutableBufferPointer { entries in

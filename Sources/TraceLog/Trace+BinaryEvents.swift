@@ -39,48 +39,42 @@ extension Trace {
         swap(&byNode, &eventsByNode)
         defer { swap(&byNode, &eventsByNode) }
         let nodeIDs = events.nodeIDs, subscriptionIDs = events.subscriptionIDs, threadIDs = events.threadIDs
-        // The last integer numbered and its number: a value passed on unchanged is numbered once.
-        var lastInteger: Int64?
-        var lastNumber: UInt32 = 0
         var index = indices.lowerBound
         // Every sequence number above the highest checked is new.
         var highest = validator.highestSequence
-        while index < indices.upperBound {
-            var event = base.loadUnaligned(fromByteOffset: index * stride, as: BinaryEvent.self)
-            guard highest.map({ event.sequence > $0 }) ?? true else { break }
-            batch.reset(firstSequence: event.sequence)
-            let position = events.endIndex
-            repeat {
-                let node = Int(truncatingIfNeeded: event.node) &- 1
-                let subscription = Int(truncatingIfNeeded: event.subscription) &- 1
-                let thread = Int(truncatingIfNeeded: event.thread) &- 1
-                // An id found at its place in the trace's list is defined (only what the
-                // validator accepted is listed): the validator's question, answered.
-                guard event.sequence == batch.firstSequence &+ UInt64(batch.count), event.sequence != .max,
-                      node >= 0, node < nodeIDs.count, nodeIDs[node] == event.node,
-                      subscription >= 0, subscription < subscriptionIDs.count,
-                      subscriptionIDs[subscription] == event.subscription,
-                      thread >= 0, thread < threadIDs.count, threadIDs[thread] == event.thread else { break }
-                var payload: UInt32 = 0
-                if event.hasInteger {
-                    if event.integer != lastInteger {
-                        lastInteger = event.integer
-                        lastNumber = events.number(ofInteger: event.integer)
-                    }
-                    payload = lastNumber
-                }
-                byNode[node].append(UInt32(position + batch.count))
-                batch.add(time: event.time, node: node, subscription: subscription, thread: thread,
-                          kind: event.eventKind, payload: payload, cause: event.writtenCause)
-                index += 1
-                guard index < indices.upperBound else { break }
-                event = base.loadUnaligned(fromByteOffset: index * stride, as: BinaryEvent.self)
-            } while !batch.isFull
-            guard batch.count > 0 else { break }
-            let last = batch.firstSequence + UInt64(batch.count - 1)
-            validator.noteSequences(batch.firstSequence...last)
-            events.append(batch)
-            highest = last
+        // The lists' array checked once for the whole run, not at every event.
+        byNode.withUnsafeMutableBufferPointer { byNode in
+            while index < indices.upperBound {
+                var event = base.loadUnaligned(fromByteOffset: index * stride, as: BinaryEvent.self)
+                guard highest.map({ event.sequence > $0 }) ?? true else { break }
+                batch.reset(firstSequence: event.sequence)
+                let position = events.endIndex
+                repeat {
+                    let node = Int(truncatingIfNeeded: event.node) &- 1
+                    let subscription = Int(truncatingIfNeeded: event.subscription) &- 1
+                    let thread = Int(truncatingIfNeeded: event.thread) &- 1
+                    // An id found at its place in the trace's list is defined (only what the
+                    // validator accepted is listed): the validator's question, answered.
+                    guard event.sequence == batch.firstSequence &+ UInt64(batch.count), event.sequence != .max,
+                          node >= 0, node < nodeIDs.count, nodeIDs[node] == event.node,
+                          subscription >= 0, subscription < subscriptionIDs.count,
+                          subscriptionIDs[subscription] == event.subscription,
+                          thread >= 0, thread < threadIDs.count, threadIDs[thread] == event.thread else { break }
+                    // A value passed on unchanged is found without probing (`PayloadTable`).
+                    let payload = event.hasInteger ? events.number(ofInteger: event.integer) : 0
+                    byNode[node].append(UInt32(position + batch.count))
+                    batch.add(time: event.time, node: node, subscription: subscription, thread: thread,
+                              kind: event.eventKind, payload: payload, cause: event.writtenCause)
+                    index += 1
+                    guard index < indices.upperBound else { break }
+                    event = base.loadUnaligned(fromByteOffset: index * stride, as: BinaryEvent.self)
+                } while !batch.isFull
+                guard batch.count > 0 else { break }
+                let last = batch.firstSequence + UInt64(batch.count - 1)
+                validator.noteSequences(batch.firstSequence...last)
+                events.append(batch)
+                highest = last
+            }
         }
         return index
     }

@@ -151,10 +151,11 @@ public struct Trace: Sendable {
         return nil
     }
 
-    /// Makes room for `count` more events, `causes` of them with a cause, before they are
-    /// added one by one (`addEvent`): the event columns are then allocated once.
-    package mutating func reserveEvents(_ count: Int, causes: Int) {
-        events.reserveCapacity(events: count, causes: causes)
+    /// Makes room for `count` more events, `causes` of them with a cause and at most
+    /// `integers` distinct integer values, before they are added (`addEvent`, `addEvents`):
+    /// the event columns and the integers' table are then allocated once.
+    package mutating func reserveEvents(_ count: Int, causes: Int, integers: Int) {
+        events.reserveCapacity(events: count, causes: causes, integers: integers)
     }
 
     /// Adds an event of the shape a recorder keeps in binary — an integer value or none, and

@@ -200,9 +200,11 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         if event.omittedJSONBytes != 0 { omitted[position] = event.omittedJSONBytes }
     }
 
-    /// Makes room for `count` more events, `causes` of them with a cause, so that appending
-    /// them grows no column: each is allocated once at its final size, not doubled as it fills.
-    mutating func reserveCapacity(events count: Int, causes: Int) {
+    /// Makes room for `count` more events, `causes` of them with a cause and `integers` with an
+    /// integer value, so that appending them grows no column nor the integers' table: each is
+    /// allocated once at its final size, not doubled as it fills.
+    mutating func reserveCapacity(events count: Int, causes: Int, integers: Int) {
+        payloads.reserveIntegers(integers)
         let total = times.count + count
         if !sequencesAreConsecutive { sequences.reserveCapacity(total) }
         times.reserveCapacity(total)
