@@ -444,6 +444,9 @@ final class RecorderCore: Probe, @unchecked Sendable {
                       context: ProbeContext.current)
     }
 
+    /// Inlined into the protocol witness the send path calls, which then goes straight to
+    /// one of the two paths (without it the witness calls this, which calls one of them).
+    @inline(__always)
     public func willSend<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
                                 context: ProbeContext) -> UInt64 {
         // Two paths out of line: one function holding both saves every register either needs.
