@@ -89,8 +89,8 @@ public struct Trace: Sendable {
         leftOut = leavingOut
         // Event lines as the writer writes them go into the event columns straight from the
         // line's bytes: no record, no strings, no causes array made for each.
-        func handle(_ event: WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>) throws {
-            if let problem = add(event, bytes) {
+        func handle(_ event: inout WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>) throws {
+            if let problem = add(&event, bytes) {
                 throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
             }
         }
@@ -178,7 +178,7 @@ public struct Trace: Sendable {
 
     /// Adds an event read from a line (`bytes`) as `add(.event(record))` adds its record;
     /// returns what is wrong with it instead, and then adds nothing.
-    private mutating func add(_ event: WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    private mutating func add(_ event: inout WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         let problem: String?
         if event.moreCauses.isEmpty {
             // One cause or none: checked without making an array.
@@ -193,7 +193,7 @@ public struct Trace: Sendable {
         guard let (node, subscription, thread) = placeEvent(sequence: event.sequence, node: event.node,
                                                             subscription: event.subscription, thread: event.thread)
         else { return nil }
-        events.append(event, bytes, node: node, subscription: subscription, thread: thread)
+        events.append(&event, bytes, node: node, subscription: subscription, thread: thread)
         return nil
     }
 

@@ -160,7 +160,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
 
     /// Appends an event scanned from a line (`bytes`), as `append(_:node:subscription:thread:)`
     /// appends its record: its text and JSON are numbered from their bytes.
-    mutating func append(_ event: WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>, node: Int, subscription: Int,
+    mutating func append(_ event: inout WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>, node: Int, subscription: Int,
                          thread: Int) {
         let position = times.count
         appendPlace(sequence: event.sequence, time: event.time, kind: event.kind, truncated: event.truncated,

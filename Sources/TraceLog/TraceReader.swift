@@ -125,13 +125,15 @@ public final class TraceReader {
     /// The next record after the header, or nil at the end of the trace, except that an event
     /// line written as the writer writes it is handed to `event` (with the line's bytes, valid
     /// only during the call) instead of being returned: a reader that keeps events its own
-    /// way reads them without a record, `String`s or arrays made for each.
-    func next(handlingEvents event: (WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void) throws -> TraceRecord? {
+    /// way reads them without a record, `String`s or arrays made for each. The scanned event
+    /// is lent `inout` only so that it is passed by address: handed over by value, its 144
+    /// bytes were copied (a call to memcpy) at each step; `event` need not change it.
+    func next(handlingEvents event: (inout WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void) throws -> TraceRecord? {
         try next(handlingEvents: true, event)
     }
 
     private func next(handlingEvents: Bool,
-                      _ event: (WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void) throws -> TraceRecord? {
+                      _ event: (inout WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void) throws -> TraceRecord? {
         while let line = try nextLine() {
             if let record = try decode(line, handlingEvents: handlingEvents, event) {
                 switch record {
@@ -244,7 +246,7 @@ public final class TraceReader {
     /// The record of a line; nil for a blank line, a record skipped, or an event handed to
     /// `event` (when `handlingEvents`).
     private func decode(_ line: Line, handlingEvents: Bool = false,
-                        _ event: (WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void = { _, _ in }) throws -> TraceRecord? {
+                        _ event: (inout WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void = { _, _ in }) throws -> TraceRecord? {
         do {
             let bytes = UnsafeBufferPointer(start: buffer + line.range.lowerBound, count: line.range.count)
             // A record starts with '{'; only a line starting otherwise can be blank.
@@ -254,7 +256,7 @@ public final class TraceReader {
             if handlingEvents {
                 var written = WrittenEvent()
                 if JSONParser.scanWrittenEvent(bytes, into: &written) {
-                    try event(written, bytes)
+                    try event(&written, bytes)
                     return nil
                 }
             } else if let written = JSONParser.writtenEvent(bytes) {
