@@ -132,4 +132,42 @@ final class BinaryEventTests: XCTestCase {
         XCTAssertGreaterThan(refused, 20)
         XCTAssertGreaterThan(kept, 20_000)
     }
+
+    /// Many distinct integers (the payload table grows several times, from a reservation that
+    /// fits them, or one too small, or none), consecutive, spread over `Int64`, repeated:
+    /// every event keeps the number and integer its record gets.
+    func testManyDistinctIntegersAreNumberedAsTheirRecordsAre() {
+        for seed in UInt64(1)...8 {
+            var numbers = SplitMix(seed: seed)
+            var single = Trace(header: TraceHeader(clock: .virtual))
+            single.add(.thread(ThreadRecord(id: 1, name: "t")))
+            single.add(.node(NodeRecord(id: 1, kind: .operator, name: "n", file: "A.swift", line: 1)))
+            single.add(.subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: 0, thread: 1)))
+            var bulk = single
+            var events: [BinaryEvent] = []
+            var integers: [Int64] = []
+            for index in 0..<6_000 {
+                let integer: Int64
+                switch numbers.below(4) {
+                case 0: integer = Int64(index)
+                case 1: integer = Int64(bitPattern: numbers.next())
+                case 2: integer = integers.isEmpty ? 0 : integers[numbers.below(integers.count)]
+                default: integer = integers.last ?? .min
+                }
+                integers.append(integer)
+                events.append(BinaryEvent(sequence: UInt64(index + 1), time: Int64(index), node: 1, subscription: 1,
+                                          kind: .value, thread: 1, cause: 0, integer: numbers.chance(95) ? integer : nil))
+            }
+            let distinct = Set(integers).count
+            let reserved = [distinct, distinct / 3, 0, distinct * 2][Int(seed % 4)]
+            bulk.reserveEvents(events.count, causes: 0, integers: reserved)
+            for event in events { XCTAssertNil(single.add(.event(record(event)))) }
+            let (bytes, stride) = entries(events)
+            let found = bytes.withUnsafeBytes { raw in
+                bulk.addEvents(from: raw.baseAddress! + 1, stride: stride, count: events.count)
+            }
+            XCTAssertNil(found?.problem, "seed \(seed)")
+            compare(bulk, single, sequences: Set(events.map(\.sequence)), nodes: [1], seed: seed)
+        }
+    }
 }
