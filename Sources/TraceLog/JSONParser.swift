@@ -417,13 +417,17 @@ struct JSONParser {
     /// `closed`: the caller knows that the text ends with a byte that is neither a digit nor
     /// a minus sign at or after the index (a record line's closing brace), so the digits stop
     /// before the end of the text by themselves and are read without a bounds check each.
+    /// `unsigned`: a minus sign gives nil at once (for readers that take no negative number).
     @inline(__always)
-    mutating func writtenInteger(closed: Bool = false) -> Int64? {
+    mutating func writtenInteger(closed: Bool = false, unsigned: Bool = false) -> Int64? {
         guard let base = bytes.baseAddress else { return nil }
         let count = bytes.count
         var position = index
         let negative = (closed || position < count) && base[position] == UInt8(ascii: "-")
-        if negative { position &+= 1 }
+        if negative {
+            if unsigned { return nil }
+            position &+= 1
+        }
         let first = position
         var magnitude: UInt64 = 0
         while closed || position < count {
@@ -454,7 +458,7 @@ struct JSONParser {
     @inline(__always)
     private mutating func positive(closed: Bool = false) -> UInt64? {
         let start = index
-        guard let value = writtenInteger(closed: closed), value > 0 else {
+        guard let value = writtenInteger(closed: closed, unsigned: true), value > 0 else {
             index = start
             return nil
         }
@@ -465,7 +469,7 @@ struct JSONParser {
     @inline(__always)
     private mutating func nonNegative(closed: Bool = false) -> UInt64? {
         let start = index
-        guard let value = writtenInteger(closed: closed), value >= 0 else {
+        guard let value = writtenInteger(closed: closed, unsigned: true), value >= 0 else {
             index = start
             return nil
         }
