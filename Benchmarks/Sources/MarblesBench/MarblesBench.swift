@@ -30,7 +30,7 @@ struct MarblesBench: ParsableCommand {
     @Option(help: "Only this section, for profiling it: \(Section.allCases.map(\.rawValue).joined(separator: ", ")).")
     var only: Section?
 
-    @Option(help: "Where temporary traces go.")
+    @Option(help: "Where temporary traces go: a private folder made in it for this run, removed at the end.")
     var directory = "/tmp"
 
     @Option(help: "The marbles tool whose verbs the memory section measures (built with swift build -c release --product marbles).")
@@ -69,7 +69,14 @@ struct MarblesBench: ParsableCommand {
             return
         }
         let scale = quick ? 10 : 1
-        let folder = URL(fileURLWithPath: directory)
+        // A folder of this run's own, so two runs at once (two engineers on one machine) never
+        // write, read or delete each other's traces.
+        var template = Array(URL(fileURLWithPath: directory).appendingPathComponent("marbles-bench.XXXXXX").path.utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw ValidationError("--directory: cannot make a folder in \(directory): \(String(cString: strerror(errno)))")
+        }
+        let folder = URL(fileURLWithPath: String(cString: made), isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         let includes = { (section: Section) in only == nil || only == section }
         print("marbles-bench: \(machineDescription()); \(runs) runs per figure\(quick ? ", quick sizes" : "")\n")
         var table = Table()
