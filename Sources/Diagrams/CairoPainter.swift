@@ -16,7 +16,7 @@ enum CairoPainter {
     }
 
     static func png(_ scene: Scene) throws -> Data {
-        let scale = 2.0
+        let scale = pngScale
         let (width, height) = (scene.width * scale, scene.height * scale)
         // cairo's image surfaces stop at 32767 pixels a side.
         guard width <= 32_767, height <= 32_767 else {
@@ -90,6 +90,21 @@ enum CairoPainter {
         stroke.dash.withUnsafeBufferPointer { cairo_set_dash(cr, $0.baseAddress, Int32($0.count), 0) }
     }
 
+    /// How many device pixels a scene pixel is in a PNG.
+    static let pngScale = 2.0
+
+    /// Makes `font` the context's font and measures `printable` (already made single-line) in
+    /// it: what the painter draws text with, and what `TextMeasure` sizes text by.
+    static func select(_ font: Scene.Font, andMeasure printable: String, _ cr: OpaquePointer) -> cairo_text_extents_t {
+        cairo_select_font_face(cr, "DejaVu Sans",
+                               font.italic ? CAIRO_FONT_SLANT_ITALIC : CAIRO_FONT_SLANT_NORMAL,
+                               font.bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
+        cairo_set_font_size(cr, font.size)
+        var extents = cairo_text_extents_t()
+        cairo_text_extents(cr, printable, &extents)
+        return extents
+    }
+
     private static func draw(_ item: Scene.Item, _ cr: OpaquePointer) {
         switch item {
         case let .line(from, to, stroke):
@@ -120,13 +135,8 @@ enum CairoPainter {
             }
             fillAndStroke(fill, stroke, cr)
         case let .text(text, at, font, anchor, fill):
-            cairo_select_font_face(cr, "DejaVu Sans",
-                                   font.italic ? CAIRO_FONT_SLANT_ITALIC : CAIRO_FONT_SLANT_NORMAL,
-                                   font.bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
-            cairo_set_font_size(cr, font.size)
             let printable = TextSafety.singleLine(text)
-            var extents = cairo_text_extents_t()
-            cairo_text_extents(cr, printable, &extents)
+            let extents = select(font, andMeasure: printable, cr)
             let x: Double
             switch anchor {
             case .start: x = at.x

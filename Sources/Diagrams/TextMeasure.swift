@@ -10,7 +10,7 @@ enum TextMeasure {
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1) else { return nil }
         defer { cairo_surface_destroy(surface) }
         guard let cr = cairo_create(surface) else { return nil }
-        cairo_scale(cr, 2, 2)
+        cairo_scale(cr, CairoPainter.pngScale, CairoPainter.pngScale)
         return cr
     }())
 
@@ -20,12 +20,7 @@ enum TextMeasure {
     static func width(_ text: String, font: Scene.Font) -> Double {
         context.modify { cr in
             guard let cr else { return Scene.textWidth(text, font: font) }
-            cairo_select_font_face(cr, "DejaVu Sans",
-                                   font.italic ? CAIRO_FONT_SLANT_ITALIC : CAIRO_FONT_SLANT_NORMAL,
-                                   font.bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
-            cairo_set_font_size(cr, font.size)
-            var extents = cairo_text_extents_t()
-            cairo_text_extents(cr, TextSafety.singleLine(text), &extents)
+            let extents = CairoPainter.select(font, andMeasure: TextSafety.singleLine(text), cr)
             return max(extents.x_advance, extents.x_bearing + extents.width)
         }
     }
