@@ -50,16 +50,12 @@ extension Trace {
                 batch.reset(firstSequence: event.sequence)
                 let position = events.endIndex
                 repeat {
-                    let node = Int(truncatingIfNeeded: event.node) &- 1
-                    let subscription = Int(truncatingIfNeeded: event.subscription) &- 1
-                    let thread = Int(truncatingIfNeeded: event.thread) &- 1
                     // An id found at its place in the trace's list is defined (only what the
                     // validator accepted is listed): the validator's question, answered.
                     guard event.sequence == batch.firstSequence &+ UInt64(batch.count), event.sequence != .max,
-                          node >= 0, node < nodeIDs.count, nodeIDs[node] == event.node,
-                          subscription >= 0, subscription < subscriptionIDs.count,
-                          subscriptionIDs[subscription] == event.subscription,
-                          thread >= 0, thread < threadIDs.count, threadIDs[thread] == event.thread else { break }
+                          let node = Self.densePosition(event.node, in: nodeIDs),
+                          let subscription = Self.densePosition(event.subscription, in: subscriptionIDs),
+                          let thread = Self.densePosition(event.thread, in: threadIDs) else { break }
                     // A value passed on unchanged is found without probing (`PayloadTable`).
                     let payload = event.hasInteger ? events.number(ofInteger: event.integer) : 0
                     byNode[node].append(UInt32(position + batch.count))

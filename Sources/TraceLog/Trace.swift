@@ -234,7 +234,7 @@ public struct Trace: Sendable {
     /// numbered `id` is then at `id - 1` of its list `ids`, found without hashing or searching
     /// (the events' id columns are read, not the records, which would be copied out whole).
     @inline(__always)
-    private static func densePosition(_ id: UInt64, in ids: [UInt64]) -> Int? {
+    static func densePosition(_ id: UInt64, in ids: [UInt64]) -> Int? {
         guard id >= 1, id <= UInt64(ids.count), ids[Int(id) - 1] == id else { return nil }
         return Int(id) - 1
     }
