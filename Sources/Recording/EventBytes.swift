@@ -73,15 +73,9 @@ extension BinaryEvent {
         }, line: line)
     }
 
-    /// Walks the records `buffer` holds in order, as `forEachEntry` does, but hands each run
-    /// of binary events over at once: where the first one lies (after its marker) and how many
+    /// Walks the records in `raw` in order, as `forEachEntry` does, but hands each run of
+    /// binary events over at once: where the first one lies (after its marker) and how many
     /// follow one another, `entrySize` bytes apart.
-    static func forEachRun(of buffer: [UInt8], events: (UnsafeRawPointer, Int) throws -> Void,
-                           line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        try buffer.withUnsafeBytes { try forEachRun(in: $0, events: events, line: line) }
-    }
-
-    /// As `forEachRun(of:events:line:)`, for records in memory lent.
     static func forEachRun(in raw: UnsafeRawBufferPointer, events: (UnsafeRawPointer, Int) throws -> Void,
                            line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
         guard let base = raw.baseAddress else { return }

@@ -69,6 +69,8 @@ final class RecorderCore: Probe, @unchecked Sendable {
         var marks: [SharedMark] = []
         /// A virtual recording's last thread: the scheduler whose action ran, and its id.
         var virtualThread: (scheduler: String, id: UInt64)?
+        /// An in-memory recorder's binary events (a file recorder's go into `buffer`).
+        var events = StoredEvents()
     }
 
     // Everything below (and `hot`) is guarded by `mutex`.
@@ -114,8 +116,9 @@ final class RecorderCore: Probe, @unchecked Sendable {
         get { hot.pointee.highWater }
         _modify { yield &hot.pointee.highWater }
     }
-    /// An in-memory recorder's full buffers, as recorded (each ends with a whole record):
-    /// binary events are formatted when the trace is read, not on the producing thread.
+    /// An in-memory recorder's full buffers, as recorded (each ends with a whole record): its
+    /// lines, and run entries for its binary events (`StoredEvents`), which are formatted when
+    /// the trace is read, not on the producing thread.
     var memory: [[UInt8]] = []
     /// The writer thread's hand-off (file recorders): a full buffer waiting to be written,
     /// the records it holds, and an empty buffer to swap in for it.
@@ -214,6 +217,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         lock()
         memory = []
         buffer = []
+        hot.pointee.events.release()
         unlock()
     }
 
@@ -231,6 +235,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         writerWake.deallocate()
         pthread_cond_destroy(writerDone)
         writerDone.deallocate()
+        hot.pointee.events.release()
         hot.deinitialize(count: 1)
         hot.deallocate()
     }
@@ -337,9 +342,17 @@ final class RecorderCore: Probe, @unchecked Sendable {
 
     /// The in-memory trace's lines, every binary event formatted. Called with the lock held.
     private func formatted() -> [UInt8] {
+        // The events recorded since the last line are noted too, as a line would note them.
+        hot.pointee.events.noteRun(in: &buffer)
+        let events = hot.pointee.events
         var trace: [UInt8] = []
-        for chunk in memory { BinaryEvent.expand(chunk, into: &trace) }
-        BinaryEvent.expand(buffer, into: &trace)
+        var next = 0
+        for chunk in memory + [buffer] {
+            StoredEvents.forEachRun(of: chunk, events: { count in
+                for index in next..<next + count { events.base.unsafelyUnwrapped[index].format(into: &trace) }
+                next += count
+            }, line: { trace.append(contentsOf: $0) })
+        }
         return trace
     }
 
@@ -352,37 +365,29 @@ final class RecorderCore: Probe, @unchecked Sendable {
         defer { unlock() }
         // A running recording has no summary yet: the reader's warning about that counts lines.
         guard stopped else { return try Trace(bytes: formatted(), name: name) }
+        // Stopping wrote the summary line last, so every event is noted in the buffer.
         let chunks = buffer.isEmpty ? memory : memory + [buffer]
+        let events = hot.pointee.events
         var lines: [UInt8] = []
-        var eventCount = 0, causeCount = 0
-        // Integer values that differ from the one before: at least as many as the distinct ones.
-        var integerCount = 0, lastInteger: Int64?
         for chunk in chunks {
-            BinaryEvent.forEachRun(of: chunk, events: { base, count in
-                eventCount += count
-                for index in 0..<count {
-                    let event = base.loadUnaligned(fromByteOffset: index * BinaryEvent.entrySize, as: BinaryEvent.self)
-                    if event.writtenCause != 0 { causeCount += 1 }
-                    if event.hasInteger, event.integer != lastInteger {
-                        integerCount += 1
-                        lastInteger = event.integer
-                    }
-                }
-            }, line: { lines.append(contentsOf: $0) })
+            StoredEvents.forEachRun(of: chunk, events: { _ in }, line: { lines.append(contentsOf: $0) })
         }
         let reader = try TraceReader(bytes: lines, name: name)
         var trace = Trace(header: reader.header)
         // The binary events' columns and integers' table at their final size at once, rather
         // than doubled as they fill.
-        trace.reserveEvents(eventCount, causes: causeCount, integers: integerCount)
+        trace.reserveEvents(events.count, causes: events.causes, integers: events.integerChanges)
         // The line of the whole trace each record is on, for errors: the header is the first.
         var lineNumber = 0
+        var next = 0
         for chunk in chunks {
-            try BinaryEvent.forEachRun(of: chunk, events: { base, count in
-                if let (index, problem) = trace.addEvents(from: base, stride: BinaryEvent.entrySize, count: count) {
+            try StoredEvents.forEachRun(of: chunk, events: { count in
+                if let (index, problem) = trace.addEvents(from: UnsafeRawPointer(events.base.unsafelyUnwrapped + next),
+                                                          stride: MemoryLayout<BinaryEvent>.stride, count: count) {
                     throw TraceError(file: name, line: lineNumber + index + 1, column: 0, message: problem)
                 }
                 lineNumber += count
+                next += count
             }, line: { _ in
                 lineNumber += 1
                 guard lineNumber > 1, let record = try reader.next() else { return }
@@ -523,10 +528,10 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// `integer` is the value when there is none (`.some(nil)`) or it is exactly an `Int`,
     /// else nil; `value` is only asked for then, and `others` only when `hasOthers`. The
     /// commonest event (an `Int` value or none, at most one cause) is a fixed-size binary
-    /// record whose line is formatted later, off this thread: here appended to the shared
-    /// buffer under the lock, with the ids from the recorder's caches (the send path put it on
-    /// the thread's ring instead when it could, see `pushOnRing`). Any other value is
-    /// formatted here, before the lock. Under the lock
+    /// record whose line is formatted later, off this thread: here appended under the lock to
+    /// the shared buffer (in memory, to the stored events), with the ids from the recorder's
+    /// caches (the send path put it on the thread's ring instead when it could, see
+    /// `pushOnRing`). Any other value is formatted here, before the lock. Under the lock
     /// the ids come first (their records may be written), then the sequence number.
     @inline(__always)
     func record(_ node: Node, subscription: UInt64, kind: EventKind, integer: Int64??, value: @autoclosure () -> Any?,
@@ -542,8 +547,14 @@ final class RecorderCore: Probe, @unchecked Sendable {
             guard !stopped else { return tag | takeSequence() }
             let (time, thread, subscriptionID, nodeID) = stamp(node, subscription: subscription, context: context)
             let sequence = takeSequence()
-            appendEvent(sequence: sequence, node: nodeID, subscription: subscriptionID, kind: kind, time: time,
-                        thread: thread, cause: primary, integer: integer)
+            if case .memory = sink {
+                hot.pointee.events.append(BinaryEvent(sequence: sequence, time: time, node: nodeID,
+                                                      subscription: subscriptionID, kind: kind, thread: thread,
+                                                      cause: primary, integer: integer))
+            } else {
+                appendEvent(sequence: sequence, node: nodeID, subscription: subscriptionID, kind: kind, time: time,
+                            thread: thread, cause: primary, integer: integer)
+            }
             if merging { remember(node: node.id, nodeID, subscription: subscription, subscriptionID, thread: thread, context) }
             return tag | sequence
         }
@@ -554,6 +565,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         guard !stopped else { return tag | takeSequence() }
         let (time, thread, subscriptionID, nodeID) = stamp(node, subscription: subscription, context: context)
         let sequence = takeSequence()
+        hot.pointee.events.noteRun(in: &buffer)
         var line = JSONLine(capacity: 0)
         swap(&line.bytes, &buffer)
         line.begin()

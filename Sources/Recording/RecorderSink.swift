@@ -11,6 +11,7 @@ extension RecorderCore {
     @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
 
     func append(_ record: TraceRecord) {
+        hot.pointee.events.noteRun(in: &buffer)
         var line = JSONLine(capacity: 0)
         swap(&line.bytes, &buffer)
         record.write(to: &line)
