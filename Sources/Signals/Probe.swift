@@ -576,6 +576,20 @@ public final class ProbeContext {
         return try Unmanaged<ProbeContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
+    /// This thread's context, unretained (the thread keeps it until it ends): one load of the
+    /// C thread-local variable, and a call only the first time on a thread.
+    @inlinable @inline(__always)
+    static var unretainedCurrent: Unmanaged<ProbeContext> {
+        if let pointer = marbles_probe_context_get() { return Unmanaged.fromOpaque(pointer) }
+        return makeCurrent()
+    }
+
+    /// Makes this thread's context (see `current`), unretained.
+    @usableFromInline
+    static func makeCurrent() -> Unmanaged<ProbeContext> {
+        Unmanaged.passUnretained(current)
+    }
+
     /// Reports the signal instance made last on this thread, if it is not reported yet: what
     /// every report from this thread does first, so subscriptions are reported in the order
     /// they were made, each before anything that follows it.

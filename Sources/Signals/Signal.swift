@@ -401,8 +401,9 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
             guard close() else { return false }
         }
         state.pointee.depth += 1
-        if Instrumentation.slot.load(ordering: .acquiring) != 0 {
-            deliverInstrumented(event)
+        let probes = Instrumentation.slot.load(ordering: .acquiring)
+        if probes != 0 {
+            deliverInstrumented(event, probes: probes)
         } else {
             Self.deliver(event, to: state)
         }
@@ -424,52 +425,30 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         }
     }
 
-    /// Inlinable so that it is specialised with the send path: unspecialised, it looked up the
-    /// generic metadata of `Event` and `Observation` on every recorded event.
-    /// Delivers with the attached probes' set, borrowed (a set is kept for the process); the
-    /// slot is read again here rather than kept from `deliver`, which keeps the path without
-    /// a probe as short as it was.
+    /// Delivers with the attached probes' set, `raw` as `deliver` read it from the slot (not
+    /// zero), borrowed: a set is kept for the process, as the thread keeps its context. One
+    /// frame: the set and the context are held unretained and borrowed only around each use
+    /// (a closure over the whole delivery stayed a function of its own, with its own frame).
+    /// Inlinable so that it is specialised with the send path (unspecialised, it looked up
+    /// the generic metadata of `Event` and `Observation` on every recorded event).
     @inlinable
-    func deliverInstrumented(_ event: Event<Value, Error>) {
-        let raw = Instrumentation.slot.load(ordering: .acquiring)
-        guard raw != 0 else { return Self.deliver(event, to: delivery.pointer) }
-        Unmanaged<Instrumentation.ProbeSet>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!)._withUnsafeGuaranteedRef { probes in
-            ProbeContext.withCurrent { deliverInstrumented(event, probes: probes, context: $0) }
-        }
-    }
-
-    @inlinable @inline(__always)
-    func deliverInstrumented(_ event: Event<Value, Error>, probes: Instrumentation.ProbeSet, context: ProbeContext) {
+    func deliverInstrumented(_ event: Event<Value, Error>, probes raw: UInt) {
+        let probes = Unmanaged<Instrumentation.ProbeSet>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!)
+        let context = ProbeContext.unretainedCurrent
+        let state = context._withUnsafeGuaranteedRef { $0.state }
         // Subscriptions made before this event are reported before it: this one (made on
         // another thread) and the last one made on this thread.
         if reporting.load(ordering: .relaxed) & Self.unreported != 0 { reportIfPending() }
-        context.reportPending()
+        if state.pointee.hasPending { context._withUnsafeGuaranteedRef { $0.reportPendingNow() } }
         // The event, and whatever its delivery does, is in the scope the instance was made in.
-        let savedScope = context.state.pointee.scope
-        if scope != 0 { context.state.pointee.scope = scope }
-        defer { context.state.pointee.scope = savedScope }
-        // The payload is lent as its own type: a value of a value event, the error of a failure.
-        let sequence: UInt64 = unretainedNode._withUnsafeGuaranteedRef { node in
-            switch event {
-            case let .value(value):
-                withUnsafePointer(to: value) {
-                    probes.send(node, subscription: subscription, kind: .value, value: $0, context: context)
-                }
-            case let .failed(error):
-                withUnsafePointer(to: error) {
-                    probes.send(node, subscription: subscription, kind: .failed, value: $0, context: context)
-                }
-            case .completed, .interrupted:
-                probes.send(node, subscription: subscription, kind: event.kind,
-                            value: UnsafePointer<Value>?.none, context: context)
-            }
-        }
-        let state = context.state
+        let savedScope = state.pointee.scope
+        if scope != 0 { state.pointee.scope = scope }
+        let sequence = send(event, probes: probes, context: context)
         let savedCause = state.pointee.cause
         state.pointee.cause = sequence
         // Further causes are rare (combining operators): only then is the array saved and
         // emptied, not retained and released on every event.
-        if !context.hasOtherCauses {
+        if state.pointee.otherCauses.isEmpty {
             Self.deliver(event, to: delivery.pointer)
         } else {
             let savedOthers = state.pointee.otherCauses
@@ -479,7 +458,34 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         }
         state.pointee.cause = savedCause
         // A subscription made while this event was delivered is reported at its time.
-        context.reportPending()
+        if state.pointee.hasPending { context._withUnsafeGuaranteedRef { $0.reportPendingNow() } }
+        state.pointee.scope = savedScope
+    }
+
+    /// Reports `event` to the probes and returns its sequence number. The payload is lent as
+    /// its own type: the value of a value event, the error of a failure.
+    @inlinable @inline(__always)
+    func send(_ event: Event<Value, Error>, probes: Unmanaged<Instrumentation.ProbeSet>,
+              context: Unmanaged<ProbeContext>) -> UInt64 {
+        probes._withUnsafeGuaranteedRef { probes in
+            context._withUnsafeGuaranteedRef { context in
+                unretainedNode._withUnsafeGuaranteedRef { node in
+                    switch event {
+                    case let .value(value):
+                        withUnsafePointer(to: value) {
+                            probes.send(node, subscription: subscription, kind: .value, value: $0, context: context)
+                        }
+                    case let .failed(error):
+                        withUnsafePointer(to: error) {
+                            probes.send(node, subscription: subscription, kind: .failed, value: $0, context: context)
+                        }
+                    case .completed, .interrupted:
+                        probes.send(node, subscription: subscription, kind: event.kind,
+                                    value: UnsafePointer<Value>?.none, context: context)
+                    }
+                }
+            }
+        }
     }
 
     /// Closes the signal to new observers for a terminal event, taking in the observers that
