@@ -59,18 +59,21 @@ struct MarbleLayout {
         // The plot starts where the estimated title column ends; when a title, measured as
         // drawn, would reach a marble wider than the room left of the first time (or a long
         // title the line itself), the plot moves right by the overlap and is laid out again.
-        // Moving right can only narrow the plot, and a narrower plot's marbles are no wider,
-        // so a second pass fits; the third is a bound, not a need.
+        // Likewise, when a marble near the first time is wider than the room between the
+        // axis's start and that time, the first time moves right (the axis and the lines
+        // keep their start) by as much. Either move can only narrow the plot, and a narrower
+        // plot's marbles are no wider, so a second pass fits; the third is a bound, not a need.
         let titles = figure.lanes.map(Self.shownTitle)
-        var inset = 0.0
+        var inset = 0.0, lead = 0.0
         for _ in 0..<3 {
             var layout = MarbleLayout()
-            let (scene, overlap) = layout.build(figure, titles: titles, maxWidth: maxWidth, inset: inset)
-            if overlap <= 0 { return scene }
-            inset += overlap.rounded(.up)
+            let built = layout.build(figure, titles: titles, maxWidth: maxWidth, inset: inset, lead: lead)
+            if built.overlap <= 0, built.overhang <= 0 { return built.scene }
+            inset += max(0, built.overlap).rounded(.up)
+            lead += max(0, built.overhang).rounded(.up)
         }
         var layout = MarbleLayout()
-        return layout.build(figure, titles: titles, maxWidth: maxWidth, inset: inset).scene
+        return layout.build(figure, titles: titles, maxWidth: maxWidth, inset: inset, lead: lead).scene
     }
 
     /// A lane's title as drawn: one line, cut with an ellipsis to the longest cut whose
@@ -96,9 +99,11 @@ struct MarbleLayout {
         return TextSafety.truncated(line, to: low)
     }
 
-    /// The scene, and by how much the title column overlaps the plot (0 or less: it does not).
+    /// The scene, by how much the title column overlaps the plot, and by how much a marble
+    /// reaches left of the axis's start (each 0 or less: it does not). `inset` moves the whole
+    /// plot right; `lead` moves the first time right of the axis's start.
     private mutating func build(_ figure: MarbleFigure, titles: [(text: String, width: Double, font: Scene.Font)],
-                                maxWidth: Double, inset: Double) -> (scene: Scene, overlap: Double) {
+                                maxWidth: Double, inset: Double, lead: Double) -> (scene: Scene, overlap: Double, overhang: Double) {
         let labelWidth = min(Self.maxTitle, max(80, zip(figure.lanes, titles).map { lane, title in
             Scene.textWidth(title.text, font: title.font) + (lane.isInner ? 16 : 0)
         }.max() ?? 0)) + 12
@@ -119,8 +124,8 @@ struct MarbleLayout {
             min(Self.maxPill, max(2 * Self.radius, Scene.textWidth(TextSafety.singleLine($0.display), font: Self.marbleFont) + 12))
         }.sorted()
         let spacing = widths.isEmpty ? 36 : min(90, max(36, widths[widths.count / 2] + 4))
-        let scale = TimeScale(times: times, startX: plotStart, minWidth: 360,
-                              maxWidth: max(360, maxWidth - plotStart - 60), spacing: spacing,
+        let scale = TimeScale(times: times, startX: plotStart + lead, minWidth: 360,
+                              maxWidth: max(360, maxWidth - plotStart - lead - 60), spacing: spacing,
                               breakWidth: Self.breakWidth)
         let plotEnd = scale.endX + 28
         let figureStart = times.min() ?? 0
@@ -135,7 +140,9 @@ struct MarbleLayout {
 
         var laneItems: [Scene.Item] = []
         var laneIndex = 0
-        var plotLeft = scale.startX - 16
+        let axisStart = scale.startX - 16 - lead
+        var plotLeft = axisStart
+        var marblesLeft = Double.infinity
         var plotRight = plotEnd
         for row in figure.rows {
             switch row {
@@ -145,10 +152,12 @@ struct MarbleLayout {
                 y += Self.operatorHeight
             case let .lane(lane):
                 let height = lane.isInner ? Self.innerLaneHeight : Self.laneHeight
-                let (item, left, right) = self.lane(lane, title: titles[laneIndex].text, index: laneIndex, centre: y + height / 2,
-                                             scale: scale, figureStart: figureStart, plotEnd: plotEnd, figure: figure)
+                let (item, left, right, firstMarble) = self.lane(lane, title: titles[laneIndex].text, index: laneIndex,
+                                                                 centre: y + height / 2, scale: scale, lead: lead,
+                                                                 figureStart: figureStart, plotEnd: plotEnd, figure: figure)
                 laneItems.append(item)
                 plotLeft = min(plotLeft, left)
+                marblesLeft = min(marblesLeft, firstMarble)
                 plotRight = max(plotRight, right)
                 laneIndex += 1
                 y += height
@@ -157,7 +166,7 @@ struct MarbleLayout {
         items += causalArrows(figure.causes)
         items += laneItems
         y += 6
-        items.append(axis(scale, y: y, plotEnd: plotEnd))
+        items.append(axis(scale, y: y, from: axisStart, to: plotEnd))
         y += 44
         let (legend, legendHeight) = self.legend(figure.threads, y: y)
         items += legend
@@ -169,7 +178,7 @@ struct MarbleLayout {
         // figure holds it and its number whole, a few pixels clear of the edge.
         let width = max(plotEnd + Self.margin, plotRight + Self.inkClearance, legendWidth(figure.threads) + 2 * Self.margin)
         return (Scene(width: width.rounded(.up), height: (y + Self.margin).rounded(.up), items: items),
-                titlesEnd + Self.titleGap - plotLeft)
+                titlesEnd + Self.titleGap - plotLeft, axisStart - marblesLeft)
     }
 
     // MARK: Rows
@@ -189,16 +198,17 @@ struct MarbleLayout {
         ])
     }
 
-    /// A lane's group, and the left and right ends of what it draws right of its title.
-    private mutating func lane(_ lane: MarbleFigure.Lane, title: String, index: Int, centre y: Double, scale: TimeScale,
-                               figureStart: Int64, plotEnd: Double, figure: MarbleFigure) -> (Scene.Item, Double, Double) {
+    /// A lane's group, the left and right ends of what it draws right of its title, and the
+    /// left end of its first marble (infinity when it has none).
+    private mutating func lane(_ lane: MarbleFigure.Lane, title: String, index: Int, centre y: Double, scale: TimeScale, lead: Double,
+                               figureStart: Int64, plotEnd: Double, figure: MarbleFigure) -> (Scene.Item, Double, Double, Double) {
         let radius = lane.isInner ? Self.innerRadius : Self.radius
         var items: [Scene.Item] = [
             .text(title, at: .init(x: Self.margin + (lane.isInner ? 16 : 0), y: y + 4.5),
                   font: lane.isInner ? Self.innerLabelFont : Self.labelFont, anchor: .start,
                   fill: lane.isInner ? Self.grey : Self.ink),
         ]
-        let startX = scale.x(lane.subscribed ?? figureStart) - (lane.subscribed == nil ? 16 : 0)
+        let startX = scale.x(lane.subscribed ?? figureStart) - (lane.subscribed == nil ? 16 + lead : 0)
         let endX = lane.end.map { scale.x($0.time) } ?? plotEnd
         let lineStroke = Scene.Stroke(paint: lane.isInner ? Self.grey : Self.ink, width: lane.isInner ? 1.2 : 1.6)
         items.append(.line(from: .init(x: startX, y: y), to: .init(x: endX, y: y), stroke: lineStroke))
@@ -256,6 +266,7 @@ struct MarbleLayout {
             let room = min(Self.maxPill, min(before, after) - 3)
             items.append(marble(group, x: centres[index], y: y, radius: radius, room: room, figure: figure, node: node))
         }
+        let marblesLeft = items[firstMarble...].first?.box?.minX ?? .infinity
         for marble in [items[firstMarble...].first, items[firstMarble...].last] {
             guard let box = marble?.box else { continue }
             left = min(left, box.minX)
@@ -270,7 +281,7 @@ struct MarbleLayout {
         if lane.isInner { data["inner"] = "true" }
         let hover = lane.detail.map { TextSafety.printable("\(lane.title) \u{2014} \($0)") }
             ?? (title == TextSafety.singleLine(lane.title) ? nil : TextSafety.printable(lane.title))
-        return (.group(kind: "lane", title: hover, data: data, items: items), left, right)
+        return (.group(kind: "lane", title: hover, data: data, items: items), left, right, marblesLeft)
     }
 
     /// The kind of a mark, for counting marks alike.
@@ -370,14 +381,22 @@ struct MarbleLayout {
         let joined = group.map { TextSafety.singleLine($0.display) }.joined(separator: ",")
         let text: String
         var font = Self.marbleFont
+        // The least room either side of the text (a marble with room to spare gets 5): enough
+        // to clear a circle's or a pill's rounded end at the text's height, so that a cut
+        // value keeps a character in the smallest marble; a count, in a smaller font, needs
+        // less, and is then never cut in a group's least room.
+        var padding = 3.0
         if group.count == 1 || joined.count <= 7 {
             text = joined
         } else {
             text = group.count < 1_000 ? "\u{00D7}\(group.count)" : "\u{00D7}\(group.count / 1_000)k"
             font = Self.countFont
+            padding = 2
         }
-        let shown = fitted(text, font: font, width: max(2 * radius, room))
-        let width = max(2 * radius, min(Scene.textWidth(shown, font: font) + 12, room))
+        // Sized by the text as the PNG draws it: an estimate let `[#1 Harbour, #…` run into
+        // its marble's edge.
+        let shown = fitted(text, font: font, width: max(2 * radius, room), padding: padding)
+        let width = max(2 * radius, min(TextMeasure.width(shown, font: font) + 10, room))
         // A value cut, or several merged, gets a number and a line in the values legend.
         var number: Int?
         if shown != joined {
@@ -442,14 +461,15 @@ struct MarbleLayout {
         return (["\(group.count) values:"] + listed + more).joined(separator: "\n")
     }
 
-    /// The text cut (ending in `…`) to the longest cut that fits a marble `width` wide (cut to
-    /// two characters when none fits). A cut's width grows with its length, so the longest
-    /// fitting one is found by halving: a value of 20,000 characters costs a few measures, not
-    /// one per character it loses.
-    private func fitted(_ text: String, font: Scene.Font, width: Double) -> String {
-        func fits(_ shown: String) -> Bool { Scene.textWidth(shown, font: font) + 8 <= width }
+    /// The text, measured as the PNG draws it with `padding` pixels either side, whole when it
+    /// fits `width`, else its longest cut (ending in `…`) that does, else the ellipsis alone. A
+    /// cut's width grows with its length, so the longest fitting one is found by halving: a
+    /// value of 20,000 characters costs a few measures, not one per character it loses.
+    private func fitted(_ text: String, font: Scene.Font, width: Double, padding: Double = 4) -> String {
+        func fits(_ shown: String) -> Bool { TextMeasure.width(shown, font: font) + 2 * padding <= width }
+        guard !fits(text) else { return text }
         let count = text.count
-        guard count > 2, !fits(text) else { return text }
+        guard count > 2, fits(TextSafety.truncated(text, to: 2)) else { return "\u{2026}" }
         var low = 2, high = count - 1
         while low < high {
             let middle = (low + high + 1) / 2
@@ -531,11 +551,11 @@ struct MarbleLayout {
         return items
     }
 
-    private mutating func axis(_ scale: TimeScale, y: Double, plotEnd: Double) -> Scene.Item {
+    private mutating func axis(_ scale: TimeScale, y: Double, from start: Double, to plotEnd: Double) -> Scene.Item {
         let (step, ticks) = scale.ticks(minimum: 70)
         let (unit, decimals) = TimeFormat.Unit.axis(step: step, largest: ticks.map(\.magnitude).max() ?? 0)
         let stroke = Scene.Stroke(paint: Self.grey, width: 1)
-        var items: [Scene.Item] = [.line(from: .init(x: scale.startX - 16, y: y), to: .init(x: plotEnd, y: y), stroke: stroke)]
+        var items: [Scene.Item] = [.line(from: .init(x: start, y: y), to: .init(x: plotEnd, y: y), stroke: stroke)]
         var lastLabel = -Double.infinity
         for tick in ticks {
             let x = scale.x(tick)

@@ -1,0 +1,103 @@
+@testable import Diagrams
+import Foundation
+import TraceLog
+import XCTest
+
+/// A marble holds its value's text, measured as the PNG draws it, and starts no further left
+/// than the time axis: for the tutorial traces, crowded lanes and hostile values.
+final class MarbleValueTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    private struct Drawn {
+        var text: String
+        var shape: Scene.Box
+        var textLeft, textRight: Double
+    }
+
+    /// Each marble's shape and where its text reaches, measured and centred as the painter does.
+    private func marbles(_ scene: Scene) -> [Drawn] {
+        func walk(_ items: [Scene.Item]) -> [Drawn] {
+            items.flatMap { item -> [Drawn] in
+                guard case let .group(kind, _, _, children) = item else { return [] }
+                guard kind.hasPrefix("marble"), let shape = children.first?.box,
+                      case let .text(text, at, font, .middle, _)? = children.dropFirst().first else { return walk(children) }
+                let width = TextMeasure.width(text, font: font)
+                return [Drawn(text: text, shape: shape, textLeft: at.x - width / 2, textRight: at.x + width / 2)]
+            }
+        }
+        return walk(scene.items)
+    }
+
+    /// Where the time axis starts.
+    private func axisStart(_ scene: Scene) throws -> Double {
+        try XCTUnwrap(scene.items.lazy.compactMap { item -> Double? in
+            guard case let .group("axis", _, _, items) = item, case let .line(from, _, _)? = items.first else { return nil }
+            return from.x
+        }.first)
+    }
+
+    private func assertMarblesHoldTheirText(_ figure: MarbleFigure, maxWidth: Double = 1600, _ name: String,
+                                            file: StaticString = #filePath, line: UInt = #line) throws {
+        let scene = MarbleLayout.scene(for: figure, maxWidth: maxWidth)
+        let drawn = marbles(scene)
+        XCTAssertFalse(drawn.isEmpty, name, file: file, line: line)
+        let start = try axisStart(scene)
+        for marble in drawn {
+            // The outline's stroke is half a pixel outside the shape; 2 pixels inside it is clear of it.
+            XCTAssertGreaterThanOrEqual(marble.textLeft, marble.shape.minX + 2.5, "\(name): \(marble.text) runs out of its marble's left",
+                                        file: file, line: line)
+            XCTAssertLessThanOrEqual(marble.textRight, marble.shape.maxX - 2.5, "\(name): \(marble.text) runs out of its marble's right",
+                                     file: file, line: line)
+            XCTAssertGreaterThanOrEqual(marble.shape.minX + 0.5, start, "\(name): \(marble.text) starts left of the axis",
+                                        file: file, line: line)
+        }
+    }
+
+    func testTheTutorialFiguresMarblesHoldTheirValuesRightOfTheAxisStart() throws {
+        for scenario in ["signin", "twitter-instant", "registration", "pixels", "swift-search"] {
+            for suffix in [".trace", ".replay.trace"] {
+                let url = Self.root.appendingPathComponent("traces/\(scenario)\(suffix)")
+                let trace = try Trace(bytes: Array(try Data(contentsOf: url)), name: scenario)
+                for causes in [false, true] {
+                    try assertMarblesHoldTheirText(try MarbleFigure(trace: trace, options: .init(causes: causes)), "\(scenario)\(suffix)")
+                }
+            }
+        }
+    }
+
+    /// `[#1 Harbour, #2 Dunes, …]` at the figure's first time, as in the pixels tutorial, and
+    /// values around it close enough to be cut.
+    private func lane(_ values: [String], spacing: Int64 = 40_000_000) -> MarbleFigure {
+        MarbleFigure(rows: [
+            .lane(.init(title: "photoModels", marbles: values.enumerated().map { index, value in
+                .init(id: UInt64(index), time: Int64(index) * spacing, display: value)
+            }, end: .completed(at: Int64(values.count) * spacing + 1_000_000_000))),
+            .operator(.init(name: "map")),
+            .lane(.init(title: "b", marbles: [.init(id: 100, time: 500_000_000, display: "x")])),
+        ], threads: ["main"])
+    }
+
+    func testAWideFirstValueIsHeldWholeRightOfTheAxisStart() throws {
+        let photos = "[" + (1...9).map { "#\($0) Harbour" }.joined(separator: ", ") + "]"
+        try assertMarblesHoldTheirText(lane([photos]), "one wide value")
+        try assertMarblesHoldTheirText(lane([photos, "WWWW", "0,1", "mmmm", photos], spacing: 9_000_000), "crowded")
+        try assertMarblesHoldTheirText(lane([photos, "WWWW", "0,1", "mmmm", photos], spacing: 9_000_000), maxWidth: 400, "narrow")
+    }
+
+    func testHostileValuesStayInTheirMarbles() throws {
+        let hostile = [
+            String(repeating: "W", count: 300),
+            String(repeating: "\u{1F680}", count: 40),
+            "\u{202E}reversed\u{202C} " + String(repeating: "\u{6F22}\u{5B57}", count: 30),
+            "\u{05E9}\u{05DC}\u{05D5}\u{05DD} " + String(repeating: "\u{0645}\u{0631}\u{062D}\u{0628}\u{0627} ", count: 12),
+            "a\nb\tc\u{1B}[31m" + String(repeating: "m", count: 60),
+            "\u{0301}\u{0301}" + String(repeating: "e\u{0301}", count: 80),
+            "WW", "\u{1F680}\u{1F680}", "\u{6F22}\u{5B57}",
+        ]
+        for value in hostile {
+            for spacing: Int64 in [1_000_000_000, 30_000_000, 9_000_000] {
+                try assertMarblesHoldTheirText(lane([value, value, "1", value], spacing: spacing), "\(value.debugDescription) \(spacing)")
+            }
+        }
+    }
+}
