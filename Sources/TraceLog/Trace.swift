@@ -88,18 +88,74 @@ public struct Trace: Sendable {
         self.init(header: reader.header)
         leftOut = leavingOut
         // Event lines as the writer writes them go into the event columns straight from the
-        // line's bytes: no record, no strings, no causes array made for each.
+        // line's bytes: no record, no strings, no causes array made for each. Those a recorder
+        // numbered one after another, with an integer value or none, wait in a batch whose
+        // columns are appended together (`stage`); every other line first appends the batch.
+        // The batch is reached through a pointer: a variable the closure below captured would
+        // be checked for exclusive access at run time at each use.
+        let batch = UnsafeMutablePointer<TraceEvents.Batch>.allocate(capacity: 1)
+        batch.initialize(to: TraceEvents.Batch())
+        defer {
+            batch.pointee.deallocate()
+            batch.deallocate()
+        }
         func handle(_ event: inout WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>) throws {
+            if stage(&event, bytes, in: &batch.pointee) { return }
+            append(&batch.pointee)
             if let problem = add(&event, bytes) {
                 throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
             }
         }
         while let record = try reader.next(handlingEvents: handle) {
+            append(&batch.pointee)
             if let problem = add(record) {
                 throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
             }
         }
+        append(&batch.pointee)
         warnings = reader.warnings
+    }
+
+    /// Puts a scanned event into `batch` instead of adding it, when it is one that `add`
+    /// would accept and store as a batch holds it: its sequence number follows the batch's
+    /// last (or, first in the batch, is above every one checked, with events so far in
+    /// order), its node, subscription and thread are at `id - 1` of their lists (so defined:
+    /// only what the validator accepted is listed), it has at most one cause, below its own
+    /// number, and its value is an integer whose text is its JSON, or none. Returns false,
+    /// changing nothing, for any other event: `add` then checks it and says what is wrong.
+    @inline(__always)
+    private mutating func stage(_ event: inout WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>,
+                                in batch: inout TraceEvents.Batch) -> Bool {
+        if event.jsonInteger != nil {
+            guard event.textIsJSON(in: bytes) else { return false }
+        } else {
+            guard case .none = event.text, event.json == nil else { return false }
+        }
+        guard event.moreCauses.isEmpty, event.firstCause < event.sequence, !event.truncated,
+              event.omittedJSONBytes == 0, event.sequence != .max else { return false }
+        if batch.count == 0 {
+            guard eventIndex == nil, validator.highestSequence.map({ event.sequence > $0 }) ?? true else { return false }
+        } else {
+            guard event.sequence == batch.firstSequence &+ UInt64(batch.count) else { return false }
+        }
+        guard let node = Self.densePosition(event.node, in: events.nodeIDs),
+              let subscription = Self.densePosition(event.subscription, in: events.subscriptionIDs),
+              let thread = Self.densePosition(event.thread, in: events.threadIDs) else { return false }
+        let payload = event.jsonInteger.map { events.number(ofInteger: $0) } ?? 0
+        if batch.count == 0 { batch.reset(firstSequence: event.sequence) }
+        eventsByNode[node].append(UInt32(events.endIndex + batch.count))
+        batch.add(time: event.time, node: node, subscription: subscription, thread: thread, kind: event.kind,
+                  payload: payload, cause: event.firstCause)
+        if batch.isFull { append(&batch) }
+        return true
+    }
+
+    /// Adds the events waiting in `batch` (`stage`) and empties it.
+    private mutating func append(_ batch: inout TraceEvents.Batch) {
+        guard batch.count > 0 else { return }
+        validator.noteSequences(batch.firstSequence...(batch.firstSequence + UInt64(batch.count - 1)))
+        events.append(batch)
+        batch.reset(firstSequence: 0)
     }
 
     /// Adds a record; returns what is wrong with it instead (see `TraceValidator`), and then

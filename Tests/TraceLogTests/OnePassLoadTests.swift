@@ -203,6 +203,97 @@ final class OnePassLoadTests: XCTestCase {
         XCTAssertGreaterThan(failed, 100)
     }
 
+    /// Events numbered one after another, with an integer value (text and JSON the same
+    /// digits) or none and at most one earlier cause, of ids at `id - 1` of their lists, are
+    /// put in a batch and appended together; every other event is added by itself. Seeded
+    /// traces of such runs, longer than a batch, with here and there an event that must leave
+    /// the batch (a number skipped or taken from an earlier gap, two causes, a text that is not
+    /// its JSON, a JSON without text, a cut text, omitted bytes, a non-integer, a record in
+    /// between) or, in every other trace, one that must be refused (a number repeated, a cause
+    /// at or after its event, an undefined node, subscription or thread): read the same both
+    /// ways, or failing at the same line with the same message.
+    func testRunsOfIntegerEventsReadTheSameBothWays() {
+        var random = SplitMix(seed: 0xBA7C_4ED5)
+        func below(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
+        var read = 0, failed = 0
+        for trial in 0..<60 {
+            let refusals = trial % 2 == 1
+            var records: [TraceRecord] = [.header(TraceHeader(clock: .virtual))]
+            // Ids numbered 1, 2, 3, … in file order, or, in some traces, not.
+            let threadIDs: [UInt64] = trial % 5 == 4 ? [2, 1] : [1, 2]
+            for id in threadIDs { records.append(.thread(ThreadRecord(id: id, name: "t\(id)"))) }
+            let nodeIDs: [UInt64] = trial % 7 == 6 ? [2, 1, 3] : [1, 2, 3]
+            for id in nodeIDs {
+                records.append(.node(NodeRecord(id: id, kind: .source, name: "n\(id)", parameters: "", file: "A.swift",
+                                                line: 1)))
+            }
+            let subscriptionIDs: [UInt64] = trial % 6 == 5 ? [1, 3, 2] : [1, 2, 3]
+            for id in subscriptionIDs {
+                records.append(.subscribe(SubscriptionRecord(id: id, node: id, parent: 0, time: 0, thread: 1)))
+            }
+            var nextSubscription: UInt64 = 4
+            var sequence: UInt64 = 0
+            var skipped: [UInt64] = []
+            for _ in 0..<(600 + below(900)) {
+                sequence += 1
+                var number = sequence
+                let node = UInt64(1 + below(3))
+                var subscription = node, thread = UInt64(1 + below(2)), eventNode = node
+                var causes: [UInt64] = sequence > 1 && below(2) == 0 ? [sequence - 1 - UInt64(below(min(Int(sequence) - 1, 5)))] : []
+                let value = below(40) - 20
+                var kind = EventKind.value
+                var text: String? = String(value), json: String? = String(value)
+                var truncated = false, omitted: Int64 = 0
+                if below(12) == 0 {
+                    kind = .completed
+                    text = nil
+                    json = nil
+                }
+                if below(120) == 0 {
+                    switch below(refusals ? 16 : 11) {
+                    case 0:
+                        skipped += [sequence, sequence + 1]
+                        sequence += 2
+                        number = sequence
+                    case 1:
+                        if let earlier = skipped.popLast() {
+                            sequence -= 1
+                            number = earlier
+                        }
+                    case 2: if sequence > 2 { causes = [sequence - 1, 1] }
+                    case 3: json = String(value + 1)
+                    case 4: text = nil
+                    case 5: truncated = true
+                    case 6: omitted = 7
+                    case 7:
+                        text = "1.5"
+                        json = "1.5"
+                    case 8:
+                        records.append(.subscribe(SubscriptionRecord(id: nextSubscription, node: node, parent: 0, time: 0,
+                                                                     thread: 1)))
+                        nextSubscription += 1
+                    case 9: records.append(.mark(MarkRecord(time: 0, thread: 1, label: "m")))
+                    case 10: text = "x\(value)"
+                    case 11: if sequence > 1 { number = sequence - 1 }
+                    case 12: causes = [sequence]
+                    case 13: causes = [sequence + 1]
+                    case 14: eventNode = 9
+                    default:
+                        if below(2) == 0 { subscription = 9 } else { thread = 9 }
+                    }
+                }
+                records.append(.event(EventRecord(sequence: number, time: Int64(sequence), node: eventNode,
+                                                  subscription: subscription, kind: kind, thread: thread, causes: causes,
+                                                  text: text, truncated: truncated, json: json,
+                                                  omittedJSONBytes: omitted)))
+            }
+            if assertSameBothWays(records.flatMap(\.jsonLine), "trial \(trial)") { read += 1 } else { failed += 1 }
+        }
+        // Both outcomes are exercised, not only errors.
+        XCTAssertGreaterThanOrEqual(read, 30)
+        XCTAssertGreaterThanOrEqual(failed, 10)
+    }
+
     /// `line` with the value after the first ':' at or after `position` replaced by `value`.
     private func replacingValue(in line: [UInt8], at position: Int, with value: String) -> [UInt8] {
         guard let colon = line[position...].firstIndex(of: UInt8(ascii: ":")) else { return line }
