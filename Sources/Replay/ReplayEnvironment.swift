@@ -140,9 +140,11 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         sent.reserveCapacity(positions.count)
         dues.reserveCapacity(positions.count)
         lanes.reserveCapacity(positions.count)
-        // One lane per recorded thread, not per event.
+        // One lane per recorded thread, not per event; the last thread's lane answers again
+        // without hashing (an input's events mostly come from one thread).
         var laneNumbers: [UInt64: Int] = [:]
         var names: [String] = []
+        var last: (thread: UInt64, lane: Int)?
         for position in positions {
             switch events.kind(at: position) {
             case .value:
@@ -158,13 +160,18 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
                 return signal
             }
             let thread = events.thread(at: position)
-            if let lane = laneNumbers[thread] {
-                lanes.append(lane)
+            let lane: Int
+            if let last, last.thread == thread {
+                lane = last.lane
+            } else if let known = laneNumbers[thread] {
+                lane = known
             } else {
-                laneNumbers[thread] = names.count
-                lanes.append(names.count)
+                lane = names.count
+                laneNumbers[thread] = lane
                 names.append(trace.logicalThreadName(thread))
             }
+            lanes.append(lane)
+            last = (thread, lane)
             dues.append(TestScheduler.time(of: Self.date(events.time(at: position))))
         }
         // Each at its recorded time on its thread's lane, as if scheduled one by one.

@@ -38,6 +38,30 @@ final class ReplayerTests: XCTestCase {
         XCTAssertEqual(Set(delivered.map { replayed.logicalThreadName($0.thread) }), ["ui"])
     }
 
+    /// An input sent from two threads in turn re-emits each value on its own thread's lane:
+    /// a lane found for one thread must not answer for the next.
+    func testAnInputSentFromTwoThreadsInTurnReEmitsEachValueOnItsThreadsLane() throws {
+        let threads: [UInt64] = [1, 2, 2, 1, 1, 2, 1]
+        var lines = [
+            #"{"type":"header","format":"marbles-trace","version":"1.1","unit":"ns","clock":"virtual"}"#,
+            #"{"type":"thread","id":1,"name":"keyboard"}"#,
+            #"{"type":"thread","id":2,"name":"paste"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"typed","file":"T.swift","line":1,"label":"typed","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+        ]
+        for (index, thread) in threads.enumerated() {
+            lines.append(#"{"type":"event","seq":\#(index + 1),"time":\#(index * 1_000),"node":1,"sub":1,"kind":"value","thread":\#(thread),"causes":[],"text":"\#(index)","json":\#(index)}"#)
+        }
+        let recorded = try Trace(bytes: Array((lines.joined(separator: "\n") + "\n").utf8))
+        let replayed = try Replayer(trace: recorded).replay { environment in
+            environment.input("typed", of: Int.self).observeValues { _ in } ?? AnyDisposable()
+        }.trace
+        let inputs = replayed.events.filter { replayed.node($0.node)?.name == "input" }
+        XCTAssertEqual(inputs.compactMap(\.json), (0..<threads.count).map { "\($0)" })
+        XCTAssertEqual(inputs.map { replayed.logicalThreadName($0.thread) },
+                       ["keyboard", "paste", "paste", "keyboard", "keyboard", "paste", "keyboard"])
+    }
+
     func testSchedulersAreNamedLanesOfTheTestScheduler() throws {
         let recorded = try Recording.simulated(Pipelines.debounce()).trace
         let scheduler = TestScheduler()
