@@ -55,8 +55,7 @@ public struct Replayer: Sendable {
     /// The virtual time the replay runs to: the recording's end (its summary's duration, or
     /// its latest event when it was cut off).
     public var end: Int64 {
-        let events = trace.events
-        return events.indices.reduce(trace.summary?.duration ?? 0) { max($0, events.time(at: $1)) }
+        max(trace.summary?.duration ?? 0, trace.events.latestTime ?? 0)
     }
 
     /// Replays the trace through the pipeline `build` makes (returning what tears it down).

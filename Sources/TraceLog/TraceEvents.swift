@@ -84,6 +84,10 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     /// The time of the event at `position`.
     public func time(at position: Int) -> Int64 { times[position] }
 
+    /// The latest time of any event, nil when there are none: one pass over the time column
+    /// (events are in sequence order, which threads can stamp out of time order).
+    public var latestTime: Int64? { times.max() }
+
     /// The node id of the event at `position`.
     public func node(at position: Int) -> UInt64 { nodeIDs[Int(nodes[position])] }
 

@@ -62,6 +62,32 @@ final class ReplayerTests: XCTestCase {
                        ["keyboard", "paste", "paste", "keyboard", "keyboard", "paste", "keyboard"])
     }
 
+    /// The replay runs to the recording's end: its summary's duration, or past it (or, cut
+    /// off, without one) its latest event, which need not be its last (threads stamp events
+    /// out of time order).
+    func testTheReplayRunsToTheSummarysDurationOrTheLatestEvent() throws {
+        func trace(times: [Int64], duration: Int64?) throws -> Trace {
+            var lines = [
+                #"{"type":"header","format":"marbles-trace","version":"1.1","unit":"ns","clock":"virtual"}"#,
+                #"{"type":"thread","id":1,"name":"main"}"#,
+                #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"typed","file":"T.swift","line":1,"label":"typed","upstream":[]}"#,
+                #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            ]
+            for (index, time) in times.enumerated() {
+                lines.append(#"{"type":"event","seq":\#(index + 1),"time":\#(time),"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#)
+            }
+            if let duration {
+                lines.append(#"{"type":"summary","events":\#(times.count),"nodes":1,"subscriptions":1,"threads":1,"hops":0,"marks":0,"dropped":0,"duration":\#(duration)}"#)
+            }
+            return try Trace(bytes: Array((lines.joined(separator: "\n") + "\n").utf8))
+        }
+        XCTAssertEqual(Replayer(trace: try trace(times: [5, 30_000, 10_000], duration: nil)).end, 30_000)
+        XCTAssertEqual(Replayer(trace: try trace(times: [5, 30_000, 10_000], duration: 20_000)).end, 30_000)
+        XCTAssertEqual(Replayer(trace: try trace(times: [5, 30_000, 10_000], duration: 90_000)).end, 90_000)
+        XCTAssertEqual(Replayer(trace: try trace(times: [], duration: 7)).end, 7)
+        XCTAssertEqual(Replayer(trace: try trace(times: [], duration: nil)).end, 0)
+    }
+
     func testSchedulersAreNamedLanesOfTheTestScheduler() throws {
         let recorded = try Recording.simulated(Pipelines.debounce()).trace
         let scheduler = TestScheduler()
