@@ -87,6 +87,13 @@ public struct Trace: Sendable {
     public init(reader: TraceReader, leavingOut: Parts = []) throws {
         self.init(header: reader.header)
         leftOut = leavingOut
+        // No event line is shorter than `shortestEventLine`: what is left of a file of known
+        // size holds at most so many events. The columns are allocated once for them, not
+        // doubled (and copied) as they fill; room never written is never made resident.
+        if let size = reader.size {
+            let most = Int(max(0, size - reader.bytesRead)) / Self.shortestEventLine
+            events.reserveCapacity(events: most, causes: most, integers: 0)
+        }
         // Event lines as the writer writes them go into the event columns straight from the
         // line's bytes: no record, no strings, no causes array made for each. Those a recorder
         // numbered one after another, with an integer value or none, wait in a batch whose
@@ -115,6 +122,11 @@ public struct Trace: Sendable {
         append(&batch.pointee)
         warnings = reader.warnings
     }
+
+    /// The length of the shortest event line, its newline not counted: every field it must have,
+    /// each with its shortest value (`{"type":"event","seq":1,"time":0,"node":1,"sub":1,
+    /// "kind":"value","thread":1,"causes":[]}`).
+    package static let shortestEventLine = 88
 
     /// Puts a scanned event into `batch` instead of adding it, when it is one that `add`
     /// would accept and store as a batch holds it: its sequence number follows the batch's

@@ -51,6 +51,10 @@ public final class TraceReader {
     /// Bytes consumed so far.
     @exclusivity(unchecked) public private(set) var bytesRead: Int64 = 0
 
+    /// The size of the whole trace in bytes, header included, when it is known: a regular
+    /// file's or the bytes given; nil for a pipe or a device.
+    package let size: Int64?
+
     /// Lines longer than this are an error: a reader must not need unbounded memory.
     public let maxLineLength: Int
     static let maxWarnings = 100
@@ -98,6 +102,14 @@ public final class TraceReader {
     private init(source: Source, name: String, maxLineLength: Int) throws {
         self.source = source
         self.name = name
+        switch source {
+        case let .file(file):
+            var status = stat()
+            let regular = fstat(fileno(file), &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+            self.size = regular ? Int64(status.st_size) : nil
+        case let .bytes(bytes, _):
+            self.size = Int64(bytes.count)
+        }
         self.maxLineLength = maxLineLength
         self.capacity = 1 << 20
         self.buffer = .allocate(capacity: 1 << 20)

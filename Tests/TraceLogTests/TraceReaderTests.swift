@@ -104,6 +104,28 @@ final class TraceReaderTests: XCTestCase {
         }
     }
 
+    /// `Trace(reader:)` sizes its event columns for the most events the rest of a trace can
+    /// hold: a reader knows the size of a regular file and of bytes in memory, and no event line
+    /// is shorter than `Trace.shortestEventLine`, not even one the writer writes.
+    func testAReaderKnowsTheTracesSizeAndTheShortestEventLineIsShortest() throws {
+        let lines = [header, thread, node, subscribe, event(1), summary]
+        XCTAssertEqual(try TraceReader(bytes: bytes(lines)).size, Int64(bytes(lines).count))
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("size-\(UUID().uuidString).trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data(bytes(lines)).write(to: url)
+        XCTAssertEqual(try TraceReader(url: url).size, Int64(bytes(lines).count))
+
+        let written = TraceRecord.event(EventRecord(sequence: 1, time: 0, node: 1, subscription: 1, kind: .value,
+                                                    thread: 1, causes: [], text: nil, truncated: false, json: nil)).jsonLine
+        XCTAssertEqual(written.count - 1, Trace.shortestEventLine, String(decoding: written, as: UTF8.self))
+        // A trace of nothing else loads whole, as many events as lines.
+        let shortest = String(decoding: written.dropLast(), as: UTF8.self)
+        let events = (1...9).map { shortest.replacingOccurrences(of: #""seq":1"#, with: #""seq":\#($0)"#) }
+        XCTAssertEqual(events.map(\.utf8.count), Array(repeating: Trace.shortestEventLine, count: 9))
+        XCTAssertEqual(try Trace(bytes: bytes([header, thread, node, subscribe] + events)).events.map(\.sequence),
+                       Array(1...9))
+    }
+
     func testLeftOutRecordsAreCheckedButNotKept() throws {
         let hop = #"{"type":"hop","id":1,"node":1,"sub":1,"scheduler":"main","enqueued":0,"from":1,"started":5,"to":1}"#
         let dispose = #"{"type":"dispose","sub":1,"time":30,"thread":1}"#
