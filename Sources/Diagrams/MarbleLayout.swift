@@ -31,6 +31,9 @@ struct MarbleLayout {
     static let marbleFont = Scene.Font(size: 12)
     static let smallFont = Scene.Font(size: 11)
     static let noteFont = Scene.Font(size: 9, bold: true)
+    /// A break's idle time under the axis, and the least room between it and a tick's label.
+    static let breakFont = Scene.Font(size: 9)
+    static let axisGap = 8.0
     /// Values legend: at most this many lines, and this many values listed per merged marble.
     static let maxNotes = 40
     static let maxNoteValues = 12
@@ -519,10 +522,10 @@ struct MarbleLayout {
         }
     }
 
-    private mutating func breakMark(x: Double, y: Double) -> Scene.Item {
+    private mutating func breakMark(x: Double, y: Double, title: String? = nil) -> Scene.Item {
         symbols.insert("gap")
         let stroke = Scene.Stroke(paint: Self.grey, width: 1.2)
-        return .group(kind: "gap", title: nil, data: [:], items: [
+        return .group(kind: "gap", title: title, data: [:], items: [
             .rect(origin: .init(x: x - 6, y: y - 3), width: 12, height: 6, corner: 0, fill: .init(hex: "#ffffff"), stroke: nil),
             .line(from: .init(x: x - 7, y: y + 6), to: .init(x: x - 1, y: y - 6), stroke: stroke),
             .line(from: .init(x: x + 1, y: y + 6), to: .init(x: x + 7, y: y - 6), stroke: stroke),
@@ -556,19 +559,36 @@ struct MarbleLayout {
         let (unit, decimals) = TimeFormat.Unit.axis(step: step, largest: ticks.map(\.magnitude).max() ?? 0)
         let stroke = Scene.Stroke(paint: Self.grey, width: 1)
         var items: [Scene.Item] = [.line(from: .init(x: start, y: y), to: .init(x: plotEnd, y: y), stroke: stroke)]
+        // The idle time a break cuts is written in the row of the tick labels, under its mark
+        // (above the axis it ran into the mark and the last lane's marbles); a tick whose
+        // label would come within `axisGap` of it or of a mark is left out. A break's label
+        // that would touch the one before it is left out too: the mark's hover text still
+        // has the time.
+        var taken: [ClosedRange<Double>] = []
+        var lastIdle = -Double.infinity
+        for gap in scale.breaks {
+            let idle = TimeFormat.duration(gap.to - gap.from)
+            items.append(breakMark(x: gap.x, y: y, title: "idle time cut: \(idle), \(TimeFormat.duration(gap.from))\u{2013}\(TimeFormat.duration(gap.to))"))
+            let text = "\u{2026}\(idle)"
+            let half = max(TextMeasure.width(text, font: Self.breakFont) / 2, 7)
+            guard lastIdle + Self.axisGap <= gap.x - half else {
+                taken.append((gap.x - 7)...(gap.x + 7))
+                continue
+            }
+            lastIdle = gap.x + half
+            taken.append((gap.x - half)...(gap.x + half))
+            items.append(.text(text, at: .init(x: gap.x, y: y + 17), font: Self.breakFont, anchor: .middle, fill: Self.grey))
+        }
         var lastLabel = -Double.infinity
         for tick in ticks {
             let x = scale.x(tick)
             guard x - lastLabel >= 40 else { continue }
+            let label = TimeFormat.fixed(tick, unit: unit, decimals: decimals)
+            let half = TextMeasure.width(label, font: Self.smallFont) / 2
+            guard !taken.contains(where: { $0.lowerBound - Self.axisGap < x + half && x - half < $0.upperBound + Self.axisGap }) else { continue }
             lastLabel = x
             items.append(.line(from: .init(x: x, y: y), to: .init(x: x, y: y + 5), stroke: stroke))
-            items.append(.text(TimeFormat.fixed(tick, unit: unit, decimals: decimals), at: .init(x: x, y: y + 17), font: Self.smallFont,
-                               anchor: .middle, fill: Self.grey))
-        }
-        for gap in scale.breaks {
-            items.append(breakMark(x: gap.x, y: y))
-            items.append(.text("\u{2026}\(TimeFormat.duration(gap.to - gap.from))", at: .init(x: gap.x, y: y - 6),
-                               font: .init(size: 9), anchor: .middle, fill: Self.grey))
+            items.append(.text(label, at: .init(x: x, y: y + 17), font: Self.smallFont, anchor: .middle, fill: Self.grey))
         }
         items.append(.text("time (\(unit.name))", at: .init(x: plotEnd, y: y + 32), font: Self.smallFont,
                            anchor: .end, fill: Self.grey))
