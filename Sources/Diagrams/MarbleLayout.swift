@@ -260,14 +260,23 @@ struct MarbleLayout {
         let firstMarble = items.count
         let (sorted, laneGroups) = groups(lane.marbles, scale: scale)
         let centres = laneGroups.map { (scale.x(sorted[$0.lowerBound].time) + scale.x(sorted[$0.upperBound - 1].time)) / 2 }
+        // Failures and interruptions drawn over the marbles, as spans of x.
+        let overSpans = over.compactMap(\.box).map { ($0.minX, $0.maxX) }
         for (index, range) in laneGroups.enumerated() {
             let group = Array(sorted[range])
             // A marble may be as wide as the room to its neighbours, so none hides another;
             // its text is cut to fit (the whole value is on hover).
-            let before = index > 0 ? centres[index] - centres[index - 1] : .infinity
-            let after = index + 1 < centres.count ? centres[index + 1] - centres[index] : .infinity
-            let room = min(Self.maxPill, min(before, after) - 3)
-            items.append(marble(group, x: centres[index], y: y, radius: radius, room: room, figure: figure, node: node))
+            let centre = centres[index]
+            let before = index > 0 ? centre - centres[index - 1] : .infinity
+            let after = index + 1 < centres.count ? centres[index + 1] - centre : .infinity
+            var room = min(Self.maxPill, min(before, after) - 3)
+            // A failure or interruption beside the marble's time (not at it) bounds it too:
+            // drawn over the marble, its cross covered the value's text (a retried service's
+            // failure a few ms before the value).
+            for (minX, maxX) in overSpans where maxX < centre || minX > centre {
+                room = min(room, 2 * ((maxX < centre ? centre - maxX : minX - centre) - 2))
+            }
+            items.append(marble(group, x: centre, y: y, radius: radius, room: room, figure: figure, node: node))
         }
         let marblesLeft = items[firstMarble...].first?.box?.minX ?? .infinity
         for marble in [items[firstMarble...].first, items[firstMarble...].last] {

@@ -84,6 +84,51 @@ final class MarbleValueTests: XCTestCase {
         try assertMarblesHoldTheirText(lane([photos, "WWWW", "0,1", "mmmm", photos], spacing: 9_000_000), maxWidth: 400, "narrow")
     }
 
+    /// Every failure or interruption drawn beside a marble's time (its box does not hold the
+    /// marble's centre) leaves the marble's text uncovered.
+    private func assertMarksLeaveTextUncovered(_ figure: MarbleFigure, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+        let scene = MarbleLayout.scene(for: figure, maxWidth: 1600)
+        var checked = 0
+        for case let .group("lane", _, _, items) in scene.items {
+            let marks = items.compactMap { item -> Scene.Box? in
+                guard case let .group(kind, _, _, _) = item, kind == "failed" || kind == "interrupted" else { return nil }
+                return item.box
+            }
+            let drawn = marbles(Scene(width: scene.width, height: scene.height, items: items))
+            for marble in drawn {
+                let centre = (marble.shape.minX + marble.shape.maxX) / 2
+                let text = Scene.Box(minX: marble.textLeft, minY: marble.shape.minY, maxX: marble.textRight, maxY: marble.shape.maxY)
+                for mark in marks where !(mark.minX...mark.maxX).contains(centre) {
+                    checked += 1
+                    XCTAssertFalse(mark.intersects(text), "\(name): a mark at \(mark.minX) covers \(marble.text)", file: file, line: line)
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 0, name, file: file, line: line)
+    }
+
+    func testAFailureJustBeforeAValueDoesNotCoverItsText() throws {
+        // A retried service: subscribed, failed, resubscribed, failed, resubscribed, then the
+        // value 70 ms after the last failure (the field package's search).
+        let ms: Int64 = 1_000_000
+        let inner = MarbleFigure.Lane(title: "search \u{2192} flatMapError", isInner: true, subscribed: 0,
+                                      marbles: [.init(id: 1, time: 200 * ms, display: "[\"swift1\", \"swift2\"]")],
+                                      end: .completed(at: 200 * ms), marks: [
+                                          .init(.ended(.failed(at: 60 * ms, message: "flaky"))), .init(.subscribed(at: 60 * ms)),
+                                          .init(.ended(.failed(at: 130 * ms, message: "flaky"))), .init(.subscribed(at: 130 * ms)),
+                                      ])
+        let figure = MarbleFigure(rows: [
+            .lane(.init(title: "query", marbles: (0..<12).map { .init(id: 10 + UInt64($0), time: Int64($0) * 300 * ms, display: "q\($0)") })),
+            .operator(.init(name: "flatMap", parameters: ".latest")),
+            .lane(inner),
+        ], threads: ["main"])
+        assertMarksLeaveTextUncovered(figure, "retried search")
+        try assertMarblesHoldTheirText(figure, "retried search")
+        let trace = try Trace(bytes: Array(try Data(contentsOf: Self.root.appendingPathComponent("Tests/DiagramsTests/Support/autocomplete.trace"))),
+                              name: "autocomplete")
+        assertMarksLeaveTextUncovered(try MarbleFigure(trace: trace), "autocomplete fixture")
+    }
+
     func testHostileValuesStayInTheirMarbles() throws {
         let hostile = [
             String(repeating: "W", count: 300),
