@@ -488,10 +488,19 @@ final class RecorderCore: Probe, @unchecked Sendable {
     private func pushOnRing(_ ring: ThreadRing, _ node: Node, subscription: UInt64, kind: EventKind, integer: Int64?,
                             context: ProbeContext) -> UInt64 {
         guard context.scope == scope, !context.hasOtherCauses, let thread = ring.cachedThread(context) else { return 0 }
-        let nodeID = ring.nodes.find(node.id)
-        let subscriptionID = ring.subscriptions.find(subscription)
-        guard nodeID != 0, subscriptionID != 0, ring.hasSpace() || waitForSpace(on: ring),
-              running.load(ordering: .relaxed) else { return 0 }
+        // The ids kept on the signal instance when this recorder left them there, else the
+        // thread's caches (which then leave them there).
+        let instance = context.instanceIDs
+        var nodeID: UInt64, subscriptionID: UInt64
+        if let instance, instance.pointee.owner == serial {
+            (nodeID, subscriptionID) = (instance.pointee.node, instance.pointee.subscription)
+        } else {
+            nodeID = ring.nodes.find(node.id)
+            subscriptionID = ring.subscriptions.find(subscription)
+            guard nodeID != 0, subscriptionID != 0 else { return 0 }
+            instance?.pointee = InstanceIDs(owner: serial, node: nodeID, subscription: subscriptionID)
+        }
+        guard ring.hasSpace() || waitForSpace(on: ring), running.load(ordering: .relaxed) else { return 0 }
         let sequence = takeSequence()
         ring.push(BinaryEvent(sequence: sequence, time: countsTicks ? TickClock.read() : ringTimeFromClock(), node: nodeID,
                               subscription: subscriptionID, kind: kind, thread: thread,
@@ -585,7 +594,15 @@ final class RecorderCore: Probe, @unchecked Sendable {
         -> (time: Int64, thread: UInt64, subscription: UInt64, node: UInt64) {
         let time = now()
         let thread = threadID(context)
-        return (time, thread, subscriptionID(subscription, node: node, time: time, thread: thread), nodeID(node))
+        // The ids kept on the signal instance when this recorder left them there.
+        let instance = context.instanceIDs
+        if let instance, instance.pointee.owner == serial {
+            return (time, thread, instance.pointee.subscription, instance.pointee.node)
+        }
+        let subscriptionID = subscriptionID(subscription, node: node, time: time, thread: thread)
+        let nodeID = nodeID(node)
+        instance?.pointee = InstanceIDs(owner: serial, node: nodeID, subscription: subscriptionID)
+        return (time, thread, subscriptionID, nodeID)
     }
 
     public func didDispose(_ node: Node, subscription: UInt64) {

@@ -204,6 +204,26 @@ protocol PendingSubscription: AnyObject {
     func reportIfPending()
 }
 
+/// What a probe keeps on a signal instance between the instance's events: a recorder keeps
+/// the trace ids of the instance's node and subscription there, one load and a compare where
+/// two cache lookups would be. The instance lends it to the probe through
+/// `ProbeContext.instanceIDs` while its event is reported, under its serializer; `owner` is
+/// the number of the probe that filled it (0: none), so a probe takes only what it left
+/// there itself, and a probe's number is never reused (a recorder's `serial`).
+@usableFromInline
+package struct InstanceIDs {
+    @usableFromInline package var owner: UInt64
+    @usableFromInline package var node: UInt64
+    @usableFromInline package var subscription: UInt64
+
+    @inlinable
+    package init(owner: UInt64 = 0, node: UInt64 = 0, subscription: UInt64 = 0) {
+        self.owner = owner
+        self.node = node
+        self.subscription = subscription
+    }
+}
+
 /// The sequence numbers of the events that caused an event. Usually one; empty for a
 /// source's own events; several for operators that combine the latest of many inputs.
 public struct Causes: Sendable, Equatable {
@@ -312,9 +332,12 @@ public enum Instrumentation {
                 ?? willSend(node, subscription: subscription, kind: kind, value: value, context: context)
         }
 
-        /// As `willSend(_:subscription:kind:value:causes:)`, passing the context on.
+        /// As `willSend(_:subscription:kind:value:causes:)`, passing the context on. Only a sole
+        /// member is lent what it keeps on the instance (`ProbeContext.instanceIDs`): members
+        /// attached together would read and overwrite each other's there.
         @usableFromInline func willSend<Value>(_ node: Node, subscription: UInt64, kind: EventKind,
                                                value: UnsafePointer<Value>?, context: ProbeContext) -> UInt64 {
+            context.state.pointee.instanceIDs = nil
             if members.count == 1 {
                 return members[0].probe?.willSend(node, subscription: subscription, kind: kind, value: value,
                                                   context: context) ?? 0
@@ -471,6 +494,9 @@ public final class ProbeContext {
         /// Whether `pending` holds one: what the send path checks, twice per recorded event
         /// (a plain load; reading the existential itself would retain and release it).
         @usableFromInline var hasPending = false
+        /// What the probes keep on the signal instance whose event is being reported, during
+        /// the report only (see `InstanceIDs`, `instanceIDs`); nil otherwise.
+        @usableFromInline var instanceIDs: UnsafeMutablePointer<InstanceIDs>?
         @usableFromInline init() {}
     }
 
@@ -532,6 +558,14 @@ public final class ProbeContext {
     package func probeLocal(for owner: UInt64) -> UnsafeMutableRawPointer? {
         let local = state.pointee.local
         return local.owner == owner ? local.object : nil
+    }
+
+    /// What the probe keeps on the signal instance whose event it is told of now, in
+    /// `willSend`, when it is the only probe attached; nil otherwise. Valid only during that
+    /// call, and only for that event's node and subscription.
+    @inlinable @inline(__always)
+    package var instanceIDs: UnsafeMutablePointer<InstanceIDs>? {
+        state.pointee.instanceIDs
     }
 
     /// Keeps `object` for this thread on behalf of the probe numbered `owner`, in place of

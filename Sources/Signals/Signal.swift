@@ -229,6 +229,8 @@ struct Delivery<Value, Error: Swift.Error> {
     @usableFromInline var depth = 0
     /// Lists replaced while a delivery iterated them, freed when the outermost delivery ends.
     @usableFromInline var retired: [ObservationList<Value, Error>] = []
+    /// What a probe keeps on this instance between its events (see `InstanceIDs`).
+    @usableFromInline var probeIDs = InstanceIDs()
 
     @usableFromInline
     init() {}
@@ -370,6 +372,8 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     func relabel(to node: Node) -> Bool {
         guard reporting.load(ordering: .acquiring) & Self.settled == 0 else { return false }
         unretainedNode = .passUnretained(node)
+        // A probe's ids were of the old node.
+        delivery.pointer.pointee.probeIDs = InstanceIDs()
         return true
     }
 
@@ -443,7 +447,12 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         // The event, and whatever its delivery does, is in the scope the instance was made in.
         let savedScope = state.pointee.scope
         if scope != 0 { state.pointee.scope = scope }
-        let sequence = send(event, probes: probes, context: context)
+        // The probe finds what it keeps on this instance through the context, during the send only.
+        let sequence = withUnsafeMutablePointer(to: &delivery.pointer.pointee.probeIDs) { ids in
+            state.pointee.instanceIDs = ids
+            defer { state.pointee.instanceIDs = nil }
+            return send(event, probes: probes, context: context)
+        }
         let savedCause = state.pointee.cause
         state.pointee.cause = sequence
         // Further causes are rare (combining operators): only then is the array saved and
