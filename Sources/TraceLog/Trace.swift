@@ -155,7 +155,6 @@ public struct Trace: Sendable {
               let thread = Self.densePosition(event.thread, in: events.threadIDs) else { return false }
         let payload = event.jsonInteger.map { events.number(ofInteger: $0) } ?? 0
         if batch.count == 0 { batch.reset(firstSequence: event.sequence) }
-        eventsByNode[node].append(UInt32(events.endIndex + batch.count))
         batch.add(time: event.time, node: node, subscription: subscription, thread: thread, kind: event.kind,
                   payload: payload, cause: event.firstCause)
         if batch.isFull { append(&batch) }
@@ -165,6 +164,16 @@ public struct Trace: Sendable {
     /// Adds the events waiting in `batch` (`stage`) and empties it.
     private mutating func append(_ batch: inout TraceEvents.Batch) {
         guard batch.count > 0 else { return }
+        // Each event's position in its node's list, the lists' array checked once a batch of
+        // a run (a batch of one, cut short by another record, gains nothing by it).
+        let first = events.endIndex
+        if batch.count == 1 {
+            eventsByNode[batch.node(at: 0)].append(UInt32(first))
+        } else {
+            eventsByNode.withUnsafeMutableBufferPointer { byNode in
+                for index in 0..<batch.count { byNode[batch.node(at: index)].append(UInt32(first + index)) }
+            }
+        }
         validator.noteSequences(batch.firstSequence...(batch.firstSequence + UInt64(batch.count - 1)))
         events.append(batch)
         batch.reset(firstSequence: 0)

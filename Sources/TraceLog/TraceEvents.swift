@@ -288,6 +288,9 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
 
         var isFull: Bool { count == Self.capacity }
 
+        /// The node position of the event at `index` of the batch.
+        func node(at index: Int) -> Int { Int(nodes[index]) }
+
         /// Empties the batch for events numbered from `first`.
         mutating func reset(firstSequence first: UInt64) {
             count = 0
