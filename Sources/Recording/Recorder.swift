@@ -349,7 +349,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         var next = 0
         for chunk in memory + [buffer] {
             StoredEvents.forEachRun(of: chunk, events: { count in
-                for index in next..<next + count { events.base.unsafelyUnwrapped[index].format(into: &trace) }
+                for index in next..<next + count { events[index].format(into: &trace) }
                 next += count
             }, line: { trace.append(contentsOf: $0) })
         }
@@ -382,11 +382,13 @@ final class RecorderCore: Probe, @unchecked Sendable {
         var next = 0
         for chunk in chunks {
             try StoredEvents.forEachRun(of: chunk, events: { count in
-                if let (index, problem) = trace.addEvents(from: UnsafeRawPointer(events.base.unsafelyUnwrapped + next),
-                                                          stride: MemoryLayout<BinaryEvent>.stride, count: count) {
-                    throw TraceError(file: name, line: lineNumber + index + 1, column: 0, message: problem)
+                try events.forEachPiece(from: next, count: count) { piece, length in
+                    if let (index, problem) = trace.addEvents(from: UnsafeRawPointer(piece),
+                                                              stride: MemoryLayout<BinaryEvent>.stride, count: length) {
+                        throw TraceError(file: name, line: lineNumber + index + 1, column: 0, message: problem)
+                    }
+                    lineNumber += length
                 }
-                lineNumber += count
                 next += count
             }, line: { _ in
                 lineNumber += 1

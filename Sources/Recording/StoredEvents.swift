@@ -2,21 +2,27 @@ import Foundation
 import TraceLog
 
 /// An in-memory recorder's binary events, in the order recorded, each in an aligned slot of
-/// one growing block: appending one is a capacity check and a store, where appending it to
-/// the byte buffer took a marker, an unaligned copy and the array's uniqueness and growth
-/// checks. The byte buffer keeps the JSON lines and, in front of each, a run entry
-/// (`runMarker` and a count) saying how many stored events come before it since the last
-/// entry, so the events and lines keep their order. Guarded by the recorder's lock.
+/// blocks of `blockSize`: appending one is a room check and a store, where appending it to the
+/// byte buffer took a marker, an unaligned copy and the array's uniqueness and growth checks,
+/// and a full block is never copied (growing one block by `realloc` copied every event
+/// recorded so far at each doubling). The byte buffer keeps the JSON lines and, in front of
+/// each, a run entry (`runMarker` and a count) saying how many stored events come before it
+/// since the last entry, so the events and lines keep their order. Guarded by the
+/// recorder's lock.
 struct StoredEvents {
     /// The byte in front of a run entry in the buffer (a JSON line begins with `{`, a binary
     /// event with `BinaryEvent.marker`).
     static let runMarker: UInt8 = 0x02
     /// The bytes a run entry takes: its marker and the run's length.
     static let runEntrySize = 1 + MemoryLayout<Int>.size
+    /// Events a block holds (256 KiB of them).
+    static let blockSize = 4096
 
-    private(set) var base: UnsafeMutablePointer<BinaryEvent>?
+    private var blocks: [UnsafeMutablePointer<BinaryEvent>] = []
+    /// Where the next event goes, and the room left in its block.
+    private var slot: UnsafeMutablePointer<BinaryEvent>?
+    private var room = 0
     private(set) var count = 0
-    private var capacity = 0
     /// The events a run entry in the buffer already stands for.
     private var noted = 0
     /// Events whose line writes a cause, and integer values unlike the one before: what the
@@ -26,8 +32,11 @@ struct StoredEvents {
     private var lastInteger: Int64?
 
     @inline(__always) mutating func append(_ event: BinaryEvent) {
-        if count == capacity { grow() }
-        (base.unsafelyUnwrapped + count).initialize(to: event)
+        if room == 0 { addBlock() }
+        let slot = self.slot.unsafelyUnwrapped
+        slot.initialize(to: event)
+        self.slot = slot + 1
+        room &-= 1
         count &+= 1
         if event.writtenCause != 0 { causes &+= 1 }
         if event.hasInteger, event.integer != lastInteger {
@@ -36,13 +45,29 @@ struct StoredEvents {
         }
     }
 
-    @inline(never) private mutating func grow() {
-        let grown = max(1024, capacity * 2)
-        guard let block = realloc(base, grown * MemoryLayout<BinaryEvent>.stride) else {
-            fatalError("out of memory for \(grown) recorded events")
+    @inline(never) private mutating func addBlock() {
+        let block = UnsafeMutablePointer<BinaryEvent>.allocate(capacity: Self.blockSize)
+        blocks.append(block)
+        slot = block
+        room = Self.blockSize
+    }
+
+    /// The event at `index` (below `count`).
+    subscript(index: Int) -> BinaryEvent {
+        blocks[index / Self.blockSize][index % Self.blockSize]
+    }
+
+    /// Hands the `count` events from `start` on to `body` as the pieces of them each block
+    /// holds, in order: where each piece begins and how many events it has.
+    func forEachPiece(from start: Int, count: Int, _ body: (UnsafePointer<BinaryEvent>, Int) throws -> Void) rethrows {
+        var index = start
+        let end = start + count
+        while index < end {
+            let offset = index % Self.blockSize
+            let length = min(Self.blockSize - offset, end - index)
+            try body(UnsafePointer(blocks[index / Self.blockSize] + offset), length)
+            index += length
         }
-        base = block.bindMemory(to: BinaryEvent.self, capacity: grown)
-        capacity = grown
     }
 
     /// Appends a run entry for the events recorded since the last one to `buffer`, if any:
@@ -60,7 +85,7 @@ struct StoredEvents {
 
     /// Lets go of the events.
     mutating func release() {
-        free(base)
+        for block in blocks { block.deallocate() }
         self = StoredEvents()
     }
 
