@@ -7,8 +7,13 @@ import TraceLog
 extension RecorderCore {
     // MARK: Internals (called with the lock held)
 
-    @inline(__always) func lock() { pthread_mutex_lock(mutex) }
-    @inline(__always) func unlock() { pthread_mutex_unlock(mutex) }
+    @inline(__always) func lock() {
+        if let spin { pthread_spin_lock(spin) } else { pthread_mutex_lock(mutex) }
+    }
+
+    @inline(__always) func unlock() {
+        if let spin { pthread_spin_unlock(spin) } else { pthread_mutex_unlock(mutex) }
+    }
 
     func append(_ record: TraceRecord) {
         hot.pointee.events.noteRun(in: &buffer)

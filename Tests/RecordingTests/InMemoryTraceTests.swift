@@ -97,4 +97,29 @@ final class InMemoryTraceTests: XCTestCase {
             XCTAssertEqual(built.eventPositions(of: node.id), read.eventPositions(of: node.id), "node \(node.id)")
         }
     }
+
+    /// A virtual in-memory recording takes a spin lock: streams made in its scope may still
+    /// send from other threads at once (each pipe its own, so nothing else serialises them),
+    /// and every event must be kept whole, numbered once, its node's and subscription's
+    /// records before it.
+    func testThreadsSendingAtOnceIntoAVirtualInMemoryRecordingLoseNothing() throws {
+        let scheduler = TestScheduler()
+        let recorder = Recorder(clock: .virtual(scheduler), bufferCapacity: 4096)
+        recorder.start()
+        let pipes = (0..<4).map { _ in Signal<Int, Never>.pipe() }
+        for pipe in pipes { pipe.output.map { $0 + 1 }.observeValues { _ in } }
+        DispatchQueue.concurrentPerform(iterations: pipes.count) { worker in
+            for value in 0..<20_000 { pipes[worker].input.send(value: worker * 100_000 + value) }
+        }
+        let summary = try recorder.stop()
+        XCTAssertEqual(summary.events, 160_000)
+        let read = try Trace(bytes: recorder.bytes, name: "threads")
+        XCTAssertEqual(read.events.count, 160_000)
+        XCTAssertEqual(Set(read.events.indices.map { read.events.sequence(at: $0) }), Set(1...160_000))
+        let built = try recorder.trace(name: "threads")
+        XCTAssertEqual(built.events.count, 160_000)
+        for position in built.events.indices where position % 97 == 0 {
+            XCTAssertEqual(built.events[position], read.events[position], "position \(position)")
+        }
+    }
 }
