@@ -106,18 +106,22 @@ public struct Trace: Sendable {
             batch.pointee.deallocate()
             batch.deallocate()
         }
+        // What is wrong with an event is located where it is caught, not in the closure: the
+        // closure capturing the reader retained and released it at every line.
         func handle(_ event: inout WrittenEvent, _ bytes: UnsafeBufferPointer<UInt8>) throws {
             if stage(&event, bytes, in: &batch.pointee) { return }
             append(&batch.pointee)
-            if let problem = add(&event, bytes) {
-                throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
-            }
+            if let problem = add(&event, bytes) { throw Refusal(problem: problem) }
         }
-        while let record = try reader.next(handlingEvents: handle) {
-            append(&batch.pointee)
-            if let problem = add(record) {
-                throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
+        do {
+            while let record = try reader.next(handlingEvents: handle) {
+                append(&batch.pointee)
+                if let problem = add(record) {
+                    throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
+                }
             }
+        } catch let refusal as Refusal {
+            throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: refusal.problem)
         }
         append(&batch.pointee)
         warnings = reader.warnings
@@ -127,6 +131,12 @@ public struct Trace: Sendable {
     /// each with its shortest value (`{"type":"event","seq":1,"time":0,"node":1,"sub":1,
     /// "kind":"value","thread":1,"causes":[]}`).
     package static let shortestEventLine = 88
+
+    /// What is wrong with an event line, thrown from the reader's call back to `Trace(reader:)`,
+    /// which says where (the reader is still at that line).
+    private struct Refusal: Error {
+        let problem: String
+    }
 
     /// Puts a scanned event into `batch` instead of adding it, when it is one that `add`
     /// would accept and store as a batch holds it: its sequence number follows the batch's
