@@ -83,12 +83,22 @@ public struct PipelineGraph: Sendable, Equatable {
     public var title: String?
     public var nodes: [Node]
     public var edges: [Edge]
-    /// Operators whose latency is a wait asked for (the name before any `(`): a debounce's
-    /// quiet period, a throttle's or audit's interval, a delay, a timeout's watch, a sample's
-    /// hold until its trigger.
+    /// Operators that hold values on purpose (the name before any `(`): a debounce's quiet
+    /// period, a throttle's or audit's interval, a delay, a timeout's watch, a sample's hold
+    /// until its trigger.
     public static let intendedWaits: Set<String> = [
         "debounce", "debounceFlushing", "throttle", "audit", "delay", "delayValues", "timeout", "sample", "sampleLatest",
     ]
+
+    /// Of `intendedWaits`, the operators whose value's primary cause is their trigger's event
+    /// (`sample(on:)`): their latency is the trigger's delivery, not the hold, which depends
+    /// on when the trigger fires.
+    public static let triggeredWaits: Set<String> = ["sample", "sampleLatest"]
+
+    /// Whether an operator named `name` waits for a trigger (see `triggeredWaits`).
+    public static func waitsForTrigger(_ name: String) -> Bool {
+        triggeredWaits.contains(String(name.prefix { $0 != "(" }))
+    }
 
     /// Whether an operator named `name` (`throttle(quietPeriod:)`, `sample(on:)`) waits on purpose.
     public static func waitsOnPurpose(_ name: String) -> Bool {

@@ -145,7 +145,9 @@ public enum PipelineRenderer {
             lines.append("\u{201C}\(label)\u{201D}")
         }
         if heat != nil, node.waitsOnPurpose, let latency = node.latency {
-            lines.append("waits \(TimeFormat.duration(latency)) on purpose")
+            // A sample's latency is from its trigger (22 µs on the field package's dashboard,
+            // whose ticks hold values up to 250 ms): not a wait to print.
+            lines.append(PipelineGraph.waitsForTrigger(node.name) ? "waits for its trigger" : "waits \(TimeFormat.duration(latency)) on purpose")
         }
         if let note = node.note { lines.append(note) }
         // A label line longer than a node should be (a user's 300-character label) is cut:

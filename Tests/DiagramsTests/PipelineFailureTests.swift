@@ -91,6 +91,22 @@ final class PipelineHeatTests: XCTestCase {
         }
     }
 
+    func testASampleSaysItWaitsForItsTriggerNotItsLatencyFromTheTrigger() throws {
+        // The field package's dashboard: readings sampled on a 250 ms tick; a sampled value's
+        // primary cause is the tick, 22.2 µs before it.
+        let graph = PipelineGraph(nodes: [
+            .init(id: "1", kind: .source, name: "timer(tick)"),
+            .init(id: "2", kind: .operator, name: "sample(on:)", latency: 22_200, waitsOnPurpose: true),
+            .init(id: "3", kind: .operator, name: "debounce", parameters: "0.3s", latency: 300_200_000, waitsOnPurpose: true),
+        ], edges: [.init(from: "1", to: "2"), .init(from: "2", to: "3")], heat: true)
+        let svg = String(decoding: try PipelineRenderer.render(graph, format: .svg), as: UTF8.self)
+        XCTAssertTrue(svg.contains(">waits for its trigger<"), svg)
+        XCTAssertFalse(svg.contains("waits 22.2"), svg)
+        XCTAssertTrue(svg.contains(">waits 300.2 ms on purpose<"), svg)
+        XCTAssertTrue(PipelineGraph.waitsForTrigger("sampleLatest(on:)"))
+        XCTAssertFalse(PipelineGraph.waitsForTrigger("debounce"))
+    }
+
     func testAnIntendedWaitIsDrawnApartAndTheServiceIsTheHottest() throws {
         let svg = String(decoding: try PipelineRenderer.render(try heatGraph(), format: .svg), as: UTF8.self)
         let nodes = svg.split(separator: "<g id=\"node").dropFirst()
