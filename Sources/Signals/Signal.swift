@@ -437,7 +437,8 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// the generic metadata of `Event` and `Observation` on every recorded event).
     @inlinable
     func deliverInstrumented(_ event: Event<Value, Error>, probes raw: UInt) {
-        let probes = Unmanaged<Instrumentation.ProbeSet>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!)
+        // Not zero (`deliver` checked): no check and trap again here.
+        let probes = Unmanaged<Instrumentation.ProbeSet>.fromOpaque(UnsafeRawPointer(bitPattern: raw).unsafelyUnwrapped)
         let context = ProbeContext.unretainedCurrent
         let state = context._withUnsafeGuaranteedRef { $0.state }
         // Subscriptions made before this event are reported before it: this one (made on
