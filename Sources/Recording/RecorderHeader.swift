@@ -5,7 +5,8 @@ import TraceLog
 /// The recorder's clocks and the header it writes first: the origin, the wall clock at it
 /// in ISO 8601, the process and the host.
 extension RecorderCore {
-    func now() -> Int64 {
+    /// In line on the send path: a virtual clock's reading is one call to its scheduler.
+    @inline(__always) func now() -> Int64 {
         guard let virtualScheduler else { return Self.monotonic() - origin }
         return virtualScheduler._withUnsafeGuaranteedRef { $0.now }
     }

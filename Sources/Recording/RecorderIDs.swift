@@ -50,14 +50,22 @@ extension RecorderCore {
     }
 
     /// The trace id of the thread `context` belongs to. Called with the lock held.
-    func threadID(_ context: ProbeContext) -> UInt64 {
+    @inline(__always) func threadID(_ context: ProbeContext) -> UInt64 {
         // A virtual recording's thread is the scheduler running the action, whichever OS
         // thread runs it (see `threadID(_:name:_:)`): the last one's id answers for it again
-        // without the OS thread's cache.
+        // without the OS thread's cache, in line on the send path.
+        if virtualScheduler != nil, let last = hot.pointee.virtualThread, let scheduler = context.schedulerName,
+           last.scheduler == scheduler {
+            return last.id
+        }
+        return uncachedThreadID(context)
+    }
+
+    /// `threadID(_:)` when the last virtual thread does not answer.
+    @inline(never) func uncachedThreadID(_ context: ProbeContext) -> UInt64 {
         guard virtualScheduler != nil, let scheduler = context.schedulerName else {
             return ThreadInfo.withCurrent { threadID(context, info: $0) }
         }
-        if let last = hot.pointee.virtualThread, last.scheduler == scheduler { return last.id }
         let id = ThreadInfo.withCurrent { threadID(context, info: $0) }
         hot.pointee.virtualThread = (scheduler, id)
         return id
