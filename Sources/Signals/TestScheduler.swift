@@ -350,11 +350,12 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     private func popDue(upTo target: Int64) -> Due? {
         lock.withLock {
             while true {
-                let queued = queueHead < queue.count ? queue[queueHead] : nil
                 let fromQueue: Bool
                 let top: Item
-                if let queued, heap.isEmpty || queued.precedes(heap[0]) {
-                    (fromQueue, top) = (true, queued)
+                // The queue's first read where it is compared and taken: bound to a name of its
+                // own, it was retained and released once more per step.
+                if queueHead < queue.count, heap.isEmpty || queue[queueHead].precedes(heap[0]) {
+                    (fromQueue, top) = (true, queue[queueHead])
                 } else if let first = heap.first {
                     (fromQueue, top) = (false, first)
                 } else {
