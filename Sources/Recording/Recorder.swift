@@ -8,7 +8,7 @@ import Locks
 /// handle. The probe set holds it strongly (no `weak` load per event), and keeps it as long as
 /// it keeps its sets (the process), so a stopped core lets go of every table, buffer and
 /// recorded byte it holds and only its small shell stays; the handle stops it when released.
-final class RecorderCore: Probe, @unchecked Sendable {
+final class RecorderCore: IntegerProbe, @unchecked Sendable {
     typealias Clock = Recorder.Clock
 
     /// Where the records go.
@@ -479,6 +479,35 @@ final class RecorderCore: Probe, @unchecked Sendable {
         // Two paths out of line: one function holding both saves every register either needs.
         merging ? willSendMerging(node, subscription: subscription, kind: kind, value: value, context: context)
             : willSendOffRing(node, subscription: subscription, kind: kind, value: value, context: context)
+    }
+
+    /// As `willSend(_:subscription:kind:value:context:)` for an `Int` value, which the send
+    /// path passes as one when this recorder is the only probe attached (no type argument,
+    /// and no type check or load here). Inlined into the protocol witness, as that one is.
+    @inline(__always)
+    func willSend(_ node: Node, subscription: UInt64, integer value: Int, context: ProbeContext) -> UInt64 {
+        merging ? willSendMerging(node, subscription: subscription, integer: value, context: context)
+            : willSendOffRing(node, subscription: subscription, integer: value, context: context)
+    }
+
+    /// `willSendMerging` for an `Int` value.
+    @inline(never)
+    private func willSendMerging(_ node: Node, subscription: UInt64, integer value: Int, context: ProbeContext) -> UInt64 {
+        if let pointer = context.probeLocal(for: serial) {
+            let sequence = Unmanaged<ThreadRing>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
+                pushOnRing($0, node, subscription: subscription, kind: .value, integer: Int64(value), context: context)
+            }
+            if sequence != 0 { return tag | sequence }
+        }
+        return willSendOffRing(node, subscription: subscription, integer: value, context: context)
+    }
+
+    /// `willSendOffRing` for an `Int` value, lent where it lies.
+    @inline(never)
+    private func willSendOffRing(_ node: Node, subscription: UInt64, integer value: Int, context: ProbeContext) -> UInt64 {
+        withUnsafePointer(to: value) {
+            willSendOffRing(node, subscription: subscription, kind: .value, value: $0, context: context)
+        }
     }
 
     /// A live recording to a file: the commonest event goes onto the thread's ring; anything
