@@ -25,8 +25,9 @@ struct StoredEvents {
     private(set) var count = 0
     /// The events a run entry in the buffer already stands for.
     private var noted = 0
-    /// Events whose line writes a cause, and integer values unlike the one before: what the
-    /// result `Trace` reserves room for (at least as many as the distinct integers).
+    /// Events whose line writes a cause, and integer values unlike the one before that the
+    /// result `Trace` keeps in its table (`Trace.integerNeedsTable`): what it reserves room
+    /// for (at least as many as the distinct integers it will hold).
     private(set) var causes = 0
     private(set) var integerChanges = 0
     private var lastInteger: Int64?
@@ -39,7 +40,7 @@ struct StoredEvents {
         room &-= 1
         count &+= 1
         if event.writtenCause != 0 { causes &+= 1 }
-        if event.hasInteger, event.integer != lastInteger {
+        if event.hasInteger, event.integer != lastInteger, Trace.integerNeedsTable(event.integer) {
             integerChanges &+= 1
             lastInteger = event.integer
         }

@@ -5,7 +5,12 @@ import Foundation
 /// without making a `String`, and one is made only for a payload not seen before.
 ///
 /// The digits of an integer exactly as `String(Int64)` writes them (the commonest payload)
-/// are kept as the integer and made into a string only when read.
+/// are kept as the integer and made into a string only when read. An integer from 0 to
+/// 2³¹ − 1 is its own number, with `inlineFlag` set (`isInline`): it is never looked up or
+/// stored, so a trace of many distinct counters, ids or sums costs no table for them (a
+/// lookup in a table of a million integers missed the cache at nearly every event). Either
+/// way one payload has one number, so two events carry the same payload exactly when their
+/// numbers are equal.
 ///
 /// Two open-addressing tables (linear probing, at most three quarters full) hold numbers:
 /// a text's slot is compared with the payload its number names; an integer is kept in its
@@ -33,13 +38,23 @@ struct PayloadTable: Sendable {
     private let seed = UInt64.random(in: .min ... .max)
 
     private static let integerFlag: UInt32 = 1 << 31
+    /// Set in the number of an integer that is its own number (`isInline`); the table's
+    /// numbers stay below it.
+    private static let inlineFlag: UInt32 = 1 << 31
 
-    /// How many distinct payloads there are.
+    /// Whether `integer` is its own payload number (with `inlineFlag`), with no table entry.
+    @inline(__always)
+    static func isInline(_ integer: Int64) -> Bool {
+        UInt64(bitPattern: integer) < UInt64(inlineFlag)
+    }
+
+    /// How many payloads the table holds (integers that are their own numbers are not held).
     var count: Int { entries.count }
 
     /// The payload numbered `number` (0: none).
     func string(_ number: UInt32) -> String? {
         guard number != 0 else { return nil }
+        if number & Self.inlineFlag != 0 { return String(number & ~Self.inlineFlag) }
         let entry = entries[Int(number) - 1]
         if entry & Self.integerFlag != 0 { return String(integerKeys[Int(entry & ~Self.integerFlag)]) }
         return strings[Int(entry)]
@@ -49,6 +64,7 @@ struct PayloadTable: Sendable {
     /// or none (0).
     func integer(_ number: UInt32) -> Int64? {
         guard number != 0 else { return nil }
+        if number & Self.inlineFlag != 0 { return Int64(number & ~Self.inlineFlag) }
         let entry = entries[Int(number) - 1]
         return entry & Self.integerFlag != 0 ? integerKeys[Int(entry & ~Self.integerFlag)] : nil
     }
@@ -67,6 +83,7 @@ struct PayloadTable: Sendable {
             slot = (slot + 1) & mask
         }
         strings.append(String(decoding: bytes, as: UTF8.self))
+        precondition(entries.count < Int(Self.inlineFlag) - 1, "more distinct payloads than a trace can number")
         entries.append(UInt32(strings.count - 1))
         let number = UInt32(entries.count)
         stringSlots[slot] = number
@@ -74,13 +91,22 @@ struct PayloadTable: Sendable {
     }
 
     /// The number of the payload written as the digits of `integer`, numbering it if it is new.
+    @inline(__always)
     mutating func number(of integer: Int64) -> UInt32 {
+        if Self.isInline(integer) { return UInt32(truncatingIfNeeded: integer) | Self.inlineFlag }
+        return tableNumber(of: integer)
+    }
+
+    /// `number(of:)` for an integer that is not its own number: found in the table, or
+    /// numbered and added.
+    private mutating func tableNumber(of integer: Int64) -> UInt32 {
         if integer == lastInteger, lastIntegerNumber != 0 { return lastIntegerNumber }
         if integerSlots.count * 3 <= integerCount * 4 { growIntegers(to: max(64, integerSlots.count * 2)) }
         let (found, slot) = Self.find(integer, slots: integerSlots, keys: integerKeys,
                                       first: Self.integerSlot(integer, seed: seed, shift: integerShift))
         var number = found
         if number == 0 {
+            precondition(entries.count < Int(Self.inlineFlag) - 1, "more distinct payloads than a trace can number")
             entries.append(UInt32(slot) | Self.integerFlag)
             number = UInt32(entries.count)
             integerSlots[slot] = number
@@ -117,7 +143,8 @@ struct PayloadTable: Sendable {
         }
     }
 
-    /// Makes room for `count` more distinct integers, so that numbering them grows the table
+    /// Makes room for `count` more distinct integers that are not their own numbers
+    /// (`isInline`), so that numbering them grows the table
     /// at most once more: it is sized at once rather than doubled as it fills.
     mutating func reserveIntegers(_ count: Int) {
         var slots = max(64, integerSlots.count)

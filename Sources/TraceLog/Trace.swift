@@ -239,10 +239,18 @@ public struct Trace: Sendable {
     }
 
     /// Makes room for `count` more events, `causes` of them with a cause and at most
-    /// `integers` distinct integer values, before they are added (`addEvent`, `addEvents`):
-    /// the event columns and the integers' table are then allocated once.
+    /// `integers` distinct integer values that need a place in the integers' table
+    /// (`integerNeedsTable`), before they are added (`addEvent`, `addEvents`): the event
+    /// columns and the integers' table are then allocated once.
     package mutating func reserveEvents(_ count: Int, causes: Int, integers: Int) {
         events.reserveCapacity(events: count, causes: causes, integers: integers)
+    }
+
+    /// Whether an event's integer value takes a place in the trace's table of payloads: not
+    /// from 0 to 2³¹ − 1, which are numbered by their value (see `PayloadTable`).
+    @inline(__always)
+    package static func integerNeedsTable(_ integer: Int64) -> Bool {
+        !PayloadTable.isInline(integer)
     }
 
     /// Adds an event of the shape a recorder keeps in binary — an integer value or none, and

@@ -85,7 +85,9 @@ final class TraceReaderTests: XCTestCase {
             XCTAssertNil(trace.add(record))
         }
         let texts = ["0", "-0", "7", "-7", "007", "+7", "-", "", "1-2", "٣", "9223372036854775807", "-9223372036854775808",
-                     "9223372036854775808", "-9223372036854775809", "12345678901234567890123", "5", "x5", "5 "]
+                     "9223372036854775808", "-9223372036854775809", "12345678901234567890123", "5", "x5", "5 ",
+                     // Either side of the integers that are their own payload numbers (0 to 2³¹ − 1).
+                     "2147483646", "2147483647", "2147483648", "4294967295", "4294967296", "-1", "-2147483648", "1", "0"]
         var events: [EventRecord] = []
         for (index, text) in texts.enumerated() {
             // The JSON of a string value "5" is "\"5\"", but its text is "5", like an integer's.
@@ -101,6 +103,10 @@ final class TraceReaderTests: XCTestCase {
                 XCTAssertEqual(trace.events.payloadNumber(at: position) == trace.events.payloadNumber(at: other),
                                trace.events.payload(at: position) == trace.events.payload(at: other), "\(position) \(other)")
             }
+            // An integer's digits read back as the integer, inline or from the table; anything else as none.
+            let json = trace.events.json(at: position)!
+            XCTAssertEqual(trace.events.jsonInteger(at: position), Int64(json).flatMap { String($0) == json ? $0 : nil },
+                           json)
         }
     }
 
