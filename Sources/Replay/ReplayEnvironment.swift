@@ -80,7 +80,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     private var inputs: [String: AnyObject] = [:]
     private var schedulers: [String: DateScheduler] = [:]
     /// Which recorded subscriptions a start was served from, per recorded node set.
-    private var served: [String: [Bool]] = [:]
+    private var served: [String: Served] = [:]
     private var boundaryRecordings: [String: BoundaryRecording] = [:]
     private let decoder = JSONDecoder()
     private var problems: [ReplayError] = []
@@ -354,14 +354,46 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         return recording
     }
 
+    /// The recorded starts of one node set that served a start of the replay, changed in place
+    /// in `served` (a copy taken out and put back copied every mark, once per start), with
+    /// where the search for the next unserved one resumes: serving n starts in order, or n
+    /// starts with one request, looks at each recorded start once, not n² times.
+    private struct Served {
+        var used: [Bool]
+        /// No start before it is unused.
+        var firstUnused = 0
+        /// For a request's JSON, the position in its recorded starts (`byRequest`) before
+        /// which all are used.
+        var firstUnusedExact: [String: Int] = [:]
+
+        init(count: Int) {
+            used = Array(repeating: false, count: count)
+        }
+
+        /// The first unused start, marked used; nil when all are.
+        mutating func takeFirst() -> Int? {
+            while firstUnused < used.count, used[firstUnused] { firstUnused += 1 }
+            guard firstUnused < used.count else { return nil }
+            used[firstUnused] = true
+            return firstUnused
+        }
+
+        /// The first unused start among `starts` (those recorded with the request `json`),
+        /// marked used; nil when all are.
+        mutating func takeFirst(of starts: [Int], json: String) -> Int? {
+            var position = firstUnusedExact[json] ?? 0
+            while position < starts.count, used[starts[position]] { position += 1 }
+            firstUnusedExact[json] = position
+            guard position < starts.count else { return nil }
+            used[starts[position]] = true
+            return starts[position]
+        }
+    }
+
     /// The first recorded start not served yet, marked served; nil when all are.
     private func serveInOrder(_ recording: BoundaryRecording) -> Int? {
         lock.withLock {
-            var used = served[recording.nodes] ?? Array(repeating: false, count: recording.subscriptions.count)
-            defer { served[recording.nodes] = used }
-            guard let index = used.firstIndex(of: false) else { return nil }
-            used[index] = true
-            return index
+            served[recording.nodes, default: Served(count: recording.subscriptions.count)].takeFirst()
         }
     }
 
@@ -373,19 +405,20 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         let json = (try? Self.requestEncoder.encode(request)).map { String(decoding: $0, as: UTF8.self) }
         let exact = json.flatMap { recording.byRequest[$0] } ?? []
         return lock.withLock { () -> Int? in
-            var used = served[recording.nodes] ?? Array(repeating: false, count: recording.subscriptions.count)
-            defer { served[recording.nodes] = used }
-            if let index = exact.first(where: { !used[$0] }) {
-                used[index] = true
+            let count = recording.subscriptions.count
+            if let json, let index = served[recording.nodes, default: Served(count: count)].takeFirst(of: exact, json: json) {
                 return index
             }
+            // No start recorded with this JSON is left: one recorded with other JSON may
+            // still decode to an equal request.
             var equal: [String: Bool] = [:]
-            for (index, subscription) in recording.subscriptions.enumerated() where !used[index] {
+            for (index, subscription) in recording.subscriptions.enumerated()
+            where !served[recording.nodes, default: Served(count: count)].used[index] {
                 guard let recorded = subscription.request, recorded != json else { continue }
                 let matches = equal[recorded] ?? ((try? decoder.decode(Request.self, from: Data(recorded.utf8))) == request)
                 equal[recorded] = matches
                 if matches {
-                    used[index] = true
+                    served[recording.nodes, default: Served(count: count)].used[index] = true
                     return index
                 }
             }
