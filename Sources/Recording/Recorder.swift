@@ -275,6 +275,7 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
             }
             Self.runningScopes.modify { _ = $0.insert(scope) }
             append(.header(makeHeader()))
+            if case let .file(fd) = sink { writeHeaderNow(to: fd) }
             if countsTicks { tickStart = TickClock.pair() }
             running.store(true, ordering: .relaxed)
             if case .file = sink {
@@ -286,6 +287,19 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
         }
         unlock()
         Instrumentation.attach(self, retained: true)
+    }
+
+    /// Writes the buffer, which holds the header line only, to the trace file at once (lock
+    /// held, before anything is recorded), instead of leaving it to the writer's first round
+    /// a flush interval later: a process killed at any moment after `start()` leaves a trace
+    /// that reads, with no events, rather than an empty file.
+    private func writeHeaderNow(to fd: Int32) {
+        var lines: [UInt8] = []
+        BinaryEvent.expand(buffer, into: &lines)
+        if let failure = Self.writeAll(lines, to: fd) { writeError = failure }
+        buffer.removeAll(keepingCapacity: true)
+        marks.removeAll()
+        bufferedRecords = 0
     }
 
     /// Detaches the recorder, writes the closing summary and flushes. Later calls do nothing.

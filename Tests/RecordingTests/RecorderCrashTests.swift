@@ -123,9 +123,9 @@ final class RecorderCrashTests: XCTestCase {
     /// sequence, one warning for the cut, and the marks of `flushedMarks` present.
     private func checkPartialTrace(_ url: URL, flushedMarks: [String]) throws {
         let name = url.lastPathComponent
+        // The header is written when the recorder starts, before the script's first step.
         let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-        if flushedMarks.isEmpty && size == 0 { return }
-        XCTAssertGreaterThan(size, 0, "\(name): empty, though \(flushedMarks.count) steps were older than the bound")
+        XCTAssertGreaterThan(size, 0, "\(name): empty, though the recording had started")
         let reader = try TraceReader(url: url)
         XCTAssertEqual(reader.header.clock, .real, name)
         var sequences: [UInt64] = []

@@ -429,3 +429,27 @@ extension RecorderTests {
         XCTAssertEqual(summary.events, 1)
     }
 }
+
+extension RecorderTests {
+    /// The header is in the file as soon as the recorder has started, not a flush interval
+    /// later: a process killed at once leaves a trace that reads (no events, the cut warned
+    /// about), not an empty file. (The flush interval is an hour, so no writer round wrote it.)
+    func testAFileRecordingHasItsHeaderOnDiskOnceStarted() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("marbles-header-\(getpid()).trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let recorder = try Recorder(to: url, flushInterval: .seconds(3600))
+        recorder.start()
+        let (signal, input) = Signal<Int, Never>.pipe(named: "numbers")
+        signal.observeValues { _ in }
+        input.send(value: 1)
+        let started = try Data(contentsOf: url)
+        let reader = try TraceReader(bytes: [UInt8](started), name: "started.trace")
+        XCTAssertEqual(reader.header.clock, .real)
+        XCTAssertNil(try reader.next(), "only the header is written at the start")
+        XCTAssertEqual(reader.warnings.count, 1)
+        try recorder.stop()
+        let trace = try Trace(contentsOf: url)
+        XCTAssertEqual(trace.events.count, 1)
+        XCTAssertEqual(trace.summary?.events, 1)
+    }
+}
