@@ -167,6 +167,9 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
     var dropped: UInt64 = 0
     var writeError: String?
     var fileClosed = false
+    /// For a recording that replaces an existing trace: the temporary file it writes, renamed
+    /// over `target` when it stops (see `init(to:)`).
+    var replacing: (temporary: String, target: String)?
     /// The summary written at `stop()`, kept because the tables it counts are then released.
     var finalSummary: SummaryRecord?
 
@@ -177,15 +180,52 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
     ///
     /// `counterClock` false stamps every event by `clock_gettime`, even where the time-stamp
     /// counter is usable (for tests of both clocks).
+    ///
+    /// An existing regular file that is not empty is replaced only when the recording stops:
+    /// until then the trace goes to a temporary file beside it (`.NAME.marbles-XXXXXXXX`, with
+    /// the file's permissions), renamed over it by `stop()`, so a process killed meanwhile
+    /// leaves the earlier trace whole and its partial one in the temporary file, and a
+    /// recording whose writes failed leaves the earlier trace and removes its own. Anything
+    /// else (no file, an empty one, a device or a pipe), and a file in a folder where no
+    /// temporary file can be made, is written in place from the start.
     convenience init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
                      flushInterval: Duration = .milliseconds(100), counterClock: Bool = true) throws {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let replaced = Self.existingTrace(at: url.path)
+        var fd: Int32
+        var temporary: String?
+        if let replaced {
+            let folder = (replaced.path as NSString).deletingLastPathComponent
+            let name = (replaced.path as NSString).lastPathComponent
+            var template = Array("\(folder.isEmpty ? "." : folder)/.\(name).marbles-XXXXXXXX".utf8CString)
+            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            if fd >= 0 {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                fchmod(fd, replaced.mode)
+                temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            } else {
+                // No file can be made beside it (a folder not writable): written in place.
+                fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            }
+        } else {
+            fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        }
         guard fd >= 0 else {
             throw TraceError(file: url.path, line: 0, column: 0,
                              message: "cannot create the trace: \(String(cString: strerror(errno)))")
         }
         self.init(descriptor: fd, url: url, clock: clock, bufferCapacity: bufferCapacity, flushInterval: flushInterval,
                   counterClock: counterClock)
+        if let replaced, let temporary { replacing = (temporary: temporary, target: replaced.path) }
+    }
+
+    /// The file a recording to `path` would replace: a regular file, not empty, by its real
+    /// path (a symbolic link to it stays a link), with its permission bits; nil otherwise.
+    private static func existingTrace(at path: String) -> (path: String, mode: mode_t)? {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0,
+              let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return (String(cString: resolved), status.st_mode & 0o7777)
     }
 
     /// A recorder writing to the open file `fd` (which it owns and closes at stop), known to
@@ -341,6 +381,16 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
             fsync(fd)
             close(fd)
             fileClosed = true
+        }
+        if let replacing {
+            self.replacing = nil
+            if writeError == nil {
+                if rename(replacing.temporary, replacing.target) != 0 {
+                    writeError = "cannot replace the earlier trace with it: \(String(cString: strerror(errno)))"
+                }
+            }
+            // Not renamed: the earlier trace stays, the incomplete one goes.
+            if writeError != nil { unlink(replacing.temporary) }
         }
         // A stopped recorder lets go of everything but its result (and, in memory, the
         // trace) at once, whoever still holds it.

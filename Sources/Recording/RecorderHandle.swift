@@ -66,7 +66,13 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
     /// The path written, or nil for an in-memory recording.
     public var url: URL? { core.url }
 
-    /// A recorder writing to `url` (created or truncated now). Call `start()` to attach it.
+    /// A recorder writing to `url`. Call `start()` to attach it.
+    ///
+    /// A file at `url` that holds a trace (a regular file, not empty) is replaced only when
+    /// the recording stops: until then the recorder writes a temporary file beside it
+    /// (`.NAME.marbles-XXXXXXXX`), so a process killed while recording leaves the earlier trace
+    /// whole, and its own partial trace in that file, readable up to its last flush. Otherwise
+    /// the file is created (or emptied) now and written in place.
     ///
     /// A writer thread, started by `start()`, appends the records to the file at least every
     /// `flushInterval` (at least a millisecond) and whenever `bufferCapacity` bytes are waiting.

@@ -453,3 +453,73 @@ extension RecorderTests {
         XCTAssertEqual(trace.summary?.events, 1)
     }
 }
+
+extension RecorderTests {
+    private func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("marbles-replace-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        return folder
+    }
+
+    private func recordOneValue(to url: URL, whileRecording: () throws -> Void = {}) throws {
+        let recorder = try Recorder(to: url, flushInterval: .milliseconds(1))
+        recorder.start()
+        let (signal, input) = Signal<Int, Never>.pipe(named: "numbers")
+        signal.observeValues { _ in }
+        input.send(value: 7)
+        try whileRecording()
+        try recorder.stop()
+    }
+
+    /// A recording over an earlier trace leaves it whole until the recording stops (what a
+    /// process killed meanwhile leaves), writing a temporary file beside it with its
+    /// permissions, then renames that over it; nothing else is left in the folder.
+    func testARecordingReplacesAnEarlierTraceOnlyWhenItStops() throws {
+        let folder = try temporaryFolder()
+        let url = folder.appendingPathComponent("run.trace")
+        try recordOneValue(to: url)
+        chmod(url.path, 0o640)
+        let earlier = try Data(contentsOf: url)
+        try recordOneValue(to: url) {
+            XCTAssertEqual(try Data(contentsOf: url), earlier, "the earlier trace is untouched while recording")
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            XCTAssertEqual(names.count, 2, "\(names)")
+            let temporary = try XCTUnwrap(names.first { $0.hasPrefix(".run.trace.marbles-") }, "\(names)")
+            let partial = try TraceReader(url: folder.appendingPathComponent(temporary))
+            XCTAssertEqual(partial.header.clock, .real, "the partial trace is readable in the temporary file")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["run.trace"])
+        XCTAssertNotEqual(try Data(contentsOf: url), earlier)
+        let trace = try Trace(contentsOf: url)
+        XCTAssertEqual(trace.events.count, 1)
+        XCTAssertNotNil(trace.summary)
+        let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
+        XCTAssertEqual(mode, 0o640)
+    }
+
+    /// A symbolic link to an earlier trace stays a link: the file it names is replaced.
+    func testARecordingThroughALinkReplacesTheFileItNames() throws {
+        let folder = try temporaryFolder()
+        let target = folder.appendingPathComponent("target.trace")
+        let link = folder.appendingPathComponent("link.trace")
+        try recordOneValue(to: target)
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: target.path)
+        try recordOneValue(to: link)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link.path), target.path)
+        XCTAssertEqual(try Trace(contentsOf: target).events.count, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["link.trace", "target.trace"])
+    }
+
+    /// An empty file holds no trace to keep: it is written in place from the start.
+    func testARecordingIntoAnEmptyFileWritesItInPlace() throws {
+        let folder = try temporaryFolder()
+        let url = folder.appendingPathComponent("empty.trace")
+        XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: Data()))
+        try recordOneValue(to: url) {
+            XCTAssertGreaterThan(try Data(contentsOf: url).count, 0, "the header is in the file itself")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["empty.trace"])
+        }
+        XCTAssertEqual(try Trace(contentsOf: url).events.count, 1)
+    }
+}
