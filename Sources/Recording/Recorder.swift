@@ -196,13 +196,21 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
         if let replaced {
             let folder = (replaced.path as NSString).deletingLastPathComponent
             let name = (replaced.path as NSString).lastPathComponent
-            var template = Array("\(folder.isEmpty ? "." : folder)/.\(name).marbles-XXXXXXXX".utf8CString)
-            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            if fd >= 0 {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                fchmod(fd, replaced.mode)
-                temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            } else {
+            // Named as the command line names its temporary files: eight hex digits, made anew
+            // while the name is taken.
+            fd = -1
+            for _ in 0..<100 {
+                let suffix = String(UInt32.random(in: .min ... .max), radix: 16)
+                let path = "\(folder.isEmpty ? "." : folder)/.\(name).marbles-"
+                    + String(repeating: "0", count: 8 - suffix.count) + suffix
+                fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                if fd >= 0 {
+                    fchmod(fd, replaced.mode)
+                    temporary = path
+                }
+                if fd >= 0 || errno != EEXIST { break }
+            }
+            if fd < 0 {
                 // No file can be made beside it (a folder not writable): written in place.
                 fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             }

@@ -486,6 +486,8 @@ extension RecorderTests {
             let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
             XCTAssertEqual(names.count, 2, "\(names)")
             let temporary = try XCTUnwrap(names.first { $0.hasPrefix(".run.trace.marbles-") }, "\(names)")
+            XCTAssertTrue(temporary.dropFirst(".run.trace.marbles-".count).allSatisfy(\.isHexDigit), temporary)
+            XCTAssertEqual(temporary.count, ".run.trace.marbles-".count + 8, "eight hex digits, as the command line's")
             let partial = try TraceReader(url: folder.appendingPathComponent(temporary))
             XCTAssertEqual(partial.header.clock, .real, "the partial trace is readable in the temporary file")
         }
