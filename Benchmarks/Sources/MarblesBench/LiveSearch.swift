@@ -56,6 +56,9 @@ enum LiveSearch {
     /// waits for the access request to be answered, sends the queries and times each one, then
     /// completes the inputs, tears the copies down and stops the recorder.
     static func round(_ setup: Setup, recordingTo url: URL?) throws -> Round {
+        // A fresh file each round: over an earlier trace a recorder writes beside it and
+        // renames at `stop()`, deleting the earlier one then.
+        if let url { try? FileManager.default.removeItem(at: url) }
         let recorder = try url.map { try Recorder(to: $0, clock: .real) }
         recorder?.start()
         let driver = Driver(pipelines: setup.pipelines)

@@ -35,6 +35,9 @@ enum Recording {
             var plain = 0.0
             let plainAllThreads = processSeconds { plain = Core.marbles(count, into: Sink()) }
             let memory = try recorded(count, by: Recorder(clock: .real))
+            // A fresh file, as in the first run: over an earlier trace a recorder writes beside
+            // it and renames at `stop()`, which would time deleting the earlier one.
+            try? FileManager.default.removeItem(at: url)
             let file = try recorded(count, by: Recorder(to: url))
             let bytes = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.doubleValue ?? 0
             recordedEvents = memory.events
@@ -97,6 +100,7 @@ extension Recording {
             var bytes = 0.0
             for _ in 0..<runs {
                 let off = mapChain(maps: maps, count: count)
+                try? FileManager.default.removeItem(at: url)  // a fresh file each run (see `measure`)
                 let recorder = try Recorder(to: url)
                 let on = try seconds {
                     recorder.start()

@@ -23,6 +23,7 @@ enum ReplayBench {
     static func recordLive(inputs: Int, to url: URL) throws -> (events: UInt64, sink: Sink) {
         let environment = LiveEnvironment()
         let sink = Sink()
+        try? FileManager.default.removeItem(at: url)  // a fresh file, as a first run writes
         let recorder = try Recorder(to: url)
         recorder.start()
         let pipeline = pipeline(in: environment, into: sink)
