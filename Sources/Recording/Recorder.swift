@@ -181,59 +181,47 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
     /// `counterClock` false stamps every event by `clock_gettime`, even where the time-stamp
     /// counter is usable (for tests of both clocks).
     ///
-    /// An existing regular file that is not empty is replaced only when the recording stops:
-    /// until then the trace goes to a temporary file beside it (`.NAME.marbles-XXXXXXXX`, with
-    /// the file's permissions), renamed over it by `stop()`, so a process killed meanwhile
-    /// leaves the earlier trace whole and its partial one in the temporary file, and a
-    /// recording whose writes failed leaves the earlier trace and removes its own. Anything
-    /// else (no file, an empty one, a device or a pipe), and a file in a folder where no
-    /// temporary file can be made, is written in place from the start.
+    /// An existing regular file is replaced only when the recording stops: until then the
+    /// trace goes to its `ReplacementFile` (`.NAME.marbles-XXXXXXXX` beside it, with its
+    /// permissions), renamed over it by `stop()`, so a process killed meanwhile leaves the
+    /// earlier file whole and its partial trace in the temporary one, and a recording whose
+    /// writes failed leaves the earlier file and removes its own. A new file, a device or a
+    /// pipe is written in place from the start.
     convenience init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
                      flushInterval: Duration = .milliseconds(100), counterClock: Bool = true) throws {
-        let replaced = Self.existingTrace(at: url.path)
-        var fd: Int32
-        var temporary: String?
-        if let replaced {
-            let folder = (replaced.path as NSString).deletingLastPathComponent
-            let name = (replaced.path as NSString).lastPathComponent
-            // Named as the command line names its temporary files: eight hex digits, made anew
-            // while the name is taken.
-            fd = -1
-            for _ in 0..<100 {
-                let suffix = String(UInt32.random(in: .min ... .max), radix: 16)
-                let path = "\(folder.isEmpty ? "." : folder)/.\(name).marbles-"
-                    + String(repeating: "0", count: 8 - suffix.count) + suffix
-                fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-                if fd >= 0 {
-                    fchmod(fd, replaced.mode)
-                    temporary = path
-                }
-                if fd >= 0 || errno != EEXIST { break }
-            }
-            if fd < 0 {
-                // No file can be made beside it (a folder not writable): written in place.
-                fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd: Int32
+        var replacing: (temporary: String, target: String)?
+        if let (target, existing) = Self.existingFile(at: url.path) {
+            switch ReplacementFile.make(beside: target, keeping: existing) {
+            case let .failure(error):
+                throw TraceError(file: url.path, line: 0, column: 0,
+                                 message: "cannot create the trace: cannot create a file in the folder "
+                                     + "\(ReplacementFile.folder(of: target)) to replace it with: \(error.reason)")
+            case let .success((temporary, descriptor)):
+                fd = descriptor
+                replacing = (temporary, target)
             }
         } else {
             fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        }
-        guard fd >= 0 else {
-            throw TraceError(file: url.path, line: 0, column: 0,
-                             message: "cannot create the trace: \(String(cString: strerror(errno)))")
+            guard fd >= 0 else {
+                throw TraceError(file: url.path, line: 0, column: 0,
+                                 message: "cannot create the trace: \(String(cString: strerror(errno)))")
+            }
         }
         self.init(descriptor: fd, url: url, clock: clock, bufferCapacity: bufferCapacity, flushInterval: flushInterval,
                   counterClock: counterClock)
-        if let replaced, let temporary { replacing = (temporary: temporary, target: replaced.path) }
+        self.replacing = replacing
     }
 
-    /// The file a recording to `path` would replace: a regular file, not empty, by its real
-    /// path (a symbolic link to it stays a link), with its permission bits; nil otherwise.
-    private static func existingTrace(at path: String) -> (path: String, mode: mode_t)? {
+    /// The regular file at `path`, by its real path (a symbolic link to it stays a link), and
+    /// its status; nil when there is none there (or something else: a device, a pipe).
+    private static func existingFile(at path: String) -> (path: String, status: stat)? {
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0,
-              let resolved = realpath(path, nil) else { return nil }
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, let resolved = realpath(path, nil) else {
+            return nil
+        }
         defer { free(resolved) }
-        return (String(cString: resolved), status.st_mode & 0o7777)
+        return (String(cString: resolved), status)
     }
 
     /// A recorder writing to the open file `fd` (which it owns and closes at stop), known to

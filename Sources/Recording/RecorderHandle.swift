@@ -68,11 +68,11 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
 
     /// A recorder writing to `url`. Call `start()` to attach it.
     ///
-    /// A file at `url` that holds a trace (a regular file, not empty) is replaced only when
-    /// the recording stops: until then the recorder writes a temporary file beside it
-    /// (`.NAME.marbles-XXXXXXXX`), so a process killed while recording leaves the earlier trace
-    /// whole, and its own partial trace in that file, readable up to its last flush. Otherwise
-    /// the file is created (or emptied) now and written in place.
+    /// A regular file already at `url` is replaced only when the recording stops: until then
+    /// the recorder writes a temporary file beside it (`.NAME.marbles-XXXXXXXX`), so a process
+    /// killed while recording leaves the earlier file whole, and its own partial trace in that
+    /// file, readable up to its last flush. A new file (or a device or pipe) is written in
+    /// place from the start.
     ///
     /// A writer thread, started by `start()`, appends the records to the file at least every
     /// `flushInterval` (at least a millisecond) and whenever `bufferCapacity` bytes are waiting.

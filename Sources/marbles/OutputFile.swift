@@ -1,5 +1,6 @@
 import Foundation
 import Locks
+import TraceLog
 import Recording
 
 /// A file a verb writes: `-o`, `--draw`, `--trace`, and the demo's recordings and figures.
@@ -62,7 +63,7 @@ struct OutputFile {
             if lstat(path, &link) == 0 {
                 throw CLIError.file(path, "cannot write: it is a symbolic link to a file that does not exist")
             }
-            let folder = Self.folder(of: path)
+            let folder = ReplacementFile.folder(of: path)
             try Self.checkFolder(folder, for: path)
             mode = .replace(resolved: path, existing: nil)
             identity = nil
@@ -79,7 +80,7 @@ struct OutputFile {
         case S_IFREG:
             guard let resolved = realpath(path, nil) else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
             let target = Self.string(resolved)
-            try Self.checkFolder(Self.folder(of: target), for: path)
+            try Self.checkFolder(ReplacementFile.folder(of: target), for: path)
             mode = .replace(resolved: target, existing: status)
             canonical = target
         case S_IFCHR, S_IFIFO:
@@ -121,24 +122,11 @@ struct OutputFile {
         case .inPlace:
             return PendingOutput(path: path, writing: path, descriptor: nil, ending: .inPlace)
         case let .replace(resolved, existing):
-            let folder = Self.folder(of: resolved)
-            var base = (resolved as NSString).lastPathComponent
-            // Room for the prefix and suffix within a file name's 255 bytes.
-            while base.utf8.count > 200 { base.removeLast() }
-            var generator = SystemRandomNumberGenerator()
-            while true {
-                let suffix = String(generator.next() as UInt32, radix: 16)
-                let temporary = folder + "/." + base + ".marbles-" + String(repeating: "0", count: 8 - suffix.count) + suffix
-                let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-                if descriptor < 0 {
-                    if errno == EEXIST || errno == EINTR { continue }
-                    throw CLIError.file(path, "cannot write: cannot create a file in the folder \(folder): \(errnoReason())")
-                }
-                if let existing {
-                    // The replacement keeps the replaced file's permissions (and, for root, its owner).
-                    _ = fchmod(descriptor, existing.st_mode & 0o7777)
-                    if geteuid() == 0 { _ = fchown(descriptor, existing.st_uid, existing.st_gid) }
-                }
+            switch ReplacementFile.make(beside: resolved, keeping: existing) {
+            case let .failure(error):
+                throw CLIError.file(path, "cannot write: cannot create a file in the folder "
+                                    + "\(ReplacementFile.folder(of: resolved)): \(error.reason)")
+            case let .success((temporary, descriptor)):
                 Interruption.register(temporary)
                 return PendingOutput(path: path, writing: temporary, descriptor: descriptor,
                                      ending: .rename(over: resolved, existed: existing != nil))
@@ -157,11 +145,6 @@ struct OutputFile {
         return PendingOutput(path: path, writing: resolved, descriptor: descriptor, ending: .created)
     }
 
-    /// The folder holding `path`: `.` for a bare name.
-    private static func folder(of path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
-        return folder.isEmpty ? "." : folder
-    }
 
     /// Checks that files can be made in `folder`.
     private static func checkFolder(_ folder: String, for path: String) throws {

@@ -513,14 +513,14 @@ extension RecorderTests {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["link.trace", "target.trace"])
     }
 
-    /// An empty file holds no trace to keep: it is written in place from the start.
-    func testARecordingIntoAnEmptyFileWritesItInPlace() throws {
+    /// A new file is written in place from the start: a process killed at once leaves it
+    /// where it was asked for, with no temporary file beside it.
+    func testARecordingIntoANewFileWritesItInPlace() throws {
         let folder = try temporaryFolder()
-        let url = folder.appendingPathComponent("empty.trace")
-        XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: Data()))
+        let url = folder.appendingPathComponent("new.trace")
         try recordOneValue(to: url) {
             XCTAssertGreaterThan(try Data(contentsOf: url).count, 0, "the header is in the file itself")
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["empty.trace"])
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["new.trace"])
         }
         XCTAssertEqual(try Trace(contentsOf: url).events.count, 1)
     }
