@@ -390,11 +390,14 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         }
     }
 
+    /// Runs `body` on what `recording`'s starts served, under the lock, changed in place.
+    private func withServed<R>(_ recording: BoundaryRecording, _ body: (inout Served) -> R) -> R {
+        lock.withLock { body(&served[recording.nodes, default: Served(count: recording.subscriptions.count)]) }
+    }
+
     /// The first recorded start not served yet, marked served; nil when all are.
     private func serveInOrder(_ recording: BoundaryRecording) -> Int? {
-        lock.withLock {
-            served[recording.nodes, default: Served(count: recording.subscriptions.count)].takeFirst()
-        }
+        withServed(recording) { $0.takeFirst() }
     }
 
     /// The first recorded start with a request equal to `request` not served yet, marked
@@ -404,21 +407,17 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         // differs can still be equal (`==` may ignore a field), so the rest are decoded.
         let json = (try? Self.requestEncoder.encode(request)).map { String(decoding: $0, as: UTF8.self) }
         let exact = json.flatMap { recording.byRequest[$0] } ?? []
-        return lock.withLock { () -> Int? in
-            let count = recording.subscriptions.count
-            if let json, let index = served[recording.nodes, default: Served(count: count)].takeFirst(of: exact, json: json) {
-                return index
-            }
+        return withServed(recording) { served -> Int? in
+            if let json, let index = served.takeFirst(of: exact, json: json) { return index }
             // No start recorded with this JSON is left: one recorded with other JSON may
             // still decode to an equal request.
             var equal: [String: Bool] = [:]
-            for (index, subscription) in recording.subscriptions.enumerated()
-            where !served[recording.nodes, default: Served(count: count)].used[index] {
+            for (index, subscription) in recording.subscriptions.enumerated() where !served.used[index] {
                 guard let recorded = subscription.request, recorded != json else { continue }
                 let matches = equal[recorded] ?? ((try? decoder.decode(Request.self, from: Data(recorded.utf8))) == request)
                 equal[recorded] = matches
                 if matches {
-                    served[recording.nodes, default: Served(count: count)].used[index] = true
+                    served.used[index] = true
                     return index
                 }
             }
