@@ -143,4 +143,36 @@ final class WrittenEventTests: XCTestCase {
             check(line, taken: true)
         }
     }
+
+    /// The one recogniser of integers (`PayloadTable.integer(writtenAs:)`, which reads a whole
+    /// text with `JSONParser.writtenInteger`) takes exactly the texts `String(Int64)` writes,
+    /// whatever their length and wherever they are in memory.
+    func testTheIntegerRecogniserTakesExactlyWhatStringOfInt64Writes() {
+        var random = SplitMix(seed: 0x696E_7465_6765_72)
+        let alphabet = Array("0123456789".utf8) + Array("0123456789-".utf8) + [0x2F, 0x3A, 0x2C, 0x7D, 0x20, 0x00, 0x80, 0xB9, 0xFF]
+        var texts: [[UInt8]] = []
+        for length in 0...26 {
+            for _ in 0..<300 {
+                var text = (0..<length).map { _ in UInt8(0x30 + random.below(10)) }
+                if length > 0, random.chance(30) { text[0] = UInt8(ascii: "-") }
+                if length > 1, random.chance(20) { text[text[0] == UInt8(ascii: "-") ? 1 : 0] = UInt8(ascii: "0") }
+                if length > 0, random.chance(30) { text[random.below(length)] = alphabet[random.below(alphabet.count)] }
+                texts.append(text)
+            }
+        }
+        texts += ["9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+                  "18446744073709551615", "99999999999999999999", "0", "-0", "00", "-", "12345678", "123456789",
+                  "1234567890123456", "12345678901234567"].map { Array($0.utf8) }
+        for text in texts {
+            let string = String(decoding: text, as: UTF8.self)
+            let expected = Int64(string).flatMap { String($0) == string && Array(string.utf8) == text ? $0 : nil }
+            for offset in 0..<9 {
+                let padded = Array(repeating: UInt8(ascii: "7"), count: offset) + text
+                let found = padded.withUnsafeBufferPointer {
+                    PayloadTable.integer(writtenAs: UnsafeBufferPointer(rebasing: $0[offset...]))
+                }
+                XCTAssertEqual(found, expected, "\(string) at offset \(offset)")
+            }
+        }
+    }
 }
