@@ -106,10 +106,14 @@ struct WrittenEvent {
     /// rather than read twice.
     var jsonInteger: Int64?
     var omittedJSONBytes: Int64 = 0
+    /// Whether the scan found the text to be an integer's digits and the JSON the same
+    /// digits (what `textIsJSON` would find by comparing them).
+    var textIsJSONInteger = false
 
     /// Whether the text is plain and written as the very bytes of the JSON payload (a
     /// number's text is its JSON): then the two are the same payload.
     func textIsJSON(in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if textIsJSONInteger { return true }
         guard case let .plain(plainText) = text, let json, plainText.count == json.count,
               let base = bytes.baseAddress else { return false }
         return memcmp(base + plainText.lowerBound, base + json.lowerBound, json.count) == 0
@@ -283,12 +287,23 @@ struct JSONParser {
             guard parser.skip("]") else { return false }
         }
         event.text = .none
+        event.textIsJSONInteger = false
+        // The commonest text, an integer's digits (an `Int` value's), is read as that integer:
+        // the JSON after it is then compared with its digits instead of being read again.
+        var integerText: (value: Int64, range: Range<Int>)?
         if parser.skip(",\"text\":") {
             guard parser.peek == UInt8(ascii: "\"") else { return false }
             let start = parser.index + 1
-            let decoded: String?
-            do { decoded = try parser.scanString() } catch { return false }
-            event.text = decoded == nil ? .plain(start..<parser.index - 1) : .escaped(start - 1..<parser.index)
+            parser.index = start
+            if let integer = parser.writtenInteger(closed: true), parser.skip("\"") {
+                event.text = .plain(start..<parser.index - 1)
+                integerText = (integer, start..<parser.index - 1)
+            } else {
+                parser.index = start - 1
+                let decoded: String?
+                do { decoded = try parser.scanString() } catch { return false }
+                event.text = decoded == nil ? .plain(start..<parser.index - 1) : .escaped(start - 1..<parser.index)
+            }
         }
         event.truncated = false
         if parser.skip(",\"truncated\":") {
@@ -302,9 +317,11 @@ struct JSONParser {
         event.jsonInteger = nil
         if parser.skip(",\"json\":") {
             let start = parser.index
-            // An integer as `String(Int64)` writes it, the commonest payload: its value is kept,
-            // read by the recogniser `PayloadTable` would read the range with.
-            if let integer = parser.writtenInteger(closed: true),
+            if let integerText, parser.continues(with: integerText.range) {
+                // The text's digits again, then the end of the value: the same integer.
+                event.jsonInteger = integerText.value
+                event.textIsJSONInteger = true
+            } else if let integer = parser.writtenInteger(closed: true),
                parser.peek == UInt8(ascii: ",") || parser.peek == UInt8(ascii: "}") {
                 event.jsonInteger = integer
             } else {
@@ -404,6 +421,18 @@ struct JSONParser {
         let count = literal.utf8CodeUnitCount
         guard count <= bytes.count - index, let base = bytes.baseAddress,
               memcmp(base + index, literal.utf8Start, count) == 0 else { return false }
+        index += count
+        return true
+    }
+
+    /// Moves past a copy of the bytes at `range` (earlier in the text) when the text
+    /// continues with one followed by ',' or '}' (the end of a record's value).
+    @inline(__always)
+    private mutating func continues(with range: Range<Int>) -> Bool {
+        let count = range.count
+        guard count < bytes.count - index, let base = bytes.baseAddress,
+              base[index + count] == UInt8(ascii: ",") || base[index + count] == UInt8(ascii: "}"),
+              memcmp(base + index, base + range.lowerBound, count) == 0 else { return false }
         index += count
         return true
     }

@@ -144,6 +144,41 @@ final class WrittenEventTests: XCTestCase {
         }
     }
 
+    /// A text that is an integer's digits is read as that integer and the JSON after it
+    /// compared with its digits: every pairing of such a text with a JSON payload the same,
+    /// longer, shorter, of another kind or absent reads as the general path reads it, and the
+    /// two are one payload exactly when their bytes are the same.
+    func testATextOfDigitsAndItsJSONReadTheSameAsTheGeneralPath() {
+        let prefix = #"{"type":"event","seq":1,"time":1,"node":1,"sub":1,"kind":"value","thread":1,"causes":[]"#
+        let pairs: [(text: String, json: String?)] = [
+            ("12", "12"), ("12", "123"), ("123", "12"), ("12", "-12"), ("-12", "-12"), ("0", "0"), ("12", "12.0"),
+            ("12", "1e1"), ("12", #""12""#), ("12", "[12]"), ("12", nil), ("007", "7"), ("007", "007"), ("-0", "0"),
+            ("9223372036854775807", "9223372036854775807"), ("9223372036854775808", "9223372036854775808"),
+            ("12a", "12"), ("12\\u0033", "123"), ("1 2", "12"), ("", "0"), ("-", "0"),
+        ]
+        for (text, json) in pairs {
+            for truncated in [false, true] {
+                let line = prefix + ",\"text\":\"\(text)\"" + (truncated ? ",\"truncated\":true" : "")
+                    + (json.map { ",\"json\":\($0)" } ?? "") + "}"
+                // Any JSON value is taken; "007" is not JSON (an error both ways).
+                let taken = json != "007"
+                check(line, taken: taken)
+                guard let event = onePass(line) else { continue }
+                XCTAssertEqual(event.text, text.replacingOccurrences(of: "\\u0033", with: "3"), line)
+                XCTAssertEqual(event.json, json, line)
+                // One payload exactly when the same bytes (what a trace numbers them by).
+                let trace = try? Trace(bytes: Array(([header, thread, node, subscribe, line].joined(separator: "\n") + "\n").utf8))
+                if let trace, trace.events.count == 1 {
+                    XCTAssertEqual(trace.events.json(at: 0), json, line)
+                    XCTAssertEqual(trace.events[0].text, event.text, line)
+                    XCTAssertEqual(trace.events.jsonInteger(at: 0), json.flatMap { Int64($0) }.flatMap { String($0) == json ? $0 : nil }, line)
+                } else {
+                    XCTFail("\(line) did not load as one event")
+                }
+            }
+        }
+    }
+
     /// The one recogniser of integers (`PayloadTable.integer(writtenAs:)`, which reads a whole
     /// text with `JSONParser.writtenInteger`) takes exactly the texts `String(Int64)` writes,
     /// whatever their length and wherever they are in memory.
