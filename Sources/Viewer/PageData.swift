@@ -17,7 +17,8 @@ import TraceLog
 /// - `events`: `t` the time minus the previous event's time in the same lane (the first:
 ///   minus 0), `k` the mark (`TracePage.Mark`), `h` the thread, `x` the text, `j` the JSON,
 ///   `r` the request of the subscription it belongs to, `s` the sequence number (0 for a
-///   subscription), `cn` the number of causes, `c` all causes as event indices, in order.
+///   subscription, and for an event delivered to a sink: a sink's lane shows the events of
+///   the stream it observes, each caused by the event it is), `cn` the number of causes, `c` all causes as event indices, in order.
 /// - `diffs`: text, and the event index in A and in B (`-1` for none).
 /// - `pipeline`: the first trace's pipeline figure as SVG text (string index, `-1` for
 ///   none) and `nodes`, the trace's node id of each Graphviz node `n0`, `n1`, … in order.
@@ -75,6 +76,11 @@ struct PageData {
             for event in trace.events(of: node.id) {
                 items.append((event.time, 1, event.sequence, .event(event)))
             }
+            if node.kind == .sink {
+                for event in Self.delivered(to: node, in: trace) {
+                    items.append((event.time, 1, event.sequence, .delivered(event)))
+                }
+            }
             items.sort { ($0.time, $0.order, $0.sequence) < ($1.time, $1.order, $1.sequence) }
             lanes.append([
                 entry.trace, Int(node.id), strings.index(node.name), node.label.map { strings.index($0) } ?? -1,
@@ -93,15 +99,20 @@ struct PageData {
                     row[1] = TracePage.Mark.subscribed.rawValue
                     row[5] = subscription.request.map { strings.index($0) } ?? -1
                     pendingCauses.append((entry.trace, []))
-                case let .event(event):
+                case let .event(event), let .delivered(event):
                     thread = trace.thread(event.thread)
                     row[1] = TracePage.Mark(event.kind).rawValue
                     row[3] = event.text.map { strings.index($0 + (event.truncated ? "…" : "")) } ?? -1
                     row[4] = event.json.map { strings.index($0) } ?? -1
                     row[5] = trace.subscription(event.subscription)?.request.map { strings.index($0) } ?? -1
-                    row[6] = Int(event.sequence)
-                    eventIndexBySequence[entry.trace][event.sequence] = events.count
-                    pendingCauses.append((entry.trace, event.causes))
+                    if case .delivered = item {
+                        // Not an event of its own: no sequence number, and caused by the event it is.
+                        pendingCauses.append((entry.trace, [event.sequence]))
+                    } else {
+                        row[6] = Int(event.sequence)
+                        eventIndexBySequence[entry.trace][event.sequence] = events.count
+                        pendingCauses.append((entry.trace, event.causes))
+                    }
                 }
                 let threadName = thread?.displayName ?? "?"
                 if let known = threadIndex[threadName] {
@@ -164,6 +175,29 @@ struct PageData {
     private enum Item {
         case subscribed(SubscriptionRecord)
         case event(EventRecord)
+        /// An event of the stream a sink observes, shown on the sink's lane.
+        case delivered(EventRecord)
+    }
+
+    /// The events delivered to the sink `node`, as `TraceStats` counts them on its line: a
+    /// sink sends nothing of its own, so its lane shows what it received. They are the events
+    /// of each subscription its subscriptions observe (their parents), and, for a subscription
+    /// naming none (a parent of 0), every event of its data upstream nodes.
+    static func delivered(to node: NodeRecord, in trace: Trace) -> [EventRecord] {
+        let own = trace.subscriptions.filter { $0.node == node.id }
+        let observed = Set(own.map(\.parent).filter { $0 != 0 })
+        let dataUpstream = Set(node.upstream.filter { $0.role == .data }.map(\.node))
+        let unparented = own.contains { $0.parent == 0 }
+        var sources = Set(observed.compactMap { trace.subscription($0)?.node })
+        if unparented { sources.formUnion(dataUpstream) }
+        var events: [EventRecord] = []
+        for source in sources.sorted() where source != node.id {
+            for event in trace.events(of: source)
+            where observed.contains(event.subscription) || (unparented && dataUpstream.contains(source)) {
+                events.append(event)
+            }
+        }
+        return events
     }
 
     /// The nodes in id order, each inner stream moved right under the first higher-order

@@ -125,7 +125,7 @@ final class TracePageTests: XCTestCase {
             XCTAssertEqual(laneNodes.sorted(), trace.nodes.map { Int($0.id) }, name)
             var causeOffset = 0
             var decoded: [UInt64: EventRecord] = [:]
-            var subscriptions = 0
+            var subscriptions = 0, delivered = 0
             for (lane, node) in laneNodes.enumerated() {
                 let first = try XCTUnwrap(lanes["first"])[lane], count = try XCTUnwrap(lanes["count"])[lane]
                 var time = 0
@@ -134,6 +134,18 @@ final class TracePageTests: XCTestCase {
                     defer { causeOffset += cn[index] }
                     if k[index] == TracePage.Mark.subscribed.rawValue {
                         subscriptions += 1
+                        continue
+                    }
+                    if s[index] == 0 {
+                        // An event delivered to a sink, caused by the event it is: the same
+                        // kind, time and value, on the lane of a sink.
+                        delivered += 1
+                        XCTAssertEqual(trace.node(UInt64(node))?.kind, .sink, name)
+                        XCTAssertEqual(cn[index], 1, name)
+                        let original = try XCTUnwrap(trace.event(sequence: UInt64(s[c[causeOffset]])))
+                        XCTAssertEqual(Int64(time), original.time, name)
+                        XCTAssertEqual(k[index], TracePage.Mark(original.kind).rawValue, name)
+                        XCTAssertEqual(x[index] >= 0 ? strings[x[index]] : nil, original.text, name)
                         continue
                     }
                     let causes = c[causeOffset ..< causeOffset + cn[index]].map { UInt64(s[$0]) }
@@ -153,9 +165,36 @@ final class TracePageTests: XCTestCase {
             XCTAssertEqual(causeOffset, c.count, name)
             XCTAssertEqual(subscriptions, trace.subscriptions.count, name)
             XCTAssertEqual(decoded.count, trace.events.count, name)
+            XCTAssertEqual(delivered, trace.nodes.filter { $0.kind == .sink }
+                .map { PageData.delivered(to: $0, in: trace).count }.reduce(0, +), name)
             for event in trace.events where !event.truncated {
                 XCTAssertEqual(decoded[event.sequence], event, "\(name) seq \(event.sequence)")
             }
+        }
+    }
+
+    /// A sink sends nothing of its own: its lane shows what it received, so the lane table's
+    /// count of values is the one `marbles stats` gives it.
+    func testASinksLaneShowsWhatWasDeliveredToIt() throws {
+        for name in ["twitter-instant.replay.trace", "pixels.trace", "registration.trace"] {
+            let url = top.appendingPathComponent("traces/\(name)")
+            let trace = try Trace(contentsOf: url)
+            let stats = try TraceStats.compute(TraceReader(url: url))
+            let document = try data(of: try TracePage.html([.init(name: name, trace: trace)], title: name))
+            let lanes = try XCTUnwrap(document["lanes"] as? [String: [Int]])
+            let kinds = try XCTUnwrap((document["events"] as? [String: [Int]])?["k"])
+            let laneNodes = try XCTUnwrap(lanes["node"]), firsts = try XCTUnwrap(lanes["first"]), counts = try XCTUnwrap(lanes["count"])
+            var sinks = 0
+            for node in stats.nodes where node.node.kind == .sink {
+                sinks += 1
+                let lane = try XCTUnwrap(laneNodes.firstIndex(of: Int(node.node.id)))
+                let lanesKinds = kinds[firsts[lane] ..< firsts[lane] + counts[lane]]
+                XCTAssertEqual(lanesKinds.filter { $0 == TracePage.Mark.value.rawValue }.count, node.values,
+                               "\(name): \(node.node.name) #\(node.node.id)")
+                XCTAssertEqual(lanesKinds.filter { $0 == TracePage.Mark.completed.rawValue }.count, node.completed, name)
+                XCTAssertEqual(lanesKinds.filter { $0 == TracePage.Mark.failed.rawValue }.count, node.failed, name)
+            }
+            XCTAssertGreaterThan(sinks, 0, name)
         }
     }
 
