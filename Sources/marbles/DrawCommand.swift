@@ -63,22 +63,24 @@ struct DrawCommand: ParsableCommand {
         """
     )
 
-    enum Kind: String, EnumerableFlag {
+    enum Kind: String {
         case marble, pipeline
-
-        static func help(for value: Kind) -> ArgumentHelp? {
-            switch value {
-            case .marble: return "Draw a marble diagram: a time line per stream (the default)."
-            case .pipeline: return "Draw the pipeline: operators and the data flow between them."
-            }
-        }
     }
 
     @Argument(help: "The trace file, or a .marbles spec to run and draw.")
     var input: String
 
-    @Flag(help: "What to draw.")
-    var kind: Kind = .marble
+    // Two flags rather than one `EnumerableFlag`: its help printed "(default: --marble)" after
+    // --marble, and giving both printed the parser's "Value to be set with flag '--pipeline'
+    // had already been set with flag '--marble'".
+    @Flag(help: "Draw a marble diagram: a time line per stream (the default).")
+    var marble = false
+
+    @Flag(help: "Draw the pipeline: operators and the data flow between them.")
+    var pipeline = false
+
+    /// What to draw.
+    var kind: Kind { pipeline ? .pipeline : .marble }
 
     @Option(name: .shortAndLong, help: ArgumentHelp(
         "The file to write: .svg, .png, .pdf, .txt (marble lines) or .dot (the laid-out pipeline graph). Standard output (marble lines) when absent.",
@@ -112,6 +114,7 @@ struct DrawCommand: ParsableCommand {
     private var allowed: [FigureFormat] { kind == .marble ? [.svg, .png, .pdf, .txt] : [.svg, .png, .pdf, .dot] }
 
     func validate() throws {
+        if marble && pipeline { throw ValidationError("--marble and --pipeline draw two different figures; give one") }
         if nodes != nil && all { throw ValidationError("--nodes and --all choose lanes in two ways; give one") }
         if !(400...16_000).contains(width) { throw ValidationError("--width must be between 400 and 16000 pixels") }
         guard let output else {

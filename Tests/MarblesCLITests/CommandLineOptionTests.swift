@@ -21,6 +21,7 @@ final class CommandLineOptionTests: CommandLineTestCase {
             (["draw", "in.trace", "--width", "10"], "--width must be between 400 and 16000 pixels"),
             (["draw", "in.trace", "--width", "nan"], "--width must be between 400 and 16000 pixels"),
             (["draw", "in.trace", "--nodes", "a", "--all"], "--nodes and --all choose lanes in two ways; give one"),
+            (["draw", "in.trace", "--marble", "--pipeline", "-o", "x.svg"], "--marble and --pipeline draw two different figures; give one"),
             (["draw", "in.trace", "--pipeline"], "a pipeline diagram needs -o FILE.svg, .png, .pdf or .dot"),
             (["draw", "in.trace", "--pipeline", "-o", "x.txt"], "x.txt: expected a file name ending in .svg, .png, .pdf, .dot"),
             (["record", "--scenario", "swift-search", "--seed", "-3", "-o", "x.trace"], "--seed"),
