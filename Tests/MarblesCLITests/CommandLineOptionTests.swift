@@ -74,4 +74,26 @@ final class CommandLineOptionTests: CommandLineTestCase {
             XCTAssertTrue(run.err.contains("secret.trace: error: cannot read: Permission denied"), run.err)
         }
     }
+
+    /// Every verb names a malformed trace as it was given (relative here), with its line and
+    /// column: `stats`, `export`, `view`, `diff` and `replay` printed the absolute path where
+    /// `draw` printed the name given.
+    func testAMalformedTraceIsNamedAsGivenByEveryVerb() throws {
+        try copy("traces/signin.trace", to: "good.trace")
+        var lines = try String(contentsOfFile: path("good.trace"), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        lines[4] = lines[4].dropLast() + ",}"
+        try lines.joined(separator: "\n").write(toFile: path("bad.trace"), atomically: true, encoding: .utf8)
+        let runs: [[String]] = [
+            ["stats", "bad.trace"], ["draw", "bad.trace"], ["draw", "bad.trace", "--pipeline", "-o", "x.svg"],
+            ["export", "bad.trace", "-o", "x.json"], ["view", "bad.trace", "-o", "x.html"],
+            ["view", "good.trace", "bad.trace", "-o", "x.html"], ["diff", "good.trace", "bad.trace"],
+            ["diff", "bad.trace", "good.trace", "--draw", "x.svg"], ["replay", "bad.trace", "--scenario", "signin", "-o", "x.trace"],
+        ]
+        for arguments in runs {
+            let run = try marbles(arguments)
+            XCTAssertEqual(run.status, 2, arguments.joined(separator: " "))
+            XCTAssertTrue(run.err.hasPrefix("bad.trace:5:"), "\(arguments): \(run.err)")
+        }
+        XCTAssertEqual(try names(), ["bad.trace", "good.trace"])
+    }
 }
