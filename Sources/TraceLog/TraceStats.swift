@@ -70,6 +70,9 @@ public struct TraceStats: Sendable {
     public var events = 0
     public var duration: Int64 = 0
     public var nodes: [NodeStats] = []
+    /// Whether the trace ends without its summary record (a recording cut off): then a
+    /// node's `dropped` leaves out what it received after the last value it passed on.
+    public var cutOff = false
     public var hops: [HopStats] = []
     public var paths: [PathStats] = []
     /// The node with the highest p95 stage latency (then max, then lowest id); nil when every
@@ -132,6 +135,9 @@ public struct TraceStats: Sendable {
         var subscriptions = 0
         var inputs = 0
         var passed = 0
+        /// Inputs since the node last passed one on: in a trace cut off, these may still have
+        /// been in flight (an `observe(on:)` hop not yet run) rather than dropped.
+        var inputsSincePass = 0
         var otherCaused = false
         var dataUpstream: [UInt64] = []
         var dataDownstream: [UInt64] = []
@@ -154,7 +160,10 @@ public struct TraceStats: Sendable {
             if let cause {
                 latency.add(event.time.saturatingSubtracting(cause.time))
                 if dataUpstream.contains(cause.node) {
-                    if isValue { passed += 1 }
+                    if isValue {
+                        passed += 1
+                        inputsSincePass = 0
+                    }
                 } else if isValue {
                     otherCaused = true
                 }
@@ -276,6 +285,7 @@ public struct TraceStats: Sendable {
             guard event.kind == .value else { return }
             for downstream in state.dataDownstream where nodes[downstream]?.subscribed == true {
                 nodes[downstream]?.inputs += 1
+                nodes[downstream]?.inputsSincePass += 1
             }
             if !sinks.isEmpty, slot.rooted, isSource(slot.rootNode) {
                 for sink in sinks {
@@ -336,6 +346,7 @@ public struct TraceStats: Sendable {
             stats.events = events
             stats.duration = duration ?? lastTime
             stats.unresolvedCauses = unresolved
+            stats.cutOff = duration == nil
             for id in order {
                 guard let state = nodes[id] else { continue }
                 var line = state.stats
@@ -347,7 +358,10 @@ public struct TraceStats: Sendable {
                 let unambiguous = state.subscriptions == 1
                     && state.dataUpstream.allSatisfy { nodes[$0]?.subscriptions == 1 }
                 if state.record.kind == .operator, !state.dataUpstream.isEmpty, !state.otherCaused, unambiguous {
-                    line.dropped = max(0, state.inputs - state.passed)
+                    // A trace without its summary was cut off: what a node received after the
+                    // last value it passed on may have been in flight, not dropped.
+                    let unknown = duration == nil ? state.inputsSincePass : 0
+                    line.dropped = max(0, state.inputs - state.passed - unknown)
                 }
                 stats.nodes.append(line)
             }
@@ -394,6 +408,10 @@ public struct TraceStats: Sendable {
             ])
         }
         out += Self.table(rows, rightAligned: 2...)
+        if cutOff {
+            out += "(cut off: what a node received after the last value it passed on is not counted as dropped;\n"
+                + " it may still have been in flight)\n"
+        }
         if !hops.isEmpty {
             out += "\nqueue wait per hop\n"
             var hopRows = [["node", "scheduler", "hops", "p50", "p95", "p99", "max", "never ran"]]
@@ -483,6 +501,7 @@ public struct TraceStats: Sendable {
         line.field("clock", header.clock.rawValue)
         line.field("events", events)
         line.field("duration", duration)
+        if cutOff { line.field("cutOff", true) }
         line.field("nodes", objects: nodes) { object, node in
             Self.nodeFields(&object, node.node)
             object.field("kind", node.node.kind.rawValue)

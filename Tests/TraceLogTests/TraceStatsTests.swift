@@ -44,6 +44,29 @@ final class TraceStatsTests: XCTestCase {
         XCTAssertNil(stats.nodes.first { $0.node.name == "pipe" }?.dropped)
     }
 
+    /// A recording cut off (no summary record) just after the filter passed 3 on: the delay
+    /// (10 ms) has received 1 and 3 and sent neither yet. Those are not drops in a cut trace;
+    /// in a complete one (the same lines with a summary) they are.
+    func testWhatWasInFlightAtACutIsNotCountedAsDropped() throws {
+        let lines = String(decoding: recordDelayedPipeline(), as: UTF8.self).split(separator: "\n").map(String.init)
+        let filter = try XCTUnwrap(lines.first { $0.contains(#""type":"node""#) && $0.contains(#""name":"filter""#) })
+        let filterID = try XCTUnwrap(filter.firstMatch(of: /"id":(\d+)/)?.1)
+        let passed3 = try XCTUnwrap(lines.firstIndex { $0.contains(#""node":\#(filterID),"#) && $0.contains(#""text":"3""#) })
+        let cut = lines[...passed3].joined(separator: "\n") + "\n"
+        let cutStats = try TraceStats.compute(TraceReader(bytes: Array(cut.utf8), name: "cut.trace"))
+        XCTAssertTrue(cutStats.cutOff)
+        XCTAssertEqual(cutStats.nodes.first { $0.node.name == "delay" }?.dropped, 0)
+        XCTAssertEqual(cutStats.nodes.first { $0.node.name == "filter" }?.dropped, 1)
+        XCTAssertTrue(cutStats.text.contains("(cut off: what a node received after the last value it passed on is not counted as dropped;"))
+        let summary = #"{"type":"summary","events":6,"nodes":5,"subscriptions":5,"threads":2,"hops":0,"marks":0,"dropped":0,"duration":3000000}"#
+        let whole = try TraceStats.compute(TraceReader(bytes: Array((cut + summary + "\n").utf8), name: "whole.trace"))
+        XCTAssertFalse(whole.cutOff)
+        XCTAssertEqual(whole.nodes.first { $0.node.name == "delay" }?.dropped, 2)
+        XCTAssertFalse(whole.text.contains("cut off"))
+        XCTAssertTrue(cutStats.json.contains(#""cutOff":true"#))
+        XCTAssertFalse(whole.json.contains("cutOff"))
+    }
+
     func testStageLatencyEndToEndAndSlowestStage() throws {
         let stats = try stats()
         let delay = try XCTUnwrap(stats.nodes.first { $0.node.name == "delay" }?.stageLatency)
