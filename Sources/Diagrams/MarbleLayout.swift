@@ -223,9 +223,13 @@ struct MarbleLayout {
             items.append(breakMark(x: gap.x, y: y))
         }
         let node = lane.node.map { String($0) }
-        // Failures and interruptions are drawn over the marbles, so one at the time of a
-        // value stays visible; the other marks under them.
+        // Failures and interruptions are drawn over the marbles, so none is hidden under one
+        // (one at a value's very time is moved to the marble's edge, below); the other marks
+        // under them.
         var over: [Scene.Item] = []
+        /// For each of `over`: how to draw it again elsewhere (its run of marks), and whether
+        /// it is the lane's own end (after every value) rather than a mark of its chain.
+        var overRuns: [(run: [Int], laneEnd: Bool)] = []
         var marks: [MarbleFigure.Mark] = []
         if let subscribed = lane.subscribed { marks.append(.init(.subscribed(at: subscribed), node: lane.node)) }
         for mark in lane.marks { marks.append(mark.node == nil ? .init(mark.kind, node: lane.node) : mark) }
@@ -247,7 +251,12 @@ struct MarbleLayout {
             // hide every one of them.
             switch first.kind {
             case .ended(.failed), .ended(.interrupted):
-                if crowded.contains(Self.kindName(first)) { items.append(item) } else { over.append(item) }
+                if crowded.contains(Self.kindName(first)) {
+                    items.append(item)
+                } else {
+                    over.append(item)
+                    overRuns.append((run, lane.end != nil && run.contains(marks.count - 1)))
+                }
             case .subscribed, .ended(.completed), .ended(.disposed):
                 items.append(item)
             }
@@ -277,6 +286,24 @@ struct MarbleLayout {
                 room = min(room, 2 * ((maxX < centre ? centre - maxX : minX - centre) - 2))
             }
             items.append(marble(group, x: centre, y: y, radius: radius, room: room, figure: figure, node: node))
+        }
+        // A failure or interruption at a marble's time moves to the marble's edge rather than
+        // covering its text (a retried call's last failure and the fallback value sent at that
+        // instant): before it for a mark of the lane's chain, which the value answers; after
+        // it for the lane's own end, which comes after every value.
+        let pills = items[firstMarble...].compactMap(\.box)
+        for index in over.indices {
+            guard let box = over[index].box else { continue }
+            let x = (box.minX + box.maxX) / 2
+            guard let pill = pills.first(where: { $0.minX < x && x < $0.maxX }) else { continue }
+            let (run, laneEnd) = overRuns[index]
+            let half = (box.maxX - box.minX) / 2
+            let moved = laneEnd ? pill.maxX + half + 1 : pill.minX - half - 1
+            let first = marks[run[0]]
+            guard case let .ended(end) = first.kind else { continue }
+            var item = endMark(end, x: moved, y: y, half: radius + 2, node: first.node.map { String($0) })
+            if run.count > 1 { item = counted(item, run.map { marks[$0] }) }
+            over[index] = item
         }
         let marblesLeft = items[firstMarble...].first?.box?.minX ?? .infinity
         for marble in [items[firstMarble...].first, items[firstMarble...].last] {

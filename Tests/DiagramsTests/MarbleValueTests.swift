@@ -129,6 +129,47 @@ final class MarbleValueTests: XCTestCase {
         assertMarksLeaveTextUncovered(try MarbleFigure(trace: trace), "autocomplete fixture")
     }
 
+    /// A failure at a value's very time — a retried call's last failure and the fallback value
+    /// sent at that instant, or a lane failing right after its last value — is drawn at the
+    /// marble's edge, not over its text: before it for a mark of the lane's chain (which the
+    /// value answers), after it for the lane's own end (which follows every value).
+    func testAFailureAtAValuesTimeIsDrawnBesideIt() throws {
+        let ms: Int64 = 1_000_000
+        let recovered = MarbleFigure.Lane(title: "search \u{2192} flatMapError", isInner: true, subscribed: 0,
+                                          marbles: [.init(id: 1, time: 200 * ms, display: "[\"(offline)\"]")],
+                                          end: .completed(at: 200 * ms), marks: [
+                                              .init(.ended(.failed(at: 60 * ms, message: "flaky"))), .init(.subscribed(at: 60 * ms)),
+                                              .init(.ended(.failed(at: 200 * ms, message: "flaky"))),
+                                          ])
+        let failing = MarbleFigure.Lane(title: "validated", marbles: [.init(id: 2, time: 700 * ms, display: "last value")],
+                                        end: .failed(at: 700 * ms, message: "invalid"))
+        let figure = MarbleFigure(rows: [
+            .lane(.init(title: "query", marbles: (0..<4).map { .init(id: 10 + UInt64($0), time: Int64($0) * 300 * ms, display: "q\($0)") })),
+            .operator(.init(name: "flatMap", parameters: ".latest")),
+            .lane(recovered),
+            .operator(.init(name: "validate")),
+            .lane(failing),
+        ], threads: ["main"])
+        let scene = MarbleLayout.scene(for: figure, maxWidth: 1200)
+        var sides: [String] = []
+        for case let .group("lane", _, _, items) in scene.items {
+            let crosses = items.compactMap { item -> Scene.Box? in
+                guard case let .group("failed", _, _, _) = item else { return nil }
+                return item.box
+            }
+            for marble in marbles(Scene(width: scene.width, height: scene.height, items: items))
+            where marble.text == "[\"(offline)\"]" || marble.text == "last value" {
+                for cross in crosses {
+                    XCTAssertFalse(cross.intersects(marble.shape), "a cross at \(cross.minX) covers \(marble.text)")
+                    if cross.maxX <= marble.shape.minX, marble.shape.minX - cross.maxX < 3 { sides.append("before \(marble.text)") }
+                    if cross.minX >= marble.shape.maxX, cross.minX - marble.shape.maxX < 3 { sides.append("after \(marble.text)") }
+                }
+            }
+        }
+        XCTAssertEqual(sides, ["before [\"(offline)\"]", "after last value"])
+        try assertMarblesHoldTheirText(figure, "failures at values' times")
+    }
+
     func testHostileValuesStayInTheirMarbles() throws {
         // The short ones fit a marble or nearly: whole, or cut to an ellipsis.
         let hostile = HostileText.samples + ["WW", "\u{1F680}\u{1F680}", "\u{6F22}\u{5B57}"]
