@@ -34,6 +34,11 @@ aside button:focus-visible { outline: 2px solid var(--accent); }
 .count { color: var(--muted); }
 table { border-collapse: collapse; font-size: 12px; width: 100%; }
 #lane-table tbody tr { cursor: pointer; }
+#lane-table { table-layout: fixed; }
+#lane-table th:nth-child(2) { width: 3.5em; }
+#lane-table th:nth-child(3) { width: 4.6em; }
+#lane-table th:nth-child(4) { width: 30%; }
+#lane-table td { overflow-wrap: break-word; }
 #pipeline { overflow: auto; max-height: 50vh; border: 1px solid var(--line); background: #ffffff; }
 #pipeline { max-height: 60vh; }
 #pipeline svg { display: block; max-width: none; }
