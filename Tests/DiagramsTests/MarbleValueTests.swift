@@ -107,16 +107,27 @@ final class MarbleValueTests: XCTestCase {
         XCTAssertGreaterThan(checked, 0, name, file: file, line: line)
     }
 
+    private static let ms: Int64 = 1_000_000
+
+    /// The inner lane of a retried search (the field package's): subscribed at 0, each of
+    /// `failures` a failure (followed by a resubscription unless it is the last thing before
+    /// the value), then `value` at 200 ms and the end.
+    private func retriedSearch(_ value: String, failures: [Int64], resubscribedAfterLast: Bool = true) -> MarbleFigure.Lane {
+        let ms = Self.ms
+        var marks: [MarbleFigure.Mark] = []
+        for (index, failure) in failures.enumerated() {
+            marks.append(.init(.ended(.failed(at: failure * ms, message: "flaky"))))
+            if resubscribedAfterLast || index < failures.count - 1 { marks.append(.init(.subscribed(at: failure * ms))) }
+        }
+        return MarbleFigure.Lane(title: "search \u{2192} flatMapError", isInner: true, subscribed: 0,
+                                 marbles: [.init(id: 1, time: 200 * ms, display: value)], end: .completed(at: 200 * ms), marks: marks)
+    }
+
     func testAFailureJustBeforeAValueDoesNotCoverItsText() throws {
         // A retried service: subscribed, failed, resubscribed, failed, resubscribed, then the
         // value 70 ms after the last failure (the field package's search).
-        let ms: Int64 = 1_000_000
-        let inner = MarbleFigure.Lane(title: "search \u{2192} flatMapError", isInner: true, subscribed: 0,
-                                      marbles: [.init(id: 1, time: 200 * ms, display: "[\"swift1\", \"swift2\"]")],
-                                      end: .completed(at: 200 * ms), marks: [
-                                          .init(.ended(.failed(at: 60 * ms, message: "flaky"))), .init(.subscribed(at: 60 * ms)),
-                                          .init(.ended(.failed(at: 130 * ms, message: "flaky"))), .init(.subscribed(at: 130 * ms)),
-                                      ])
+        let ms = Self.ms
+        let inner = retriedSearch("[\"swift1\", \"swift2\"]", failures: [60, 130])
         let figure = MarbleFigure(rows: [
             .lane(.init(title: "query", marbles: (0..<12).map { .init(id: 10 + UInt64($0), time: Int64($0) * 300 * ms, display: "q\($0)") })),
             .operator(.init(name: "flatMap", parameters: ".latest")),
@@ -134,13 +145,9 @@ final class MarbleValueTests: XCTestCase {
     /// marble's edge, not over its text: before it for a mark of the lane's chain (which the
     /// value answers), after it for the lane's own end (which follows every value).
     func testAFailureAtAValuesTimeIsDrawnBesideIt() throws {
-        let ms: Int64 = 1_000_000
-        let recovered = MarbleFigure.Lane(title: "search \u{2192} flatMapError", isInner: true, subscribed: 0,
-                                          marbles: [.init(id: 1, time: 200 * ms, display: "[\"(offline)\"]")],
-                                          end: .completed(at: 200 * ms), marks: [
-                                              .init(.ended(.failed(at: 60 * ms, message: "flaky"))), .init(.subscribed(at: 60 * ms)),
-                                              .init(.ended(.failed(at: 200 * ms, message: "flaky"))),
-                                          ])
+        let ms = Self.ms
+        // The last failure at the value's time: the fallback sent at that instant.
+        let recovered = retriedSearch("[\"(offline)\"]", failures: [60, 200], resubscribedAfterLast: false)
         let failing = MarbleFigure.Lane(title: "validated", marbles: [.init(id: 2, time: 700 * ms, display: "last value")],
                                         end: .failed(at: 700 * ms, message: "invalid"))
         let figure = MarbleFigure(rows: [
