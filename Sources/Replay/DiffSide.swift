@@ -77,8 +77,6 @@ final class DiffSide {
     private(set) var ascending = true
     /// What the reader skipped.
     private(set) var warnings: [TraceWarning] = []
-    /// How messages name the file read (its path when nil).
-    private var fileName: String?
 
     private var nodeIndex: [UInt64: Int] = [:]
     private var counts: [Int] = []
@@ -112,11 +110,9 @@ final class DiffSide {
     }
 
     /// Reads the trace at `url`, checking every record as `Trace` does (the same errors, at the
-    /// same lines), and keeps its events by node. `name` stands for the file in messages (the
-    /// URL's path when nil).
-    init(contentsOf url: URL, name: String? = nil, texts: DiffTexts, spillLimit: Int = EventSpill.limit) throws {
-        fileName = name
-        let reader = try TraceReader(url: url, name: name)
+    /// same lines), and keeps its events by node.
+    init(contentsOf url: URL, texts: DiffTexts, spillLimit: Int = EventSpill.limit) throws {
+        let reader = try TraceReader(url: url)
         header = reader.header
         self.texts = texts
         let spill = EventSpill(limit: spillLimit, name: reader.name)
@@ -198,7 +194,7 @@ final class DiffSide {
             let events = trace.events
             for position in events.indices { try body(events.sequence(at: position), events.time(at: position)) }
         case let .file(url, _):
-            let reader = try TraceReader(url: url, name: fileName)
+            let reader = try TraceReader(url: url)
             while let record = try reader.next() {
                 if case let .event(event) = record { try body(event.sequence, event.time) }
             }
@@ -215,7 +211,7 @@ final class DiffSide {
                 try body(position, events.sequence(at: position), events.node(at: position), events.causes(at: position))
             }
         case let .file(url, _):
-            let reader = try TraceReader(url: url, name: fileName)
+            let reader = try TraceReader(url: url)
             var position = 0
             while let record = try reader.next() {
                 guard case let .event(event) = record else { continue }
@@ -231,7 +227,7 @@ final class DiffSide {
         case let .trace(trace):
             for subscription in trace.subscriptions { try body(subscription) }
         case let .file(url, _):
-            let reader = try TraceReader(url: url, name: fileName)
+            let reader = try TraceReader(url: url)
             while let record = try reader.next() {
                 if case let .subscribe(subscription) = record { try body(subscription) }
             }

@@ -26,7 +26,7 @@ import Recording
 public struct Replayer: Sendable {
     /// The recorded trace.
     public var trace: Trace
-    /// The trace's name in error messages (its path).
+    /// The trace's name in error messages (its path, as the URL was made from it).
     public var name: String
 
     /// How long thread hops wait: at once (the default) or as recorded.
@@ -48,7 +48,7 @@ public struct Replayer: Sendable {
     /// A replayer of the trace at `url`. Throws `TraceError` when it is missing or malformed.
     public init(contentsOf url: URL, hopLatency: ReplayEnvironment.HopLatency = .zero,
                 unrecordedRequests: ReplayEnvironment.UnrecordedRequests = .error) throws {
-        self.init(trace: try Trace(contentsOf: url), name: url.path, hopLatency: hopLatency,
+        self.init(trace: try Trace(contentsOf: url), name: url.relativePath, hopLatency: hopLatency,
                   unrecordedRequests: unrecordedRequests)
     }
 

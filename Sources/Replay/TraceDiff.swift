@@ -224,13 +224,11 @@ public struct TraceDiff: Sendable {
     /// as a stream (and read again where the diff needs every event at once), each node's
     /// events are kept in 32 bytes apiece, in a temporary file once there are many, and nodes
     /// are compared one pair at a time. A malformed trace is the same `TraceError`, at the same
-    /// line, as `Trace(contentsOf:)` reports. `fileA` and `fileB` stand for the files in
-    /// errors and warnings (their paths when nil), as a command line names them as given.
+    /// line, as `Trace(contentsOf:)` reports.
     public init(contentsOf a: URL, _ b: URL, nameA: String = "A", nameB: String = "B", timeTolerance: Int64? = nil,
-                ignoringLineShifts: Bool = false, fileA: String? = nil, fileB: String? = nil) throws {
+                ignoringLineShifts: Bool = false) throws {
         try self.init(contentsOf: a, b, nameA: nameA, nameB: nameB, timeTolerance: timeTolerance,
-                      ignoringLineShifts: ignoringLineShifts, spillLimit: EventSpill.limit, window: Self.window,
-                      fileA: fileA, fileB: fileB)
+                      ignoringLineShifts: ignoringLineShifts, spillLimit: EventSpill.limit, window: Self.window)
     }
 
     /// How many events of each node of a pair are compared at a time while they agree.
@@ -239,10 +237,10 @@ public struct TraceDiff: Sendable {
     /// `spillLimit`: how many events of a side wait in memory before they go to its temporary
     /// file; `window`: how many events of each node are compared at a time while they agree.
     init(contentsOf a: URL, _ b: URL, nameA: String, nameB: String, timeTolerance: Int64?, ignoringLineShifts: Bool,
-         spillLimit: Int, window: Int, fileA: String? = nil, fileB: String? = nil) throws {
+         spillLimit: Int, window: Int) throws {
         let texts = DiffTexts()
-        let sideA = try DiffSide(contentsOf: a, name: fileA, texts: texts, spillLimit: spillLimit)
-        let sideB = try DiffSide(contentsOf: b, name: fileB, texts: texts, spillLimit: spillLimit)
+        let sideA = try DiffSide(contentsOf: a, texts: texts, spillLimit: spillLimit)
+        let sideB = try DiffSide(contentsOf: b, texts: texts, spillLimit: spillLimit)
         try self.init(sideA, sideB, nameA: nameA, nameB: nameB, timeTolerance: timeTolerance,
                       ignoringLineShifts: ignoringLineShifts, window: window)
     }

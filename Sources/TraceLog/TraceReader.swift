@@ -84,9 +84,10 @@ public final class TraceReader {
     }
 
     /// Opens the trace at `url` and reads its header; `name` stands for the file in messages
-    /// (the URL's path when nil).
+    /// (when nil, the path the URL was made from, relative if it was: a command line's
+    /// messages name a file as it was typed).
     public convenience init(url: URL, name: String? = nil, maxLineLength: Int = 64 << 20) throws {
-        let name = name ?? url.path
+        let name = name ?? url.relativePath
         guard let file = fopen(url.path, "rb") else {
             throw TraceError(file: name, line: 0, column: 0,
                              message: "cannot open the trace: \(String(cString: strerror(errno)))")

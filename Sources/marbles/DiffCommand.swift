@@ -81,15 +81,15 @@ struct DiffCommand: ParsableCommand {
             // The figure draws both whole traces: they are read into memory, without the hops
             // and marks neither the diff nor the figure uses.
             let drawing = try MarbleDrawing(drawPath, inputs: [inputA, inputB])
-            let traceA = try Trace(reader: TraceReader(url: urlA, name: a), leavingOut: [.hops, .marks])
-            let traceB = try Trace(reader: TraceReader(url: urlB, name: b), leavingOut: [.hops, .marks])
+            let traceA = try Trace(contentsOf: urlA, leavingOut: [.hops, .marks])
+            let traceB = try Trace(contentsOf: urlB, leavingOut: [.hops, .marks])
             Console.warn(traceA.warnings + traceB.warnings)
             diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: comparison.timeTolerance,
                              ignoringLineShifts: comparison.ignoreLineShifts)
             pending = try drawing.begin { try DiffFigure.make(traceA, traceB, diff: diff) }
         } else {
             diff = try TraceDiff(contentsOf: urlA, urlB, nameA: a, nameB: b, timeTolerance: comparison.timeTolerance,
-                                 ignoringLineShifts: comparison.ignoreLineShifts, fileA: a, fileB: b)
+                                 ignoringLineShifts: comparison.ignoreLineShifts)
             Console.warn(diff.warnings)
         }
         try json ? Console.printJSON(diff.json) : Console.print(diff.text)

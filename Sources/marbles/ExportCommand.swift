@@ -44,7 +44,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let input = try InputFile(trace)
         let file = try OutputFile(output.output, option: "-o", inputs: [input])
-        let reader = try TraceReader(url: URL(fileURLWithPath: input.path), name: input.path)
+        let reader = try TraceReader(url: URL(fileURLWithPath: input.path))
         let pending = try file.begin()
         let summary: PerfettoExport.Summary
         switch format {

@@ -63,9 +63,8 @@ struct ReplayCommand: ParsableCommand {
         let input = try InputFile(trace)
         let file = try OutputFile(output.output, option: "-o", inputs: [input])
         let scenario = scenarioOption.scenario()
-        // Named in messages as given, as every verb names its inputs.
-        let replayer = Replayer(trace: try Trace(reader: TraceReader(url: URL(fileURLWithPath: input.path), name: input.path)),
-                                name: input.path, hopLatency: hopLatency == .recorded ? .asRecorded : .zero,
+        let replayer = try Replayer(contentsOf: URL(fileURLWithPath: input.path),
+                                    hopLatency: hopLatency == .recorded ? .asRecorded : .zero,
                                     unrecordedRequests: unrecordedRequests == .empty ? .empty : .error)
         Console.warn(replayer.trace.warnings)
         let result = try replayer.replay { scenario.build(in: $0) }

@@ -62,7 +62,7 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         let input = try InputFile(trace)
-        let stats = try TraceStats.compute(TraceReader(url: URL(fileURLWithPath: input.path), name: input.path), window: window)
+        let stats = try TraceStats.compute(TraceReader(url: URL(fileURLWithPath: input.path)), window: window)
         Console.warn(stats.warnings)
         try json ? Console.printJSON(stats.json) : Console.print(stats.text)
     }

@@ -70,8 +70,8 @@ struct ViewCommand: ParsableCommand {
     func run() throws {
         let inputs = try ([a] + (b.map { [$0] } ?? [])).map { try InputFile($0) }
         let target = try OutputFile(output, option: "-o", inputs: inputs)
-        let traceA = try Trace(reader: TraceReader(url: URL(fileURLWithPath: a), name: a))
-        let traceB = try b.map { try Trace(reader: TraceReader(url: URL(fileURLWithPath: $0), name: $0)) }
+        let traceA = try Trace(contentsOf: URL(fileURLWithPath: a))
+        let traceB = try b.map { try Trace(contentsOf: URL(fileURLWithPath: $0)) }
         Console.warn(traceA.warnings + (traceB?.warnings ?? []))
         // The per-node statistics shown on hover: `marbles stats`' own streaming pass.
         func stats(_ path: String) throws -> TraceStats {
