@@ -226,10 +226,9 @@ struct MarbleLayout {
         // Failures and interruptions are drawn over the marbles, so none is hidden under one
         // (one at a value's very time is moved to the marble's edge, below); the other marks
         // under them.
-        var over: [Scene.Item] = []
-        /// For each of `over`: how to draw it again elsewhere (its run of marks), and whether
-        /// it is the lane's own end (after every value) rather than a mark of its chain.
-        var overRuns: [(run: [Int], laneEnd: Bool)] = []
+        // Each with its run of marks (to draw it again elsewhere, below) and whether it is the
+        // lane's own end (after every value) rather than a mark of its chain.
+        var over: [(item: Scene.Item, end: MarbleFigure.End, run: [Int], laneEnd: Bool)] = []
         var marks: [MarbleFigure.Mark] = []
         if let subscribed = lane.subscribed { marks.append(.init(.subscribed(at: subscribed), node: lane.node)) }
         for mark in lane.marks { marks.append(mark.node == nil ? .init(mark.kind, node: lane.node) : mark) }
@@ -253,9 +252,8 @@ struct MarbleLayout {
             case .ended(.failed), .ended(.interrupted):
                 if crowded.contains(Self.kindName(first)) {
                     items.append(item)
-                } else {
-                    over.append(item)
-                    overRuns.append((run, lane.end != nil && run.contains(marks.count - 1)))
+                } else if case let .ended(end) = first.kind {
+                    over.append((item, end, run, lane.end != nil && run.contains(marks.count - 1)))
                 }
             case .subscribed, .ended(.completed), .ended(.disposed):
                 items.append(item)
@@ -270,7 +268,7 @@ struct MarbleLayout {
         let (sorted, laneGroups) = groups(lane.marbles, scale: scale)
         let centres = laneGroups.map { (scale.x(sorted[$0.lowerBound].time) + scale.x(sorted[$0.upperBound - 1].time)) / 2 }
         // Failures and interruptions drawn over the marbles, as spans of x.
-        let overSpans = over.compactMap(\.box).map { ($0.minX, $0.maxX) }
+        let overSpans = over.compactMap(\.item.box).map { ($0.minX, $0.maxX) }
         for (index, range) in laneGroups.enumerated() {
             let group = Array(sorted[range])
             // A marble may be as wide as the room to its neighbours, so none hides another;
@@ -293,17 +291,15 @@ struct MarbleLayout {
         // it for the lane's own end, which comes after every value.
         let pills = items[firstMarble...].compactMap(\.box)
         for index in over.indices {
-            guard let box = over[index].box else { continue }
+            let entry = over[index]
+            guard let box = entry.item.box else { continue }
             let x = (box.minX + box.maxX) / 2
             guard let pill = pills.first(where: { $0.minX < x && x < $0.maxX }) else { continue }
-            let (run, laneEnd) = overRuns[index]
             let half = (box.maxX - box.minX) / 2
-            let moved = laneEnd ? pill.maxX + half + 1 : pill.minX - half - 1
-            let first = marks[run[0]]
-            guard case let .ended(end) = first.kind else { continue }
-            var item = endMark(end, x: moved, y: y, half: radius + 2, node: first.node.map { String($0) })
-            if run.count > 1 { item = counted(item, run.map { marks[$0] }) }
-            over[index] = item
+            let moved = entry.laneEnd ? pill.maxX + half + 1 : pill.minX - half - 1
+            var item = endMark(entry.end, x: moved, y: y, half: radius + 2, node: marks[entry.run[0]].node.map { String($0) })
+            if entry.run.count > 1 { item = counted(item, entry.run.map { marks[$0] }) }
+            over[index].item = item
         }
         let marblesLeft = items[firstMarble...].first?.box?.minX ?? .infinity
         for marble in [items[firstMarble...].first, items[firstMarble...].last] {
@@ -311,11 +307,11 @@ struct MarbleLayout {
             left = min(left, box.minX)
             right = max(right, box.maxX)
         }
-        for box in over.compactMap(\.box) {
+        for box in over.compactMap(\.item.box) {
             left = min(left, box.minX)
             right = max(right, box.maxX)
         }
-        items += over
+        items += over.map(\.item)
         var data = ["index": String(index)]
         if lane.isInner { data["inner"] = "true" }
         let hover = lane.detail.map { TextSafety.printable("\(lane.title) \u{2014} \($0)") }

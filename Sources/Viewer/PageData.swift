@@ -18,7 +18,8 @@ import TraceLog
 ///   minus 0), `k` the mark (`TracePage.Mark`), `h` the thread, `x` the text, `j` the JSON,
 ///   `r` the request of the subscription it belongs to, `s` the sequence number (0 for a
 ///   subscription, and for an event delivered to a sink: a sink's lane shows the events of
-///   the stream it observes, each caused by the event it is), `cn` the number of causes, `c` all causes as event indices, in order.
+///   the stream it observes, each caused by the event it is), `cn` the number of causes, `c`
+///   all causes as event indices, in order.
 /// - `diffs`: text, and the event index in A and in B (`-1` for none).
 /// - `pipeline`: the first trace's pipeline figure as SVG text (string index, `-1` for
 ///   none) and `nodes`, the trace's node id of each Graphviz node `n0`, `n1`, … in order.
