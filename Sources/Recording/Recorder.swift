@@ -426,66 +426,68 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
         return formatted()
     }
 
-    /// The in-memory trace's lines, every binary event formatted. Called with the lock held.
+    /// The in-memory trace's lines, every event without a line formatted from the columns.
+    /// Called with the lock held.
     private func formatted() -> [UInt8] {
         // The events recorded since the last line are noted too, as a line would note them.
         hot.pointee.events.noteRun(in: &buffer)
-        let events = hot.pointee.events
+        let events = hot.pointee.events.placed()
         var trace: [UInt8] = []
         var next = 0
         for chunk in memory + [buffer] {
             StoredEvents.forEachRun(of: chunk, events: { count in
-                for index in next..<next + count { events[index].format(into: &trace) }
+                for index in next..<next + count { events.recordedBinaryEvent(at: index).format(into: &trace) }
                 next += count
-            }, line: { trace.append(contentsOf: $0) })
+            }, line: { line, isEvent in
+                trace.append(contentsOf: line)
+                if isEvent { next += 1 }
+            })
         }
         return trace
     }
 
     /// The trace an in-memory recorder recorded, as `Trace(bytes: bytes, name: name)` reads it.
-    /// Once stopped, the trace is read from the records as recorded: its binary events are
-    /// added as they are, without being formatted as JSON lines and parsed back; only the JSON
-    /// lines (header, nodes, subscriptions, other events…) go through the reader.
+    /// Once stopped, the trace takes the events' columns as they were placed while recording
+    /// (`StoredEvents`), shared, not copied: only the lines of other records (header, nodes,
+    /// subscriptions, hops…) go through the reader. Anything that does not check out that
+    /// way (never, for what the recorder writes) is read from the formatted bytes instead, so
+    /// its error names the line.
     package func trace(name: String) throws -> Trace {
         lock()
         defer { unlock() }
         // A running recording has no summary yet: the reader's warning about that counts lines.
-        guard stopped else { return try Trace(bytes: formatted(), name: name) }
+        guard let trace = try? placedTrace(name: name) else { return try Trace(bytes: formatted(), name: name) }
+        return trace
+    }
+
+    /// `trace(name:)` from the columns, nil (or an error) where the bytes must be read
+    /// instead: before the recording stopped, or when its records do not check out. Called
+    /// with the lock held.
+    func placedTrace(name: String) throws -> Trace? {
+        guard stopped, hot.pointee.events.columnsAreWhole else { return nil }
         // Stopping wrote the summary line last, so every event is noted in the buffer.
-        let chunks = buffer.isEmpty ? memory : memory + [buffer]
-        let events = hot.pointee.events
         var lines: [UInt8] = []
-        for chunk in chunks {
-            StoredEvents.forEachRun(of: chunk, events: { _ in }, line: { lines.append(contentsOf: $0) })
-        }
-        let reader = try TraceReader(bytes: lines, name: name)
-        var trace = Trace(header: reader.header)
-        // The binary events' columns and integers' table at their final size at once, rather
-        // than doubled as they fill.
-        trace.reserveEvents(events.count, causes: events.causes, integers: events.integerChanges)
-        // The line of the whole trace each record is on, for errors: the header is the first.
-        var lineNumber = 0
-        var next = 0
-        for chunk in chunks {
-            try StoredEvents.forEachRun(of: chunk, events: { count in
-                try events.forEachPiece(from: next, count: count) { piece, length in
-                    if let (index, problem) = trace.addEvents(from: UnsafeRawPointer(piece),
-                                                              stride: MemoryLayout<BinaryEvent>.stride, count: length) {
-                        throw TraceError(file: name, line: lineNumber + index + 1, column: 0, message: problem)
-                    }
-                    lineNumber += length
-                }
-                next += count
-            }, line: { _ in
-                lineNumber += 1
-                guard lineNumber > 1, let record = try reader.next() else { return }
-                if let problem = trace.add(record) {
-                    throw TraceError(file: name, line: lineNumber, column: 0, message: problem)
-                }
+        for chunk in buffer.isEmpty ? memory : memory + [buffer] {
+            StoredEvents.forEachRun(of: chunk, events: { _ in }, line: { line, isEvent in
+                if !isEvent { lines.append(contentsOf: line) }
             })
         }
+        let reader = try TraceReader(bytes: lines, name: name)
+        var trace = Trace(header: reader.header, recordedEvents: hot.pointee.events.placed())
+        while let record = try reader.next() {
+            guard trace.add(record) == nil else { return nil }
+        }
+        guard trace.finishRecordedEvents() == nil else { return nil }
         trace.setWarnings(reader.warnings)
         return trace
+    }
+
+    /// Makes room for about `count` events in an in-memory recording (a replay expects as
+    /// many as the trace it replays).
+    func reserveEvents(_ count: Int) {
+        lock()
+        if case .memory = sink { hot.pointee.events.reserve(count) }
+        unlock()
     }
 
     /// The largest number of bytes the buffer held: bounded by `bufferCapacity` plus one record.
@@ -691,15 +693,23 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
         guard !stopped else { return tag | takeSequence() }
         let (time, thread, subscriptionID, nodeID) = stamp(node, subscription: subscription, context: context)
         let sequence = takeSequence()
-        hot.pointee.events.noteRun(in: &buffer)
-        var line = JSONLine(capacity: 0)
-        swap(&line.bytes, &buffer)
-        line.begin()
-        line.writeEventFields(sequence: sequence, time: time, node: nodeID, subscription: subscriptionID, kind: kind,
-                              thread: thread, causes: { $0.causesField(primary: causes.primary, others: causes.others, below: sequence) },
-                              value: { line in formatted?.write(to: &line) })
-        line.end()
-        swap(&line.bytes, &buffer)
+        let write = { (buffer: inout [UInt8]) in
+            var line = JSONLine(capacity: 0)
+            swap(&line.bytes, &buffer)
+            line.begin()
+            line.writeEventFields(sequence: sequence, time: time, node: nodeID, subscription: subscriptionID, kind: kind,
+                                  thread: thread,
+                                  causes: { $0.causesField(primary: causes.primary, others: causes.others, below: sequence) },
+                                  value: { line in formatted?.write(to: &line) })
+            line.end()
+            swap(&line.bytes, &buffer)
+        }
+        if case .memory = sink {
+            // In memory, the event goes into the columns too, as its line reads (`StoredEvents`).
+            hot.pointee.events.appendLine(in: &buffer, write)
+        } else {
+            write(&buffer)
+        }
         appended(event: sequence)
         return tag | sequence
     }

@@ -174,6 +174,19 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
     /// once stopped, built from the records without formatting its events (see `RecorderCore`).
     package func trace(name: String) throws -> Trace { try core.trace(name: name) }
 
+    /// `trace(name:)` as built from the event columns placed while recording, nil where it
+    /// would be read from the bytes instead (for tests: that the columns are taken).
+    package func placedTrace(name: String) throws -> Trace? {
+        core.lock()
+        defer { core.unlock() }
+        return try core.placedTrace(name: name)
+    }
+
+    /// Makes room for about `count` events in an in-memory recording, so that its columns are
+    /// allocated once rather than doubled as they fill (a replay expects as many events as
+    /// the trace it replays holds).
+    package func reserveEvents(_ count: Int) { core.reserveEvents(count) }
+
     /// The largest number of bytes the buffer held: bounded by `bufferCapacity` plus one record.
     public var bufferHighWater: Int { core.bufferHighWater }
 

@@ -65,6 +65,7 @@ public struct Replayer: Sendable {
         let environment = ReplayEnvironment(trace: trace, scheduler: scheduler, name: name, hopLatency: hopLatency,
                                             unrecordedRequests: unrecordedRequests)
         let recorder = Recorder(clock: .virtual(scheduler))
+        recorder.reserveEvents(trace.events.count)
         recorder.start()
         let noting = environment.hopWaits.map { HopNotingProbe(recorder: recorder, waits: $0) }
         if let noting {

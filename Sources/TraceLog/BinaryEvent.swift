@@ -1,6 +1,7 @@
 /// The commonest event — an integer value or none, at most one cause — as a recorder keeps
-/// it: fixed-size and binary, its line formatted later, off the producing thread. A trace
-/// takes runs of them without their lines (`Trace.addEvents(from:stride:count:)`).
+/// it: fixed-size and binary, its line formatted later, off the producing thread (a file
+/// recorder's threads' rings and buffer; an in-memory recorder's event columns give it back,
+/// `TraceEvents.recordedBinaryEvent(at:)`).
 @usableFromInline
 package struct BinaryEvent {
     @usableFromInline package var sequence: UInt64

@@ -71,6 +71,44 @@ public struct Trace: Sendable {
         self.header = header
     }
 
+    /// A trace whose events a recorder placed in `recordedEvents` as it recorded them
+    /// (`TraceEvents.appendRecorded`), each node, subscription and thread at its id's position
+    /// (`id - 1`): the recording's other records are then added (`add`, events excepted), and
+    /// `finishRecordedEvents()` checks the events against them and indexes them.
+    package init(header: TraceHeader, recordedEvents: TraceEvents) {
+        self.header = header
+        events = recordedEvents
+    }
+
+    /// Checks and indexes the events a recorder placed (`init(header:recordedEvents:)`) once
+    /// every other record is added; returns what does not hold instead: ids numbered other
+    /// than 1, 2, 3, … in the order defined, an event's node, subscription or thread not
+    /// defined, sequence numbers not one after another. A recorder defines an id before it
+    /// writes an event with it, numbers ids in that order and events one by one, and writes a
+    /// cause only below its event's number, so what a trace read from its bytes checks event
+    /// by event holds here for the whole run at once.
+    package mutating func finishRecordedEvents() -> String? {
+        func numberedInOrder(_ ids: [UInt64]) -> Bool {
+            ids.withUnsafeBufferPointer { ids in ids.indices.allSatisfy { ids[$0] == UInt64($0 + 1) } }
+        }
+        guard numberedInOrder(events.nodeIDs), numberedInOrder(events.subscriptionIDs),
+              numberedInOrder(events.threadIDs) else {
+            return "expected the recording's ids numbered 1, 2, 3, … in the order defined"
+        }
+        guard events.recordedPositionsFit(), eventIndex == nil, validator.highestSequence == nil else {
+            return "expected every event's node, subscription and thread defined, and events numbered one by one"
+        }
+        guard !events.isEmpty else { return nil }
+        validator.noteSequences(events.sequence(at: 0)...events.sequence(at: events.endIndex - 1))
+        var byNode: [[UInt32]] = []
+        swap(&byNode, &eventsByNode)
+        byNode.withUnsafeMutableBufferPointer { byNode in
+            events.forEachNodePosition { position, node in byNode[node].append(UInt32(position)) }
+        }
+        swap(&byNode, &eventsByNode)
+        return nil
+    }
+
     /// Loads the trace at `url`, without the records in `leavingOut`.
     public init(contentsOf url: URL, leavingOut: Parts = []) throws {
         try self.init(reader: TraceReader(url: url), leavingOut: leavingOut)
@@ -235,39 +273,6 @@ public struct Trace: Sendable {
         case let .summary(summary):
             self.summary = summary
         }
-        return nil
-    }
-
-    /// Makes room for `count` more events, `causes` of them with a cause and at most
-    /// `integers` distinct integer values that need a place in the integers' table
-    /// (`integerNeedsTable`), before they are added (`addEvent`, `addEvents`): the event
-    /// columns and the integers' table are then allocated once.
-    package mutating func reserveEvents(_ count: Int, causes: Int, integers: Int) {
-        events.reserveCapacity(events: count, causes: causes, integers: integers)
-    }
-
-    /// Whether an event's integer value takes a place in the trace's table of payloads: not
-    /// from 0 to 2³¹ − 1, which are numbered by their value (see `PayloadTable`).
-    @inline(__always)
-    package static func integerNeedsTable(_ integer: Int64) -> Bool {
-        !PayloadTable.isInline(integer)
-    }
-
-    /// Adds an event of the shape a recorder keeps in binary — an integer value or none, and
-    /// at most one cause (`cause` 0: none) — exactly as `add(.event(record))` adds that record
-    /// (its value's text and JSON both the integer's digits), without building the record.
-    /// Returns what is wrong with it instead, and then adds nothing.
-    package mutating func addEvent(sequence: UInt64, time: Int64, node: UInt64, subscription: UInt64, kind: EventKind,
-                                   thread: UInt64, cause: UInt64, integer: Int64?) -> String? {
-        let causes = CollectionOfOne(cause).prefix(cause == 0 ? 0 : 1)
-        if let problem = validator.checkEvent(sequence: sequence, node: node, subscription: subscription, thread: thread,
-                                              causes: causes) {
-            return problem
-        }
-        guard let (nodePosition, subscriptionPosition, threadPosition) = placeEvent(
-            sequence: sequence, node: node, subscription: subscription, thread: thread) else { return nil }
-        events.append(sequence: sequence, time: time, node: nodePosition, subscription: subscriptionPosition,
-                      thread: threadPosition, kind: kind, cause: cause, integer: integer)
         return nil
     }
 

@@ -41,7 +41,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
 
     private static let truncatedFlag: UInt8 = 0x80
 
-    init() {}
+    package init() {}
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { times.count }
@@ -349,4 +349,106 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     }
 
     private func string(_ number: UInt32) -> String? { payloads.string(number) }
+}
+
+// MARK: Events placed by a recorder as it records them
+
+/// The events an in-memory recorder places as it records them, in the columns of the trace
+/// the recording reads as (`Trace.init(header:recordedEvents:)`), so that the trace takes
+/// them as they are. Node, subscription and thread are given as positions: a recorder's ids,
+/// numbered 1, 2, 3, … in the order defined, less one.
+///
+/// The commonest event (an integer value or none, at most one cause, numbered one above the
+/// one before) goes into a `TraceEvents.Batch` first, a store into each of its columns, and
+/// the batch into the trace's columns when full: appending each event to each of the nine
+/// columns in turn cost some 300 instructions an event (each append checks its array's
+/// uniqueness and capacity), the batch about a tenth of that. `events` is whole after `flush()`.
+package struct RecordedColumns {
+    /// The events placed, but for those still in the batch (`flush()`).
+    package private(set) var events = TraceEvents()
+    /// Allocated at the first event, let go of by `release()`.
+    private var batch: TraceEvents.Batch?
+
+    package init() {}
+
+    /// The events placed.
+    package var count: Int { events.count + (batch?.count ?? 0) }
+
+    /// Makes room for about `count` events, one cause each: the columns are allocated once,
+    /// at that size, when a recording is expected to hold about that many.
+    package mutating func reserve(_ count: Int) {
+        events.reserveCapacity(events: count, causes: count, integers: 0)
+    }
+
+    /// Places an event with an integer value or none and at most one cause (0: none, else
+    /// below `sequence`).
+    package mutating func append(sequence: UInt64, time: Int64, node: Int, subscription: Int, thread: Int,
+                                 kind: EventKind, cause: UInt64, integer: Int64?) {
+        if batch == nil { batch = TraceEvents.Batch() }
+        if batch.unsafelyUnwrapped.count != 0,
+           sequence != batch.unsafelyUnwrapped.firstSequence &+ UInt64(batch.unsafelyUnwrapped.count) {
+            flush()
+        }
+        if batch.unsafelyUnwrapped.count == 0 { batch!.reset(firstSequence: sequence) }
+        let payload = integer.map { events.number(ofInteger: $0) } ?? 0
+        batch!.add(time: time, node: node, subscription: subscription, thread: thread, kind: kind, payload: payload,
+                   cause: cause)
+        if batch.unsafelyUnwrapped.isFull { flush() }
+    }
+
+    /// Places the event a recorder wrote as `line` (its closing brace last, no newline),
+    /// scanned as a reader scans it, so that its text, JSON and causes are exactly what the
+    /// line reads as. False, with nothing placed, when `line` is not an event line as the
+    /// writer writes it or names id 0.
+    package mutating func append(line: UnsafeBufferPointer<UInt8>) -> Bool {
+        var event = WrittenEvent()
+        guard JSONParser.scanWrittenEvent(line, into: &event), event.node != 0, event.subscription != 0,
+              event.thread != 0, event.node <= UInt32.max, event.subscription <= UInt32.max,
+              event.thread <= UInt32.max else { return false }
+        flush()
+        events.append(&event, line, node: Int(event.node - 1), subscription: Int(event.subscription - 1),
+                      thread: Int(event.thread - 1))
+        return true
+    }
+
+    /// Moves the batch's events into `events`.
+    package mutating func flush() {
+        guard let batch, batch.count > 0 else { return }
+        events.append(batch)
+        self.batch!.reset(firstSequence: 0)
+    }
+
+    /// Lets go of the batch (the events stay): called once, when done placing.
+    package mutating func release() {
+        batch?.deallocate()
+        batch = nil
+    }
+}
+
+extension TraceEvents {
+    /// The event at `position` of events a recorder placed (`RecordedColumns`) as its binary
+    /// record: its ids are its positions plus one. Only for an event with an integer value or
+    /// none and at most one cause, as `RecordedColumns.append(sequence:…)` takes.
+    package func recordedBinaryEvent(at position: Int) -> BinaryEvent {
+        BinaryEvent(sequence: sequence(at: position), time: times[position], node: UInt64(nodes[position]) + 1,
+                    subscription: UInt64(subscriptionPositions[position]) + 1, kind: kind(at: position),
+                    thread: UInt64(threads[position]) + 1, cause: firstCause(at: position) ?? 0,
+                    integer: payloads.integer(jsons[position]))
+    }
+
+    /// Whether every event's node, subscription and thread position is within the trace's
+    /// lists, and its sequence numbers ascend one by one.
+    func recordedPositionsFit() -> Bool {
+        guard sequencesAreConsecutive else { return false }
+        func highest(_ column: [UInt32]) -> Int { Int(column.max() ?? 0) }
+        return times.isEmpty || (highest(nodes) < nodeIDs.count && highest(subscriptionPositions) < subscriptionIDs.count
+            && highest(threads) < threadIDs.count)
+    }
+
+    /// Calls `body` with each event's node position, in order, through one buffer.
+    func forEachNodePosition(_ body: (Int, Int) -> Void) {
+        nodes.withUnsafeBufferPointer { nodes in
+            for position in nodes.indices { body(position, Int(nodes[position])) }
+        }
+    }
 }

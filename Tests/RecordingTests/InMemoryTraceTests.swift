@@ -4,9 +4,10 @@ import TraceLog
 import Recording
 import XCTest
 
-/// An in-memory recorder keeps its binary events apart from its lines (`StoredEvents`, with
-/// run entries in the buffer keeping their order): its bytes must be a file recording's of the
-/// same run, and the `Trace` it builds from its records the `Trace` its bytes read as.
+/// An in-memory recorder places its events in a trace's columns as it records them, apart
+/// from its other lines (`StoredEvents`, with run entries and event-line markers in the buffer
+/// keeping their order): its bytes must be a file recording's of the same run, and the `Trace`
+/// it builds from its columns the `Trace` its bytes read as.
 final class InMemoryTraceTests: XCTestCase {
     /// Integer events between lines of every kind the run writes mid-way: subscriptions and
     /// nodes of observers added late, their disposals, string values (formatted as lines),
@@ -73,6 +74,8 @@ final class InMemoryTraceTests: XCTestCase {
         XCTAssertTrue(peeks[1] == filePeeks[0], "a second read with nothing recorded between differs")
         XCTAssertTrue(peeks[2] == filePeeks[1], "the bytes read at 2222 differ from the file's then")
 
+        // Built from the columns placed while recording, not read back from the bytes.
+        XCTAssertNotNil(try memory.placedTrace(name: "memory"))
         let built = try memory.trace(name: "memory")
         let read = try Trace(bytes: bytes, name: "memory")
         XCTAssertEqual(built.header, read.header)
@@ -116,6 +119,7 @@ final class InMemoryTraceTests: XCTestCase {
         let read = try Trace(bytes: recorder.bytes, name: "threads")
         XCTAssertEqual(read.events.count, 160_000)
         XCTAssertEqual(Set(read.events.indices.map { read.events.sequence(at: $0) }), Set(1...160_000))
+        XCTAssertNotNil(try recorder.placedTrace(name: "threads"))
         let built = try recorder.trace(name: "threads")
         XCTAssertEqual(built.events.count, 160_000)
         for position in built.events.indices where position % 97 == 0 {
