@@ -19,7 +19,7 @@ final class DiffStrings {
     func string(_ number: UInt32) -> String { strings[Int(number)] }
 }
 
-/// One event as a diff compares it: 32 bytes, its texts as shared numbers (`DiffStrings`).
+/// One event as a diff compares it: 40 bytes, its texts as shared numbers (`DiffStrings`).
 struct DiffEvent {
     var sequence: UInt64
     var time: Int64
@@ -29,6 +29,9 @@ struct DiffEvent {
     var thread: UInt32
     /// The payload's number (the empty text's for none).
     var payload: UInt32
+    /// The request of the boundary call whose answer the event carries, as its number in
+    /// `DiffTexts.requests` plus one; 0 for none (see `RequestContexts`).
+    var request: UInt32
     /// The kind's position in `EventKind.allCases`, plus `payloadFlag` when the event has a payload.
     var kindAndFlag: UInt8
 
@@ -36,8 +39,9 @@ struct DiffEvent {
     private static let kinds = EventKind.allCases
 
     init(sequence: UInt64, time: Int64, position: Int, thread: UInt32, kind: EventKind, payload: String?,
-         strings: DiffStrings) {
+         request: UInt32 = 0, strings: DiffStrings) {
         self.sequence = sequence
+        self.request = request
         self.time = time
         self.position = UInt32(position)
         self.thread = thread
@@ -53,10 +57,59 @@ struct DiffEvent {
     var key: UInt64 { UInt64(kindAndFlag & ~Self.payloadFlag) << 32 | UInt64(payload) }
 }
 
-/// The payloads and logical thread names of both sides of a diff.
+/// The payloads, logical thread names and call requests of both sides of a diff.
 struct DiffTexts {
     let payloads = DiffStrings()
     let threads = DiffStrings()
+    let requests = DiffStrings()
+}
+
+/// The request each event answers: events are told apart by it where they are paired up
+/// (`TraceDiff`), so that an answer to one question is never reported as a changed answer to
+/// another. An event answers a request when
+/// - its subscription is a start of a boundary call (a `call` node's, with a request),
+/// - or its subscription began, by the same parent, after such a start (the service's own
+///   streams and what the call runs beside it: the last start under that parent says which),
+/// - or else its first cause answers one (the call's answer passed on downstream).
+///
+/// Fed the records in the order read: nodes and subscriptions before the events that use
+/// them. Keeps 4 bytes per event and an entry per subscription that answers a request.
+struct RequestContexts {
+    private let requests: DiffStrings
+    private var calls = Set<UInt64>()
+    private var bySubscription: [UInt64: UInt32] = [:]
+    /// By parent subscription: the request of its last call start.
+    private var lastStart: [UInt64: UInt32] = [:]
+    /// By event position, with positions by sequence number for the causes.
+    private(set) var byPosition: [UInt32] = []
+    private var positions = SequencePositions()
+
+    init(requests: DiffStrings) { self.requests = requests }
+
+    mutating func node(_ node: NodeRecord) {
+        if node.name == "call" { calls.insert(node.id) }
+    }
+
+    mutating func subscription(_ subscription: SubscriptionRecord) {
+        if calls.contains(subscription.node), let request = subscription.request {
+            let number = requests.number(request) + 1
+            bySubscription[subscription.id] = number
+            if subscription.parent != 0 { lastStart[subscription.parent] = number }
+        } else if subscription.parent != 0, let number = lastStart[subscription.parent] {
+            bySubscription[subscription.id] = number
+        }
+    }
+
+    /// The next event's request number (0: none), noted for the events it causes.
+    mutating func event(sequence: UInt64, subscription: UInt64, firstCause: UInt64?) -> UInt32 {
+        var number = bySubscription[subscription] ?? 0
+        if number == 0, let firstCause, let position = positions.position(of: firstCause) {
+            number = byPosition[position]
+        }
+        positions.append(sequence)
+        byPosition.append(number)
+        return number
+    }
 }
 
 /// One side of a diff: a trace's nodes, and its events node by node.
@@ -81,6 +134,8 @@ final class DiffSide {
     private var nodeIndex: [UInt64: Int] = [:]
     private var counts: [Int] = []
     private let texts: DiffTexts
+    /// For a trace in memory: the request number of each event, by position (`RequestContexts`).
+    private var requestByPosition: [UInt32] = []
     private let source: Source
 
     private enum Source {
@@ -100,6 +155,15 @@ final class DiffSide {
         }
         let events = trace.events
         eventCount = events.count
+        var contexts = RequestContexts(requests: texts.requests)
+        for node in nodes { contexts.node(node) }
+        for subscription in trace.subscriptions { contexts.subscription(subscription) }
+        for position in events.indices {
+            _ = contexts.event(sequence: events.sequence(at: position),
+                               subscription: trace.subscriptions[events.subscriptionIndex(at: position)].id,
+                               firstCause: events.firstCause(at: position))
+        }
+        requestByPosition = contexts.byPosition
         var previous: UInt64?
         for position in events.indices {
             let sequence = events.sequence(at: position), node = events.node(at: position)
@@ -119,11 +183,15 @@ final class DiffSide {
         source = .file(url, spill)
         var validator = TraceValidator()
         var threadNumbers: [UInt64: UInt32] = [:]
+        var contexts = RequestContexts(requests: texts.requests)
         var previous: UInt64?
         while let record = try reader.next() {
             try validator.check(record, readBy: reader)
             switch record {
+            case let .subscribe(subscription):
+                contexts.subscription(subscription)
             case let .node(node):
+                contexts.node(node)
                 nodeIndex[node.id] = nodes.count
                 nodes.append(node)
                 counts.append(0)
@@ -138,8 +206,11 @@ final class DiffSide {
                 if event.sequence < firstSequence[event.node] ?? .max { firstSequence[event.node] = event.sequence }
                 if let previous, event.sequence <= previous { ascending = false }
                 previous = event.sequence
+                let request = contexts.event(sequence: event.sequence, subscription: event.subscription,
+                                             firstCause: event.causes.first)
                 try spill.append(DiffEvent(sequence: event.sequence, time: event.time, position: eventCount, thread: thread,
-                                           kind: event.kind, payload: event.json ?? event.text, strings: texts.payloads),
+                                           kind: event.kind, payload: event.json ?? event.text, request: request,
+                                           strings: texts.payloads),
                                  node: node)
                 eventCount += 1
             default:
@@ -173,7 +244,8 @@ final class DiffSide {
                 threadNumbers[threadID] = thread
                 return DiffEvent(sequence: events.sequence(at: position), time: events.time(at: position),
                                  position: position, thread: thread, kind: events.kind(at: position),
-                                 payload: events.payload(at: position), strings: texts.payloads)
+                                 payload: events.payload(at: position), request: requestByPosition[position],
+                                 strings: texts.payloads)
             }
         }
     }

@@ -51,9 +51,17 @@ public struct TraceDiff: Sendable {
         case timeShifted = "time-shifted"
         /// The same event, on another (logical) thread.
         case threadDiffers = "thread-differs"
-        /// The k-th starts of aligned boundary calls were made with different requests
-        /// (`Environment.call(_:request:_:)`): the call answered another question.
+        /// Starts of aligned boundary calls in the same place were made with different
+        /// requests (`Environment.call(_:request:_:)`): the call answered another question.
         case requestDiffers = "request-differs"
+        /// A start of an aligned boundary call, with its request, that B never made.
+        case callOnlyInA = "call-only-in-a"
+        /// A start of an aligned boundary call, with its request, that A never made.
+        case callOnlyInB = "call-only-in-b"
+
+        /// Whether the difference is about the requests of a call's starts: its `a` and `b`
+        /// hold requests, not events.
+        public var comparesRequests: Bool { self == .requestDiffers || self == .callOnlyInA || self == .callOnlyInB }
     }
 
     /// One event of one side of a difference.
@@ -94,9 +102,11 @@ public struct TraceDiff: Sendable {
         public var nodeA: NodeAttributes?
         /// B's parameters and call site, for a changed node (`"b"` in JSON).
         public var nodeB: NodeAttributes?
-        /// A's request as recorded (JSON), for a request difference (`"a"` in JSON).
+        /// A's request as recorded (JSON), for a request difference or a call only in A
+        /// (`"a"` in JSON).
         public var requestA: String?
-        /// B's request as recorded (JSON), for a request difference (`"b"` in JSON).
+        /// B's request as recorded (JSON), for a request difference or a call only in B
+        /// (`"b"` in JSON).
         public var requestB: String?
 
         public init(kind: Kind, node: String, index: Int? = nil, a: EventRef? = nil, b: EventRef? = nil,
@@ -131,7 +141,7 @@ public struct TraceDiff: Sendable {
             if kind == .nodeChanged {
                 nodeA = try container.decodeIfPresent(NodeAttributes.self, forKey: .a)
                 nodeB = try container.decodeIfPresent(NodeAttributes.self, forKey: .b)
-            } else if kind == .requestDiffers {
+            } else if kind.comparesRequests {
                 requestA = try container.decodeIfPresent(String.self, forKey: .a)
                 requestB = try container.decodeIfPresent(String.self, forKey: .b)
             } else {
@@ -150,7 +160,7 @@ public struct TraceDiff: Sendable {
             if kind == .nodeChanged {
                 try container.encodeIfPresent(nodeA, forKey: .a)
                 try container.encodeIfPresent(nodeB, forKey: .b)
-            } else if kind == .requestDiffers {
+            } else if kind.comparesRequests {
                 try container.encodeIfPresent(requestA, forKey: .a)
                 try container.encodeIfPresent(requestB, forKey: .b)
             } else {
@@ -471,44 +481,88 @@ public struct TraceDiff: Sendable {
             return (positions, sequences)
         }
 
-        /// The k-th start of each aligned `call` node in A against the k-th in B: where both
-        /// carry a request and the requests differ, one difference, placed just after A's last
+        /// The starts of each aligned `call` node, A's against B's, aligned by their requests
+        /// as events are by their values: a start whose request lines up with one of the other
+        /// trace's is the same call made. Between two such, the starts left on both sides are
+        /// paired in order, a pair whose requests differ one `requestDiffers` (the call asked
+        /// another question); the rest are calls only one trace made (`callOnlyInA`,
+        /// `callOnlyInB`: a filter changed, a retry). Each is placed just after its side's last
         /// event at or before the start (the event that asked, or one beside it), so ahead of
         /// the answers it changed. Starts without a request (format 1.0, or a call made without
-        /// one) are not compared. Reads the subscriptions again only when both traces have
-        /// aligned calls, and the events' times once more only when a request differs.
+        /// one) line up with each other and are not reported. Reads the subscriptions again
+        /// only when both traces have aligned calls, and a side's event times once more only
+        /// when a difference is placed among them.
         private mutating func compareRequests() throws {
             let calls = alignment.pairs.filter { a.node($0.a)?.name == "call" && b.node($0.b)?.name == "call" }
             guard !calls.isEmpty else { return }
-            // A's starts, request and time only; B's are compared with them as they are read.
-            let pairOfB = Dictionary(calls.enumerated().map { ($0.element.b, $0.offset) }, uniquingKeysWith: { first, _ in first })
-            var startsA: [UInt64: [(request: String?, time: Int64)]] = [:]
-            let nodesA = Set(calls.map(\.a))
-            try a.forEachSubscription { subscription in
-                if nodesA.contains(subscription.node) {
-                    startsA[subscription.node, default: []].append((subscription.request, subscription.time))
+            typealias Start = (request: String?, time: Int64)
+            func starts(of side: DiffSide, _ nodes: [UInt64]) throws -> [UInt64: [Start]] {
+                let wanted = Set(nodes)
+                var starts: [UInt64: [Start]] = [:]
+                try side.forEachSubscription { subscription in
+                    if wanted.contains(subscription.node) {
+                        starts[subscription.node, default: []].append((subscription.request, subscription.time))
+                    }
+                }
+                return starts
+            }
+            let startsA = try starts(of: a, calls.map(\.a)), startsB = try starts(of: b, calls.map(\.b))
+            var inA: [(difference: Difference, time: Int64)] = [], inB: [(difference: Difference, time: Int64)] = []
+            for pair in calls {
+                guard let nodeA = a.node(pair.a) else { continue }
+                let name = describe(nodeA)
+                let listA = startsA[pair.a] ?? [], listB = startsB[pair.b] ?? []
+                // Requests by number, shared by both sides; -1 for none.
+                var numbers: [String: Int] = [:]
+                func key(_ start: Start) -> Int {
+                    guard let request = start.request else { return -1 }
+                    if let number = numbers[request] { return number }
+                    numbers[request] = numbers.count
+                    return numbers.count - 1
+                }
+                let keysA = listA.map(key), keysB = listB.map(key)
+                var pendingA: [Int] = [], pendingB: [Int] = []
+                func flush() {
+                    let paired = min(pendingA.count, pendingB.count)
+                    for (i, j) in zip(pendingA, pendingB) {
+                        guard let requestA = listA[i].request, let requestB = listB[j].request else { continue }
+                        inA.append((Difference(kind: .requestDiffers, node: name, index: i + 1, requestA: requestA,
+                                               requestB: requestB), listA[i].time))
+                    }
+                    for i in pendingA.dropFirst(paired) {
+                        guard let request = listA[i].request else { continue }
+                        inA.append((Difference(kind: .callOnlyInA, node: name, index: i + 1, requestA: request), listA[i].time))
+                    }
+                    for j in pendingB.dropFirst(paired) {
+                        guard let request = listB[j].request else { continue }
+                        inB.append((Difference(kind: .callOnlyInB, node: name, index: j + 1, requestB: request), listB[j].time))
+                    }
+                    pendingA = []
+                    pendingB = []
+                }
+                for step in Alignment.align(keysA, keysB) + [.end] {
+                    switch step {
+                    case let .onlyA(i): pendingA.append(i)
+                    case let .onlyB(j): pendingB.append(j)
+                    case .match, .end: flush()
+                    }
                 }
             }
-            var requests: [(pair: Int, index: Int, difference: Difference, time: Int64)] = []
-            var countsB = [Int](repeating: 0, count: calls.count)
-            try b.forEachSubscription { subscription in
-                guard let pair = pairOfB[subscription.node] else { return }
-                let index = countsB[pair]
-                countsB[pair] += 1
-                guard let startsOfA = startsA[calls[pair].a], index < startsOfA.count, let nodeA = a.node(calls[pair].a),
-                      let requestA = startsOfA[index].request, let requestB = subscription.request, requestA != requestB
-                else { return }
-                requests.append((pair, index, Difference(kind: .requestDiffers, node: describe(nodeA), index: index + 1,
-                                                      requestA: requestA, requestB: requestB), startsOfA[index].time))
-            }
-            requests.sort { ($0.pair, $0.index) < ($1.pair, $1.index) }
-            let differing = requests.map(\.difference), times = requests.map(\.time)
-            guard !differing.isEmpty else { return }
-            // The latest event at or before each start time: each event counts for the first
-            // start time not before it (found by binary search), then a running maximum.
+            let placesA = try latestEvents(of: a, atOrBefore: inA.map(\.time))
+            for (item, sequence) in zip(inA, placesA) { add(item.difference, .inA(sequence: sequence, secondary: .max)) }
+            let placesB = try latestEvents(of: b, atOrBefore: inB.map(\.time))
+            for (item, sequence) in zip(inB, placesB) { add(item.difference, .inB(sequence: sequence)) }
+        }
+
+        /// For each of `times`, the highest sequence number among `side`'s events at or before
+        /// it (0 for none): each event counts for the first time not before it (found by
+        /// binary search), then a running maximum. One pass over the events, none when
+        /// `times` is empty.
+        private func latestEvents(of side: DiffSide, atOrBefore times: [Int64]) throws -> [UInt64] {
+            guard !times.isEmpty else { return [] }
             let sorted = Array(Set(times)).sorted()
             var latest = [UInt64](repeating: 0, count: sorted.count)
-            try a.forEachEventTime { sequence, time in
+            try side.forEachEventTime { sequence, time in
                 var low = 0, high = sorted.count
                 while low < high {
                     let middle = (low + high) / 2
@@ -518,9 +572,7 @@ public struct TraceDiff: Sendable {
             }
             for index in latest.indices.dropFirst() { latest[index] = max(latest[index], latest[index - 1]) }
             let slots = Dictionary(uniqueKeysWithValues: sorted.enumerated().map { ($0.element, $0.offset) })
-            for (difference, time) in zip(differing, times) {
-                add(difference, .inA(sequence: slots[time].map { latest[$0] } ?? 0, secondary: .max))
-            }
+            return times.map { time in slots[time].map { latest[$0] } ?? 0 }
         }
 
         private mutating func compareNodes(_ nodeA: NodeRecord, _ nodeB: NodeRecord) {
@@ -581,14 +633,18 @@ public struct TraceDiff: Sendable {
         }
 
         /// Pairs up the unaligned events between two aligned ones: values with values,
-        /// terminals with terminals, in order; the rest are missing or extra.
+        /// terminals with terminals, in order, each only with one answering the same request
+        /// (`RequestContexts`: an answer to another question is not a changed answer); the
+        /// rest are missing or extra.
         /// `offset`: how many events of each node come before `eventsA` and `eventsB`.
         private mutating func flush(_ name: String, _ eventsA: [DiffEvent], _ eventsB: [DiffEvent], offset: Int,
                                     _ pendingA: inout [Int], _ pendingB: inout [Int], anchor: UInt64) {
             var restA: [Int] = [], restB = pendingB
             for i in pendingA {
                 let terminal = eventsA[i].kind != .value
-                if let position = restB.firstIndex(where: { (eventsB[$0].kind != .value) == terminal }) {
+                if let position = restB.firstIndex(where: {
+                    (eventsB[$0].kind != .value) == terminal && eventsB[$0].request == eventsA[i].request
+                }) {
                     let j = restB.remove(at: position)
                     aligned(eventsB[j], with: eventsA[i])
                     add(Difference(kind: terminal ? .terminalDiffers : .valueDiffers, node: name, index: offset + i + 1,

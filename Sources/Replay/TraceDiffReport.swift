@@ -89,6 +89,10 @@ extension TraceDiff {
         case .requestDiffers:
             return "\(difference.node), start \(difference.index ?? 0): request differs: \(shown(difference.requestA)) in A, "
                 + "\(shown(difference.requestB)) in B"
+        case .callOnlyInA:
+            return "\(difference.node), start \(difference.index ?? 0): call only in A: request \(shown(difference.requestA))"
+        case .callOnlyInB:
+            return "\(difference.node), start \(difference.index ?? 0): call only in B: request \(shown(difference.requestB))"
         }
     }
 

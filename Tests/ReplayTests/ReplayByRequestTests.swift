@@ -78,8 +78,9 @@ final class ReplayByRequestTests: XCTestCase {
         XCTAssertEqual(requests.first?.requestB, "\"swin\"")
         XCTAssertTrue(diff.text.contains(#"first divergence: call "search" @ReplayTests/ReplayByRequestTests.swift:"#), diff.text)
         XCTAssertTrue(diff.text.contains(#", start 3: request differs: "swim" in A, "swin" in B"#), diff.text)
-        // Then the answer it changed.
-        XCTAssertEqual(diff.differences.dropFirst().first?.kind, .valueDiffers, diff.text)
+        // Then the answers it changed: the one to "swim" missing, the one to "swin" extra (an
+        // answer to another question is not a changed answer).
+        XCTAssertEqual(Set(diff.differences.dropFirst().map(\.kind)), [.missingInB, .extraInB], diff.text)
 
         let json = try JSONSerialization.jsonObject(with: Data(diff.json.utf8)) as? [String: Any]
         let first = try XCTUnwrap((json?["differences"] as? [[String: Any]])?.first)
@@ -98,6 +99,59 @@ final class ReplayByRequestTests: XCTestCase {
         try Data(recordedB.bytes).write(to: fileB)
         XCTAssertEqual(try TraceDiff(contentsOf: fileA, fileB).differences, diff.differences)
         XCTAssertTrue(TraceDiff(recordedA.trace, recordedA.trace).isSame)
+    }
+
+    /// A changed filter: B (minimum 3) never searched "sw", and searched "swim" and "swif"
+    /// as A did. The diff pairs the calls by request, not by order: one call only in A, no
+    /// request that differs, and the answers to "swim" and "swif" matched, not reported as
+    /// changed answers to the calls in their places; in memory and streamed from files alike.
+    func testTheDiffPairsCallsByRequestAfterAChangedFilter() throws {
+        let recordedA = try Recording.simulated(autocomplete(minimumLength: 2))
+        let recordedB = try Recording.simulated(autocomplete(minimumLength: 3))
+        let diff = TraceDiff(recordedA.trace, recordedB.trace)
+        let calls = diff.differences.filter { $0.kind.comparesRequests }
+        XCTAssertEqual(calls.map(\.kind), [.callOnlyInA], diff.text)
+        XCTAssertEqual(calls.first?.index, 1)
+        XCTAssertEqual(calls.first?.requestA, "\"sw\"")
+        XCTAssertTrue(diff.text.contains(#", start 1: call only in A: request "sw""#), diff.text)
+        // The answer to "sw" is missing in B; no answer stands for another's.
+        XCTAssertFalse(diff.differences.contains { $0.kind == .valueDiffers }, diff.text)
+        XCTAssertTrue(diff.differences.contains { $0.kind == .missingInB && $0.a?.value == #"["sw1"]"# }, diff.text)
+        XCTAssertFalse(diff.differences.contains { $0.a?.value == #"["swim1"]"# || $0.b?.value == #"["swim1"]"# }, diff.text)
+
+        // B made a call A never made, its difference placed among B's events.
+        let reversed = TraceDiff(recordedB.trace, recordedA.trace)
+        XCTAssertEqual(reversed.differences.filter { $0.kind.comparesRequests }.map(\.kind), [.callOnlyInB], reversed.text)
+        XCTAssertTrue(reversed.text.contains(#", start 1: call only in B: request "sw""#), reversed.text)
+
+        let json = try JSONSerialization.jsonObject(with: Data(diff.json.utf8)) as? [String: Any]
+        let only = try XCTUnwrap((json?["differences"] as? [[String: Any]])?.first { $0["kind"] as? String == "call-only-in-a" })
+        XCTAssertEqual(only["a"] as? String, "\"sw\"")
+        XCTAssertNil(only["b"])
+        let decoded = try JSONDecoder().decode(TraceDiff.Difference.self, from: JSONSerialization.data(withJSONObject: only))
+        XCTAssertEqual(decoded, calls.first)
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (fileA, fileB) = (folder.appendingPathComponent("a.trace"), folder.appendingPathComponent("b.trace"))
+        try Data(recordedA.bytes).write(to: fileA)
+        try Data(recordedB.bytes).write(to: fileB)
+        XCTAssertEqual(try TraceDiff(contentsOf: fileA, fileB).differences, diff.differences)
+        XCTAssertEqual(try TraceDiff(contentsOf: fileB, fileA).differences, reversed.differences)
+    }
+
+    /// Where both traces made a call in the same place with different requests and the
+    /// answers differ only because the questions did, the answers are not paired as a changed
+    /// value: each is missing or extra, and the request difference says why.
+    func testAnswersToDifferentRequestsAreNotPairedAsChangedValues() throws {
+        let recordedA = try Recording.simulated(autocomplete(minimumLength: 2))
+        let recordedB = try Recording.simulated(autocomplete(minimumLength: 2, query: { $0 == "swim" ? "swin" : $0 }))
+        let diff = TraceDiff(recordedA.trace, recordedB.trace)
+        XCTAssertEqual(diff.differences.filter { $0.kind.comparesRequests }.map(\.kind), [.requestDiffers], diff.text)
+        XCTAssertFalse(diff.differences.contains { $0.kind == .valueDiffers }, diff.text)
+        XCTAssertTrue(diff.differences.contains { $0.kind == .missingInB && $0.a?.value == #"["swim1"]"# }, diff.text)
+        XCTAssertTrue(diff.differences.contains { $0.kind == .extraInB && $0.b?.value == #"["swin1"]"# }, diff.text)
     }
 
     func testTheRecordingWritesEachCallsRequestIntoItsSubscription() throws {

@@ -57,6 +57,17 @@ final class StreamedTraceDiffTests: XCTestCase {
                 return String(line.dropLast()).replacingOccurrences(of: #","request":"#, with: #","request":["#) + "]}"
             }
         }),
+        ("a call started once more", { lines in
+            // The second start made with a request is made twice: a copy of its line under a
+            // new subscription id, with no events (a call only in the trace that has it).
+            var starts = 0
+            return lines.flatMap { line -> [String] in
+                guard line.hasPrefix(#"{"type":"subscribe","id":"#), line.contains(#","request":"#) else { return [line] }
+                starts += 1
+                guard starts == 2 else { return [line] }
+                return [line, line.replacingOccurrences(of: #"{"type":"subscribe","id":"#, with: #"{"type":"subscribe","id":9000"#)]
+            }
+        }),
         ("terminals changed", { lines in
             editEvents(lines) { line, index in
                 index % 2 == 0 ? line.replacingOccurrences(of: #""kind":"completed""#, with: #""kind":"interrupted""#) : line
