@@ -64,6 +64,17 @@ final class ReplayByRequestTests: XCTestCase {
         return (seen, result.trace)
     }
 
+    /// The differences of the traces `a` and `b` hold, streamed from files (`TraceDiff(contentsOf:)`).
+    private func streamedDiff(_ a: [UInt8], _ b: [UInt8]) throws -> [TraceDiff.Difference] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (fileA, fileB) = (folder.appendingPathComponent("a.trace"), folder.appendingPathComponent("b.trace"))
+        try Data(a).write(to: fileA)
+        try Data(b).write(to: fileB)
+        return try TraceDiff(contentsOf: fileA, fileB).differences
+    }
+
     /// Two recordings where the third search asked another question: one `request-differs`
     /// difference, first, ahead of the answer it changed, in memory and streamed from files.
     func testTheDiffReportsACallStartedWithAnotherRequest() throws {
@@ -91,13 +102,7 @@ final class ReplayByRequestTests: XCTestCase {
                                                from: JSONSerialization.data(withJSONObject: first))
         XCTAssertEqual(decoded, requests.first)
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let (fileA, fileB) = (folder.appendingPathComponent("a.trace"), folder.appendingPathComponent("b.trace"))
-        try Data(recordedA.bytes).write(to: fileA)
-        try Data(recordedB.bytes).write(to: fileB)
-        XCTAssertEqual(try TraceDiff(contentsOf: fileA, fileB).differences, diff.differences)
+        XCTAssertEqual(try streamedDiff(recordedA.bytes, recordedB.bytes), diff.differences)
         XCTAssertTrue(TraceDiff(recordedA.trace, recordedA.trace).isSame)
     }
 
@@ -131,14 +136,8 @@ final class ReplayByRequestTests: XCTestCase {
         let decoded = try JSONDecoder().decode(TraceDiff.Difference.self, from: JSONSerialization.data(withJSONObject: only))
         XCTAssertEqual(decoded, calls.first)
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let (fileA, fileB) = (folder.appendingPathComponent("a.trace"), folder.appendingPathComponent("b.trace"))
-        try Data(recordedA.bytes).write(to: fileA)
-        try Data(recordedB.bytes).write(to: fileB)
-        XCTAssertEqual(try TraceDiff(contentsOf: fileA, fileB).differences, diff.differences)
-        XCTAssertEqual(try TraceDiff(contentsOf: fileB, fileA).differences, reversed.differences)
+        XCTAssertEqual(try streamedDiff(recordedA.bytes, recordedB.bytes), diff.differences)
+        XCTAssertEqual(try streamedDiff(recordedB.bytes, recordedA.bytes), reversed.differences)
     }
 
     /// Where both traces made a call in the same place with different requests and the
