@@ -67,24 +67,55 @@ public enum MarbleText {
             }
             lineWidth = (columns.values.max() ?? 0) + 2
         } else {
-            // A column per time, as wide as its widest token.
-            var next = 0
+            // A column per frame, as wide as its widest token: times less than a column of
+            // the scale after a frame's first time are in that frame (a recorded trace's
+            // events a few microseconds apart, as an operator passes a value on, are drawn at
+            // one place), and a lane's symbols in one frame are one group, `(ab)`, in time
+            // order.
+            var frames: [[Int64]] = []
+            var frameX = -Double.infinity
             var breakIndex = 0
             for time in slots {
+                let x = scale.x(time)
+                var crossesBreak = false
                 while breakIndex < scale.breaks.count, scale.breaks[breakIndex].to <= time {
+                    crossesBreak = true
+                    breakIndex += 1
+                }
+                if x - frameX < 1, !crossesBreak {
+                    frames[frames.count - 1].append(time)
+                } else {
+                    frames.append([time])
+                    frameX = x
+                }
+            }
+            var next = 0
+            breakIndex = 0
+            var groups: [[String]] = Array(repeating: [], count: lanes.count)
+            for frame in frames {
+                let first = frame[0]
+                while breakIndex < scale.breaks.count, scale.breaks[breakIndex].to <= first {
                     breakColumns.append(next)
                     next += 2
                     breakIndex += 1
                 }
-                let column = max(next, Int(scale.x(time).rounded()))
-                columns[time] = column
-                let width = tokens.map { token in token[time].map { $0.count == 1 ? $0[0].count : $0.joined().count + 2 } ?? 1 }.max() ?? 1
-                next = column + width + 1
-            }
-            for (index, byTime) in tokens.enumerated() {
-                for (time, symbols) in byTime {
-                    cells[index][columns[time] ?? 0] = symbols.count == 1 ? symbols[0] : "(" + symbols.joined() + ")"
+                let column = max(next, Int(scale.x(first).rounded()))
+                var width = 1
+                for (index, byTime) in tokens.enumerated() {
+                    let symbols = frame.flatMap { byTime[$0] ?? [] }
+                    guard !symbols.isEmpty else {
+                        groups[index].append("")
+                        continue
+                    }
+                    let token = symbols.count == 1 ? symbols[0] : "(" + symbols.joined() + ")"
+                    groups[index].append(token)
+                    width = max(width, token.count)
                 }
+                for time in frame { columns[time] = column }
+                for index in lanes.indices where !groups[index][groups[index].count - 1].isEmpty {
+                    cells[index][column] = groups[index][groups[index].count - 1]
+                }
+                next = column + width + 1
             }
             lineWidth = next + 1
         }

@@ -25,6 +25,35 @@ final class MarbleTextTests: XCTestCase {
         XCTAssertEqual(line, "s  (xy)-(z|)")
     }
 
+    /// Times the scale puts in one column are one frame, as in a hand-drawn marble line: a
+    /// value an operator passes on microseconds after its source sent it is drawn in the
+    /// source's column, and two values of one lane in one frame are one group. (Each distinct
+    /// time had a column of its own, so a recorded trace's lanes drifted right one after
+    /// another and never showed a group.)
+    func testTimesInOneColumnAreOneFrame() {
+        let ms: Int64 = 1_000_000
+        // A source sending every 25 ms for a second, an operator passing each value on 3 µs
+        // later and, once, a second value 9 µs after the first.
+        let source = (0..<40).map { MarbleFigure.Marble(id: UInt64($0), time: Int64($0) * 25 * ms, display: "\($0 % 10)") }
+        var passed = source.map { MarbleFigure.Marble(id: $0.id + 100, time: $0.time + 3_000, display: $0.display) }
+        passed.append(.init(id: 999, time: 20 * 25 * ms + 9_000, display: "z"))
+        let figure = MarbleFigure(rows: [
+            .lane(.init(title: "a", marbles: source, end: .completed(at: 1_000 * ms))),
+            .lane(.init(title: "b", marbles: passed, end: .completed(at: 1_000 * ms + 3_000))),
+        ])
+        let lines = MarbleText.render(figure).split(separator: "\n").map { String($0) }
+        // Each value in b is drawn where a sent it; the two at once are one group there.
+        let a = Array(lines[0]), b = Array(lines[1])
+        XCTAssertTrue(lines[1].contains("(0z)"), lines[1])
+        let digits = a.indices.filter { a[$0].isNumber }
+        XCTAssertEqual(digits.count, 40)
+        for column in digits {
+            XCTAssertTrue(column < b.count && (b[column] == a[column] || (b[column] == "(" && b[column + 1] == a[column])),
+                          "column \(column)\n" + lines[0] + "\n" + lines[1])
+        }
+        XCTAssertEqual(a.firstIndex(of: "|"), b.firstIndex(of: "|"))
+    }
+
     /// The text lines speak MarbleNotation: '‖' is an interruption, '!' a disposal
     /// (unsubscription), never the other way round.
     func testInterruptionIsTheDoubleBarAndDisposalTheBang() {
