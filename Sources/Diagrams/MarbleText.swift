@@ -91,7 +91,6 @@ public enum MarbleText {
             }
             var next = 0
             breakIndex = 0
-            var groups: [[String]] = Array(repeating: [], count: lanes.count)
             for frame in frames {
                 let first = frame[0]
                 while breakIndex < scale.breaks.count, scale.breaks[breakIndex].to <= first {
@@ -103,18 +102,12 @@ public enum MarbleText {
                 var width = 1
                 for (index, byTime) in tokens.enumerated() {
                     let symbols = frame.flatMap { byTime[$0] ?? [] }
-                    guard !symbols.isEmpty else {
-                        groups[index].append("")
-                        continue
-                    }
+                    guard !symbols.isEmpty else { continue }
                     let token = symbols.count == 1 ? symbols[0] : "(" + symbols.joined() + ")"
-                    groups[index].append(token)
+                    cells[index][column] = token
                     width = max(width, token.count)
                 }
                 for time in frame { columns[time] = column }
-                for index in lanes.indices where !groups[index][groups[index].count - 1].isEmpty {
-                    cells[index][column] = groups[index][groups[index].count - 1]
-                }
                 next = column + width + 1
             }
             lineWidth = next + 1

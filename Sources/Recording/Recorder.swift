@@ -77,7 +77,8 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
         var marks: [SharedMark] = []
         /// A virtual recording's last thread: the scheduler whose action ran, and its id.
         var virtualThread: (scheduler: String, id: UInt64)?
-        /// An in-memory recorder's binary events (a file recorder's go into `buffer`).
+        /// An in-memory recorder's events, placed in a trace's columns (a file recorder's go
+        /// into `buffer`).
         var events = StoredEvents()
     }
 
@@ -131,7 +132,7 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
         _modify { yield &hot.pointee.highWater }
     }
     /// An in-memory recorder's full buffers, as recorded (each ends with a whole record): its
-    /// lines, and run entries for its binary events (`StoredEvents`), which are formatted when
+    /// lines, and run entries for its events without a line (`StoredEvents`), formatted when
     /// the trace is read, not on the producing thread.
     var memory: [[UInt8]] = []
     /// The writer thread's hand-off (file recorders): a full buffer waiting to be written,
@@ -657,7 +658,7 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
     /// else nil; `value` is only asked for then, and `others` only when `hasOthers`. The
     /// commonest event (an `Int` value or none, at most one cause) is a fixed-size binary
     /// record whose line is formatted later, off this thread: here appended under the lock to
-    /// the shared buffer (in memory, to the stored events), with the ids from the recorder's
+    /// the shared buffer (in memory, to the event columns), with the ids from the recorder's
     /// caches (the send path put it on the thread's ring instead when it could, see
     /// `pushOnRing`). Any other value is formatted here, before the lock. Under the lock
     /// the ids come first (their records may be written), then the sequence number.

@@ -38,9 +38,8 @@ struct StoredEvents {
     /// ids are the recorder's, numbered from 1.
     @inline(__always) mutating func append(_ event: BinaryEvent) {
         columns.append(sequence: event.sequence, time: event.time, node: Int(event.node &- 1),
-                               subscription: Int(event.subscription &- 1), thread: Int(event.thread &- 1),
-                               kind: event.eventKind, cause: event.writtenCause,
-                               integer: event.hasInteger ? event.integer : nil)
+                       subscription: Int(event.subscription &- 1), thread: Int(event.thread &- 1),
+                       kind: event.eventKind, cause: event.writtenCause, integer: event.hasInteger ? event.integer : nil)
     }
 
     /// Writes an event's line into `buffer` with `write` (which appends the line, its newline

@@ -158,19 +158,16 @@ final class DiffSide {
         var contexts = RequestContexts(requests: texts.requests)
         for node in nodes { contexts.node(node) }
         for subscription in trace.subscriptions { contexts.subscription(subscription) }
-        for position in events.indices {
-            _ = contexts.event(sequence: events.sequence(at: position),
-                               subscription: trace.subscriptions[events.subscriptionIndex(at: position)].id,
-                               firstCause: events.firstCause(at: position))
-        }
-        requestByPosition = contexts.byPosition
         var previous: UInt64?
         for position in events.indices {
             let sequence = events.sequence(at: position), node = events.node(at: position)
+            _ = contexts.event(sequence: sequence, subscription: trace.subscriptions[events.subscriptionIndex(at: position)].id,
+                               firstCause: events.firstCause(at: position))
             if sequence < firstSequence[node] ?? .max { firstSequence[node] = sequence }
             if let previous, sequence <= previous { ascending = false }
             previous = sequence
         }
+        requestByPosition = contexts.byPosition
     }
 
     /// Reads the trace at `url`, checking every record as `Trace` does (the same errors, at the

@@ -143,15 +143,6 @@ struct PayloadTable: Sendable {
         }
     }
 
-    /// Makes room for `count` more distinct integers that are not their own numbers
-    /// (`isInline`), so that numbering them grows the table
-    /// at most once more: it is sized at once rather than doubled as it fills.
-    mutating func reserveIntegers(_ count: Int) {
-        var slots = max(64, integerSlots.count)
-        while slots * 3 < (integerCount + count) * 4 { slots *= 2 }
-        if slots > integerSlots.count { growIntegers(to: slots) }
-    }
-
     /// Makes the integer table `count` slots (a power of two), putting each integer back with
     /// its number and noting its new slot in `entries`.
     private mutating func growIntegers(to count: Int) {

@@ -72,7 +72,7 @@ public struct Trace: Sendable {
     }
 
     /// A trace whose events a recorder placed in `recordedEvents` as it recorded them
-    /// (`TraceEvents.appendRecorded`), each node, subscription and thread at its id's position
+    /// (`RecordedColumns`), each node, subscription and thread at its id's position
     /// (`id - 1`): the recording's other records are then added (`add`, events excepted), and
     /// `finishRecordedEvents()` checks the events against them and indexes them.
     package init(header: TraceHeader, recordedEvents: TraceEvents) {
@@ -130,7 +130,7 @@ public struct Trace: Sendable {
         // doubled (and copied) as they fill; room never written is never made resident.
         if let size = reader.size {
             let most = Int(max(0, size - reader.bytesRead)) / Self.shortestEventLine
-            events.reserveCapacity(events: most, causes: most, integers: 0)
+            events.reserveCapacity(events: most, causes: most)
         }
         // Event lines as the writer writes them go into the event columns straight from the
         // line's bytes: no record, no strings, no causes array made for each. Those a recorder

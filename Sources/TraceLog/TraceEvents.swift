@@ -207,11 +207,9 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         if event.omittedJSONBytes != 0 { omitted[position] = event.omittedJSONBytes }
     }
 
-    /// Makes room for `count` more events, `causes` of them with a cause and `integers` with an
-    /// integer value, so that appending them grows no column nor the integers' table: each is
-    /// allocated once at its final size, not doubled as it fills.
-    mutating func reserveCapacity(events count: Int, causes: Int, integers: Int) {
-        payloads.reserveIntegers(integers)
+    /// Makes room for `count` more events, `causes` of them with a cause, so that appending
+    /// them grows no column: each is allocated once at its final size, not doubled as it fills.
+    mutating func reserveCapacity(events count: Int, causes: Int) {
         let total = times.count + count
         if !sequencesAreConsecutive { sequences.reserveCapacity(total) }
         times.reserveCapacity(total)
@@ -233,20 +231,6 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         case .completed: 2
         case .interrupted: 3
         }
-    }
-
-    /// Appends an event whose value is an integer or none, with at most one cause (0: none):
-    /// what `append(_:node:subscription:thread:)` stores for its record, whose text and JSON
-    /// are both the integer's digits.
-    mutating func append(sequence: UInt64, time: Int64, node: Int, subscription: Int, thread: Int, kind: EventKind,
-                         cause: UInt64, integer: Int64?) {
-        appendPlace(sequence: sequence, time: time, kind: kind, truncated: false,
-                    node: node, subscription: subscription, thread: thread)
-        let payload = integer.map { payloads.number(of: $0) } ?? 0
-        texts.append(payload)
-        jsons.append(payload)
-        causeStarts.append(UInt32(causePool.count))
-        if cause != 0 { causePool.append(cause) }
     }
 
     /// Events appended together (`append(_:)`), their columns written one event at a time
@@ -377,13 +361,15 @@ package struct RecordedColumns {
     /// Makes room for about `count` events, one cause each: the columns are allocated once,
     /// at that size, when a recording is expected to hold about that many.
     package mutating func reserve(_ count: Int) {
-        events.reserveCapacity(events: count, causes: count, integers: 0)
+        events.reserveCapacity(events: count, causes: count)
     }
 
     /// Places an event with an integer value or none and at most one cause (0: none, else
     /// below `sequence`).
     package mutating func append(sequence: UInt64, time: Int64, node: Int, subscription: Int, thread: Int,
                                  kind: EventKind, cause: UInt64, integer: Int64?) {
+        // In place, not copied out and back: a copy of the batch cost some 30 instructions an
+        // event (callgrind).
         if batch == nil { batch = TraceEvents.Batch() }
         if batch.unsafelyUnwrapped.count != 0,
            sequence != batch.unsafelyUnwrapped.firstSequence &+ UInt64(batch.unsafelyUnwrapped.count) {
