@@ -1,3 +1,5 @@
+import TraceLog
+
 /// Turning arbitrary text (recorded values, user labels, file names) into text that is safe
 /// in every output: XML, Graphviz labels, a terminal.
 enum TextSafety {
@@ -24,9 +26,10 @@ enum TextSafety {
         return String(out)
     }
 
-    /// One line: `printable`, with newlines and tabs shown as `⏎` and a space.
+    /// One line: `printable`, with newlines and tabs shown as `⏎` and a space, as a report's
+    /// line shows them (`reportLine`).
     static func singleLine(_ text: String) -> String {
-        printable(text).replacingOccurrences(of: "\n", with: "\u{23CE}").replacingOccurrences(of: "\t", with: " ")
+        printable(text.reportLine)
     }
 
     /// Escapes text for XML character data and attribute values.

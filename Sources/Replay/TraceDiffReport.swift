@@ -4,8 +4,8 @@ extension TraceDiff {
     /// The readable report: a header per side, then the first divergence, then every
     /// difference in causal order, then how far apart the times are.
     public var text: String {
-        var out = "--- \(a.name) (\(a.clock), \(a.nodes) nodes, \(a.events) events)\n"
-        out += "+++ \(b.name) (\(b.clock), \(b.nodes) nodes, \(b.events) events)\n"
+        var out = "--- \(a.name.reportLine) (\(a.clock), \(a.nodes) nodes, \(a.events) events)\n"
+        out += "+++ \(b.name.reportLine) (\(b.clock), \(b.nodes) nodes, \(b.events) events)\n"
         if isSame {
             out += "same: every node and event agrees"
         } else {
@@ -27,7 +27,7 @@ extension TraceDiff {
             out += "not compared: \(insideCalls.count) node\(insideCalls.count == 1 ? "" : "s") inside boundary calls "
                 + "(services a replay does not run):\n"
             for node in insideCalls {
-                out += "  only in \(node.kind == .nodeOnlyInA ? "A" : "B"): \(node.node) (\(node.events ?? 0) events)\n"
+                out += "  only in \(node.kind == .nodeOnlyInA ? "A" : "B"): \(node.node.reportLine) (\(node.events ?? 0) events)\n"
             }
         }
         if timing.matched > 0, timing.maxShift == 0 {
@@ -35,7 +35,7 @@ extension TraceDiff {
         } else if timing.matched > 0 {
             out += "times: \(timing.matched) aligned events differ by up to \(Self.duration(timing.maxShift))"
             out += " (mean \(Self.duration(timing.meanShift)))"
-            if let node = timing.maxShiftNode { out += ", most at \(node)" }
+            if let node = timing.maxShiftNode { out += ", most at \(node.reportLine)" }
             out += "\n"
         }
         return out
@@ -62,8 +62,13 @@ extension TraceDiff {
         var timing: Timing
     }
 
-    /// One difference on one line, as the readable report lists it.
+    /// One difference on one line, as the readable report lists it (a name, label or value
+    /// holding a newline shown with `⏎`, see `reportLine`).
     public static func line(_ difference: Difference) -> String {
+        text(of: difference).reportLine
+    }
+
+    private static func text(of difference: Difference) -> String {
         let at = difference.index.map { "\(difference.node), event \($0)" } ?? difference.node
         switch difference.kind {
         case .nodeOnlyInA:

@@ -390,12 +390,12 @@ public struct TraceStats: Sendable {
     private static func nodeName(_ node: NodeRecord) -> String {
         let label = node.label.map { " \"\($0)\"" } ?? ""
         let parameters = node.parameters.isEmpty ? "" : node.name.hasSuffix(")") ? " \(node.parameters)" : "(\(node.parameters))"
-        return "#\(node.id) \(node.name)\(parameters)\(label)"
+        return "#\(node.id) \(node.name)\(parameters)\(label)".reportLine
     }
 
     /// The report as a text table.
     public var text: String {
-        var out = "\(name): \(header.clock.rawValue) time, \(events) events, \(formatDuration(duration))\n\n"
+        var out = "\(name.reportLine): \(header.clock.rawValue) time, \(events) events, \(formatDuration(duration))\n\n"
         var rows = [["node", "at", "values", "failed", "done", "intr", "p50", "p95", "p99", "max", "dropped"]]
         for line in nodes {
             let latency = line.stageLatency
@@ -438,7 +438,7 @@ public struct TraceStats: Sendable {
         }
         out += "\n"
         if let slowest = slowestStage, let latency = nodes.first(where: { $0.node.id == slowest.id })?.stageLatency {
-            out += "slowest stage: \(Self.nodeName(slowest)) at \(slowest.file):\(slowest.line), "
+            out += "slowest stage: \(Self.nodeName(slowest)) at \(slowest.file.reportLine):\(slowest.line), "
                 + "p95 \(formatDuration(latency.p95)), max \(formatDuration(latency.max))\n"
         } else {
             out += "slowest stage: none (every stage took no time)\n"
@@ -456,7 +456,9 @@ public struct TraceStats: Sendable {
                 formatDuration(summary.p99), formatDuration(summary.max)]
     }
 
+    /// Rows padded into columns, each cell on its line (`reportLine`).
     private static func table(_ rows: [[String]], rightAligned: PartialRangeFrom<Int>) -> String {
+        let rows = rows.map { $0.map(\.reportLine) }
         guard let first = rows.first else { return "" }
         var widths = [Int](repeating: 0, count: first.count)
         for row in rows {

@@ -36,6 +36,24 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertTrue(diff.text.contains("same: every node and event agrees (time tolerance 0ns)"), diff.text)
     }
 
+    /// A name, value or side name holding a newline stays on its difference's line: the
+    /// report gives each difference one line (a hostile label split it in two).
+    func testANewlineInANameOrValueStaysOnItsLine() throws {
+        let b = try trace {
+            $0[3] = $0[3].replacingOccurrences(of: #""name":"map""#, with: #""name":"ma\np""#)
+            $0[8] = $0[8].replacingOccurrences(of: #""text":"b","json":"b""#, with: #""text":"b\tc\r\nd""#)
+        }
+        let diff = TraceDiff(try trace(), b, nameA: "a\n.trace", nameB: "b.trace")
+        let lines = diff.text.split(separator: "\n").map(String.init)
+        XCTAssertTrue(diff.text.contains("ma\u{23CE}p"), diff.text)
+        XCTAssertTrue(diff.text.contains("a\u{23CE}.trace"), diff.text)
+        XCTAssertTrue(diff.text.contains("b c\u{240D}\u{23CE}d"), diff.text)
+        for line in lines {
+            XCTAssertTrue(["---", "+++", "first divergence", "times:"].contains { line.hasPrefix($0) }
+                || line.first?.isNumber == true, "a line broken off: \(line)\n\(diff.text)")
+        }
+    }
+
     func testNodesAreAlignedByIdentityNotByNumericId() throws {
         let renumbered = try craftedTrace([
             #"{"type":"thread","id":1,"name":"main"}"#,

@@ -103,6 +103,26 @@ final class TraceStatsTests: XCTestCase {
         XCTAssertEqual(json?["slowestStage"] as? Int, 3)
     }
 
+    /// A name holding a newline, a tab or a carriage return stays on its node's line, and so
+    /// does the trace's name in the heading: the report gives each node one line.
+    func testANameWithANewlineStaysOnItsLine() throws {
+        func report(_ name: String, file: String) throws -> String {
+            let scheduler = TestScheduler()
+            let bytes = Recorder.record(virtual: scheduler) {
+                let (signal, input) = Signal<Int, Never>.pipe(named: name)
+                signal.map { $0 + 1 }.observe(on: scheduler.lane("ui")).observeValues { _ in }
+                scheduler.schedule(atNanoseconds: 1_000) { input.send(value: 1) }
+                scheduler.run()
+            }
+            return try TraceStats.compute(TraceReader(bytes: bytes, name: file)).text
+        }
+        let plain = try report("input", file: "t.trace"), hostile = try report("in\nput\tx\r", file: "t\n.trace")
+        func lineCount(_ text: String) -> Int { text.split(separator: "\n", omittingEmptySubsequences: false).count }
+        XCTAssertEqual(lineCount(hostile), lineCount(plain), hostile)
+        XCTAssertTrue(hostile.contains("in\u{23CE}put x\u{240D}"), hostile)
+        XCTAssertTrue(hostile.hasPrefix("t\u{23CE}.trace: "), hostile)
+    }
+
     func testPercentilesAreExactForFewSamplesAndCloseForMany() {
         var few = LatencyDistribution()
         for value in 1...100 { few.add(Int64(value)) }
