@@ -45,6 +45,33 @@ extension BinaryEvent {
         }
     }
 
+    /// Appends the event's line with `value`, the value a thread's ring kept for it: an `Int`
+    /// (or none) as `format(into:)` writes it, any other value formatted here, on the writer
+    /// thread, exactly as an event formatted where it was sent reads.
+    func format(_ value: CapturedValue.Taken, into out: inout [UInt8]) {
+        var event = self
+        switch value {
+        case .none:
+            event.hasInteger = false
+        case let .integer(integer):
+            event.integer = integer
+            event.hasInteger = true
+        case let .value(value):
+            let formatted = RecorderCore.format(value)
+            var line = JSONLine(capacity: 0)
+            swap(&line.bytes, &out)
+            line.begin()
+            line.writeEventFields(sequence: sequence, time: time, node: node, subscription: subscription, kind: eventKind,
+                                  thread: thread,
+                                  causes: { $0.causesField(primary: cause, others: [], below: sequence) },
+                                  value: { formatted.write(to: &$0) })
+            line.end()
+            swap(&line.bytes, &out)
+            return
+        }
+        event.format(into: &out)
+    }
+
     /// Appends the trace lines `buffer` holds: its JSON lines as they are, its binary events
     /// formatted.
     static func expand(_ buffer: [UInt8], into out: inout [UInt8]) {

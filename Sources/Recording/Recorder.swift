@@ -8,7 +8,7 @@ import Locks
 /// handle. The probe set holds it strongly (no `weak` load per event), and keeps it as long as
 /// it keeps its sets (the process), so a stopped core lets go of every table, buffer and
 /// recorded byte it holds and only its small shell stays; the handle stops it when released.
-final class RecorderCore: IntegerProbe, @unchecked Sendable {
+final class RecorderCore: Probe, @unchecked Sendable {
     typealias Clock = Recorder.Clock
 
     /// Where the records go.
@@ -550,63 +550,29 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
             : willSendOffRing(node, subscription: subscription, kind: kind, value: value, context: context)
     }
 
-    /// As `willSend(_:subscription:kind:value:context:)` for an `Int` value, which the send
-    /// path passes as one when this recorder is the only probe attached (no type argument,
-    /// and no type check or load here). Inlined into the protocol witness, as that one is.
-    @inline(__always)
-    func willSend(_ node: Node, subscription: UInt64, integer value: Int, context: ProbeContext) -> UInt64 {
-        merging ? willSendMerging(node, subscription: subscription, integer: value, context: context)
-            : willSendOffRing(node, subscription: subscription, integer: value, context: context)
-    }
-
-    /// `willSendMerging` for an `Int` value.
-    @inline(never)
-    private func willSendMerging(_ node: Node, subscription: UInt64, integer value: Int, context: ProbeContext) -> UInt64 {
-        if let pointer = context.probeLocal(for: serial) {
-            let sequence = Unmanaged<ThreadRing>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
-                pushOnRing($0, node, subscription: subscription, kind: .value, integer: Int64(value), context: context)
-            }
-            if sequence != 0 { return tag | sequence }
-        }
-        return willSendOffRing(node, subscription: subscription, integer: value, context: context)
-    }
-
-    /// `willSendOffRing` for an `Int` value, lent where it lies.
-    @inline(never)
-    private func willSendOffRing(_ node: Node, subscription: UInt64, integer value: Int, context: ProbeContext) -> UInt64 {
-        withUnsafePointer(to: value) {
-            willSendOffRing(node, subscription: subscription, kind: .value, value: $0, context: context)
-        }
-    }
-
-    /// A live recording to a file: the commonest event goes onto the thread's ring; anything
-    /// else takes `willSendOffRing`, kept out of line so that this path stays short.
+    /// A live recording to a file: an event with at most one cause goes onto the thread's
+    /// ring with a copy of its value, whatever its type (`CapturedValue`), formatted later by
+    /// the writer; anything else takes `willSendOffRing`, kept out of line so that this path
+    /// stays short.
     @inline(never)
     private func willSendMerging<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
                                         context: ProbeContext) -> UInt64 {
-        // (No `map` or `==` on the generic optional: either instantiates its metadata per call.)
-        var integer: Int64?
-        var plain = true  // no value, or an `Int`
-        if let value {
-            plain = Value.self == Int.self
-            if plain { integer = Int64(UnsafeRawPointer(value).load(as: Int.self)) }
-        }
-        if plain, let pointer = context.probeLocal(for: serial) {
+        if let pointer = context.probeLocal(for: serial) {
             let sequence = Unmanaged<ThreadRing>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
-                pushOnRing($0, node, subscription: subscription, kind: kind, integer: integer, context: context)
+                pushOnRing($0, node, subscription: subscription, kind: kind, value: value, context: context)
             }
             if sequence != 0 { return tag | sequence }
         }
         return willSendOffRing(node, subscription: subscription, kind: kind, value: value, context: context)
     }
 
-    /// Appends the event to the calling thread's `ring` without a lock (see `ThreadRing`) and
-    /// returns its sequence number, when it is the commonest kind (at most one cause, an `Int`
-    /// value or none), in this recording's scope, and the thread knows its ids and has room;
-    /// else returns 0 and leaves nothing behind.
+    /// Appends the event and a copy of its value to the calling thread's `ring` without a
+    /// lock (see `ThreadRing`) and returns its sequence number, when it has at most one cause,
+    /// is in this recording's scope, and the thread knows its ids and has room; else returns 0
+    /// and leaves nothing behind.
     @inline(__always)
-    private func pushOnRing(_ ring: ThreadRing, _ node: Node, subscription: UInt64, kind: EventKind, integer: Int64?,
-                            context: ProbeContext) -> UInt64 {
+    private func pushOnRing<Value>(_ ring: ThreadRing, _ node: Node, subscription: UInt64, kind: EventKind,
+                                   value: UnsafePointer<Value>?, context: ProbeContext) -> UInt64 {
         guard context.scope == scope, !context.hasOtherCauses, let thread = ring.cachedThread(context) else { return 0 }
         // The ids kept on the signal instance when this recorder left them there, else the
         // thread's caches (which then leave them there).
@@ -624,7 +590,8 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
         let sequence = takeSequence()
         ring.push(BinaryEvent(sequence: sequence, time: countsTicks ? TickClock.read() : ringTimeFromClock(), node: nodeID,
                               subscription: subscriptionID, kind: kind, thread: thread,
-                              cause: localCause(context.cause), integer: integer))
+                              cause: localCause(context.cause), integer: nil),
+                  value: value)
         return sequence
     }
 
@@ -655,13 +622,15 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
     /// Records an event: its causes are as the send path tagged them (`tag | sequence`).
     ///
     /// `integer` is the value when there is none (`.some(nil)`) or it is exactly an `Int`,
-    /// else nil; `value` is only asked for then, and `others` only when `hasOthers`. The
-    /// commonest event (an `Int` value or none, at most one cause) is a fixed-size binary
-    /// record whose line is formatted later, off this thread: here appended under the lock to
-    /// the shared buffer (in memory, to the event columns), with the ids from the recorder's
-    /// caches (the send path put it on the thread's ring instead when it could, see
-    /// `pushOnRing`). Any other value is formatted here, before the lock. Under the lock
-    /// the ids come first (their records may be written), then the sequence number.
+    /// else nil; `value` is only asked for then, and `others` only when `hasOthers`. An event
+    /// with an `Int` value or none and at most one cause is a fixed-size binary record whose
+    /// line is formatted later: here appended under the lock to the shared buffer (in memory,
+    /// to the event columns), with the ids from the recorder's caches. Any other value is
+    /// formatted here, before the lock: in a live recording to a file only the first event a
+    /// thread sends for a subscription (which teaches the thread's ring its ids) and events
+    /// with several causes come here; every other event took the ring (`pushOnRing`), its
+    /// value formatted by the writer. Under the lock the ids come first (their records may be
+    /// written), then the sequence number.
     @inline(__always)
     func record(_ node: Node, subscription: UInt64, kind: EventKind, integer: Int64??, value: @autoclosure () -> Any?,
                 cause tagged: UInt64, hasOthers: Bool, others: @autoclosure () -> [UInt64],
@@ -712,6 +681,9 @@ final class RecorderCore: IntegerProbe, @unchecked Sendable {
             write(&buffer)
         }
         appended(event: sequence)
+        if merging && !hasOthers {
+            remember(node: node.id, nodeID, subscription: subscription, subscriptionID, thread: thread, context)
+        }
         return tag | sequence
     }
 

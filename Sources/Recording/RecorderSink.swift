@@ -105,7 +105,7 @@ extension RecorderCore {
             if let known = rings[info.serial] {
                 ring = known
             } else {
-                ring = ThreadRing(capacity: bufferCapacity / MemoryLayout<BinaryEvent>.stride, owner: info.serial)
+                ring = ThreadRing(capacity: bufferCapacity / MemoryLayout<RingEvent>.stride, owner: info.serial)
                 rings[info.serial] = ring
                 ringList.append(ring)
             }
@@ -290,13 +290,15 @@ struct RingMerger {
                     current = ring
                     // A run of the ring's events, up to a record of the buffer due first.
                     while cursors[ring].position < cursors[ring].end, next <= limit {
-                        var event = rings[ring].event(at: cursors[ring].position)
+                        let slot = rings[ring].slot(at: cursors[ring].position)
+                        var event = slot.pointee.event
                         guard event.sequence == next else { break }
                         if let ticks {
                             event.time = max(ticks.nanoseconds(event.time), floors[ring])
                             floors[ring] = event.time
                         }
-                        event.format(into: &out)
+                        let value = withUnsafeMutablePointer(to: &slot.pointee.value) { CapturedValue.take(from: $0) }
+                        event.format(value, into: &out)
                         cursors[ring].position += 1
                         next += 1
                         written += 1
@@ -320,7 +322,8 @@ struct RingMerger {
     private func ringHolding(_ sequence: UInt64, _ rings: [ThreadRing], _ cursors: [(position: Int, end: Int)],
                              first: Int) -> Int? {
         func holds(_ ring: Int) -> Bool {
-            cursors[ring].position < cursors[ring].end && rings[ring].event(at: cursors[ring].position).sequence == sequence
+            cursors[ring].position < cursors[ring].end
+                && rings[ring].slot(at: cursors[ring].position).pointee.event.sequence == sequence
         }
         if first < rings.count, holds(first) { return first }
         return rings.indices.first(where: holds)

@@ -3,8 +3,8 @@ import Signals
 import Synchronization
 import TraceLog
 
-/// One thread's buffer of a live recording to a file: a ring of fixed-size binary events that
-/// the thread appends to without a lock, and the recorder's writer thread drains (one
+/// One thread's buffer of a live recording to a file: a ring of fixed-size binary events, each
+/// with its value as it was sent (`CapturedValue`), that the thread appends to without a lock, and the recorder's writer thread drains (one
 /// producer, one consumer), with the trace ids the thread last used, kept on the thread.
 ///
 /// The producer writes a slot, then publishes it by storing `head` (releasing); the writer
@@ -19,7 +19,7 @@ final class ThreadRing: ThreadLocalObject, @unchecked Sendable {  // head/tail/e
     let ended = Atomic<Bool>(false)
     let capacity: Int
     private let mask: Int
-    let slots: UnsafeMutablePointer<BinaryEvent>
+    let slots: UnsafeMutablePointer<RingEvent>
     /// Slots published by the producer, and slots given back by the writer (both only grow).
     let head = Atomic<Int>(0)
     let tail = Atomic<Int>(0)
@@ -53,6 +53,13 @@ final class ThreadRing: ThreadLocalObject, @unchecked Sendable {  // head/tail/e
     }
 
     deinit {
+        // Events pushed after the writer's last round (a send racing the stop) hold values.
+        var index = tail.load(ordering: .acquiring)
+        let end = head.load(ordering: .acquiring)
+        while index != end {
+            withUnsafeMutablePointer(to: &slots[index & mask].value) { CapturedValue.discard($0) }
+            index &+= 1
+        }
         slots.deallocate()
         local.deinitialize(count: 1)
         local.deallocate()
@@ -79,10 +86,15 @@ final class ThreadRing: ThreadLocalObject, @unchecked Sendable {  // head/tail/e
         return local.pointee.head &- local.pointee.tail < capacity
     }
 
-    /// Producer: appends an event and publishes it (`hasSpace()` was true).
-    @inline(__always) func push(_ event: BinaryEvent) {
+    /// Producer: appends an event with a copy of its value, if it has one, and publishes it
+    /// (`hasSpace()` was true).
+    @inline(__always) func push<Value>(_ event: BinaryEvent, value: UnsafePointer<Value>?) {
         let index = local.pointee.head
-        (slots + (index & mask)).initialize(to: event)
+        let slot = slots + (index & mask)
+        slot.pointee.event = event
+        withUnsafeMutablePointer(to: &slot.pointee.value) { captured in
+            if let value { CapturedValue.capture(value, into: captured) } else { CapturedValue.clear(captured) }
+        }
         local.pointee.head = index &+ 1
         head.store(index &+ 1, ordering: .releasing)
     }
@@ -106,8 +118,8 @@ final class ThreadRing: ThreadLocalObject, @unchecked Sendable {  // head/tail/e
         local.pointee.label = Array(UnsafeBufferPointer(start: label, count: strlen(label) + 1))
     }
 
-    /// Writer: the event at position `index` (between `tail` and `head`).
-    @inline(__always) func event(at index: Int) -> BinaryEvent {
-        slots[index & mask]
+    /// Writer: the slot at position `index` (between `tail` and `head`).
+    @inline(__always) func slot(at index: Int) -> UnsafeMutablePointer<RingEvent> {
+        slots + (index & mask)
     }
 }

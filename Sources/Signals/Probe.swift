@@ -197,17 +197,6 @@ extension Probe {
     }
 }
 
-/// A probe with an entry point of its own for a value event whose value is an `Int`, the
-/// commonest event of a value pipeline (a recorder's core): the send path calls it when the
-/// probe is the only one attached, without the generic entry point's type argument and
-/// without lending the value through memory.
-@usableFromInline
-package protocol IntegerProbe: Probe {
-    /// As `willSend(_:subscription:kind:value:context:)` for a `.value` event whose value is
-    /// `value`.
-    func willSend(_ node: Node, subscription: UInt64, integer value: Int, context: ProbeContext) -> UInt64
-}
-
 /// A signal instance whose subscription may not be reported yet (see `ProbeContext.reportPending()`).
 @usableFromInline
 protocol PendingSubscription: AnyObject {
@@ -295,15 +284,12 @@ public enum Instrumentation {
         /// the send path calls it straight through this `let`, which a set it borrows lends
         /// without a retain and release, where reading a member's reference is a copy.
         @usableFromInline let sole: Probe?
-        /// `sole` when it has an entry point for `Int` values: the send path calls it for them.
-        @usableFromInline let soleIntegers: IntegerProbe?
         /// With several members, a hop's id in each member, by the id the set handed out.
         private let hops = Protected<(next: UInt64, ids: [UInt64: [UInt64]])>((1, [:]))
 
         init(_ probes: [(probe: Probe, retained: Bool)]) {
             members = probes.map { Member($0.probe, retained: $0.retained) }
             sole = probes.count == 1 && probes[0].retained ? probes[0].probe : nil
-            soleIntegers = sole as? IntegerProbe
         }
 
         func contains(_ probe: Probe) -> Bool { members.contains { $0.probe === probe } }
@@ -344,16 +330,6 @@ public enum Instrumentation {
             // Optional chaining on the `let` borrows it; binding it (`if let`) would copy it.
             sole?.willSend(node, subscription: subscription, kind: kind, value: value, context: context)
                 ?? willSend(node, subscription: subscription, kind: kind, value: value, context: context)
-        }
-
-        /// As `send(_:subscription:kind:value:context:)` for a value event whose value is the
-        /// `Int` `value`: straight to a sole member's `Int` entry point when it has one.
-        @inlinable @inline(__always)
-        func send(_ node: Node, subscription: UInt64, integer value: Int, context: ProbeContext) -> UInt64 {
-            soleIntegers?.willSend(node, subscription: subscription, integer: value, context: context)
-                ?? withUnsafePointer(to: value) {
-                    send(node, subscription: subscription, kind: .value, value: $0, context: context)
-                }
         }
 
         /// As `willSend(_:subscription:kind:value:causes:)`, passing the context on. Only a sole

@@ -482,14 +482,8 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
                 unretainedNode._withUnsafeGuaranteedRef { node in
                     switch event {
                     case let .value(value):
-                        // Decided where the send path is specialised: an `Int` is passed as one.
-                        if Value.self == Int.self {
-                            probes.send(node, subscription: subscription, integer: unsafeBitCast(value, to: Int.self),
-                                        context: context)
-                        } else {
-                            withUnsafePointer(to: value) {
-                                probes.send(node, subscription: subscription, kind: .value, value: $0, context: context)
-                            }
+                        withUnsafePointer(to: value) {
+                            probes.send(node, subscription: subscription, kind: .value, value: $0, context: context)
                         }
                     case let .failed(error):
                         withUnsafePointer(to: error) {

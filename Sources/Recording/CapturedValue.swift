@@ -1,0 +1,101 @@
+import Foundation
+import TraceLog
+
+/// A value of any type as a live recording's ring keeps it between the send and the writer:
+/// a copy of the value itself and its type, made on the producing thread, formatted into text
+/// and JSON only on the writer thread (`RecorderCore.format`).
+///
+/// A value of up to `inlineCapacity` bytes (an `Int`, a `String`, a struct of a few fields, most
+/// enums) is copied into the slot: its bytes, with its references retained, as any copy of it
+/// retains them. A larger one is copied into memory of its own, whose address the slot keeps.
+/// Either way the producing thread does what assigning the value would do, whatever its type:
+/// no description, no cast through the runtime, no encoding.
+///
+/// What a value shows is what it holds when the writer formats it, within the recorder's
+/// flush interval of the send. A value type is a copy and cannot change meanwhile; an object
+/// (a class instance, or a value holding one) is kept alive, and a change made to it after the
+/// send and before the writer reaches it shows in the trace.
+struct CapturedValue {
+    /// The bytes a value may take to be kept in the slot.
+    static let inlineCapacity = 48
+
+    /// The value's type (`Any.Type`'s bits); nil when the event carries no value.
+    fileprivate var type: UnsafeRawPointer?
+    /// Whether `storage` holds the address of the value rather than the value.
+    fileprivate var boxed = false
+    fileprivate var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+
+    fileprivate static let storageOffset = MemoryLayout<CapturedValue>.offset(of: \CapturedValue.storage)!
+
+    /// Whether it holds a value.
+    var holdsValue: Bool { type != nil }
+
+    /// Copies `value` into the capture at `slot` (whose memory may hold anything: it is
+    /// overwritten, never released). Called by the sending thread.
+    @inline(__always)
+    static func capture<Value>(_ value: UnsafePointer<Value>, into slot: UnsafeMutablePointer<CapturedValue>) {
+        slot.pointee.type = unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self)
+        let storage = slot.storage
+        if MemoryLayout<Value>.size <= inlineCapacity && MemoryLayout<Value>.alignment <= 8 {
+            slot.pointee.boxed = false
+            storage.initializeMemory(as: Value.self, from: value, count: 1)
+        } else {
+            slot.pointee.boxed = true
+            let box = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+            box.initialize(from: value, count: 1)
+            storage.storeBytes(of: UnsafeMutableRawPointer(box), as: UnsafeMutableRawPointer.self)
+        }
+    }
+
+    /// Marks the capture at `slot` as holding no value.
+    @inline(__always)
+    static func clear(_ slot: UnsafeMutablePointer<CapturedValue>) {
+        slot.pointee.type = nil
+    }
+
+    /// Moves the value out of the capture at `slot` (which then holds none): an `Int` as
+    /// itself, any other value formatted. Called by the writer thread.
+    static func take(from slot: UnsafeMutablePointer<CapturedValue>) -> Taken {
+        guard let raw = slot.pointee.type else { return .none }
+        slot.pointee.type = nil
+        let type = unsafeBitCast(raw, to: Any.Type.self)
+        let storage = slot.storage
+        let boxed = slot.pointee.boxed
+        if type == Int.self && !boxed { return .integer(Int64(storage.load(as: Int.self))) }
+        func move<T>(_: T.Type) -> Any {
+            if boxed {
+                let box = storage.load(as: UnsafeMutablePointer<T>.self)
+                defer { box.deallocate() }
+                return box.move()
+            }
+            return storage.assumingMemoryBound(to: T.self).move()
+        }
+        return .value(move(type))
+    }
+
+    /// Lets go of the value in the capture at `slot`, if any, unformatted: a ring freed with
+    /// events its writer never took.
+    static func discard(_ slot: UnsafeMutablePointer<CapturedValue>) {
+        _ = take(from: slot)
+    }
+
+    /// What `take(from:)` hands the writer.
+    enum Taken {
+        case none
+        case integer(Int64)
+        case value(Any)
+    }
+}
+
+extension UnsafeMutablePointer<CapturedValue> {
+    /// Where the capture's bytes lie.
+    @inline(__always) fileprivate var storage: UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(self) + CapturedValue.storageOffset
+    }
+}
+
+/// One slot of a thread's ring: the event, and its value as it was sent.
+struct RingEvent {
+    var event: BinaryEvent
+    var value: CapturedValue
+}
