@@ -14,19 +14,31 @@ import TraceLog
 /// the node is referenced, so two recordings of the same virtual-time run in one process are
 /// byte-identical.
 ///
-/// **Concurrency and memory.** Values are formatted on the calling thread, outside any lock.
-/// The commonest event (an integer value or none, at most one cause) is a fixed-size binary
-/// record whose line the writer thread formats. In a live recording to a file a thread that
-/// knows the event's ids appends it to a ring of its own without a lock, numbered by an atomic
-/// counter; any other record goes through one short critical section that renumbers ids and
+/// **Values.** In a live recording to a file the sending thread formats nothing: a thread that
+/// knows the event's ids appends the event and a copy of its value, whatever its type, to a
+/// ring of its own without a lock, numbered by an atomic counter, and the writer thread makes
+/// the value's text (`String(describing:)`) and JSON (`Encodable`) when it writes the line.
+/// So a value slow or large to describe or encode costs the writer, not the sender. A value
+/// type's copy cannot change meanwhile; an object, or a value holding one, is kept alive until
+/// written and shows what it holds *when written*, within `flushInterval` of the send: a
+/// mutation made in between shows in the trace (send a value type, or a copy of the object's
+/// state, to record the state at the send). The first event a thread sends for a subscription
+/// (which teaches the thread's ring its ids) and an event with several causes are formatted on
+/// the sending thread, as is every value of an in-memory or virtual-time recording (which has
+/// no writer thread; a virtual recording's times do not move with it).
+///
+/// **Concurrency and memory.** Any record that does not take a thread's ring goes through one
+/// short critical section that renumbers ids and
 /// appends it to the shared buffer, marked with the last sequence number given. The writer
 /// merges rings and buffer in sequence order (a virtual or in-memory recording has no rings:
 /// its file order is its lock order), so a reader can rely on every id being defined before it
 /// is used and on causes across threads. When the buffer holds `bufferCapacity` bytes it is
 /// handed to the writer thread; a producer that fills the next one, or its ring, while the
-/// writer is still behind waits for it: under an event flood the recorder *blocks* producers
-/// rather than drop records or grow, so memory stays bounded by two buffers and one ring of
-/// `bufferCapacity` bytes per live recording thread (the ring of a thread that ended is let
+/// writer is still behind waits for it: under an event flood, or values the writer is slow to
+/// format, the recorder *blocks* producers rather than drop records or grow, so memory stays
+/// bounded by two buffers and one ring of `bufferCapacity` bytes per live recording thread
+/// (plus what the values in a ring hold: a value wider than a slot's 48 bytes is copied into
+/// memory of its own until written) (the ring of a thread that ended is let
 /// go once the writer has drained it). Records are dropped (and counted in the
 /// summary) only when the file cannot be written.
 ///

@@ -85,6 +85,25 @@ final class TimeoutTests: XCTestCase {
         }
     }
 
+    /// The error a timeout raises is run-time data: a timeout made per request with an error
+    /// naming the request is one node, whichever error it raises (it was one node per error,
+    /// kept for the life of the process).
+    func testATimeoutRaisingAPerRequestErrorIsOneNode() {
+        struct UploadError: Error { let status: Int, file: String }
+        let scheduler = TestScheduler()
+        let source = SignalProducer<Int, UploadError>(value: 1)
+        func upload(_ file: String) -> SignalProducer<Int, UploadError> {
+            source.timeout(after: 1, raising: UploadError(status: 408, file: file), on: scheduler)
+        }
+        let nodes = Set((0..<200).map { upload("file-\($0).jpg").node })
+        XCTAssertEqual(nodes.count, 1)
+        XCTAssertEqual(nodes.first?.parameters, "1.0s, on: \(scheduler.name)")
+        let each = Set((0..<200).map {
+            source.timeout(each: 1, raising: UploadError(status: 408, file: "\($0)"), on: scheduler).node
+        })
+        XCTAssertEqual(each.count, 1)
+    }
+
     func testProducerTimesOutEachStart() {
         expectMarbles("a--#") { $0.cold("a----|").timeout(after: 0.003, raising: MarbleError(), on: $0) }
         expectMarbles("a--x|") { scheduler in

@@ -256,8 +256,9 @@ func intervalParameters(_ interval: TimeInterval, on scheduler: Scheduler) -> St
 }
 
 /// The node parameters of a timeout: `each: ` before the interval of a per-gap deadline, then
-/// the error it raises (nil when it switches to a fallback), then the scheduler.
-func timeoutParameters(each: Bool = false, _ interval: TimeInterval, raising error: String?,
-                       on scheduler: Scheduler) -> String {
-    (each ? "each: " : "") + formatInterval(interval) + (error.map { ", raising: \($0)" } ?? "") + ", on: \(scheduler.name)"
+/// the scheduler. The error it raises is not one of them: it is run-time data, which the
+/// failure event carries (text and JSON), never the node's identity, so a timeout raising a
+/// per-request error is one node however many requests it serves.
+func timeoutParameters(each: Bool = false, _ interval: TimeInterval, on scheduler: Scheduler) -> String {
+    (each ? "each: " : "") + formatInterval(interval) + ", on: \(scheduler.name)"
 }

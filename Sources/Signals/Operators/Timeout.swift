@@ -8,7 +8,7 @@ extension Signal {
     public func timeout(after interval: TimeInterval, raising error: Error, on scheduler: DateScheduler,
                         file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
         timeout(after: interval, raising: error, on: scheduler,
-                node: .operator("timeout", parameters: timeoutParameters(interval, raising: "\(error)", on: scheduler),
+                node: .operator("timeout", parameters: timeoutParameters(interval, on: scheduler),
                                 (node, .data), file: file, line: line))
     }
 
@@ -27,7 +27,7 @@ extension Signal {
                         on scheduler: DateScheduler,
                         file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
         timeout(after: interval, switchingTo: fallback, on: scheduler,
-                node: .operator("timeout", parameters: timeoutParameters(interval, raising: nil, on: scheduler),
+                node: .operator("timeout", parameters: timeoutParameters(interval, on: scheduler),
                                 (node, .data), (fallback.node, .fallback), file: file, line: line))
     }
 
@@ -49,7 +49,7 @@ extension SignalProducer {
     /// See `Signal.timeout(after:raising:on:)`.
     public func timeout(after interval: TimeInterval, raising error: Error, on scheduler: DateScheduler,
                         file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
-        let node = Node.operator("timeout", parameters: timeoutParameters(interval, raising: "\(error)", on: scheduler),
+        let node = Node.operator("timeout", parameters: timeoutParameters(interval, on: scheduler),
                                  (self.node, .data), file: file, line: line)
         return lift(node) { $0.timeout(after: interval, raising: error, on: scheduler, node: node) }
     }
@@ -59,7 +59,7 @@ extension SignalProducer {
     public func timeout(after interval: TimeInterval, switchingTo fallback: SignalProducer<Value, Error>,
                         on scheduler: DateScheduler,
                         file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
-        let node = Node.operator("timeout", parameters: timeoutParameters(interval, raising: nil, on: scheduler),
+        let node = Node.operator("timeout", parameters: timeoutParameters(interval, on: scheduler),
                                  (self.node, .data), (fallback.node, .fallback), file: file, line: line)
         return lift(node) { $0.timeout(after: interval, switchingTo: fallback, on: scheduler, node: node) }
     }

@@ -10,7 +10,7 @@ extension Signal {
     public func timeout(each interval: TimeInterval, raising error: Error, on scheduler: DateScheduler,
                         file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
         timeout(each: interval, on: scheduler,
-                node: .operator("timeout", parameters: timeoutParameters(each: true, interval, raising: "\(error)", on: scheduler),
+                node: .operator("timeout", parameters: timeoutParameters(each: true, interval, on: scheduler),
                                 (node, .data), file: file, line: line)) { observer, _, _ in
             observer.send(error: error)
         }
@@ -22,7 +22,7 @@ extension Signal {
                         on scheduler: DateScheduler,
                         file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
         timeout(each: interval, switchingTo: fallback, on: scheduler,
-                node: .operator("timeout", parameters: timeoutParameters(each: true, interval, raising: nil, on: scheduler),
+                node: .operator("timeout", parameters: timeoutParameters(each: true, interval, on: scheduler),
                                 (node, .data), (fallback.node, .fallback), file: file, line: line))
     }
 
@@ -47,7 +47,7 @@ extension SignalProducer {
     /// counted from each start.
     public func timeout(each interval: TimeInterval, raising error: Error, on scheduler: DateScheduler,
                         file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
-        let node = Node.operator("timeout", parameters: timeoutParameters(each: true, interval, raising: "\(error)", on: scheduler),
+        let node = Node.operator("timeout", parameters: timeoutParameters(each: true, interval, on: scheduler),
                                  (self.node, .data), file: file, line: line)
         return lift(node) { signal in
             signal.timeout(each: interval, on: scheduler, node: node) { observer, _, _ in observer.send(error: error) }
@@ -58,7 +58,7 @@ extension SignalProducer {
     public func timeout(each interval: TimeInterval, switchingTo fallback: SignalProducer<Value, Error>,
                         on scheduler: DateScheduler,
                         file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
-        let node = Node.operator("timeout", parameters: timeoutParameters(each: true, interval, raising: nil, on: scheduler),
+        let node = Node.operator("timeout", parameters: timeoutParameters(each: true, interval, on: scheduler),
                                  (self.node, .data), (fallback.node, .fallback), file: file, line: line)
         return lift(node) { $0.timeout(each: interval, switchingTo: fallback, on: scheduler, node: node) }
     }
