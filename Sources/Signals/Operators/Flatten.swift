@@ -84,10 +84,15 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
     private let parent: UInt64
     private let start: (Inner, Observer<Value, Error>) -> Disposable
     private var active: [(id: UInt64, disposable: SerialDisposable)] = []
+    /// Inner streams waiting for room, first at `waitingStart` (taken from the front without
+    /// moving the rest: a long queue drains in linear time).
     private var waiting: [Inner] = []
+    private var waitingStart = 0
     private var nextID: UInt64 = 0
     private var outerCompleted = false
     private var winner: UInt64?
+    /// Whether `beginWaiting` is starting inner streams on the lock's thread now.
+    private var starting = false
 
     init(_ kind: FlattenStrategy.Kind, output: Observer<Value, Error>, parent: UInt64,
          start: @escaping (Inner, Observer<Value, Error>) -> Disposable) {
@@ -104,8 +109,9 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
             switch event {
             case let .value(inner):
                 switch kind {
-                case let .concurrent(limit):
-                    if active.count < Int(clamping: limit) { begin(inner) } else { waiting.append(inner) }
+                case .concurrent:
+                    waiting.append(inner)
+                    beginWaiting()
                 case .latest:
                     disposeActive()
                     begin(inner)
@@ -129,6 +135,7 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
     func dispose() {
         lock.run {
             waiting = []
+            waitingStart = 0
             disposeActive()
         }
     }
@@ -162,16 +169,33 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
             case .completed:
                 active.filter { $0.id == id }.forEach { lock.disposeLater($0.disposable) }
                 active.removeAll { $0.id == id }
-                if !waiting.isEmpty, case let .concurrent(limit) = kind, active.count < Int(clamping: limit) {
-                    begin(waiting.removeFirst())
-                }
+                beginWaiting()
                 completeIfDone()
             }
         }
     }
 
+    /// Starts waiting inner streams while a concurrent flatten has room. An inner stream that
+    /// completes as it starts asks for the next from inside its start: the loop already
+    /// running on this thread starts it once that start returns (`starting`), so a `concat`
+    /// of any number of such streams runs in constant stack.
+    private func beginWaiting() {
+        guard !starting, case let .concurrent(limit) = kind else { return }
+        starting = true
+        defer { starting = false }
+        while !lock.isTerminated, waitingStart < waiting.count, active.count < Int(clamping: limit) {
+            let next = waiting[waitingStart]
+            waitingStart += 1
+            if waitingStart == waiting.count || waitingStart >= 1024 && waitingStart * 2 >= waiting.count {
+                waiting.removeFirst(waitingStart)
+                waitingStart = 0
+            }
+            begin(next)
+        }
+    }
+
     private func completeIfDone() {
-        if outerCompleted && active.isEmpty && waiting.isEmpty { lock.terminate(.completed) }
+        if outerCompleted && active.isEmpty && waitingStart == waiting.count { lock.terminate(.completed) }
     }
 
     private func disposeActive() {

@@ -82,7 +82,14 @@ extension SignalProducer {
             let current = SerialDisposable()
             lifetime += current
             var failures = 0
+            // A failure sent while its attempt starts (a producer that fails at once) asks for
+            // the next attempt from inside that start: the trampoline runs it after the start
+            // returns, so any number of retries runs in constant stack.
+            let trampoline = Trampoline()
             func attempt() {
+                trampoline.run(startAttempt)
+            }
+            func startAttempt() {
                 upstream.startAsChild(of: subscription, in: current) { event in
                     if resettingOnValue, case .value = event { failures = 0 }
                     guard case let .failed(error) = event, failures < count else {

@@ -1,0 +1,69 @@
+import Signals
+import XCTest
+
+/// Resubscription and concatenation that go round synchronously run in constant stack: each
+/// round returns before the next begins. At 100,000 rounds each of these overflowed the
+/// stack (SIGSEGV) before, a frame chain per round.
+final class ConstantStackTests: XCTestCase {
+    struct Failure: Error, Equatable {}
+
+    func testRetryingAProducerThatFailsAtOnceRunsInConstantStack() {
+        var starts = 0
+        var events: [String] = []
+        SignalProducer<Int, Failure> { observer, _ in
+            starts += 1
+            observer.send(error: Failure())
+        }.retry(upTo: 100_000).start { event in
+            if case .failed = event { events.append("failed") } else { events.append("\(event)") }
+        }
+        XCTAssertEqual(starts, 100_001)
+        XCTAssertEqual(events, ["failed"])
+    }
+
+    func testRetryingUntilTheLastAttemptSucceedsSendsItsValues() {
+        var starts = 0
+        var values: [Int] = []
+        var completed = false
+        SignalProducer<Int, Failure> { observer, _ in
+            starts += 1
+            if starts <= 100_000 {
+                observer.send(error: Failure())
+            } else {
+                observer.send(value: starts)
+                observer.sendCompleted()
+            }
+        }.retry(upTo: 100_000).start { event in
+            switch event {
+            case let .value(value): values.append(value)
+            case .completed: completed = true
+            default: XCTFail("unexpected \(event)")
+            }
+        }
+        XCTAssertEqual(values, [100_001])
+        XCTAssertTrue(completed)
+    }
+
+    func testConcatOfInnerStreamsThatCompleteAtOnceRunsInConstantStack() {
+        let (gate, open) = Signal<Int, Never>.pipe()
+        let (outer, outerInput) = Signal<SignalProducer<Int, Never>, Never>.pipe()
+        var values: [Int] = []
+        var completed = false
+        outer.flatten(.concat).observe { event in
+            switch event {
+            case let .value(value): values.append(value)
+            case .completed: completed = true
+            default: XCTFail("unexpected \(event)")
+            }
+        }
+        // The first inner stream waits, so the next 100,000 queue behind it; each of those
+        // completes as it starts, which starts the next.
+        outerInput.send(value: SignalProducer(gate).take(first: 1))
+        for value in 1...100_000 { outerInput.send(value: SignalProducer(value: value)) }
+        outerInput.sendCompleted()
+        open.send(value: 0)
+        XCTAssertEqual(values.count, 100_001)
+        XCTAssertEqual(values.prefix(3), [0, 1, 2])
+        XCTAssertEqual(values.last, 100_000)
+        XCTAssertTrue(completed)
+    }
+}
