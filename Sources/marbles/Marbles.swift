@@ -24,6 +24,10 @@ struct Marbles: ParsableCommand {
     /// Parses and runs the verb: the one place where how a verb ended becomes a message and
     /// an exit status.
     static func main() {
+        // A reader that went away (`marbles stats T | head -1`) makes a write to standard output
+        // fail with EPIPE, which `Console` reports (exit 2, temporary files removed), instead of
+        // SIGPIPE ending the process without a word and leaving them behind.
+        signal(SIGPIPE, SIG_IGN)
         Interruption.install()
         do {
             var command = try parseAsRoot()
