@@ -438,13 +438,18 @@ public struct TraceStats: Sendable {
         }
         out += "\n"
         if let slowest = slowestStage, let latency = nodes.first(where: { $0.node.id == slowest.id })?.stageLatency {
-            out += "slowest stage: \(Self.nodeName(slowest)) at \(slowest.file.reportLine):\(slowest.line), "
+            out += "slowest stage: \(Self.capped(Self.nodeName(slowest))) at \(Self.capped(slowest.file.reportLine)):\(slowest.line), "
                 + "p95 \(formatDuration(latency.p95)), max \(formatDuration(latency.max))\n"
         } else {
             out += "slowest stage: none (every stage took no time)\n"
         }
         if unresolvedCauses > 0 {
             out += "note: \(unresolvedCauses) causes were outside the analysis window and are left out\n"
+        }
+        let names = nodes.flatMap { [Self.nodeName($0.node), "\($0.node.file.reportLine):\($0.node.line)"] }
+            + hops.map(\.scheduler)
+        if names.contains(where: { Self.capped($0.reportLine) != $0.reportLine }) {
+            out += "note: names longer than \(Self.maxCellLength) characters are cut (…); stats --json has them whole\n"
         }
         return out
     }
@@ -456,9 +461,20 @@ public struct TraceStats: Sendable {
                 formatDuration(summary.p99), formatDuration(summary.max)]
     }
 
-    /// Rows padded into columns, each cell on its line (`reportLine`).
+    /// The most characters a cell of the text table shows: a longer one (a node's label of
+    /// a megabyte) is cut, ending in `…`, so the table grows with the rows, not with the rows
+    /// times the longest name. `--json` has every name whole.
+    static let maxCellLength = 60
+
+    /// `text` cut to `maxCellLength` characters, ending in `…` when cut.
+    private static func capped(_ text: String) -> String {
+        guard text.utf8.count > maxCellLength, text.count > maxCellLength else { return text }
+        return String(text.prefix(maxCellLength - 1)) + "…"
+    }
+
+    /// Rows padded into columns, each cell on its line (`reportLine`) and capped (`capped`).
     private static func table(_ rows: [[String]], rightAligned: PartialRangeFrom<Int>) -> String {
-        let rows = rows.map { $0.map(\.reportLine) }
+        let rows = rows.map { $0.map { capped($0.reportLine) } }
         guard let first = rows.first else { return "" }
         var widths = [Int](repeating: 0, count: first.count)
         for row in rows {

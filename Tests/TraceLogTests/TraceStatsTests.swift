@@ -259,3 +259,29 @@ extension TraceStatsTests {
         XCTAssertEqual(narrow.paths.first?.latency?.count, 40)
     }
 }
+
+extension TraceStatsTests {
+    /// A label of 200,000 characters on the first of 400 nodes: every node's row used to be
+    /// padded to it (80 MB of text); the table now grows with its rows, the label cut in its
+    /// cell and whole in the JSON.
+    func testTheTextTableGrowsWithItsRowsNotWithTheLongestName() throws {
+        let label = String(repeating: "L", count: 200_000)
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (signal, input) = Signal<Int, Never>.pipe(named: label)
+            var tail = signal
+            for _ in 0..<400 { tail = tail.map { $0 + 1 } }
+            tail.observeValues { _ in }
+            input.send(value: 1)
+        }
+        let stats = try TraceStats.compute(TraceReader(bytes: bytes, name: "wide.trace"))
+        let text = stats.text
+        XCTAssertEqual(stats.nodes.count, 402)
+        XCTAssertLessThan(text.utf8.count, 402 * 200)
+        let firstRow = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("#1 pipe") })
+        XCTAssertTrue(firstRow.hasPrefix("#1 pipe \"LLL"))
+        XCTAssertTrue(firstRow.contains("…"))
+        XCTAssertTrue(text.contains("note: names longer than 60 characters are cut (…); stats --json has them whole"))
+        XCTAssertTrue(stats.json.contains(label))
+    }
+}
