@@ -8,7 +8,8 @@ extension RecorderCore {
     enum FormattedValue {
         case integer(Int64)
         case string(String)
-        case other(text: String, json: String?)
+        /// `jsonError` says what the value's `encode(to:)` threw, when it threw.
+        case other(text: String, json: String?, jsonError: String? = nil)
 
         /// Writes `text`, `truncated`, `json` and `jsonOmitted` as FORMAT.md orders them.
         func write(to line: inout JSONLine) {
@@ -24,9 +25,12 @@ extension RecorderCore {
                 } else {
                     line.field("json", string)
                 }
-            case let .other(text, json):
+            case let .other(text, json, jsonError):
                 writeText(text, to: &line)
-                guard let json else { return }
+                guard let json else {
+                    line.field("jsonError", ifPresent: jsonError)
+                    return
+                }
                 if json.utf8.count > Recorder.maxJSONLength {
                     line.field("jsonOmitted", Int64(json.utf8.count))
                 } else {
@@ -66,16 +70,21 @@ extension RecorderCore {
         return nil
     }
 
-    /// The JSON of an `Encodable` value exactly as `encoder` writes it (nil where that throws):
-    /// by `DirectJSONEncoder`, several times cheaper, and through `encoder` only for the
-    /// values that encoder hands back.
-    static func json(of value: some Encodable) -> String? {
+    /// The JSON of an `Encodable` value exactly as `encoder` writes it, or what encoding it
+    /// threw: by `DirectJSONEncoder`, several times cheaper, and through `encoder` only for
+    /// the values that encoder hands back.
+    static func json(of value: some Encodable) -> Result<String, EncodingFailure> {
         do {
-            if let bytes = try DirectJSONEncoder.encode(value) { return String(decoding: bytes, as: UTF8.self) }
+            if let bytes = try DirectJSONEncoder.encode(value) { return .success(String(decoding: bytes, as: UTF8.self)) }
+            return .success(String(decoding: try encoder.encode(value), as: UTF8.self))
         } catch {
-            return nil
+            return .failure(EncodingFailure(description: String(describing: error)))
         }
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// What a value's `encode(to:)` threw, described.
+    struct EncodingFailure: Error {
+        let description: String
     }
 
     /// The value ready to write: fast paths for the common scalar types; other `Encodable`
@@ -96,7 +105,10 @@ extension RecorderCore {
             let text = bool ? "true" : "false"
             return .other(text: text, json: text)
         case let encodable as Encodable:
-            return .other(text: String(describing: value), json: json(of: encodable))
+            switch json(of: encodable) {
+            case let .success(json): return .other(text: String(describing: value), json: json)
+            case let .failure(failure): return .other(text: String(describing: value), json: nil, jsonError: failure.description)
+            }
         default:
             return .other(text: String(describing: value), json: nil)
         }

@@ -518,7 +518,8 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         guard let json = record.json else {
             let why = record.omittedJSONBytes > 0
                 ? "its payload (\(record.omittedJSONBytes) bytes) was over the recorder's limit and left out"
-                : "it was not Encodable when recorded"
+                : record.jsonError.map { "its encode(to:) threw when recorded: \($0)" }
+                ?? "it was not Encodable when recorded"
             fail(.missingPayload, node, record: "event seq \(record.sequence)",
                  message: "expected the \(what)'s JSON to re-inject; \(why) (text: \(record.text ?? "none"))")
             return nil

@@ -106,6 +106,8 @@ struct WrittenEvent {
     /// rather than read twice.
     var jsonInteger: Int64?
     var omittedJSONBytes: Int64 = 0
+    /// What the value's `encode(to:)` threw, when the line says (rare: decoded at once).
+    var jsonError: String?
     /// Whether the scan found the text to be an integer's digits and the JSON the same
     /// digits (what `textIsJSON` would find by comparing them).
     var textIsJSONInteger = false
@@ -215,7 +217,8 @@ struct JSONParser {
         }
         return EventRecord(sequence: event.sequence, time: event.time, node: event.node, subscription: event.subscription,
                            kind: event.kind, thread: event.thread, causes: causes, text: text,
-                           truncated: event.truncated, json: json, omittedJSONBytes: event.omittedJSONBytes)
+                           truncated: event.truncated, json: json, omittedJSONBytes: event.omittedJSONBytes,
+                           jsonError: event.jsonError)
     }
 
     /// Every cause of an event scanned from `bytes`, the primary first.
@@ -335,6 +338,11 @@ struct JSONParser {
         if parser.skip(",\"jsonOmitted\":") {
             guard let value = parser.writtenInteger(closed: true) else { return false }
             event.omittedJSONBytes = value
+        }
+        event.jsonError = nil
+        if parser.skip(",\"jsonError\":") {
+            guard parser.peek == UInt8(ascii: "\""), let error = try? parser.parseString() else { return false }
+            event.jsonError = error
         }
         return parser.skip("}") && parser.index == bytes.count
     }

@@ -168,6 +168,8 @@ public struct EventRecord: Equatable, Sendable {
     public var json: String?
     /// The size of a JSON payload that was too large to keep, else 0.
     public var omittedJSONBytes: Int64
+    /// Why an `Encodable` value has no JSON: what its `encode(to:)` threw.
+    public var jsonError: String?
 
     /// Nothing (no bytes, always equal): here so that the struct keeps the memberwise
     /// initialiser the compiler makes, which the public one calls (see below).
@@ -182,10 +184,10 @@ extension EventRecord {
     // strings, each a locked instruction): some 15 % of reading an event line.
     public init(sequence: UInt64, time: Int64, node: UInt64, subscription: UInt64, kind: EventKind, thread: UInt64,
                 causes: [UInt64] = [], text: String? = nil, truncated: Bool = false, json: String? = nil,
-                omittedJSONBytes: Int64 = 0) {
+                omittedJSONBytes: Int64 = 0, jsonError: String? = nil) {
         self.init(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind, thread: thread,
                   causes: causes, text: text, truncated: truncated, json: json, omittedJSONBytes: omittedJSONBytes,
-                  memberwise: Memberwise())
+                  jsonError: jsonError, memberwise: Memberwise())
     }
 }
 

@@ -192,7 +192,7 @@ public struct Trace: Sendable {
             guard case .none = event.text, event.json == nil else { return false }
         }
         guard event.moreCauses.isEmpty, event.firstCause < event.sequence, !event.truncated,
-              event.omittedJSONBytes == 0, event.sequence != .max else { return false }
+              event.omittedJSONBytes == 0, event.jsonError == nil, event.sequence != .max else { return false }
         if batch.count == 0 {
             guard eventIndex == nil, validator.highestSequence.map({ event.sequence > $0 }) ?? true else { return false }
         } else {

@@ -30,6 +30,8 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     private var causePool: [UInt64] = []
     /// `omittedJSONBytes` of the few events with a payload too large to keep, by position.
     private var omitted: [Int: Int64] = [:]
+    /// `jsonError` of the few events whose value would not encode, by position.
+    private var jsonErrors: [Int: String] = [:]
 
     /// The distinct texts and payloads, numbered from 1 in order of first appearance.
     private var payloads = PayloadTable()
@@ -53,7 +55,8 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
                            subscription: subscriptionIDs[Int(subscriptionPositions[position])], kind: kind(at: position),
                            thread: threadIDs[Int(threads[position])], causes: Array(causePool[start..<end]),
                            text: string(texts[position]), truncated: kinds[position] & Self.truncatedFlag != 0,
-                           json: string(jsons[position]), omittedJSONBytes: omitted[position] ?? 0)
+                           json: string(jsons[position]), omittedJSONBytes: omitted[position] ?? 0,
+                           jsonError: jsonErrors[position])
     }
 
     /// The sequence number of the event at `position`.
@@ -163,6 +166,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         causeStarts.append(UInt32(causePool.count))
         causePool.append(contentsOf: event.causes)
         if event.omittedJSONBytes != 0 { omitted[position] = event.omittedJSONBytes }
+        if let error = event.jsonError { jsonErrors[position] = error }
     }
 
     /// Appends an event scanned from a line (`bytes`), as `append(_:node:subscription:thread:)`
@@ -205,6 +209,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
             }
         }
         if event.omittedJSONBytes != 0 { omitted[position] = event.omittedJSONBytes }
+        if let error = event.jsonError { jsonErrors[position] = error }
     }
 
     /// Makes room for `count` more events, `causes` of them with a cause, so that appending

@@ -399,7 +399,8 @@ public final class TraceReader {
             return .event(EventRecord(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind,
                                       thread: thread, causes: causes, text: try fields.optionalString("text"),
                                       truncated: try fields.optionalBool("truncated") ?? false, json: fields.raw("json"),
-                                      omittedJSONBytes: try fields.optionalInteger("jsonOmitted") ?? 0))
+                                      omittedJSONBytes: try fields.optionalInteger("jsonOmitted") ?? 0,
+                                      jsonError: try fields.optionalString("jsonError")))
         case .hop:
             let started = try fields.optionalInteger("started")
             let to = try fields.optionalInteger("to")

@@ -63,6 +63,7 @@ extension TraceRecord {
                 if event.truncated { line.field("truncated", true) }
                 if let json = event.json { line.field("json", rawJSON: json) }
                 if event.omittedJSONBytes > 0 { line.field("jsonOmitted", event.omittedJSONBytes) }
+                line.field("jsonError", ifPresent: event.jsonError)
             }
         case let .hop(hop):
             line.field("type", "hop")

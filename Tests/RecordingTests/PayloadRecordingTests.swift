@@ -86,7 +86,7 @@ final class PayloadRecordingTests: XCTestCase {
         return (0..<trace.events.count).map { index in
             let event = trace.events[index]
             return "\(names[event.node] ?? "?") \(event.kind) \(event.text ?? "-") \(event.truncated) "
-                + "\(event.json ?? "-") \(event.omittedJSONBytes)"
+                + "\(event.json ?? "-") \(event.omittedJSONBytes)" + (event.jsonError.map { " error: \($0)" } ?? "")
         }
     }
 
@@ -116,7 +116,7 @@ final class PayloadRecordingTests: XCTestCase {
         XCTAssert(expected.contains("optionals value nil false null 0"))
         XCTAssert(expected.contains("optionals value 7 false 7 0"))
         XCTAssert(expected.contains("not encodable value not encodable #3 false - 0"))
-        XCTAssert(expected.contains("refusing value refusing false - 0"))
+        XCTAssert(expected.contains("refusing value refusing false - 0 error: Refused()"))
         XCTAssert(expected.contains(#"uploads failed timedOut(file: "a.jpg", status: 408) false "#
             + #"{"timedOut":{"file":"a.jpg","status":408}} 0"#))
         XCTAssert(expected.contains { $0.hasPrefix("huge value ") && $0.hasSuffix(" true - 140000") })
