@@ -47,6 +47,9 @@ public final class VirtualEnvironment: Environment, @unchecked Sendable {
     private let errors: [String: any Error]
     private var inputs: [String: AnyObject] = [:]
     private var inputEnds: [String: () -> Void] = [:]
+    /// The value type of each input, as Swift writes it, and the inputs completed.
+    private var inputTypes: [String: String] = [:]
+    private var completedInputs: Set<String> = []
     private var streams: [String: Any] = [:]
     private var answers: [String: Answer] = [:]
     private var starts: [String: Int] = [:]
@@ -135,6 +138,7 @@ public final class VirtualEnvironment: Environment, @unchecked Sendable {
         let hot = scheduler.hot(timeline.filter { $0.time >= scheduler.now }, node: .input(label, file: file, line: line))
         lock.withLock {
             inputs[label] = hot
+            inputTypes[label] = "\(Value.self)"
             inputEnds[label] = { hot.input.sendCompleted() }
         }
         hot.scheduleEvents()
@@ -228,18 +232,45 @@ public final class VirtualEnvironment: Environment, @unchecked Sendable {
         let run: (_ request: Any?, _ attempt: Int) -> Any?
     }
 
-    /// Sends a value into the input `label` (what a user typing or tapping does). Returns false
-    /// when no input of that label and type exists.
-    @discardableResult
-    public func send<Value: Codable>(_ value: Value, to label: String) -> Bool {
-        guard let hot = lock.withLock({ inputs[label] }) as? HotMarbles<Value, Never> else { return false }
+    /// Sends a value into the input `label` (what a user typing or tapping does).
+    ///
+    /// - Throws: `InputError` when no input has that label, when it takes values of another
+    ///   type, or when it was completed.
+    public func send<Value: Codable>(_ value: Value, to label: String) throws {
+        let hot: HotMarbles<Value, Never> = try lock.withLock {
+            guard let input = inputs[label] else {
+                throw InputError(label: label, reason: .unknownLabel(inputs: inputs.keys.sorted()))
+            }
+            guard let hot = input as? HotMarbles<Value, Never> else {
+                throw InputError(label: label, reason: .wrongType(expected: inputTypes[label] ?? "another type",
+                                                                  sent: "\(Value.self)"))
+            }
+            guard !completedInputs.contains(label) else { throw InputError(label: label, reason: .completed) }
+            return hot
+        }
         hot.input.send(value: value)
-        return true
+    }
+
+    /// Completes the input `label` alone; the others stay open.
+    ///
+    /// - Throws: `InputError` when no input has that label.
+    public func complete(_ label: String) throws {
+        let end: () -> Void = try lock.withLock {
+            guard let end = inputEnds[label] else {
+                throw InputError(label: label, reason: .unknownLabel(inputs: inputs.keys.sorted()))
+            }
+            completedInputs.insert(label)
+            return end
+        }
+        end()
     }
 
     /// Completes every input, in the order of their names (the user leaves the screen).
     public func completeInputs() {
-        let ends = lock.withLock { inputEnds.keys.sorted().compactMap { inputEnds[$0] } }
+        let ends = lock.withLock {
+            completedInputs.formUnion(inputEnds.keys)
+            return inputEnds.keys.sorted().compactMap { inputEnds[$0] }
+        }
         ends.forEach { $0() }
     }
 

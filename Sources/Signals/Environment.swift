@@ -168,7 +168,7 @@ extension SignalProducer {
 /// (`main` is the main queue), calls run the real (or simulated) service.
 public final class LiveEnvironment: Environment, @unchecked Sendable {  // mutable state only under `lock`
     private let lock = Lock()
-    private var inputs: [String: AnyObject] = [:]
+    private var inputs: [String: AnyInput] = [:]
     private var schedulers: [String: QueueScheduler] = [:]
 
     public init() {}
@@ -185,18 +185,45 @@ public final class LiveEnvironment: Environment, @unchecked Sendable {  // mutab
         }
     }
 
-    /// Sends a value into the input `label` (what a user typing or tapping does). Returns
-    /// false when no input of that label and type exists.
-    @discardableResult
-    public func send<Value: Codable>(_ value: Value, to label: String) -> Bool {
-        guard let pipe = lock.withLock({ inputs[label] as? Pipe<Value> }) else { return false }
+    /// Sends a value into the input `label` (what a user typing or tapping does).
+    ///
+    /// - Throws: `InputError` when no input has that label, when it takes values of another
+    ///   type, or when it was completed: a value sent there would reach nothing.
+    public func send<Value: Codable>(_ value: Value, to label: String) throws {
+        let pipe: Pipe<Value> = try lock.withLock {
+            guard let input = inputs[label] else {
+                throw InputError(label: label, reason: .unknownLabel(inputs: inputs.keys.sorted()))
+            }
+            guard let pipe = input as? Pipe<Value> else {
+                throw InputError(label: label, reason: .wrongType(expected: input.valueType, sent: "\(Value.self)"))
+            }
+            guard !pipe.completed else { throw InputError(label: label, reason: .completed) }
+            return pipe
+        }
         pipe.observer.send(value: value)
-        return true
+    }
+
+    /// Completes the input `label` alone (the user leaves one field); the others stay open.
+    ///
+    /// - Throws: `InputError` when no input has that label.
+    public func complete(_ label: String) throws {
+        let input: AnyInput = try lock.withLock {
+            guard let input = inputs[label] else {
+                throw InputError(label: label, reason: .unknownLabel(inputs: inputs.keys.sorted()))
+            }
+            input.markCompleted()
+            return input
+        }
+        input.complete()
     }
 
     /// Completes every input (the user leaves the screen).
     public func completeInputs() {
-        let pipes = lock.withLock { inputs.keys.sorted().compactMap { inputs[$0] as? Completable } }
+        let pipes = lock.withLock {
+            let pipes = inputs.keys.sorted().compactMap { inputs[$0] }
+            pipes.forEach { $0.markCompleted() }
+            return pipes
+        }
         pipes.forEach { $0.complete() }
     }
 
@@ -229,17 +256,61 @@ public final class LiveEnvironment: Environment, @unchecked Sendable {  // mutab
         .timer(node: .timer(label, file: file, line: line), after: delay, repeating: interval, on: scheduler)
     }
 
-    private final class Pipe<Value>: Completable {
+    private final class Pipe<Value>: AnyInput, @unchecked Sendable {  // `completed` only under the environment's lock
         let signal: Signal<Value, Never>
         let observer: Signals.Observer<Value, Never>
+        /// Set (under the environment's lock) once the input was completed.
+        var completed = false
         init(signal: Signal<Value, Never>, observer: Signals.Observer<Value, Never>) {
             self.signal = signal
             self.observer = observer
         }
+        var valueType: String { "\(Value.self)" }
+        func markCompleted() { completed = true }
         func complete() { observer.sendCompleted() }
     }
 }
 
-private protocol Completable: AnyObject {
+/// An input of a `LiveEnvironment`, whatever its value type.
+private protocol AnyInput: AnyObject {
+    /// The type of the values it takes, as Swift writes it.
+    var valueType: String { get }
+    /// Notes that it is completed (under the environment's lock), before `complete()`.
+    func markCompleted()
     func complete()
+}
+
+/// Why a value sent into an environment's input (`LiveEnvironment.send(_:to:)`, a virtual
+/// environment's) did not reach it: the send is refused, never dropped without a word.
+public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Reason: Equatable, Sendable {
+        /// No input has the label; `inputs` are the labels of those there are.
+        case unknownLabel(inputs: [String])
+        /// The input takes values of the type `expected`, not `sent`.
+        case wrongType(expected: String, sent: String)
+        /// The input was completed: nothing observes a value sent after.
+        case completed
+    }
+
+    /// The label the value was sent to.
+    public let label: String
+    public let reason: Reason
+
+    public init(label: String, reason: Reason) {
+        self.label = label
+        self.reason = reason
+    }
+
+    public var description: String {
+        switch reason {
+        case let .unknownLabel(inputs):
+            let known = inputs.isEmpty ? "there is no input yet (inputs are made by the pipeline, before a send)"
+                : "the inputs are " + inputs.map { "\"\($0)\"" }.joined(separator: ", ")
+            return "no input is labelled \"\(label)\": \(known)"
+        case let .wrongType(expected, sent):
+            return "the input \"\(label)\" takes \(expected), not \(sent)"
+        case .completed:
+            return "the input \"\(label)\" was completed: nothing receives a value sent to it now"
+        }
+    }
 }

@@ -259,10 +259,10 @@ public struct FunctionalReactivePixels: Scenario {
         var generator = SeededGenerator(seed: seed)
         let scroll = 1.5 + generator.seconds(0...0.1)
         var steps = (0..<3).map { row in
-            ScriptStep(at: scroll + Double(row) * 0.05, "cell \(row) scrolled off") { $0.send(row, to: "prepareForReuse") }
+            ScriptStep(at: scroll + Double(row) * 0.05, "cell \(row) scrolled off") { try $0.send(row, to: "prepareForReuse") }
         }
         steps.append(ScriptStep(at: scroll + 0.6 + generator.seconds(0...0.1), "select photo 7") {
-            $0.send(7, to: "selectPhoto")
+            try $0.send(7, to: "selectPhoto")
         })
         return steps
     }

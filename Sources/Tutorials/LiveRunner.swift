@@ -25,7 +25,9 @@ public enum LiveRunner {
         recorder.start()
         let pipeline = scenario.build(in: environment)
         let running = Guarded(true)
-        play(scenario.script()[...], from: .now(), while: running, into: environment, progress: progress)
+        let failure = Guarded<ScriptError?>(nil)
+        play(scenario.script()[...], from: .now(), while: running, into: environment, failure: failure,
+             progress: progress)
         let end = Date().addingTimeInterval(scenario.duration)
         MainLoop.run(until: { Date() >= end }, timeout: scenario.duration + 1)
         // The user leaves the screen: the inputs complete, and what that completes downstream
@@ -36,21 +38,29 @@ public enum LiveRunner {
         MainLoop.run(until: { Date() >= settled }, timeout: 1)
         // The teardown is recorded, as a replay records it, so both traces end the same way.
         pipeline.dispose()
-        return try recorder.stop()
+        let summary = try recorder.stop()
+        if let failure = failure.value { throw failure }
+        return summary
     }
 
     /// Runs the steps on the main queue at their offsets from `start`, one after another:
     /// each step schedules the next, so steps due at the same moment keep their order. Steps
-    /// still due once `running` is false (the run is over) are dropped.
+    /// still due once `running` is false (the run is over) are dropped. A step whose send is
+    /// refused is kept in `failure` (the first one), which the run throws once it has ended.
     private static func play(_ steps: ArraySlice<ScriptStep>, from start: DispatchWallTime, while running: Guarded<Bool>,
-                             into environment: LiveEnvironment, progress: @escaping @Sendable (ScriptStep) -> Void) {
+                             into environment: LiveEnvironment, failure: Guarded<ScriptError?>,
+                             progress: @escaping @Sendable (ScriptStep) -> Void) {
         guard let step = steps.first else { return }
         DispatchQueue.main.asyncAfter(wallDeadline: start + .nanoseconds(Int(step.at * 1e9))) {
             guard running.value else { return }
             Recorder.mark(step.description)
-            step.perform(environment)
+            do {
+                try step.perform(environment)
+            } catch {
+                if failure.value == nil { failure.value = ScriptError(step: step, error: error) }
+            }
             progress(step)
-            play(steps.dropFirst(), from: start, while: running, into: environment, progress: progress)
+            play(steps.dropFirst(), from: start, while: running, into: environment, failure: failure, progress: progress)
         }
     }
 }

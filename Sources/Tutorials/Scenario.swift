@@ -37,9 +37,9 @@ extension Scenario {
 /// Where a script's steps send: the inputs of a live environment (or of a test's
 /// virtual-time one).
 public protocol ScriptTarget: AnyObject {
-    /// Sends a value into the input `label`; false when no input of that label and type exists.
-    @discardableResult
-    func send<Value: Codable>(_ value: Value, to label: String) -> Bool
+    /// Sends a value into the input `label`; throws `InputError` when no input of that label
+    /// and type takes it.
+    func send<Value: Codable>(_ value: Value, to label: String) throws
 }
 
 extension LiveEnvironment: ScriptTarget {}
@@ -50,14 +50,24 @@ public struct ScriptStep: Sendable {
     public let at: TimeInterval
     /// What happens, for progress output and the trace's marks: `searchText = "mag"`.
     public let description: String
-    /// Sends into the environment's inputs.
-    public let perform: @Sendable (ScriptTarget) -> Void
+    /// Sends into the environment's inputs; throws what a send throws (`InputError`).
+    public let perform: @Sendable (ScriptTarget) throws -> Void
 
     /// A step at `at` seconds from the start, described for progress output.
-    public init(at: TimeInterval, _ description: String, _ perform: @escaping @Sendable (ScriptTarget) -> Void) {
+    public init(at: TimeInterval, _ description: String, _ perform: @escaping @Sendable (ScriptTarget) throws -> Void) {
         self.at = at
         self.description = description
         self.perform = perform
+    }
+}
+
+/// A script step whose send was refused (`InputError`): which step, and why.
+public struct ScriptError: Error, CustomStringConvertible {
+    public let step: ScriptStep
+    public let error: Error
+
+    public var description: String {
+        "the script's step at \(step.at) s (\(step.description)) failed: \(error)"
     }
 }
 

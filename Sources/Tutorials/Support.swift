@@ -82,12 +82,12 @@ extension ScriptStep {
     /// The user types into a text field: the field's whole text becomes `text`
     /// (`rac_textSignal` sends the full text on every change).
     public static func type(_ text: String, into field: String, at time: TimeInterval) -> ScriptStep {
-        ScriptStep(at: time, "\(field) = \"\(text)\"") { $0.send(text, to: field) }
+        ScriptStep(at: time, "\(field) = \"\(text)\"") { try $0.send(text, to: field) }
     }
 
     /// The user taps a button (or a cell); `index` numbers the taps or names the cell.
     public static func tap(_ button: String, _ index: Int, at time: TimeInterval) -> ScriptStep {
-        ScriptStep(at: time, "tap \(button) #\(index)") { $0.send(index, to: button) }
+        ScriptStep(at: time, "tap \(button) #\(index)") { try $0.send(index, to: button) }
     }
 }
 

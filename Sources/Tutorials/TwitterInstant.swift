@@ -195,7 +195,7 @@ public struct TwitterInstant: Scenario {
         var steps = planned.map { ScriptStep.type($0.1, into: "searchText", at: $0.0 + generator.seconds(0...0.04)) }
         let scroll = 4.25 + generator.seconds(0...0.04)
         steps += (0..<Self.visibleRows).map { row in
-            ScriptStep(at: scroll, "cell \(row) scrolled off") { $0.send(row, to: "prepareForReuse") }
+            ScriptStep(at: scroll, "cell \(row) scrolled off") { try $0.send(row, to: "prepareForReuse") }
         }
         return steps
     }

@@ -29,7 +29,7 @@ final class CallCauseTests: XCTestCase {
                 .flatMapError { _ in SignalProducer(value: "") }
             }
             .startWithValues { _ in answered.signal() }
-        XCTAssertTrue(environment.send("sw", to: "query"))
+        try environment.send("sw", to: "query")
         answered.wait()
         pipeline.dispose()
         try recorder.stop()

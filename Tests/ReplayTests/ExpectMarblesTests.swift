@@ -108,8 +108,10 @@ final class ExpectMarblesTests: XCTestCase {
         let call = environment.call("search") { SignalProducer<Int, MarbleError>(value: 1) }
         XCTAssertEqual(call.node.name, "call")
         XCTAssertEqual(call.node.label, "search")
-        XCTAssertTrue(environment.send("swift", to: "query"))
-        XCTAssertFalse(environment.send(1, to: "query"), "the input is of strings")
+        XCTAssertNoThrow(try environment.send("swift", to: "query"))
+        XCTAssertThrowsError(try environment.send(1, to: "query"), "the input is of strings") { error in
+            XCTAssertEqual(error as? InputError, InputError(label: "query", reason: .wrongType(expected: "String", sent: "Int")))
+        }
         var values: [Int] = []
         call.startWithValues { values.append($0) }
         XCTAssertEqual(values, [1])

@@ -212,11 +212,11 @@ final class TimerReplayTests: XCTestCase {
         let start = Date()
         for (milliseconds, input, value) in SensorDashboard.readings {
             sensor.schedule(after: start.addingTimeInterval(Double(milliseconds) / 1000)) {
-                environment.send(value, to: input)
+                do { try environment.send(value, to: input) } catch { XCTFail("\(error)") }
             }
         }
         sensor.schedule(after: start.addingTimeInterval(Double(SensorDashboard.close) / 1000)) {
-            environment.send(true, to: "close")
+            do { try environment.send(true, to: "close") } catch { XCTFail("\(error)") }
             environment.completeInputs()
         }
         liveShown.waitForEnd()

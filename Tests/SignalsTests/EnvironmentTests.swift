@@ -2,16 +2,37 @@ import Signals
 import XCTest
 
 final class EnvironmentTests: XCTestCase {
-    func testLiveInputsAreLabelledSourcesAScriptSendsInto() {
+    /// A send that would reach nothing is an error the caller sees, saying why: a wrong type,
+    /// an unknown label (with the labels there are), an input completed. It used to return
+    /// false, which nothing read, and the value vanished.
+    func testASendThatWouldReachNothingThrowsSayingWhy() throws {
+        let environment = LiveEnvironment()
+        let text = environment.input("searchText", of: String.self)
+        _ = environment.input("taps", of: Int.self)
+        var seen: [String] = []
+        text.observeValues { seen.append($0) }
+        XCTAssertThrowsError(try environment.send(3, to: "searchText")) { error in
+            XCTAssertEqual("\(error)", "the input \"searchText\" takes String, not Int")
+        }
+        XCTAssertThrowsError(try environment.send("x", to: "serachText")) { error in
+            XCTAssertEqual("\(error)", "no input is labelled \"serachText\": the inputs are \"searchText\", \"taps\"")
+        }
+        try environment.complete("searchText")
+        XCTAssertThrowsError(try environment.send("mag", to: "searchText")) { error in
+            XCTAssertEqual(error as? InputError, InputError(label: "searchText", reason: .completed))
+        }
+        // Completing one input leaves the others open.
+        try environment.send(1, to: "taps")
+        XCTAssertThrowsError(try environment.complete("nothing"))
+        XCTAssertEqual(seen, [])
+    }
+
+    func testLiveInputsAreLabelledSourcesAScriptSendsInto() throws {
         let environment = LiveEnvironment()
         let text = environment.input("searchText", of: String.self)
         var seen: [String] = []
         text.observeValues { seen.append($0) }
-        XCTAssertTrue(environment.send("ma", to: "searchText"))
-        XCTAssertFalse(environment.send(3, to: "searchText"), "wrong type is refused")
-        XCTAssertFalse(environment.send("x", to: "nothing"), "unknown label is refused")
-        environment.completeInputs()
-        XCTAssertTrue(environment.send("mag", to: "searchText"))
+        try environment.send("ma", to: "searchText")
         XCTAssertEqual(seen, ["ma"])
         XCTAssertEqual(text.node.name, "input")
         XCTAssertEqual(text.node.label, "searchText")

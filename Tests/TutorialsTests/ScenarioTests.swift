@@ -25,30 +25,30 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(run.trace.values(of: "signInSignal"), ["false", "true"])
     }
 
-    func testSignInButtonIsEnabledOnlyWhenBothFieldsAreValid() {
+    func testSignInButtonIsEnabledOnlyWhenBothFieldsAreValid() throws {
         let environment = VirtualEnvironment()
         let screen = Guarded(SignInScreen())
         let pipeline = SignIn().build(in: environment, screen: screen)
         defer { pipeline.dispose() }
-        environment.send("use", to: "username")
-        environment.send("password", to: "password")
+        try environment.send("use", to: "username")
+        try environment.send("password", to: "password")
         XCTAssertEqual(screen.value.signInEnabled, [false])
         XCTAssertEqual(screen.value.usernameBackground, .yellow)
-        environment.send("user", to: "username")
-        environment.send("pas", to: "password")
-        environment.send("pass", to: "password")
+        try environment.send("user", to: "username")
+        try environment.send("pas", to: "password")
+        try environment.send("pass", to: "password")
         XCTAssertEqual(screen.value.signInEnabled, [false, true, false, true])
         XCTAssertEqual(screen.value.usernameBackground, .clear)
     }
 
-    func testATapDisablesTheButtonUntilTheServiceAnswers() {
+    func testATapDisablesTheButtonUntilTheServiceAnswers() throws {
         let environment = VirtualEnvironment()
         let screen = Guarded(SignInScreen())
         let pipeline = SignIn().build(in: environment, screen: screen)
         defer { pipeline.dispose() }
-        environment.send("user", to: "username")
-        environment.send("password", to: "password")
-        environment.send(1, to: "signInTap")
+        try environment.send("user", to: "username")
+        try environment.send("password", to: "password")
+        try environment.send(1, to: "signInTap")
         XCTAssertEqual(screen.value.signInEnabled, [true, false])
         XCTAssertEqual(screen.value.results, [])
         environment.scheduler.advance(by: 0.3)
@@ -104,7 +104,7 @@ final class ScenarioTests: XCTestCase {
 
     /// The benchmark's timing: a shorter quiet period and no simulated latency; `displayed`
     /// hears each result set when the screen shows it.
-    func testTwitterInstantTimingIsAdjustableAndDisplayedHearsEachResult() {
+    func testTwitterInstantTimingIsAdjustableAndDisplayedHearsEachResult() throws {
         let environment = VirtualEnvironment()
         let screen = Guarded(TwitterInstantScreen())
         let heard = Guarded<[String]>([])
@@ -115,12 +115,12 @@ final class ScenarioTests: XCTestCase {
         }
         defer { pipeline.dispose() }
         environment.scheduler.advance()  // access is granted at once
-        environment.send("abc", to: "searchText")
+        try environment.send("abc", to: "searchText")
         environment.scheduler.advance(by: 0.199)
         XCTAssertEqual(heard.value, [], "still inside the quiet period")
         environment.scheduler.advance(by: 0.001)
         XCTAssertEqual(heard.value, ["abc at 200000000"], "searched and answered the moment the quiet period ends")
-        environment.send("abcd", to: "searchText")
+        try environment.send("abcd", to: "searchText")
         environment.scheduler.advance(by: 0.2)
         XCTAssertEqual(heard.value, ["abc at 200000000", "abcd at 400000000"])
         XCTAssertEqual(screen.value.displayedQueries, ["abc", "abcd"])
@@ -129,8 +129,8 @@ final class ScenarioTests: XCTestCase {
 
     /// The latency scale multiplies the same seeded draws: at half scale the search answers
     /// after half the tutorial's drawn latency.
-    func testTwitterInstantLatencyScaleKeepsTheDraws() {
-        func searchLatency(scale: Double) -> Int64 {
+    func testTwitterInstantLatencyScaleKeepsTheDraws() throws {
+        func searchLatency(scale: Double) throws -> Int64 {
             let environment = VirtualEnvironment()
             let shown = Guarded<Int64?>(nil)
             let scenario = TwitterInstant(seed: 7, failureRate: 0, quietPeriod: 0, latencyScale: scale)
@@ -139,13 +139,13 @@ final class ScenarioTests: XCTestCase {
             }
             defer { pipeline.dispose() }
             environment.scheduler.advance(by: 1)  // access granted
-            environment.send("magic", to: "searchText")
+            try environment.send("magic", to: "searchText")
             environment.scheduler.advance(by: 2)
             return (shown.value ?? 0) - 1_000_000_000
         }
-        let full = searchLatency(scale: 1)
+        let full = try searchLatency(scale: 1)
         XCTAssertTrue((1_200_000_000...1_400_000_000).contains(full), "the tutorial's 1.2–1.4 s, drew \(full) ns")
-        XCTAssertEqual(Double(searchLatency(scale: 0.5)), Double(full) / 2, accuracy: 1)
+        XCTAssertEqual(Double(try searchLatency(scale: 0.5)), Double(full) / 2, accuracy: 1)
         XCTAssertEqual(TwitterInstant(quietPeriod: -1, latencyScale: -2).quietPeriod, 0)
         XCTAssertEqual(TwitterInstant(quietPeriod: -1, latencyScale: -2).latencyScale, 0)
     }
@@ -166,20 +166,20 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(run.trace.values(of: "confirmSignal").dropLast().filter { $0 == "true" }, [])
     }
 
-    func testRegistrationConfirmationNeedsAValidPassword() {
+    func testRegistrationConfirmationNeedsAValidPassword() throws {
         let environment = VirtualEnvironment()
         let screen = Guarded(RegistrationScreen())
         let pipeline = RegistrationForm().build(in: environment, screen: screen)
         defer { pipeline.dispose() }
-        environment.send("bob", to: "username")
-        environment.send("abc", to: "password")
-        environment.send("abc", to: "confirmation")
+        try environment.send("bob", to: "username")
+        try environment.send("abc", to: "password")
+        try environment.send("abc", to: "confirmation")
         XCTAssertEqual(screen.value.confirmationBackground, .yellow, "equal but too short")
         XCTAssertEqual(screen.value.usernameBackground, .yellow)
-        environment.send("bobby", to: "username")
-        environment.send("abcdef", to: "password")
+        try environment.send("bobby", to: "username")
+        try environment.send("abcdef", to: "password")
         XCTAssertEqual(screen.value.confirmationBackground, .yellow, "valid but different")
-        environment.send("abcdef", to: "confirmation")
+        try environment.send("abcdef", to: "confirmation")
         XCTAssertEqual(screen.value.confirmationBackground, .white)
         XCTAssertEqual(screen.value.signUpEnabled.last, true)
     }

@@ -70,7 +70,7 @@ enum LiveSearch {
             driver.sentText[copy] = text
             driver.sentAt[copy] = nanoseconds(CLOCK_MONOTONIC)
             Recorder.mark("searchText = \"\(text)\"")  // as the live runner marks each step
-            environments[copy].send(text, to: "searchText")
+            _ = try? environments[copy].send(text, to: "searchText")
         }
         for copy in 0..<setup.pipelines {
             let environment = LiveEnvironment()

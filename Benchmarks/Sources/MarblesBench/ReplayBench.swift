@@ -27,7 +27,7 @@ enum ReplayBench {
         let recorder = try Recorder(to: url)
         recorder.start()
         let pipeline = pipeline(in: environment, into: sink)
-        for value in 0..<inputs { environment.send(value, to: "numbers") }
+        for value in 0..<inputs { _ = try? environment.send(value, to: "numbers") }
         environment.completeInputs()
         let summary = try recorder.stop()
         pipeline.dispose()
@@ -135,7 +135,7 @@ enum SearchReplay {
             let script = scheduler.lane("script")
             for query in 0..<queries {
                 script.schedule(after: Date(timeIntervalSinceReferenceDate: Double(query) / 1000)) {
-                    _ = environment.send(query, to: "query")
+                    _ = try? environment.send(query, to: "query")
                 }
             }
             scheduler.run()

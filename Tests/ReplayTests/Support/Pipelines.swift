@@ -14,7 +14,7 @@ struct ServiceError: Swift.Error, Codable, Equatable {
 
 /// The environment a pipeline is recorded in, live or simulated: inputs a script sends into.
 protocol ScriptableEnvironment: Environment {
-    func send<Value: Codable>(_ value: Value, to label: String) -> Bool
+    func send<Value: Codable>(_ value: Value, to label: String) throws
     func completeInputs()
 }
 
@@ -60,7 +60,9 @@ struct Step {
     let action: (ScriptableEnvironment) -> Void
 
     static func send<Value: Codable>(_ value: Value, to label: String, at milliseconds: Int) -> Step {
-        Step(milliseconds: milliseconds) { _ = $0.send(value, to: label) }
+        Step(milliseconds: milliseconds) { environment in
+            do { try environment.send(value, to: label) } catch { XCTFail("the script's send to \(label): \(error)") }
+        }
     }
 
     static func complete(at milliseconds: Int) -> Step {

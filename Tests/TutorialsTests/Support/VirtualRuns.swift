@@ -4,6 +4,7 @@ import Recording
 import Signals
 import TraceLog
 import Tutorials
+import XCTest
 
 /// The scripts of the scenarios send into the virtual environment's inputs as into a live one.
 extension VirtualEnvironment: ScriptTarget {}
@@ -12,7 +13,9 @@ extension VirtualEnvironment {
     /// Plays `script` at its virtual times and runs the clock to `duration` seconds.
     func play(_ script: [ScriptStep], until duration: TimeInterval) {
         for step in script {
-            scheduler.schedule(atNanoseconds: Self.nanoseconds(step.at)) { step.perform(self) }
+            scheduler.schedule(atNanoseconds: Self.nanoseconds(step.at)) {
+                do { try step.perform(self) } catch { XCTFail("step at \(step.at) s: \(step.description): \(error)") }
+            }
         }
         scheduler.advance(toNanoseconds: Self.nanoseconds(duration))
     }
