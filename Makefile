@@ -31,9 +31,12 @@ tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	$(SWIFT) test --skip-build --disable-swift-testing --sanitize=thread --scratch-path .build-tsan
 
-# The tutorial scenarios run live and recorded to traces/, replayed and drawn, then a table.
+# The tutorial scenarios run live and recorded, replayed and drawn, then a table: into
+# .build/demo/ (traces/ and diagrams/ there), so a clone stays as it was checked out. Only
+# `make figures` rewrites committed files; `marbles demo` with no --root refreshes the
+# committed recordings themselves.
 demo: deps
-	$(SWIFT) run marbles demo
+	$(SWIFT) run marbles demo --root .build/demo
 
 # The benchmark (BENCHMARKS.md): the package in Benchmarks/, which depends on this one by
 # path as a user's app would, built in release with no extra flags in its own build folder
