@@ -16,9 +16,16 @@ extension PipelineGraph {
     public init(trace: Trace, title: String? = nil, latencies: [UInt64: Int64]? = nil) {
         var counts: [UInt64: EventCounts] = [:]
         var threadCounts: [UInt64: [UInt64: Int]] = [:]
+        var bySubscription: [UInt64: EventCounts] = [:]
         for event in trace.events {
             counts[event.node, default: EventCounts()].add(event.kind)
+            bySubscription[event.subscription, default: EventCounts()].add(event.kind)
             threadCounts[event.node, default: [:]][event.thread, default: 0] += 1
+        }
+        let crossings = Self.crossings(trace)
+        var consumers: [UInt64: Set<UInt64>] = [:]
+        for record in trace.nodes {
+            for upstream in record.upstream { consumers[upstream.node, default: []].insert(record.id) }
         }
         func busiestThread(_ node: UInt64) -> UInt64? {
             threadCounts[node]?.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.first?.key
@@ -50,7 +57,9 @@ extension PipelineGraph {
                 case .inner: style = .inner
                 default: style = .control
                 }
-                let crossed = counts[upstream.node] ?? EventCounts()
+                let crossed = Self.crossed(from: upstream.node, into: record.id, counts: counts,
+                                           bySubscription: bySubscription, crossings: crossings, consumers: consumers,
+                                           trace: trace)
                 edges.append(Edge(from: String(upstream.node), to: String(record.id), style: style,
                                   label: record.kind == .sink ? nil : crossed.label,
                                   failed: record.kind != .sink && crossed.failed > 0))
@@ -75,6 +84,57 @@ extension PipelineGraph {
         let connected = Set(edges.flatMap { [$0.from, $0.to] })
         if !connected.isEmpty { nodes.removeAll { !connected.contains($0.id) } }
         self.init(title: title, nodes: nodes, edges: edges, heat: latencies != nil)
+    }
+
+    /// What crossed the edge from `upstream` into `downstream`: the events of the upstream
+    /// subscriptions that the downstream node's subscriptions observed. An upstream node
+    /// started once per consumer (a cold producer feeding a `combineLatest` and a `zip`) has a
+    /// subscription per consumer, and each edge carries only its own. Which ones a consumer
+    /// observed is known from the causes (`crossings`): an event of the consumer caused by
+    /// one of the subscription's. A subscription that caused nothing downstream (it only
+    /// failed into a `flatMapError`, whose fallback answered) went to the upstream's only
+    /// consumer, when it has one; and an upstream with one subscription (a hot signal) feeds
+    /// every consumer with it.
+    private static func crossed(from upstream: UInt64, into downstream: UInt64, counts: [UInt64: EventCounts],
+                                bySubscription: [UInt64: EventCounts], crossings: [Crossing: Set<UInt64>],
+                                consumers: [UInt64: Set<UInt64>], trace: Trace) -> EventCounts {
+        let subscriptions = Set(trace.subscriptions.filter { $0.node == upstream }.map(\.id))
+        var observed = crossings[Crossing(upstream: upstream, downstream: downstream)] ?? []
+        if subscriptions.count == 1 {
+            observed = subscriptions
+        } else if consumers[upstream]?.count == 1 {
+            // Linked by its causes to a consumer (a fallback started by a failure is not one).
+            let linked = crossings.filter { $0.key.upstream == upstream && consumers[upstream]?.contains($0.key.downstream) == true }
+                .values.reduce(into: Set<UInt64>()) { $0.formUnion($1) }
+            observed.formUnion(subscriptions.subtracting(linked))
+        }
+        var total = EventCounts()
+        for subscription in observed.sorted() {
+            guard let crossed = bySubscription[subscription] else { continue }
+            total.values += crossed.values
+            total.failed += crossed.failed
+            total.interrupted += crossed.interrupted
+        }
+        return total
+    }
+
+    /// An upstream and a downstream node: an edge of the recorded pipeline.
+    private struct Crossing: Hashable {
+        var upstream: UInt64
+        var downstream: UInt64
+    }
+
+    /// For each pair of nodes where an event of one caused an event of the other, the
+    /// subscriptions of the cause's node whose events did: those the effect's node observed.
+    private static func crossings(_ trace: Trace) -> [Crossing: Set<UInt64>] {
+        var result: [Crossing: Set<UInt64>] = [:]
+        for event in trace.events {
+            for cause in event.causes {
+                guard let source = trace.event(sequence: cause), source.node != event.node else { continue }
+                result[Crossing(upstream: source.node, downstream: event.node), default: []].insert(source.subscription)
+            }
+        }
+        return result
     }
 
     /// The events a node sent, by kind.

@@ -1,0 +1,59 @@
+@testable import Diagrams
+import Foundation
+import Recording
+import Signals
+import TraceLog
+import XCTest
+
+/// A pipeline figure's edge says what crossed that edge, computed from the trace's own
+/// relations (which upstream subscriptions the downstream node's events name as causes), not
+/// the upstream node's total.
+final class EdgeCountTests: XCTestCase {
+    private func label(_ graph: PipelineGraph, _ trace: Trace, from: String, to: String) -> String? {
+        let names = Dictionary(uniqueKeysWithValues: trace.nodes.map { (String($0.id), $0.name) })
+        return graph.edges.first { names[$0.from] == from && names[$0.to] == to && $0.style != .error }?.label
+    }
+
+    /// A cold producer consumed twice (by a combineLatest and a zip) is started twice: each
+    /// edge out of it carries one start's 3 values, where both said 6.
+    func testEachConsumerOfAColdProducerGetsItsOwnStartsCount() throws {
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let readings: SignalProducer<Int, Never> = SignalProducer([1, 2, 3]).map { value in value * 10 }
+            let other = SignalProducer<Int, Never>([7, 8, 9])
+            SignalProducer.combineLatest(readings, other).startWithValues { _ in }
+            SignalProducer.zip(readings, other).startWithValues { _ in }
+        }
+        let trace = try Trace(bytes: bytes)
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(trace.events(of: try XCTUnwrap(trace.nodes.first { $0.name == "map" }?.id))
+            .filter { $0.kind == .value }.count, 6)
+        XCTAssertEqual(label(graph, trace, from: "map", to: "combineLatest"), "3 values")
+        XCTAssertEqual(label(graph, trace, from: "map", to: "zip"), "3 values")
+    }
+
+    /// A start that only failed into a flatMapError (whose fallback answered, so nothing
+    /// downstream names the failure as its cause) still crossed the edge into it.
+    func testAFailureCaughtByAFallbackCrossesTheEdgeIntoTheCatcher() throws {
+        struct Denied: Error {}
+        let scheduler = TestScheduler()
+        var attempt = 0
+        let bytes = Recorder.record(virtual: scheduler) {
+            let service = SignalProducer<Bool, Denied> { observer, _ in
+                attempt += 1
+                if attempt == 1 { observer.send(error: Denied()) } else {
+                    observer.send(value: true)
+                    observer.sendCompleted()
+                }
+            }
+            let (taps, tap) = Signal<Int, Never>.pipe(named: "taps")
+            taps.flatMap(.merge) { _ in service.map { $0 }.flatMapError { _ in SignalProducer(value: false) } }
+                .observeValues { _ in }
+            tap.send(value: 1)
+            tap.send(value: 2)
+        }
+        let trace = try Trace(bytes: bytes)
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(label(graph, trace, from: "map", to: "flatMapError"), "1 value \u{00B7} 1 failed")
+    }
+}
