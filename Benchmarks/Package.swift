@@ -16,9 +16,13 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
+        // The time-stamp counter read of the recording section's floor (rdtsc), as the
+        // recorder's own C shim reads it.
+        .target(name: "CBenchClock"),
         .executableTarget(
             name: "MarblesBench",
             dependencies: [
+                "CBenchClock",
                 .product(name: "Signals", package: "Marbles"),
                 .product(name: "TraceLog", package: "Marbles"),
                 .product(name: "Recording", package: "Marbles"),

@@ -30,6 +30,9 @@ struct MarblesBench: ParsableCommand {
     @Option(help: "Only this section, for profiling it: \(Section.allCases.map(\.rawValue).joined(separator: ", ")).")
     var only: Section?
 
+    @Option(help: "Only this payload in the core and recording sections (repeatable): \(PayloadChoice.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var payload: [PayloadChoice] = []
+
     @Option(help: "Where temporary traces go: a private folder made in it for this run, removed at the end.")
     var directory = "/tmp"
 
@@ -81,10 +84,10 @@ struct MarblesBench: ParsableCommand {
         print("marbles-bench: \(machineDescription()); \(runs) runs per figure\(quick ? ", quick sizes" : "")\n")
         var table = Table()
         if includes(.core) {
-            try Core.measure(count: 5_000_000 / scale, runs: runs, table: &table)
+            try Core.measure(count: 5_000_000 / scale, runs: runs, payloads: payload, table: &table)
         }
         if includes(.recording) {
-            try Recording.measure(count: 1_000_000 / scale, runs: runs, directory: folder, table: &table)
+            try Recording.measure(count: 1_000_000 / scale, runs: runs, directory: folder, payloads: payload, table: &table)
             try Recording.measurePerStage(count: 200_000 / scale, runs: runs, directory: folder, table: &table)
         }
         if includes(.hops) {
