@@ -275,6 +275,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         _ = try? stop()
         lock()
         memory = []
+        if merging { buffer.withUnsafeBytes { DeferredEvent.discardValues(in: $0) } }
         buffer = []
         hot.pointee.events.release()
         unlock()
@@ -614,6 +615,11 @@ final class RecorderCore: Probe, @unchecked Sendable {
         } else {
             integer = .some(nil)
         }
+        // A live recording to a file formats nothing here: an event that is not a binary
+        // record goes to the shared buffer with a copy of its value, for the writer.
+        if merging && (integer == nil || context.hasOtherCauses) {
+            return recordDeferred(node, subscription: subscription, kind: kind, value: value, context: context)
+        }
         return record(node, subscription: subscription, kind: kind, integer: integer, value: value.map { $0.pointee as Any },
                       cause: context.cause, hasOthers: context.hasOtherCauses, others: context.otherCauses,
                       context: context)
@@ -682,6 +688,31 @@ final class RecorderCore: Probe, @unchecked Sendable {
         }
         appended(event: sequence)
         if merging && !hasOthers {
+            remember(node: node.id, nodeID, subscription: subscription, subscriptionID, thread: thread, context)
+        }
+        return tag | sequence
+    }
+
+    /// Records an event of a live recording to a file that did not take the thread's ring and
+    /// is not a binary record (a value other than an `Int`, or several causes): into the
+    /// shared buffer with a copy of its value, formatted by the writer (`DeferredEvent`).
+    @inline(never)
+    private func recordDeferred<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
+                                       context: ProbeContext) -> UInt64 {
+        guard belongs(context) else { return 0 }
+        let primary = localCause(context.cause)
+        let hasOthers = context.hasOtherCauses
+        let others = hasOthers ? context.otherCauses.map(localCause) : []
+        lock()
+        defer { release() }
+        guard !stopped else { return tag | takeSequence() }
+        let (time, thread, subscriptionID, nodeID) = stamp(node, subscription: subscription, context: context)
+        let sequence = takeSequence()
+        DeferredEvent.append(BinaryEvent(sequence: sequence, time: time, node: nodeID, subscription: subscriptionID,
+                                         kind: kind, thread: thread, cause: primary, integer: nil),
+                             value: value, others: others, to: &buffer)
+        appended(event: sequence)
+        if !hasOthers {
             remember(node: node.id, nodeID, subscription: subscription, subscriptionID, thread: thread, context)
         }
         return tag | sequence

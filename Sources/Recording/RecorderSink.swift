@@ -64,6 +64,7 @@ extension RecorderCore {
             guard writerRunning else {
                 // Nothing will write it: only after a stop, when nothing is recorded any more.
                 dropped += bufferedRecords
+                if merging { buffer.withUnsafeBytes { DeferredEvent.discardValues(in: $0) } }
                 buffer.removeAll(keepingCapacity: true)
                 bufferedRecords = 0
                 return
@@ -279,7 +280,12 @@ struct RingMerger {
                 while index < marks.count {
                     let mark = marks[index]
                     if mark.isEvent ? mark.key + 1 != next : mark.key >= next { break }
-                    BinaryEvent.expand(UnsafeRawBufferPointer(rebasing: bytes[start..<mark.end]), into: &out)
+                    let record = UnsafeRawBufferPointer(rebasing: bytes[start..<mark.end])
+                    if DeferredEvent.isDeferred(record) {
+                        DeferredEvent.format(record, into: &out)
+                    } else {
+                        BinaryEvent.expand(record, into: &out)
+                    }
                     start = mark.end
                     index += 1
                     written += 1

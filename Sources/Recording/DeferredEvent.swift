@@ -1,0 +1,113 @@
+import Foundation
+import Signals
+import TraceLog
+
+/// An event of a live recording to a file that does not take its thread's ring (the first a
+/// thread sends for a subscription, one with several causes) as the shared buffer keeps it:
+/// its fields, its causes, and its value copied into memory of its own with its type, for the
+/// writer thread to format, as it formats a ring event's. So the sending thread formats no
+/// value, whichever way its event goes.
+///
+/// In the buffer: `marker`, the `BinaryEvent` (its cause the primary one), the value's type and
+/// the address of its copy (both zero for an event without a value), the number of further
+/// causes, then those causes. The bytes move with the buffer; the writer takes the value once,
+/// when it writes the line (`format(_:into:)`), and a buffer dropped unwritten lets go of its
+/// values (`discardValues(in:)`).
+enum DeferredEvent {
+    /// The byte in front of a deferred event in the shared buffer (a JSON line begins with `{`,
+    /// a binary event with `BinaryEvent.marker`).
+    static let marker: UInt8 = 0x04
+
+    private static let eventOffset = 1
+    private static let typeOffset = eventOffset + MemoryLayout<BinaryEvent>.size
+    private static let boxOffset = typeOffset + 8
+    private static let countOffset = boxOffset + 8
+    private static let causesOffset = countOffset + 8
+
+    /// Appends the event and a copy of `value` (if any) to `buffer`.
+    static func append<Value>(_ event: BinaryEvent, value: UnsafePointer<Value>?, others: [UInt64],
+                              to buffer: inout [UInt8]) {
+        var type: UInt = 0, box: UInt = 0
+        if let value {
+            let copy = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+            copy.initialize(from: value, count: 1)
+            type = UInt(bitPattern: unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self))
+            box = UInt(bitPattern: copy)
+        }
+        let size = causesOffset + others.count * 8
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { entry in
+            let raw = UnsafeMutableRawPointer(entry.baseAddress!)
+            raw.storeBytes(of: marker, as: UInt8.self)
+            raw.storeBytes(of: event, toByteOffset: eventOffset, as: BinaryEvent.self)
+            raw.storeBytes(of: type, toByteOffset: typeOffset, as: UInt.self)
+            raw.storeBytes(of: box, toByteOffset: boxOffset, as: UInt.self)
+            raw.storeBytes(of: UInt64(others.count), toByteOffset: countOffset, as: UInt64.self)
+            for (index, cause) in others.enumerated() {
+                raw.storeBytes(of: cause, toByteOffset: causesOffset + index * 8, as: UInt64.self)
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: entry.baseAddress, count: size))
+        }
+    }
+
+    /// Whether `record` (one record of the shared buffer) is a deferred event.
+    static func isDeferred(_ record: UnsafeRawBufferPointer) -> Bool {
+        record.first == marker
+    }
+
+    /// Appends the line of the deferred event `record` to `out`, taking its value: the line an
+    /// event formatted where it was sent reads.
+    static func format(_ record: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        let base = record.baseAddress!
+        let event = base.loadUnaligned(fromByteOffset: eventOffset, as: BinaryEvent.self)
+        let value = take(record)
+        let count = Int(base.loadUnaligned(fromByteOffset: countOffset, as: UInt64.self))
+        let others = (0..<count).map { base.loadUnaligned(fromByteOffset: causesOffset + $0 * 8, as: UInt64.self) }
+        let formatted = value.map(RecorderCore.format)
+        var line = JSONLine(capacity: 0)
+        swap(&line.bytes, &out)
+        line.begin()
+        line.writeEventFields(sequence: event.sequence, time: event.time, node: event.node, subscription: event.subscription,
+                              kind: event.eventKind, thread: event.thread,
+                              causes: { $0.causesField(primary: event.cause, others: others, below: event.sequence) },
+                              value: { line in formatted?.write(to: &line) })
+        line.end()
+        swap(&line.bytes, &out)
+    }
+
+    /// Lets go of the values of the deferred events among the records in `raw` (a buffer
+    /// dropped without being written).
+    static func discardValues(in raw: UnsafeRawBufferPointer) {
+        guard let base = raw.baseAddress else { return }
+        var offset = 0
+        while offset < raw.count {
+            switch raw[offset] {
+            case marker:
+                let record = UnsafeRawBufferPointer(start: base + offset, count: raw.count - offset)
+                _ = take(record)
+                let count = Int(base.loadUnaligned(fromByteOffset: offset + countOffset, as: UInt64.self))
+                offset += causesOffset + count * 8
+            case BinaryEvent.marker:
+                offset += BinaryEvent.entrySize
+            default:
+                let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), raw.count - offset)
+                offset = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? raw.count
+            }
+        }
+    }
+
+    /// Moves the value out of the deferred event `record` and frees its copy; nil for an
+    /// event without one.
+    private static func take(_ record: UnsafeRawBufferPointer) -> Any? {
+        let base = record.baseAddress!
+        let type = base.loadUnaligned(fromByteOffset: typeOffset, as: UInt.self)
+        let box = base.loadUnaligned(fromByteOffset: boxOffset, as: UInt.self)
+        guard type != 0, let address = UnsafeMutableRawPointer(bitPattern: box),
+              let metadata = UnsafeRawPointer(bitPattern: type) else { return nil }
+        func move<T>(_: T.Type) -> Any {
+            let copy = address.assumingMemoryBound(to: T.self)
+            defer { copy.deallocate() }
+            return copy.move()
+        }
+        return move(unsafeBitCast(metadata, to: Any.Type.self))
+    }
+}
