@@ -16,17 +16,11 @@ extension PipelineGraph {
     public init(trace: Trace, title: String? = nil, latencies: [UInt64: Int64]? = nil) {
         var counts: [UInt64: EventCounts] = [:]
         var threadCounts: [UInt64: [UInt64: Int]] = [:]
-        var bySubscription: [UInt64: EventCounts] = [:]
         for event in trace.events {
             counts[event.node, default: EventCounts()].add(event.kind)
-            bySubscription[event.subscription, default: EventCounts()].add(event.kind)
             threadCounts[event.node, default: [:]][event.thread, default: 0] += 1
         }
-        let crossings = Self.crossings(trace)
-        var consumers: [UInt64: Set<UInt64>] = [:]
-        for record in trace.nodes {
-            for upstream in record.upstream { consumers[upstream.node, default: []].insert(record.id) }
-        }
+        let crossings = EdgeCrossings(trace)
         func busiestThread(_ node: UInt64) -> UInt64? {
             threadCounts[node]?.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.first?.key
         }
@@ -57,9 +51,7 @@ extension PipelineGraph {
                 case .inner: style = .inner
                 default: style = .control
                 }
-                let crossed = Self.crossed(from: upstream.node, into: record.id, counts: counts,
-                                           bySubscription: bySubscription, crossings: crossings, consumers: consumers,
-                                           trace: trace)
+                let crossed = crossings.crossed(from: upstream.node, into: record.id)
                 edges.append(Edge(from: String(upstream.node), to: String(record.id), style: style,
                                   label: record.kind == .sink ? nil : crossed.label,
                                   failed: record.kind != .sink && crossed.failed > 0))
@@ -86,59 +78,8 @@ extension PipelineGraph {
         self.init(title: title, nodes: nodes, edges: edges, heat: latencies != nil)
     }
 
-    /// What crossed the edge from `upstream` into `downstream`: the events of the upstream
-    /// subscriptions that the downstream node's subscriptions observed. An upstream node
-    /// started once per consumer (a cold producer feeding a `combineLatest` and a `zip`) has a
-    /// subscription per consumer, and each edge carries only its own. Which ones a consumer
-    /// observed is known from the causes (`crossings`): an event of the consumer caused by
-    /// one of the subscription's. A subscription that caused nothing downstream (it only
-    /// failed into a `flatMapError`, whose fallback answered) went to the upstream's only
-    /// consumer, when it has one; and an upstream with one subscription (a hot signal) feeds
-    /// every consumer with it.
-    private static func crossed(from upstream: UInt64, into downstream: UInt64, counts: [UInt64: EventCounts],
-                                bySubscription: [UInt64: EventCounts], crossings: [Crossing: Set<UInt64>],
-                                consumers: [UInt64: Set<UInt64>], trace: Trace) -> EventCounts {
-        let subscriptions = Set(trace.subscriptions.filter { $0.node == upstream }.map(\.id))
-        var observed = crossings[Crossing(upstream: upstream, downstream: downstream)] ?? []
-        if subscriptions.count == 1 {
-            observed = subscriptions
-        } else if consumers[upstream]?.count == 1 {
-            // Linked by its causes to a consumer (a fallback started by a failure is not one).
-            let linked = crossings.filter { $0.key.upstream == upstream && consumers[upstream]?.contains($0.key.downstream) == true }
-                .values.reduce(into: Set<UInt64>()) { $0.formUnion($1) }
-            observed.formUnion(subscriptions.subtracting(linked))
-        }
-        var total = EventCounts()
-        for subscription in observed.sorted() {
-            guard let crossed = bySubscription[subscription] else { continue }
-            total.values += crossed.values
-            total.failed += crossed.failed
-            total.interrupted += crossed.interrupted
-        }
-        return total
-    }
-
-    /// An upstream and a downstream node: an edge of the recorded pipeline.
-    private struct Crossing: Hashable {
-        var upstream: UInt64
-        var downstream: UInt64
-    }
-
-    /// For each pair of nodes where an event of one caused an event of the other, the
-    /// subscriptions of the cause's node whose events did: those the effect's node observed.
-    private static func crossings(_ trace: Trace) -> [Crossing: Set<UInt64>] {
-        var result: [Crossing: Set<UInt64>] = [:]
-        for event in trace.events {
-            for cause in event.causes {
-                guard let source = trace.event(sequence: cause), source.node != event.node else { continue }
-                result[Crossing(upstream: source.node, downstream: event.node), default: []].insert(source.subscription)
-            }
-        }
-        return result
-    }
-
     /// The events a node sent, by kind.
-    private struct EventCounts {
+    fileprivate struct EventCounts {
         var values = 0
         var failed = 0
         var interrupted = 0
@@ -206,5 +147,106 @@ extension PipelineGraph {
             }
         }
         return edges
+    }
+}
+
+/// What crossed each edge of a recorded pipeline: the events of the upstream subscriptions the
+/// downstream node observed. An upstream node started once per consumer (a cold producer
+/// feeding a `combineLatest` and a `zip`) has a subscription per consumer, and each edge
+/// carries only its own. Which ones a consumer observed is known from the causes: an event of
+/// the consumer caused by one of the subscription's. A subscription that caused nothing in any
+/// consumer (it only failed into a `flatMapError`, whose fallback answered) went to the
+/// upstream's only consumer, when it has one; and an upstream with one subscription (a hot
+/// signal) feeds every consumer with it.
+///
+/// Kept per subscription in flat arrays (about a dozen bytes each), not in sets and dictionaries: a
+/// trace of two million events has hundreds of thousands of subscriptions.
+private struct EdgeCrossings {
+    fileprivate typealias EventCounts = PipelineGraph.EventCounts
+    /// By subscription index (`TraceEvents.subscriptionIndex(at:)`): its values; its terminal
+    /// event (`failedBit`, `interruptedBit`; a subscription ends once) and whether it was met
+    /// (`seenBit`); and the node its events caused events of (0: none; `several` for more than
+    /// one, listed in `severalLinked`; a node id past `several` is kept there too).
+    private var values: [UInt32] = []
+    private var flags: [UInt8] = []
+    private var linked: [UInt32] = []
+    private var severalLinked: [Int: Set<UInt64>] = [:]
+    /// The subscription indices of each node.
+    private var subscriptionsOf: [UInt64: [Int32]] = [:]
+    /// The nodes each node feeds.
+    private var consumers: [UInt64: Set<UInt64>] = [:]
+    private static let several = UInt32.max
+    private static let seenBit: UInt8 = 1, failedBit: UInt8 = 2, interruptedBit: UInt8 = 4
+
+    init(_ trace: Trace) {
+        for record in trace.nodes {
+            for upstream in record.upstream { consumers[upstream.node, default: []].insert(record.id) }
+        }
+        let events = trace.events
+        var highest = -1
+        for position in events.indices { highest = max(highest, events.subscriptionIndex(at: position)) }
+        values = Array(repeating: 0, count: highest + 1)
+        flags = Array(repeating: 0, count: highest + 1)
+        linked = Array(repeating: 0, count: highest + 1)
+        for position in events.indices {
+            let subscription = events.subscriptionIndex(at: position)
+            let node = events.node(at: position)
+            if flags[subscription] & Self.seenBit == 0 {
+                flags[subscription] |= Self.seenBit
+                subscriptionsOf[node, default: []].append(Int32(subscription))
+            }
+            switch events.kind(at: position) {
+            case .value: values[subscription] &+= 1
+            case .failed: flags[subscription] |= Self.failedBit
+            case .interrupted: flags[subscription] |= Self.interruptedBit
+            case .completed: break
+            }
+            for cause in events.causes(at: position) {
+                guard let origin = trace.eventPosition(sequence: cause), events.node(at: origin) != node else { continue }
+                link(events.subscriptionIndex(at: origin), to: node)
+            }
+        }
+    }
+
+    private mutating func link(_ subscription: Int, to node: UInt64) {
+        let current = linked[subscription]
+        if current == 0 && node < UInt64(Self.several) {
+            linked[subscription] = UInt32(node)
+        } else if current == Self.several {
+            severalLinked[subscription]?.insert(node)
+        } else if UInt64(current) != node {
+            linked[subscription] = Self.several
+            severalLinked[subscription] = current == 0 ? [node] : [UInt64(current), node]
+        }
+    }
+
+    /// Whether the events of `subscription` caused events of `node`.
+    private func isLinked(_ subscription: Int, to node: UInt64) -> Bool {
+        let target = linked[subscription]
+        return UInt64(target) == node || (target == Self.several && severalLinked[subscription]?.contains(node) == true)
+    }
+
+    /// Whether the events of `subscription` caused events of any of `nodes`.
+    private func isLinked(_ subscription: Int, toAnyOf nodes: Set<UInt64>) -> Bool {
+        let target = linked[subscription]
+        if target == Self.several { return !(severalLinked[subscription] ?? []).isDisjoint(with: nodes) }
+        return target != 0 && nodes.contains(UInt64(target))
+    }
+
+    /// What crossed the edge from `upstream` into `downstream`.
+    fileprivate func crossed(from upstream: UInt64, into downstream: UInt64) -> EventCounts {
+        let subscriptions = subscriptionsOf[upstream] ?? []
+        let fed = consumers[upstream] ?? []
+        var total = EventCounts()
+        for index in subscriptions {
+            let subscription = Int(index)
+            let observed = subscriptions.count == 1 || isLinked(subscription, to: downstream)
+                || (fed.count == 1 && !isLinked(subscription, toAnyOf: fed))
+            guard observed else { continue }
+            total.values += Int(values[subscription])
+            if flags[subscription] & Self.failedBit != 0 { total.failed += 1 }
+            if flags[subscription] & Self.interruptedBit != 0 { total.interrupted += 1 }
+        }
+        return total
     }
 }
