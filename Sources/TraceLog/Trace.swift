@@ -194,7 +194,8 @@ public struct Trace: Sendable {
         guard event.moreCauses.isEmpty, event.firstCause < event.sequence, !event.truncated,
               event.omittedJSONBytes == 0, event.jsonError == nil, event.sequence != .max else { return false }
         if batch.count == 0 {
-            guard eventIndex == nil, validator.highestSequence.map({ event.sequence > $0 }) ?? true else { return false }
+            guard eventIndex == nil, !validator.hasSummary,
+                  validator.highestSequence.map({ event.sequence > $0 }) ?? true else { return false }
         } else {
             guard event.sequence == batch.firstSequence &+ UInt64(batch.count) else { return false }
         }

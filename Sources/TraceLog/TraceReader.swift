@@ -324,6 +324,9 @@ public final class TraceReader {
     ]
 
     private func record(_ fields: inout Fields) throws -> TraceRecord? {
+        if let duplicate = fields.firstRepeatedKey() {
+            throw FieldError(offset: duplicate.offset, expected: "each key once in a record, found \"\(duplicate.key)\" again")
+        }
         guard let type = try fields.choice("type", among: Self.recordTypes) else {
             let name = try fields.string("type")
             unknownKinds[name, default: 0] += 1
@@ -341,8 +344,14 @@ public final class TraceReader {
             }
             let version = try fields.string("version")
             let parts = version.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 2, let major = Int(parts[0]), let minor = Int(parts[1]) else {
-                throw fields.error("a version \"MAJOR.MINOR\", found \(Self.quoted(version))", at: "version")
+            // Digits only: Int("-1") and Int("+1") would read a sign.
+            guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (48...57).contains($0) } }),
+                  let major = Int(parts[0]), let minor = Int(parts[1]) else {
+                throw fields.error("a version \"MAJOR.MINOR\" of two whole numbers, found \(Self.quoted(version))", at: "version")
+            }
+            guard major >= 1 else {
+                throw fields.error("format version \(TraceFormat.major).x, found \(Self.quoted(version)): no Marbles wrote a version "
+                                   + "before 1.0", at: "version")
             }
             guard major <= TraceFormat.major else {
                 throw fields.error("format version \(TraceFormat.major).x or older; this trace is version \(Self.cut(version)), "
@@ -472,6 +481,22 @@ struct Fields {
         guard range.count == count else { return false }
         guard count > 0, let base = bytes.baseAddress else { return true }
         return memcmp(base + range.lowerBound, text.utf8Start, count) == 0
+    }
+
+    /// The first key that a record repeats (JSON leaves its meaning open; the first would win
+    /// silently), with where it is repeated.
+    func firstRepeatedKey() -> (key: String, offset: Int)? {
+        func name(_ field: LineField) -> String {
+            field.decodedKey.map { strings[$0] } ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[field.key]), as: UTF8.self)
+        }
+        guard fields.count > 1 else { return nil }
+        var seen = Set<String>()
+        for field in fields {
+            let key = name(field)
+            // At the key's opening quote (where the writer's keys are: no escapes), else at its value.
+            if !seen.insert(key).inserted { return (key, field.decodedKey == nil ? field.key.lowerBound - 1 : field.range.lowerBound) }
+        }
+        return nil
     }
 
     /// The field of `key`, searched from the one after the last found.

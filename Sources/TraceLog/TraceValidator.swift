@@ -11,12 +11,15 @@ public struct TraceValidator: Sendable {
     private var subscriptions = IDSet()
     private var threads = IDSet()
     private var sequences = IDSet()
+    /// Whether the summary was checked: it is the last record, and there is one.
+    private(set) var hasSummary = false
 
     public init() {}
 
     /// Checks `record` and remembers the ids it defines; returns what is wrong with it instead
     /// (it then defines nothing).
     public mutating func check(_ record: TraceRecord) -> String? {
+        if hasSummary { return "expected the summary to be the last record, found \(record.typeName == "event" ? "an" : "a") \(record.typeName) record after it" }
         switch record {
         case .header:
             return "expected one header, found a second"
@@ -50,7 +53,7 @@ public struct TraceValidator: Sendable {
         case let .label(label):
             guard nodes.contains(label.node) else { return "expected node \(label.node) to be defined before its label" }
         case .summary:
-            break
+            hasSummary = true
         }
         return nil
     }
@@ -61,6 +64,7 @@ public struct TraceValidator: Sendable {
         if let problem = require(node: node) ?? require(subscription: subscription) ?? require(thread: thread) {
             return problem
         }
+        if hasSummary { return "expected the summary to be the last record, found an event record after it" }
         guard !sequences.contains(sequence) else {
             return "expected a new sequence number, found \(sequence) again"
         }
@@ -163,6 +167,24 @@ struct IDSet: Sendable {
             }
         } else {
             others.insert(id)
+        }
+    }
+}
+
+extension TraceRecord {
+    /// The record's `type`, as its line names it.
+    var typeName: String {
+        switch self {
+        case .header: return "header"
+        case .node: return "node"
+        case .subscribe: return "subscribe"
+        case .dispose: return "dispose"
+        case .thread: return "thread"
+        case .event: return "event"
+        case .hop: return "hop"
+        case .mark: return "mark"
+        case .label: return "label"
+        case .summary: return "summary"
         }
     }
 }

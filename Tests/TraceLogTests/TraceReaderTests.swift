@@ -423,3 +423,34 @@ extension TraceReaderTests {
         XCTAssertEqual(trace.events.first?.omittedJSONBytes, 0)
     }
 }
+
+/// What FORMAT.md says a trace is, enforced where it used to be accepted silently (issue 31
+/// item 8): one summary, and it comes last; a version of two whole numbers, major 1; each key
+/// once in a record.
+extension TraceReaderTests {
+    func testASummaryInMidTraceOrASecondSummaryIsAnError() {
+        expectError(bytes([header, thread, node, subscribe, event(1), summary, event(2)]), line: 7,
+                    containing: "expected the summary to be the last record, found an event record after it")
+        expectError(bytes([header, thread, node, subscribe, event(1), summary, summary]), line: 7,
+                    containing: "expected the summary to be the last record, found a summary record after it")
+        expectError(bytes([header, thread, node, summary, subscribe]), line: 5,
+                    containing: "found a subscribe record after it")
+    }
+
+    func testAVersionWithASignOrBeforeOneIsAnError() {
+        for (version, expected) in [("-1.0", "of two whole numbers"), ("+1.1", "of two whole numbers"),
+                                    ("1.-1", "of two whole numbers"), ("0.9", "no Marbles wrote a version before 1.0")] {
+            let line = header.replacingOccurrences(of: #""version":"1.0""#, with: #""version":"\#(version)""#)
+            expectError(bytes([line, thread, node, subscribe, event(1), summary]), line: 1, containing: expected)
+        }
+    }
+
+    func testARecordRepeatingAKeyIsAnErrorAtTheSecondOne() {
+        let repeated = #"{"type":"thread","id":1,"name":"main","id":2}"#
+        expectError(bytes([header, repeated, node, subscribe, event(1), summary]), line: 2, column: 39,
+                    containing: #"each key once in a record, found "id" again"#)
+        let repeatedEvent = event(1).replacingOccurrences(of: #""text":"v""#, with: #""text":"v","seq":7"#)
+        expectError(bytes([header, thread, node, subscribe, repeatedEvent, summary]), line: 5,
+                    containing: #"found "seq" again"#)
+    }
+}
