@@ -17,9 +17,13 @@ public enum LiveRunner {
     }
 
     /// Runs `scenario` live, as `record(_:to:progress:)` does, recording into `recorder`
-    /// (a recorder on the real clock, not yet started), which it starts and stops.
+    /// (a recorder on the real clock, not yet started), which it starts and stops. When
+    /// `stopRequested` turns true (checked as the main queue is pumped) the run ends early,
+    /// as it ends at its duration: the inputs complete, the pipeline is torn down and the
+    /// recording stopped, so the trace is whole, with its summary, up to that moment.
     @discardableResult
     public static func record(_ scenario: Scenario, into recorder: Recorder,
+                              stopRequested: @escaping () -> Bool = { false },
                               progress: @escaping @Sendable (ScriptStep) -> Void = { _ in }) throws -> SummaryRecord {
         let environment = LiveEnvironment()
         recorder.start()
@@ -29,7 +33,7 @@ public enum LiveRunner {
         play(scenario.script()[...], from: .now(), while: running, into: environment, failure: failure,
              progress: progress)
         let end = Date().addingTimeInterval(scenario.duration)
-        MainLoop.run(until: { Date() >= end }, timeout: scenario.duration + 1)
+        MainLoop.run(until: { Date() >= end || stopRequested() }, timeout: scenario.duration + 1)
         // The user leaves the screen: the inputs complete, and what that completes downstream
         // (through hops onto the main queue) is delivered before the pipeline is torn down.
         running.value = false

@@ -23,6 +23,18 @@ struct CLIError: Error, CustomStringConvertible {
     /// `diff` and `demo`: the traces disagree (the report says how); exit status 1.
     static let disagreement = CLIError(status: 1)
 
+    /// A verb that finished its work early, cleanly, because of `signal` (a recording
+    /// stopped by Ctrl-C): `message`, and the status a shell gives a process the signal ended,
+    /// 128 plus its number.
+    static func stopped(by signal: Int32, _ message: String) -> CLIError {
+        CLIError(message: message, status: 128 + signal)
+    }
+
+    private init(message: String, status: Int32) {
+        self.message = message
+        self.status = status
+    }
+
     /// A problem with the file at `path`: `path: error: what`.
     static func file(_ path: String, _ what: String) -> CLIError {
         CLIError("\(path): error: \(what)")

@@ -276,6 +276,24 @@ final class PendingOutput {
 enum Interruption {
     private static let pending = Protected<Set<String>>([])
     private static let sources = Protected<[DispatchSourceSignal]>([])
+    /// The signal a verb that ends gracefully took instead of the default (`interceptOnce`),
+    /// 0 while none came.
+    private static let intercepted = Protected<Int32>(0)
+    /// Whether the next signal is intercepted rather than handled by default.
+    private static let intercepting = Protected(false)
+
+    /// The next SIGINT, SIGTERM or SIGHUP does not end the process: it is noted (`interrupted`)
+    /// for the verb to finish what it is doing cleanly (a recording stops and keeps a whole
+    /// trace). A second one ends the process as usual.
+    static func interceptOnce() {
+        intercepting.modify { $0 = true }
+    }
+
+    /// The signal taken by `interceptOnce()`, or nil.
+    static var interrupted: Int32? {
+        let signal = intercepted.current
+        return signal == 0 ? nil : signal
+    }
 
     /// Removes `path` if the process is interrupted before `unregister(path)`.
     static func register(_ path: String) {
@@ -304,6 +322,14 @@ enum Interruption {
         for signal in signals {
             let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
             source.setEventHandler {
+                let intercept = intercepting.modify { intercepting -> Bool in
+                    defer { intercepting = false }
+                    return intercepting
+                }
+                if intercept {
+                    intercepted.modify { $0 = signal }
+                    return
+                }
                 for path in pending.current { unlink(path) }
                 Foundation.signal(signal, SIG_DFL)
                 #if os(Linux)

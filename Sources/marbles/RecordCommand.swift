@@ -24,8 +24,14 @@ struct RecordCommand: ParsableCommand {
         it), so a failed or killed run leaves it as it was. A character device or named pipe (/dev/null) is written in place; a \
         directory, a socket or a block device is refused before anything runs.
 
+        Ctrl-C (SIGINT), SIGTERM or SIGHUP ends the run early and keeps a whole trace, with \
+        its summary, up to that moment (exit status 128 plus the signal's number: 130 for \
+        Ctrl-C); a second one ends the process at once, as the help above says of an \
+        interrupted run.
+
         Exit status: 0 on success, 2 for an unknown scenario, a trace that cannot be written \
-        or standard output that cannot be written.
+        or standard output that cannot be written, 130 (143, 129) when stopped early by \
+        SIGINT (SIGTERM, SIGHUP).
 
         Example:
           marbles record --scenario twitter-instant -o traces/twitter-instant.trace
@@ -51,7 +57,10 @@ struct RecordCommand: ParsableCommand {
         let failedStep = Guarded<CLIError?>(nil)
         let summary: SummaryRecord
         do {
-            summary = try LiveRunner.record(scenario, into: pending.recorder()) { step in
+            // Ctrl-C (or SIGTERM, SIGHUP) once ends the run early with a whole trace; twice, at once.
+            Interruption.interceptOnce()
+            summary = try LiveRunner.record(scenario, into: pending.recorder(),
+                                            stopRequested: { Interruption.interrupted != nil }) { step in
                 guard !quiet, failedStep.value == nil else { return }
                 do {
                     try Console.print("  " + String(format: "%5.2f", step.at) + "s  " + step.description + "\n")
@@ -66,5 +75,10 @@ struct RecordCommand: ParsableCommand {
         try Console.print("\(scenario.name): \(summary.events) events, \(summary.nodes) nodes, \(summary.hops) thread hops "
             + "→ \(output.output)\n")
         try pending.commit()
+        if let signal = Interruption.interrupted {
+            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP"
+            throw CLIError.stopped(by: signal, "marbles: recording stopped early by \(name): \(output.output) holds "
+                + "the run up to then, whole, with its summary")
+        }
     }
 }
