@@ -34,7 +34,9 @@ public struct SpecError: Error, Equatable, CustomStringConvertible {
     public static let quotedLineLimit = 200
 
     public var description: String {
-        var out = "\(file):\(location.line):\(location.column): error: \(message)"
+        // The file's name on the line it begins (a newline in it shows as ⏎).
+        let name = file.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\u{23CE}")
+        var out = "\(name):\(location.line):\(location.column): error: \(message)"
         if !sourceLine.isEmpty {
             let (quoted, caretColumn) = Self.quote(sourceLine, column: location.column)
             // Tabs stay tabs under the caret so it lines up in any terminal.

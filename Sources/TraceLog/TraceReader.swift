@@ -17,10 +17,11 @@ public struct TraceError: Error, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// One line, the file's name too (a newline in it shows as ⏎).
     public var description: String {
-        if line == 0 { return "\(file): error: \(message)" }
-        if column == 0 { return "\(file):\(line): error: \(message)" }
-        return "\(file):\(line):\(column): error: \(message)"
+        if line == 0 { return "\(file.reportLine): error: \(message)" }
+        if column == 0 { return "\(file.reportLine):\(line): error: \(message)" }
+        return "\(file.reportLine):\(line):\(column): error: \(message)"
     }
 }
 
@@ -30,7 +31,7 @@ public struct TraceWarning: Equatable, CustomStringConvertible, Sendable {
     public var line: Int
     public var message: String
 
-    public var description: String { "\(file):\(line): warning: \(message)" }
+    public var description: String { "\(file.reportLine):\(line): warning: \(message)" }
 }
 
 /// Reads a trace one record at a time, in constant memory: the header when opened, then

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TraceLog
 
 /// Why a verb stopped: the message for standard error (nil when the verb already said
 /// everything on standard output) and the exit status. Every verb stops this way; `main`
@@ -35,9 +36,10 @@ struct CLIError: Error, CustomStringConvertible {
         self.status = status
     }
 
-    /// A problem with the file at `path`: `path: error: what`.
+    /// A problem with the file at `path`: `path: error: what`, on one line (a newline in a
+    /// name, the path's or a folder's in `what`, shows as ⏎).
     static func file(_ path: String, _ what: String) -> CLIError {
-        CLIError("\(path): error: \(what)")
+        CLIError("\(path): error: \(what)".reportLine)
     }
 
     var description: String { message ?? "exit status \(status)" }

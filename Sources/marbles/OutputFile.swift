@@ -81,6 +81,17 @@ struct OutputFile {
             guard let resolved = realpath(path, nil) else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
             let target = Self.string(resolved)
             try Self.checkFolder(ReplacementFile.folder(of: target), for: path)
+            // Replacing goes through a rename, which only the folder's permission governs: a
+            // file its owner made read-only, or one the user may not write, is refused here,
+            // as cp refuses to write it (root too, who may write anything, when the file has
+            // no write bit at all: that says "keep this").
+            let writeBits = mode_t(S_IWUSR) | mode_t(S_IWGRP) | mode_t(S_IWOTH)
+            if status.st_mode & writeBits == 0 || access(path, W_OK) != 0 {
+                let mode = String(status.st_mode & 0o7777, radix: 8).leftPadded(to: 4)
+                let why = status.st_mode & writeBits == 0 ? "the file is read-only (mode \(mode))"
+                    : "you may not write the file (mode \(mode))"
+                throw CLIError.file(path, "cannot write: \(why); make it writable (chmod u+w) to replace it; nothing was written")
+            }
             mode = .replace(resolved: target, existing: status)
             canonical = target
         case S_IFCHR, S_IFIFO:
@@ -343,5 +354,12 @@ enum Interruption {
             source.resume()
             sources.modify { $0.append(source) }
         }
+    }
+}
+
+extension String {
+    /// The string with zeros in front, to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
