@@ -27,9 +27,6 @@ struct CapturedValue {
 
     fileprivate static let storageOffset = MemoryLayout<CapturedValue>.offset(of: \CapturedValue.storage)!
 
-    /// Whether it holds a value.
-    var holdsValue: Bool { type != nil }
-
     /// Copies `value` into the capture at `slot` (whose memory may hold anything: it is
     /// overwritten, never released). Called by the sending thread.
     @inline(__always)
@@ -41,10 +38,25 @@ struct CapturedValue {
             storage.initializeMemory(as: Value.self, from: value, count: 1)
         } else {
             slot.pointee.boxed = true
-            let box = UnsafeMutablePointer<Value>.allocate(capacity: 1)
-            box.initialize(from: value, count: 1)
-            storage.storeBytes(of: UnsafeMutableRawPointer(box), as: UnsafeMutableRawPointer.self)
+            storage.storeBytes(of: box(value), as: UnsafeMutableRawPointer.self)
         }
+    }
+
+    /// A capture of `value` copied into memory of its own, whatever its size: one that holds
+    /// only an address and a type, so it can move bitwise with a byte buffer (`DeferredEvent`).
+    static func boxing<Value>(_ value: UnsafePointer<Value>) -> CapturedValue {
+        var captured = CapturedValue()
+        captured.type = unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self)
+        captured.boxed = true
+        withUnsafeMutablePointer(to: &captured) { $0.storage.storeBytes(of: box(value), as: UnsafeMutableRawPointer.self) }
+        return captured
+    }
+
+    /// A copy of `value` in memory of its own.
+    private static func box<Value>(_ value: UnsafePointer<Value>) -> UnsafeMutableRawPointer {
+        let box = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        box.initialize(from: value, count: 1)
+        return UnsafeMutableRawPointer(box)
     }
 
     /// Marks the capture at `slot` as holding no value.
@@ -84,6 +96,18 @@ struct CapturedValue {
         case none
         case integer(Int64)
         case value(Any)
+
+        /// The integer of `.integer`, else nil.
+        var integer: Int64? {
+            if case let .integer(integer) = self { return integer }
+            return nil
+        }
+
+        /// Whether it is a value to format (`.value`).
+        var isValue: Bool {
+            if case .value = self { return true }
+            return false
+        }
     }
 }
 

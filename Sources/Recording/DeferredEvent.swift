@@ -8,39 +8,31 @@ import TraceLog
 /// writer thread to format, as it formats a ring event's. So the sending thread formats no
 /// value, whichever way its event goes.
 ///
-/// In the buffer: `marker`, the `BinaryEvent` (its cause the primary one), the value's type and
-/// the address of its copy (both zero for an event without a value), the number of further
-/// causes, then those causes. The bytes move with the buffer; the writer takes the value once,
-/// when it writes the line (`format(_:into:)`), and a buffer dropped unwritten lets go of its
-/// values (`discardValues(in:)`).
+/// In the buffer: `marker`, the `BinaryEvent` (its cause the primary one), the value as a
+/// `CapturedValue` that holds it in memory of its own (so the bytes can move with the buffer),
+/// the number of further causes, then those causes. The writer takes the value once, when it
+/// writes the line (`format(_:into:)`), and a buffer dropped unwritten lets go of its values
+/// (`discardValues(in:)`).
 enum DeferredEvent {
     /// The byte in front of a deferred event in the shared buffer (a JSON line begins with `{`,
     /// a binary event with `BinaryEvent.marker`).
     static let marker: UInt8 = 0x04
 
     private static let eventOffset = 1
-    private static let typeOffset = eventOffset + MemoryLayout<BinaryEvent>.size
-    private static let boxOffset = typeOffset + 8
-    private static let countOffset = boxOffset + 8
+    private static let valueOffset = eventOffset + MemoryLayout<BinaryEvent>.size
+    private static let countOffset = valueOffset + MemoryLayout<CapturedValue>.size
     private static let causesOffset = countOffset + 8
 
     /// Appends the event and a copy of `value` (if any) to `buffer`.
     static func append<Value>(_ event: BinaryEvent, value: UnsafePointer<Value>?, others: [UInt64],
                               to buffer: inout [UInt8]) {
-        var type: UInt = 0, box: UInt = 0
-        if let value {
-            let copy = UnsafeMutablePointer<Value>.allocate(capacity: 1)
-            copy.initialize(from: value, count: 1)
-            type = UInt(bitPattern: unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self))
-            box = UInt(bitPattern: copy)
-        }
+        let captured = value.map(CapturedValue.boxing) ?? CapturedValue()
         let size = causesOffset + others.count * 8
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { entry in
             let raw = UnsafeMutableRawPointer(entry.baseAddress!)
             raw.storeBytes(of: marker, as: UInt8.self)
             raw.storeBytes(of: event, toByteOffset: eventOffset, as: BinaryEvent.self)
-            raw.storeBytes(of: type, toByteOffset: typeOffset, as: UInt.self)
-            raw.storeBytes(of: box, toByteOffset: boxOffset, as: UInt.self)
+            raw.storeBytes(of: captured, toByteOffset: valueOffset, as: CapturedValue.self)
             raw.storeBytes(of: UInt64(others.count), toByteOffset: countOffset, as: UInt64.self)
             for (index, cause) in others.enumerated() {
                 raw.storeBytes(of: cause, toByteOffset: causesOffset + index * 8, as: UInt64.self)
@@ -59,19 +51,9 @@ enum DeferredEvent {
     static func format(_ record: UnsafeRawBufferPointer, into out: inout [UInt8]) {
         let base = record.baseAddress!
         let event = base.loadUnaligned(fromByteOffset: eventOffset, as: BinaryEvent.self)
-        let value = take(record)
         let count = Int(base.loadUnaligned(fromByteOffset: countOffset, as: UInt64.self))
         let others = (0..<count).map { base.loadUnaligned(fromByteOffset: causesOffset + $0 * 8, as: UInt64.self) }
-        let formatted = value.map(RecorderCore.format)
-        var line = JSONLine(capacity: 0)
-        swap(&line.bytes, &out)
-        line.begin()
-        line.writeEventFields(sequence: event.sequence, time: event.time, node: event.node, subscription: event.subscription,
-                              kind: event.eventKind, thread: event.thread,
-                              causes: { $0.causesField(primary: event.cause, others: others, below: event.sequence) },
-                              value: { line in formatted?.write(to: &line) })
-        line.end()
-        swap(&line.bytes, &out)
+        event.format(take(base), others: others, into: &out)
     }
 
     /// Lets go of the values of the deferred events among the records in `raw` (a buffer
@@ -82,8 +64,7 @@ enum DeferredEvent {
         while offset < raw.count {
             switch raw[offset] {
             case marker:
-                let record = UnsafeRawBufferPointer(start: base + offset, count: raw.count - offset)
-                _ = take(record)
+                _ = take(base + offset)
                 let count = Int(base.loadUnaligned(fromByteOffset: offset + countOffset, as: UInt64.self))
                 offset += causesOffset + count * 8
             case BinaryEvent.marker:
@@ -95,19 +76,9 @@ enum DeferredEvent {
         }
     }
 
-    /// Moves the value out of the deferred event `record` and frees its copy; nil for an
-    /// event without one.
-    private static func take(_ record: UnsafeRawBufferPointer) -> Any? {
-        let base = record.baseAddress!
-        let type = base.loadUnaligned(fromByteOffset: typeOffset, as: UInt.self)
-        let box = base.loadUnaligned(fromByteOffset: boxOffset, as: UInt.self)
-        guard type != 0, let address = UnsafeMutableRawPointer(bitPattern: box),
-              let metadata = UnsafeRawPointer(bitPattern: type) else { return nil }
-        func move<T>(_: T.Type) -> Any {
-            let copy = address.assumingMemoryBound(to: T.self)
-            defer { copy.deallocate() }
-            return copy.move()
-        }
-        return move(unsafeBitCast(metadata, to: Any.Type.self))
+    /// Moves the value out of the deferred event at `entry` (its marker) and frees its copy.
+    private static func take(_ entry: UnsafeRawPointer) -> CapturedValue.Taken {
+        var captured = entry.loadUnaligned(fromByteOffset: valueOffset, as: CapturedValue.self)
+        return CapturedValue.take(from: &captured)
     }
 }

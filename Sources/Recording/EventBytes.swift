@@ -45,31 +45,34 @@ extension BinaryEvent {
         }
     }
 
-    /// Appends the event's line with `value`, the value a thread's ring kept for it: an `Int`
-    /// (or none) as `format(into:)` writes it, any other value formatted here, on the writer
-    /// thread, exactly as an event formatted where it was sent reads.
-    func format(_ value: CapturedValue.Taken, into out: inout [UInt8]) {
-        var event = self
-        switch value {
-        case .none:
-            event.hasInteger = false
-        case let .integer(integer):
-            event.integer = integer
-            event.hasInteger = true
-        case let .value(value):
-            let formatted = RecorderCore.format(value)
-            var line = JSONLine(capacity: 0)
-            swap(&line.bytes, &out)
-            line.begin()
-            line.writeEventFields(sequence: sequence, time: time, node: node, subscription: subscription, kind: eventKind,
-                                  thread: thread,
-                                  causes: { $0.causesField(primary: cause, others: [], below: sequence) },
-                                  value: { formatted.write(to: &$0) })
-            line.end()
-            swap(&line.bytes, &out)
+    /// Appends the event's line with `value`, the value a recording kept for it (a thread's
+    /// ring, a `DeferredEvent`), and `others`, its causes after this event's own: an `Int` (or
+    /// none) with at most one cause as `format(into:)` writes it, anything else formatted here,
+    /// on the writer thread, exactly as an event formatted where it was sent reads.
+    func format(_ value: CapturedValue.Taken, others: [UInt64] = [], into out: inout [UInt8]) {
+        // A binary event's line: no value or an integer, and at most one cause.
+        if others.isEmpty, !value.isValue {
+            var event = self
+            event.integer = value.integer ?? 0
+            event.hasInteger = value.integer != nil
+            event.format(into: &out)
             return
         }
-        event.format(into: &out)
+        let formatted: RecorderCore.FormattedValue?
+        switch value {
+        case .none: formatted = nil
+        case let .integer(integer): formatted = .integer(integer)
+        case let .value(value): formatted = RecorderCore.format(value)
+        }
+        var line = JSONLine(capacity: 0)
+        swap(&line.bytes, &out)
+        line.begin()
+        line.writeEventFields(sequence: sequence, time: time, node: node, subscription: subscription, kind: eventKind,
+                              thread: thread,
+                              causes: { $0.causesField(primary: cause, others: others, below: sequence) },
+                              value: { line in formatted?.write(to: &line) })
+        line.end()
+        swap(&line.bytes, &out)
     }
 
     /// Appends the trace lines `buffer` holds: its JSON lines as they are, its binary events

@@ -87,7 +87,7 @@ struct OutputFile {
             // no write bit at all: that says "keep this").
             let writeBits = mode_t(S_IWUSR) | mode_t(S_IWGRP) | mode_t(S_IWOTH)
             if status.st_mode & writeBits == 0 || access(path, W_OK) != 0 {
-                let mode = String(status.st_mode & 0o7777, radix: 8).leftPadded(to: 4)
+                let mode = String(format: "%04o", status.st_mode & 0o7777)
                 let why = status.st_mode & writeBits == 0 ? "the file is read-only (mode \(mode))"
                     : "you may not write the file (mode \(mode))"
                 throw CLIError.file(path, "cannot write: \(why); make it writable (chmod u+w) to replace it; nothing was written")
@@ -354,12 +354,5 @@ enum Interruption {
             source.resume()
             sources.modify { $0.append(source) }
         }
-    }
-}
-
-extension String {
-    /// The string with zeros in front, to `width` characters.
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
