@@ -12,7 +12,7 @@ package enum ReplacementFile {
     /// open descriptor (close-on-exec), or the `errno` of the failure to make it.
     package static func make(beside resolved: String, keeping existing: stat?) -> Result<(path: String, descriptor: Int32), Errno> {
         let folder = self.folder(of: resolved)
-        var base = (resolved as NSString).lastPathComponent
+        var base = PathName.lastComponent(of: resolved)
         // Room for the prefix and suffix within a file name's 255 bytes.
         while base.utf8.count > 200 { base.removeLast() }
         var generator = SystemRandomNumberGenerator()
@@ -34,8 +34,7 @@ package enum ReplacementFile {
 
     /// The folder holding `path`: `.` for a bare name.
     package static func folder(of path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
-        return folder.isEmpty ? "." : folder
+        PathName.folder(of: path)
     }
 
     /// An `errno` value, with its reason.

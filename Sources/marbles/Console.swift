@@ -1,9 +1,20 @@
 import Foundation
+import Locks
 
 /// Standard output and standard error. Every text goes through `TerminalText` first; a
 /// failed write to standard output (a full disk, a closed device) is an error that stops the
 /// verb with exit status 2, never a silent success or a trap.
 enum Console {
+    /// Whether an output named `-` writes to standard output, so the verb's own text goes to
+    /// standard error instead of into the stream.
+    private static let streamTaken = Protected(false)
+
+    /// Standard output is an output's stream (`-o -`): what `print` says goes to standard
+    /// error from now on.
+    static func outputTaken() {
+        streamTaken.modify { $0 = true }
+    }
+
     /// Writes human-readable text to standard output, controls shown as escapes.
     static func print(_ text: String) throws {
         try writeOut(TerminalText.escaped(text))
@@ -26,6 +37,10 @@ enum Console {
     }
 
     private static func writeOut(_ text: String) throws {
+        if streamTaken.current {
+            _ = try? writeAll(Array(text.utf8), to: STDERR_FILENO)
+            return
+        }
         do {
             try writeAll(Array(text.utf8), to: STDOUT_FILENO)
         } catch let error as WriteError {

@@ -45,7 +45,9 @@ struct DrawCommand: ParsableCommand {
 
         The output format comes from the file's extension: .svg, .png, .pdf, .txt (marble \
         lines, --marble only) or .dot (the laid-out graph in Graphviz's language, --pipeline \
-        only). Without -o, marble lines go to standard output. SVG and text are \
+        only), or from --format; -o - writes the figure to standard output (marble lines, or \
+        DOT for a pipeline, unless --format names another). Without -o, marble lines go to \
+        standard output. SVG and text are \
         byte-identical for the same input and options. In text, control and bidi characters \
         of labels and values are shown as escapes (\\u{1B}).
 
@@ -83,9 +85,12 @@ struct DrawCommand: ParsableCommand {
     var kind: Kind { pipeline ? .pipeline : .marble }
 
     @Option(name: .shortAndLong, help: ArgumentHelp(
-        "The file to write: .svg, .png, .pdf, .txt (marble lines) or .dot (the laid-out pipeline graph). Standard output (marble lines) when absent.",
+        "The file to write: .svg, .png, .pdf, .txt (marble lines) or .dot (the laid-out pipeline graph); - for standard output in the --format given. Standard output (marble lines) when absent.",
         valueName: "file"))
     var output: String?
+
+    @Option(help: ArgumentHelp("The figure's format when it is not the output file's extension: with -o -, or to override it (svg, png, pdf, txt, dot). Default for -o -: txt for a marble diagram, dot for a pipeline.", valueName: "format"))
+    var format: FigureFormat?
 
     @Option(help: "Comma-separated nodes to draw lanes for, each by label, operator name or id (3 or #3). Default: the nodes on a path from a source to a sink.")
     var nodes: String?
@@ -105,9 +110,12 @@ struct DrawCommand: ParsableCommand {
     @Option(help: "The widest a marble diagram may be, in pixels (400 to 16000).")
     var width: Double = MarbleRenderer.defaultMaxWidth
 
-    /// The figure's format: from the output file's extension, text for standard output.
-    private var format: FigureFormat? {
-        output.map { FigureFormat(path: $0) } ?? .txt
+    /// The figure's format: `--format`, else the output file's extension, else (standard
+    /// output) text for a marble diagram and DOT for a pipeline.
+    private var figureFormat: FigureFormat? {
+        if let format { return format }
+        guard let output, output != "-" else { return kind == .marble ? .txt : .dot }
+        return FigureFormat(path: output)
     }
 
     /// The formats each kind of figure can be written in.
@@ -118,10 +126,15 @@ struct DrawCommand: ParsableCommand {
         if nodes != nil && all { throw ValidationError("--nodes and --all choose lanes in two ways; give one") }
         if !(400...16_000).contains(width) { throw ValidationError("--width must be between 400 and 16000 pixels") }
         guard let output else {
-            guard kind == .marble else { throw ValidationError("a pipeline diagram needs -o FILE.svg, .png, .pdf or .dot") }
+            guard kind == .marble else { throw ValidationError("a pipeline diagram needs -o FILE.svg, .png, .pdf or .dot (or -o - for standard output)") }
+            if let format, format != .txt { throw ValidationError("--format \(format.rawValue) needs -o FILE, or -o - for standard output") }
             return
         }
-        guard let format, allowed.contains(format) else {
+        if let format, !allowed.contains(format) {
+            throw ValidationError("--format \(format.rawValue) is not a format of a \(kind.rawValue) diagram; "
+                + "expected \(allowed.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let format = figureFormat, allowed.contains(format) else {
             throw ValidationError("\(output): expected a file name ending in \(allowed.map { "." + $0.rawValue }.joined(separator: ", ")) "
                 + "for a \(kind.rawValue) diagram")
         }
@@ -130,11 +143,11 @@ struct DrawCommand: ParsableCommand {
     func run() throws {
         let source = try InputFile(input)
         let file = try output.map { try OutputFile($0, option: "-o", inputs: [source]) }
-        let name = (input as NSString).lastPathComponent
+        let name = PathName.lastComponent(of: input)
         let figureTitle = title ?? name
         // A marble diagram of a trace file is drawn from the file, read twice, never held
         // whole: a 2 M-event trace is half a gigabyte (a named pipe can be read only once).
-        let drawn: Drawn = kind == .marble && source.isRegularFile && (input as NSString).pathExtension != "marbles"
+        let drawn: Drawn = kind == .marble && source.isRegularFile && PathName.fileExtension(of: input) != "marbles"
             ? .file(URL(fileURLWithPath: input)) : try load(source)
         let data: Data
         do {
@@ -157,7 +170,7 @@ struct DrawCommand: ParsableCommand {
                 case let .loaded(trace, _, _):
                     figure = try MarbleFigure(trace: trace, options: options)
                 }
-                let marbleFormat = MarbleFormat(rawValue: format?.rawValue ?? "") ?? .txt
+                let marbleFormat = MarbleFormat(rawValue: figureFormat?.rawValue ?? "") ?? .txt
                 if marbleFormat == .svg, let file {
                     // Written as it is turned into text: the SVG of a big trace's figure is a
                     // hundred megabytes, which a string, its bytes and their copy held three times.
@@ -178,7 +191,7 @@ struct DrawCommand: ParsableCommand {
                     }
                 }
                 let graph = PipelineGraph(trace: trace, title: figureTitle, latencies: latencies)
-                data = try PipelineRenderer.render(graph, format: PipelineFormat(rawValue: format?.rawValue ?? "") ?? .svg)
+                data = try PipelineRenderer.render(graph, format: PipelineFormat(rawValue: figureFormat?.rawValue ?? "") ?? .svg)
             }
         } catch let error as DiagramError {
             throw Self.failure("\(error)")
@@ -187,7 +200,7 @@ struct DrawCommand: ParsableCommand {
             try Console.print(String(decoding: data, as: UTF8.self))
             return
         }
-        try file.write(figureBytes(data, isText: format == .txt))
+        try file.write(figureBytes(data, isText: figureFormat == .txt))
     }
 
     /// What a figure is drawn from: a trace file read as the figure is made, or a loaded trace.
@@ -209,7 +222,7 @@ struct DrawCommand: ParsableCommand {
     /// streamed into the `Trace`, never held whole in memory: a 2 M-event trace is half a
     /// gigabyte.
     private func load(_ source: InputFile) throws -> Drawn {
-        guard (input as NSString).pathExtension == "marbles" else {
+        guard PathName.fileExtension(of: input) == "marbles" else {
             let contents = heat ? try source.contents() : nil
             // Neither figure draws hops or marks, and a pipeline no ends of subscriptions.
             let unused: Trace.Parts = kind == .marble ? [.hops, .marks] : [.hops, .marks, .disposals]

@@ -1,5 +1,6 @@
 import Diagrams
 import Foundation
+import TraceLog
 
 /// The bytes of a rendered figure as they are written: a text figure is read by people in a
 /// terminal, so its control and bidi characters are shown as escapes, as on standard output.
@@ -18,7 +19,7 @@ struct MarbleDrawing {
 
     /// The format `path`'s extension names, if it is one a marble diagram can be written in.
     static func format(of path: String) -> MarbleFormat? {
-        MarbleFormat(rawValue: (path as NSString).pathExtension.lowercased())
+        MarbleFormat(rawValue: PathName.fileExtension(of: path).lowercased())
     }
 
     /// Checks `path` (already validated to have a format's extension) as an output of a verb

@@ -30,10 +30,26 @@ struct Marbles: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         Interruption.install()
         do {
+            try requireUTF8Arguments()
             var command = try parseAsRoot()
             try command.run()
         } catch {
             stop(error)
+        }
+    }
+
+    /// Refuses an argument that is not UTF-8, a file name with a byte such as 0xFF: Swift
+    /// reads arguments as text and would replace the byte with U+FFFD, naming another file —
+    /// one that a verb would then read or replace. The byte is shown as `\xFF`.
+    private static func requireUTF8Arguments() throws {
+        for index in 1..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self),
+                                                  count: strlen(argument)))
+            guard let shown = PathName.escapingInvalidUTF8(bytes) else { continue }
+            throw CLIError("marbles: error: argument \(index) (\(shown)) is not UTF-8 text; marbles reads file names "
+                + "as UTF-8 and would name another file. Rename the file, or give a link to it with a UTF-8 name; "
+                + "nothing was read or written")
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Replay
 import Foundation
+import TraceLog
 import Tutorials
 
 /// A tutorial scenario named on the command line: the argument parser refuses any other
@@ -60,12 +61,12 @@ struct ComparisonOptions: ParsableArguments {
 }
 
 /// The format of a figure, from its file's extension.
-enum FigureFormat: String {
+enum FigureFormat: String, ExpressibleByArgument, CaseIterable {
     case svg, png, pdf, txt, dot
 
     /// The format `path`'s extension names, if any.
     init?(path: String) {
-        self.init(rawValue: (path as NSString).pathExtension.lowercased())
+        self.init(rawValue: PathName.fileExtension(of: path).lowercased())
     }
 }
 

@@ -15,6 +15,7 @@ import Recording
 ///   that fails, on bad input or a full disk, leaves an existing target as it was;
 /// - a character device or a named pipe (`/dev/null`, `/dev/stdout`, a FIFO) is written in
 ///   place, never replaced;
+/// - `-` is standard output, written in place; the verb's own lines then go to standard error;
 /// - a live recording to a target that does not exist yet is written there directly
 ///   (`beginRecording()`), so a killed process leaves its partial trace under the name asked
 ///   for.
@@ -35,6 +36,9 @@ struct OutputFile {
         case replace(resolved: String, existing: stat?)
         /// Write into the device or pipe.
         case inPlace
+        /// Write to standard output (`-`), which then is the verb's output: its other text
+        /// goes to standard error.
+        case standardOutput
     }
 
     /// The paragraph every verb that writes files shows in its help.
@@ -53,6 +57,13 @@ struct OutputFile {
     init(_ path: String, option: String, inputs: [InputFile] = []) throws {
         self.path = path
         self.option = option
+        if path == "-" {
+            mode = .standardOutput
+            canonical = "<stdout>"
+            identity = nil
+            Console.outputTaken()
+            return
+        }
         guard !path.isEmpty, !path.hasSuffix("/") else {
             throw CLIError.file(path, "cannot write: \(option) needs a file name, not \(path.isEmpty ? "an empty one" : "a folder")")
         }
@@ -67,7 +78,7 @@ struct OutputFile {
             try Self.checkFolder(folder, for: path)
             mode = .replace(resolved: path, existing: nil)
             identity = nil
-            canonical = (realpath(folder, nil).map { Self.string($0) } ?? folder) + "/" + (path as NSString).lastPathComponent
+            canonical = (realpath(folder, nil).map { Self.string($0) } ?? folder) + "/" + PathName.lastComponent(of: path)
             return
         }
         let identity = FileIdentity(status)
@@ -107,7 +118,12 @@ struct OutputFile {
     /// Refuses two outputs of one run that name the same regular file: the second would
     /// replace the first.
     static func requireDistinct(_ outputs: [OutputFile?]) throws {
-        let files = outputs.compactMap { $0 }.filter { if case .replace = $0.mode { return true } else { return false } }
+        let files = outputs.compactMap { $0 }.filter {
+            switch $0.mode {
+            case .replace, .standardOutput: return true
+            case .inPlace: return false
+            }
+        }
         for (index, file) in files.enumerated() {
             let same = files[..<index].first { earlier in
                 earlier.canonical == file.canonical || (earlier.identity != nil && earlier.identity == file.identity)
@@ -132,6 +148,11 @@ struct OutputFile {
         switch mode {
         case .inPlace:
             return PendingOutput(path: path, writing: path, descriptor: nil, ending: .inPlace)
+        case .standardOutput:
+            let descriptor = dup(STDOUT_FILENO)
+            guard descriptor >= 0 else { throw CLIError.file("<stdout>", "cannot write: \(errnoReason())") }
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            return PendingOutput(path: "<stdout>", writing: "/dev/stdout", descriptor: descriptor, ending: .inPlace)
         case let .replace(resolved, existing):
             switch ReplacementFile.make(beside: resolved, keeping: existing) {
             case let .failure(error):

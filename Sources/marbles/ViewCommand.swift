@@ -89,7 +89,7 @@ struct ViewCommand: ParsableCommand {
             }
             partners = Dictionary(diff.alignment.pairs.map { ($0.a, $0.b) }, uniquingKeysWith: { first, _ in first })
         }
-        let name = (a as NSString).lastPathComponent + (b.map { " vs " + ($0 as NSString).lastPathComponent } ?? "")
+        let name = PathName.lastComponent(of: a) + (b.map { " vs " + PathName.lastComponent(of: $0) } ?? "")
         let html = try TracePage.html(pages, differences: differences, partners: partners, title: title ?? name)
         try target.write(Array(html.utf8))
     }

@@ -161,7 +161,7 @@ final class MarbleValueTests: XCTestCase {
         var sides: [String] = []
         for case let .group("lane", _, _, items) in scene.items {
             let crosses = items.compactMap { item -> Scene.Box? in
-                guard case let .group("failed", _, _, _) = item else { return nil }
+                guard case .group("failed", _, _, _) = item else { return nil }
                 return item.box
             }
             for marble in marbles(Scene(width: scene.width, height: scene.height, items: items))
