@@ -166,7 +166,8 @@ public final class VirtualEnvironment: Environment, @unchecked Sendable {
     /// A timer ticking on the virtual clock (on ``scheduler``'s lane `scheduler.name`).
     public func timer(_ label: String, after delay: TimeInterval, repeating interval: TimeInterval?,
                       on scheduler: DateScheduler, file: StaticString, line: UInt) -> SignalProducer<Date, Never> {
-        .timer(node: .timer(label, file: file, line: line), after: delay, repeating: interval, on: scheduler)
+        .timer(node: .timer(label, after: delay, repeating: interval, file: file, line: line), after: delay,
+               repeating: interval, on: scheduler)
     }
 
     private func call<Value: Codable, Failure: Swift.Error & Codable>(

@@ -85,6 +85,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     private let decoder = JSONDecoder()
     private var problems: [ReplayError] = []
     private var unserved: [ReplayError] = []
+    private var simulating: [SimulatedTimer] = []
 
     /// An environment re-driving `trace` on `scheduler`.
     public init(trace: Trace, scheduler: TestScheduler, name: String = "<trace>", hopLatency: HopLatency = .zero,
@@ -103,6 +104,10 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     /// The calls made with a request the trace never recorded that `unrecordedRequests` let
     /// fail or complete instead of being errors, in the order met.
     public var unrecordedCalls: [ReplayError] { lock.withLock { unserved } }
+
+    /// The timers whose timing the replayed code changed, which tick at the new timing in
+    /// virtual time instead of re-sending the recorded ticks, in the order met.
+    public var simulatedTimers: [SimulatedTimer] { lock.withLock { simulating } }
 
     // MARK: Environment
 
@@ -257,7 +262,17 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
 
     public func timer(_ label: String, after delay: TimeInterval, repeating interval: TimeInterval?,
                       on scheduler: DateScheduler, file: StaticString, line: UInt) -> SignalProducer<Date, Never> {
-        let node = Node.timer(label, file: file, line: line)
+        let node = Node.timer(label, after: delay, repeating: interval, file: file, line: line)
+        // Code that changed the timer's timing gets ticks at the new timing, made in virtual
+        // time (a what-if replay): the recorded ticks are what the old timing made.
+        let recorded = recordedNodes(named: "timer", label: label, node: node)
+        if let changed = recorded.first(where: { $0.parameters != node.parameters && $0.parameters.hasPrefix(label + ", ") }),
+           !recorded.contains(where: { $0.parameters == node.parameters }) {
+            let simulated = SimulatedTimer(label: label, file: "\(file)", line: Int(line), recorded: changed.parameters,
+                                           replayed: node.parameters)
+            lock.withLock { if !simulating.contains(simulated) { simulating.append(simulated) } }
+            return .timer(node: node, after: delay, repeating: interval, on: scheduler)
+        }
         return SignalProducer(node: node) { [self] observer, lifetime in
             guard let recording = boundaryRecording(named: "timer", label: label, node: node) else {
                 fail(.missingTimer, node, record: nil, message: "expected a timer labelled \"\(label)\" in the trace; it has none")
@@ -283,6 +298,14 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     func replayTicks(of node: Node, into observer: Signals.Observer<Date, Never>, lifetime: Lifetime) -> Bool {
         let key = "timer\u{0}\(node.parameters)\u{0}\(node.file):\(node.line)"
         guard let recording = boundaryRecording(key: key, name: "timer", { recordedOperatorTimers(like: node) }) else {
+            // A timer at this call site recorded with another interval: the code changed it.
+            if let changed = trace.nodes.first(where: {
+                $0.kind == .source && $0.name == "timer" && $0.label == nil && $0.file == node.file && $0.line == UInt64(node.line)
+            }) {
+                let simulated = SimulatedTimer(label: "timer", file: node.file, line: Int(node.line),
+                                               recorded: "timer, " + changed.parameters, replayed: "timer, " + node.parameters)
+                lock.withLock { if !simulating.contains(simulated) { simulating.append(simulated) } }
+            }
             return false
         }
         guard let index = serveInOrder(recording) else {
@@ -658,5 +681,23 @@ final class ReplayScheduler: TimerReplayingScheduler, @unchecked Sendable {  // 
 
     func replayTicks(of node: Node, into observer: Signals.Observer<Date, Never>, lifetime: Lifetime) -> Bool {
         environment?.replayTicks(of: node, into: observer, lifetime: lifetime) ?? false
+    }
+}
+
+/// A timer whose timing the replayed code changed (`sensor, every: 0.5s` recorded,
+/// `sensor, every: 0.25s` replayed): its ticks are made at the new timing in virtual time, a
+/// what-if replay, because the recorded ticks are what the old timing made.
+public struct SimulatedTimer: Sendable, Hashable, CustomStringConvertible {
+    public var label: String
+    /// The call site that made it.
+    public var file: String
+    public var line: Int
+    /// The recorded timer's parameters and the replayed one's.
+    public var recorded: String
+    public var replayed: String
+
+    public var description: String {
+        "timer \"\(label)\" (\(file):\(line)) changed its timing: recorded \(recorded.dropFirst(label.count + 2)), "
+            + "replayed \(replayed.dropFirst(label.count + 2)); its ticks were simulated at the new timing, not re-sent"
     }
 }

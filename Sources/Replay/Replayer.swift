@@ -16,8 +16,10 @@ import Recording
 /// The pipeline is built against a `ReplayEnvironment`, so its inputs and calls re-emit what
 /// the trace recorded and its schedulers are lanes of one `TestScheduler`. Pure operator work
 /// runs anew. The clock is run to the end of the recording (its summary's duration, or its
-/// last event), then the pipeline is disposed — recorded, as a live run's teardown is — and
-/// the recording stops. Nothing depends on the
+/// last event), then on while work is still waiting — a backoff that edited code moved past
+/// the recorded end still runs, in virtual time, and the result says so (`pastEnd`), up to
+/// `pastEndLimit` past the end — then the pipeline is disposed — recorded, as a live run's
+/// teardown is — and the recording stops. Nothing depends on the
 /// wall clock or on threads, so replaying the same trace gives byte-identical traces.
 ///
 /// The replay's recording is scoped to the replaying thread and the replay's `TestScheduler`:
@@ -35,6 +37,12 @@ public struct Replayer: Sendable {
     /// What a call made with a request the trace never recorded does: a `ReplayError` (the
     /// default), a failure of the call, or an empty result.
     public var unrecordedRequests: ReplayEnvironment.UnrecordedRequests
+
+    /// How long past the recording's end a replay goes on running work still waiting (a
+    /// retry's backoff, a delay, a debounce), in nanoseconds; nil (the default) is the
+    /// recording's own duration, at least a minute. What still waits then is left, and the
+    /// result says so. A repeating timer is not waited for: it ticks while other work runs.
+    public var pastEndLimit: Int64?
 
     /// A replayer of `trace`; `name` stands for its file in errors.
     public init(trace: Trace, name: String = "<trace>", hopLatency: ReplayEnvironment.HopLatency = .zero,
@@ -74,15 +82,69 @@ public struct Replayer: Sendable {
             Instrumentation.attach(noting)
         }
         let pipeline = build(environment)
+        let end = self.end
         scheduler.advance(toNanoseconds: end)
+        let pastEnd = runPastEnd(scheduler, from: end)
         pipeline.dispose()
         if let noting { Instrumentation.detach(noting) }
         // An in-memory recorder has no file to fail writing; stop() cannot throw here.
         _ = try? recorder.stop()
         if let error = environment.errors.first { throw error }
         // The trace straight from the recorder's records; its bytes are formatted when asked for.
-        return ReplayResult(trace: try recorder.trace(name: "replay of \(name)"), recorder: recorder,
-                            unrecordedCalls: environment.unrecordedCalls)
+        let replayed = try recorder.trace(name: "replay of \(name)")
+        return ReplayResult(trace: replayed, recorder: recorder, unrecordedCalls: environment.unrecordedCalls,
+                            pastEnd: pastEnd.map { PastEnd(ranTo: $0.ranTo, recordedEnd: end, stillWaiting: $0.stillWaiting,
+                                                           events: Self.events(after: end, in: replayed)) },
+                            simulatedTimers: environment.simulatedTimers)
+    }
+
+    /// Runs the work still waiting at the recording's end, each action at its own virtual
+    /// time, until none waits (a repeating timer's ticks aside: they never end by themselves,
+    /// and tick meanwhile) or `pastEndLimit` is reached; nil when nothing waited.
+    private func runPastEnd(_ scheduler: TestScheduler, from end: Int64) -> (ranTo: Int64, stillWaiting: Int64?)? {
+        guard var next = scheduler.nextDue(includingPeriodic: false) else { return nil }
+        let limit = end.saturatingAdding(pastEndLimit ?? max(end, 60_000_000_000))
+        var ranTo = end
+        while next <= limit {
+            scheduler.advance(toNanoseconds: next)
+            ranTo = next
+            guard let following = scheduler.nextDue(includingPeriodic: false) else { return (ranTo, nil) }
+            next = following
+        }
+        return (ranTo, next)
+    }
+
+    /// How many of `trace`'s events happened after `end`.
+    private static func events(after end: Int64, in trace: Trace) -> Int {
+        let events = trace.events
+        var count = 0
+        for position in 0..<events.count where events.time(at: position) > end { count += 1 }
+        return count
+    }
+}
+
+/// What a replay ran after the recording's end: work still waiting when the recorded run
+/// stopped (a retry's backoff that edited code moved later, a debounce, a delay), run in
+/// virtual time rather than cut off.
+public struct PastEnd: Sendable, Equatable, CustomStringConvertible {
+    /// The virtual time of the last action run, in nanoseconds.
+    public var ranTo: Int64
+    /// The recording's end, in nanoseconds.
+    public var recordedEnd: Int64
+    /// When work still waited at the replay's limit (a timer that never stops), the time of
+    /// the next action, which did not run.
+    public var stillWaiting: Int64?
+    /// The events the replay recorded after the recording's end.
+    public var events: Int
+
+    public var description: String {
+        var text = "the replay ran \(TraceDiff.duration(ranTo - recordedEnd)) past the recording's end "
+            + "(\(TraceDiff.duration(recordedEnd))): \(events) event\(events == 1 ? "" : "s") happened after it"
+        if let stillWaiting {
+            text += "; work still waited at \(TraceDiff.duration(stillWaiting)) and was not run (the limit is the recording's "
+                + "duration past its end, at least a minute)"
+        }
+        return text
     }
 }
 
@@ -96,12 +158,26 @@ public struct ReplayResult: Sendable {
     /// The calls made with a request the trace never recorded that `unrecordedRequests` let
     /// fail or complete empty, in the order met (none with the default, which throws).
     public let unrecordedCalls: [ReplayError]
+    /// What ran after the recording's end, nil when nothing waited then.
+    public let pastEnd: PastEnd?
+    /// The timers whose timing the replayed code changed: their ticks were simulated at the
+    /// new timing in virtual time, not re-sent as recorded.
+    public let simulatedTimers: [SimulatedTimer]
     private let output: Output
 
-    init(trace: Trace, recorder: Recorder, unrecordedCalls: [ReplayError]) {
+    init(trace: Trace, recorder: Recorder, unrecordedCalls: [ReplayError], pastEnd: PastEnd?,
+         simulatedTimers: [SimulatedTimer]) {
         self.trace = trace
         self.unrecordedCalls = unrecordedCalls
+        self.pastEnd = pastEnd
+        self.simulatedTimers = simulatedTimers
         self.output = Output(recorder: recorder)
+    }
+
+    /// What a reader of the replay should know beyond its trace: each timer simulated at a
+    /// new timing and what ran past the recording's end, one line each.
+    public var notes: [String] {
+        simulatedTimers.map(\.description) + (pastEnd.map { [$0.description] } ?? [])
     }
 
     /// The recording until its bytes are asked for, then its bytes.

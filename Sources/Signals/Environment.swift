@@ -94,9 +94,15 @@ extension Node {
     }
 
     /// The node of an environment timer: a source named `timer`, labelled; each start is one
-    /// subscription of it, each tick one value.
-    public static func timer(_ label: String, file: StaticString, line: UInt) -> Node {
-        make(.source, "timer", parameters: label, label: label, file: file, line: line)
+    /// subscription of it, each tick one value. Its timing is a parameter (`sensor, after:
+    /// 0.5s, every: 0.5s`), so a changed interval is a changed node in a diff, not an
+    /// invisible change; a node made without it has the label alone, as traces before had.
+    public static func timer(_ label: String, after delay: TimeInterval? = nil, repeating interval: TimeInterval? = nil,
+                             file: StaticString, line: UInt) -> Node {
+        var parameters = label
+        if let delay { parameters += ", after: " + formatInterval(delay) }
+        if let interval { parameters += ", every: " + formatInterval(interval) }
+        return make(.source, "timer", parameters: parameters, label: label, file: file, line: line)
     }
 }
 
@@ -253,7 +259,8 @@ public final class LiveEnvironment: Environment, @unchecked Sendable {  // mutab
 
     public func timer(_ label: String, after delay: TimeInterval, repeating interval: TimeInterval?,
                       on scheduler: DateScheduler, file: StaticString, line: UInt) -> SignalProducer<Date, Never> {
-        .timer(node: .timer(label, file: file, line: line), after: delay, repeating: interval, on: scheduler)
+        .timer(node: .timer(label, after: delay, repeating: interval, file: file, line: line), after: delay,
+               repeating: interval, on: scheduler)
     }
 
     private final class Pipe<Value>: AnyInput, @unchecked Sendable {  // `completed` only under the environment's lock

@@ -22,6 +22,8 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
         /// or run; `step` is the next one's position in their running order.
         @exclusivity(unchecked) var series: Series?
         @exclusivity(unchecked) private(set) var step = 0
+        /// A repeating timer's next tick: work that never ends by itself.
+        @exclusivity(unchecked) var periodic = false
         private weak var scheduler: TestScheduler?
         private let disposed = Atomic<Bool>(false)
 
@@ -197,6 +199,22 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
         lock.withLock { !heap.contains { $0.isPending } && !queue[queueHead...].contains { $0.isPending } }
     }
 
+    /// The virtual time of the earliest action waiting, nil when none is. Without
+    /// `includingPeriodic`, a repeating timer's ticks are left out: the earliest work that
+    /// ends by itself, which is what running to quiescence waits for.
+    public func nextDue(includingPeriodic: Bool = true) -> Int64? {
+        lock.withLock {
+            var earliest: Int64?
+            for item in heap where item.isPending && (includingPeriodic || !item.periodic) {
+                earliest = min(earliest ?? item.due, item.due)
+            }
+            for item in queue[queueHead...] where item.isPending && (includingPeriodic || !item.periodic) {
+                earliest = min(earliest ?? item.due, item.due)
+            }
+            return earliest
+        }
+    }
+
     /// A view of this scheduler whose actions run under `name`.
     public func lane(_ name: String) -> Lane { Lane(scheduler: self, name: name) }
 
@@ -240,11 +258,12 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
         enqueue(at: nanoseconds, lane: name, action)
     }
 
-    fileprivate func enqueue(at due: Int64, lane: String, _ action: @escaping () -> Void) -> Disposable {
+    fileprivate func enqueue(at due: Int64, lane: String, periodic: Bool = false, _ action: @escaping () -> Void) -> Disposable {
         let action = instrumented(action, on: lane)
         return lock.withLock {
             nextOrder += 1
             let item = Item(due: max(due, clock), order: nextOrder, scheduler: self, action: action)
+            item.periodic = periodic
             push(item)
             return item
         }
@@ -283,7 +302,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
         let serial = SerialDisposable()
         let step = max(interval, 1)
         func arm(_ due: Int64) {
-            serial.inner = enqueue(at: due, lane: lane) {
+            serial.inner = enqueue(at: due, lane: lane, periodic: true) {
                 action()
                 let (next, overflow) = due.addingReportingOverflow(step)
                 if !overflow { arm(next) }

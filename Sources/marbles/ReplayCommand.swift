@@ -72,6 +72,7 @@ struct ReplayCommand: ParsableCommand {
         Console.warn(result.unrecordedCalls.map { call in
             "\(call.trace): warning: \(call.node): \(call.message); it completed without a value (--unrecorded-requests empty)"
         })
+        Console.warn(result.notes.map { "\(trace): note: \($0)" })
         let pending = try file.begin()
         try pending.write(result.bytes)
         let summary = result.trace.summary
