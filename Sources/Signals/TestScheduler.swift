@@ -354,6 +354,21 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
         return count
     }
 
+    /// Runs the actions due up to `target`, each at its own time, at most `limit` of them;
+    /// returns how many ran. Unlike `advance(toNanoseconds:)`, the clock stays at the last
+    /// action's time, so a caller can tell where a run that hit the limit was.
+    @discardableResult
+    public func run(until target: Int64, limit: Int) -> Int {
+        var count = 0
+        driving {
+            while count < limit, let due = popDue(upTo: target) {
+                due.run()
+                count += 1
+            }
+        }
+        return count
+    }
+
     /// Runs `body` (which runs actions) in the scope of the recording following this
     /// scheduler, if any.
     private func driving(_ body: () -> Void) {

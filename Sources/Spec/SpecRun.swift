@@ -67,6 +67,19 @@ extension SpecDocument {
     /// ends would otherwise run forever.
     public static let actionLimit = 200_000
 
+    /// How many frames after the last time the spec names (a marble, an unsubscription) its
+    /// streams may take to settle.
+    public static let settleFrames: Int64 = 1_000
+
+    /// How many actions may run after the streams' `settleFrames` before the run is stopped
+    /// as one that does not settle.
+    public static let pastSettleLimit = 1_000
+
+    /// How many actions may run at one instant of virtual time before the run is a loop that
+    /// takes no time. Kept low: each turn of such a loop nests one more subscription, which
+    /// disposing the stream then unwinds.
+    public static let sameInstantLimit = 1_000
+
     /// Runs the spec on a virtual-time scheduler with the real Signals operators: hot inputs
     /// send at their times, cold inputs on each subscription, every derived stream is
     /// subscribed at frame 0 (and unsubscribed where an `unsubscribe` line says).
@@ -136,7 +149,38 @@ extension SpecDocument {
                 if event.isTerminating { ended[index] = true }
             }
         }
-        scheduler.run(limit: Self.actionLimit)
+        // Run until nothing waits, at most `actionLimit` actions. Past `settleFrames` frames
+        // after the last time the spec itself names, at most `pastSettleLimit` more actions
+        // run: a far-off delay still arrives, but a stream that resubscribes without end (a
+        // catchError returning the caught stream over inputs that fail again) or a timer left
+        // running is stopped there and named, not run for ever.
+        let named = inputs.flatMap { $0.events.map(\.time) } + unsubscribe.values.map(\.0)
+        let (span, spanOverflow) = frame.multipliedReportingOverflow(by: Self.settleFrames)
+        let (end, endOverflow) = (named.max() ?? 0).addingReportingOverflow(spanOverflow ? .max : span)
+        let horizon = spanOverflow || endOverflow ? Int64.max : end
+        var actions = 0
+        var pastSettle = 0
+        while actions < Self.actionLimit {
+            let instant = scheduler.now
+            let beyond = (scheduler.nextDue() ?? 0) > horizon
+            if beyond && pastSettle >= Self.pastSettleLimit { break }
+            let budget = min(Self.sameInstantLimit, Self.actionLimit - actions,
+                             beyond ? Self.pastSettleLimit - pastSettle : Int.max)
+            let ran = scheduler.run(until: beyond ? Int64.max : horizon, limit: budget)
+            if ran == 0 { break }
+            actions += ran
+            if beyond { pastSettle += ran }
+            if ran == Self.sameInstantLimit && scheduler.now == instant {
+                // Every action of this batch ran at one instant: a loop that takes no time.
+                let looping = outputs.indices.first { !ended[$0] }
+                for disposable in disposables { disposable.dispose() }
+                throw self.error(looping.map { outputs[$0].0.location } ?? SpecLocation(line: 1, column: 1),
+                                 "expected the streams to settle, but \(looping.map { "stream \(outputs[$0].0.name)" } ?? "a stream") "
+                                    + "resubscribes without time passing: \(Self.sameInstantLimit) actions ran at "
+                                    + "\(SpecResult.milliseconds(instant))ms; a catchError, retry or repeat that subscribes "
+                                    + "again at once loops for ever")
+            }
+        }
         let settled = scheduler.isEmpty
         // Read before disposing: disposal interrupts every stream still running.
         let stillRunning = outputs.indices.first { !ended[$0] }
@@ -148,6 +192,16 @@ extension SpecDocument {
             // The limit can be reached by the inputs' own events (a very long marble line):
             // then no 'unsubscribe' line would help, and saying timers were left would mislead.
             let now = scheduler.now
+            let location = stillRunning.map { outputs[$0].0.location } ?? SpecLocation(line: 1, column: 1)
+            // An input subscribed again and again is a resubscription loop, not a timer.
+            let resubscribed = inputs.map { ($0.name, subscriptions[$0.name]?.all.count ?? 0) }.max { $0.1 < $1.1 }
+            if let (input, count) = resubscribed, count > Self.settleFrames / 10 {
+                let stream = stillRunning.map { "stream \(outputs[$0].0.name)" } ?? "a stream"
+                throw self.error(location, "expected the streams to settle, but \(stream) was still running at "
+                    + "\(SpecResult.milliseconds(now))ms, having subscribed to \(input) \(count) times: it resubscribes "
+                    + "without end (a catchError, retry or repeat over an input that fails again); add an 'unsubscribe' "
+                    + "line for this stream")
+            }
             let unsent = inputs.first { input in
                 guard let last = input.events.map(\.time).max() else { return false }
                 if input.hot { return last > now }
@@ -161,8 +215,9 @@ extension SpecDocument {
             if let input = unsent {
                 throw self.error(input.location, "expected a run of at most \(Self.actionLimit) scheduled actions, but the limit was reached at \(SpecResult.milliseconds(now))ms with events of this input still to send; shorten the marble lines")
             }
-            let location = stillRunning.map { outputs[$0].0.location } ?? SpecLocation(line: 1, column: 1)
-            throw self.error(location, "expected the streams to settle, but the limit of \(Self.actionLimit) scheduled actions was reached with timers still running; add an 'unsubscribe' line for this stream")
+            throw self.error(location, "expected the streams to settle, but timers were still running at "
+                + "\(SpecResult.milliseconds(now))ms (\(Self.settleFrames) frames after the last marble and \(Self.pastSettleLimit) "
+                + "actions more, or \(Self.actionLimit) actions in all); add an 'unsubscribe' line for this stream")
         }
 
         var streams: [SpecResult.Stream] = inputs.map { input in

@@ -89,9 +89,30 @@ final class HostileSpecTests: XCTestCase {
         XCTAssertEqual(error?.location.line, 1)
     }
 
+    /// Issue 33 item 5: a catchError returning the caught stream over inputs that fail again
+    /// ran for ever (still at 100 % CPU after 400 s); now the run stops 1000 actions after the
+    /// streams' 1000 frames past the last marble, and names the stream and the input it kept
+    /// subscribing to.
+    func testAStreamThatResubscribesWithoutEndIsNamed() {
+        let error = specError("cold e0 = -a|\ncold e1 = -b#\nd1 = concat(e0, e1).catchError((e, c) => c)")
+        XCTAssertEqual(error?.message, "expected the streams to settle, but stream d1 was still running at 2002ms, having "
+            + "subscribed to e0 501 times: it resubscribes without end (a catchError, retry or repeat over an input that "
+            + "fails again); add an 'unsubscribe' line for this stream")
+        XCTAssertEqual(error?.location.line, 3)
+        XCTAssertEqual(error?.location.column, 1)
+    }
+
+    /// The same loop taking no time at all is caught at its instant, before it grows.
+    func testALoopThatTakesNoTimeIsNamed() {
+        let error = specError("cold e0 = #\nd1 = e0.catchError((e, c) => c)")
+        XCTAssertEqual(error?.message, "expected the streams to settle, but stream d1 resubscribes without time passing: "
+            + "1000 actions ran at 0ms; a catchError, retry or repeat that subscribes again at once loops for ever")
+        XCTAssertEqual(error?.location.line, 2)
+    }
+
     func testTimersLeftRunningStillSuggestAnUnsubscribeLine() {
         let error = specError("hot e1 = -a|\nout = merge(e1, never()).sampleTime(1)")
-        XCTAssertEqual(error?.message, "expected the streams to settle, but the limit of 200000 scheduled actions was reached with timers still running; add an 'unsubscribe' line for this stream")
+        XCTAssertEqual(error?.message, "expected the streams to settle, but timers were still running at 2002ms (1000 frames after the last marble and 1000 actions more, or 200000 actions in all); add an 'unsubscribe' line for this stream")
         XCTAssertEqual(error?.location.line, 2, error?.description ?? "")
     }
 
