@@ -30,7 +30,9 @@ let package = Package(
         .target(name: "CThreadLocal"),
         .target(name: "Signals", dependencies: ["TraceKinds", "Locks", "CThreadLocal"]),
         .target(name: "TraceLog", dependencies: ["TraceKinds"]),
-        .target(name: "Recording", dependencies: ["Signals", "TraceLog", "Locks", "CTimestamp"]),
+        // A load-time constructor: MARBLES_TRACE=FILE records any program that links Recording.
+        .target(name: "CProcessRecording"),
+        .target(name: "Recording", dependencies: ["Signals", "TraceLog", "Locks", "CTimestamp", "CProcessRecording"]),
         .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Recording", "Locks"]),
         .target(name: "Demo", dependencies: ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams", "Viewer"]),
         .systemLibrary(

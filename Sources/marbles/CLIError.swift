@@ -21,6 +21,12 @@ struct CLIError: Error, CustomStringConvertible {
         self.status = status
     }
 
+    /// A verb that ends with another program's exit status (`record -- PROGRAM`), having said
+    /// what it has to say.
+    static func exit(_ status: Int32) -> CLIError {
+        CLIError(status: status)
+    }
+
     /// `diff` and `demo`: the traces disagree (the report says how); exit status 1.
     static let disagreement = CLIError(status: 1)
 

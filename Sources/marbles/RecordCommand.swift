@@ -33,13 +33,29 @@ struct RecordCommand: ParsableCommand {
         or standard output that cannot be written, 130 (143, 129) when stopped early by \
         SIGINT (SIGTERM, SIGHUP).
 
+        Your own program: 'marbles record -o FILE -- PROGRAM ARGS' runs PROGRAM with \
+        MARBLES_TRACE=FILE in its environment, which makes any program linking Marbles' \
+        Recording module record every Signals pipeline it runs, from before main to its exit \
+        (or to SIGINT, SIGTERM or SIGHUP, after which the trace is finished and the signal \
+        ends the program), with no code of its own; setting the variable yourself does the \
+        same. The program's output is its own; marbles prints one line on standard error when \
+        it ends and exits with the program's status (128 plus the signal's number when a \
+        signal ended it), or 2 when it wrote no trace.
+
         Example:
           marbles record --scenario twitter-instant -o traces/twitter-instant.trace
           marbles record --scenario signin --seed 7 -o /tmp/signin.trace
+          marbles record -o upload.trace -- swift run my-app --retries 3
         """
     )
 
-    @OptionGroup var scenarioOption: ScenarioOption
+    @Option(name: .customLong("scenario"), help: ArgumentHelp("The tutorial scenario whose pipeline runs.", valueName: "name"))
+    var scenarioChoice: ScenarioChoice?
+
+    @Argument(parsing: .postTerminator, help: ArgumentHelp(
+        "After --: your own program and its arguments, run with MARBLES_TRACE set (instead of --scenario).",
+        valueName: "program"))
+    var command: [String] = []
 
     @OptionGroup var output: OutputOption
 
@@ -49,8 +65,22 @@ struct RecordCommand: ParsableCommand {
     @Flag(name: .long, help: "Print only the final line, not each script step.")
     var quiet = false
 
+    func validate() throws {
+        if scenarioChoice == nil && command.isEmpty {
+            throw ValidationError("give --scenario NAME, or -- PROGRAM ARGS to record your own program")
+        }
+        if scenarioChoice != nil && !command.isEmpty {
+            throw ValidationError("give --scenario NAME or -- PROGRAM ARGS, not both")
+        }
+        if !command.isEmpty && seed != nil { throw ValidationError("--seed chooses a tutorial scenario's draws; a program has its own") }
+        if !command.isEmpty && output.output == "-" {
+            throw ValidationError("-o - cannot take a program's trace: its standard output is the program's own; give a file")
+        }
+    }
+
     func run() throws {
-        let scenario = scenarioOption.scenario(seed: seed)
+        guard let choice = scenarioChoice else { return try recordProgram() }
+        let scenario = seed.flatMap { Scenarios.named(choice.scenario.name, seed: $0) } ?? choice.scenario
         let file = try OutputFile(output.output, option: "-o")
         let pending = try file.beginRecording()
         let quiet = self.quiet
@@ -80,5 +110,75 @@ struct RecordCommand: ParsableCommand {
             throw CLIError.stopped(by: signal, "marbles: recording stopped early by \(name): \(output.output) holds "
                 + "the run up to then, whole, with its summary")
         }
+    }
+
+    /// Runs the program after `--` with `MARBLES_TRACE` naming the output (absolute), waits
+    /// for it, and reports what it recorded.
+    private func recordProgram() throws {
+        // Checked as every output is (a folder, a device, a read-only file are refused); the
+        // program writes it, as a Recorder(to:) does.
+        _ = try OutputFile(output.output, option: "-o")
+        var target = output.output
+        if !target.hasPrefix("/") {
+            let folder = FileManager.default.currentDirectoryPath
+            target = folder + (folder.hasSuffix("/") ? "" : "/") + target
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["MARBLES_TRACE"] = target
+        let status: Int32
+        do {
+            // The program gets Ctrl-C too (one process group); marbles waits for it to finish
+            // its trace rather than ending first.
+            Interruption.interceptOnce()
+            status = try ProgramRun.run(command, environment: environment)
+        } catch let error as ProgramRun.Failure {
+            throw CLIError.file(command[0], "cannot run: \(error.reason); nothing was recorded")
+        }
+        let program = PathName.lastComponent(of: command[0])
+        var summary: SummaryRecord?
+        do {
+            try TraceReader(url: URL(fileURLWithPath: target)).forEach { record in
+                if case let .summary(closing) = record { summary = closing }
+            }
+        } catch {
+            throw CLIError.file(output.output, "\(program) wrote no readable trace (\(error)): a program records only when it "
+                + "links Marbles' Recording module (the Marbles or Recording product), not Signals alone")
+        }
+        let ended = status >= 128 ? "ended by signal \(status - 128)" : "exited \(status)"
+        guard let summary else {
+            throw CLIError.file(output.output, "\(program) \(ended) before finishing its trace: it holds what was flushed, "
+                + "without a summary (a program killed with SIGKILL, or one that handles SIGTERM itself and exits with _exit)")
+        }
+        Console.error("\(program) \(ended): \(summary.events) events, \(summary.nodes) nodes, \(summary.hops) thread hops "
+            + "→ \(output.output)")
+        if status != 0 { throw CLIError.exit(status) }
+    }
+}
+
+/// A program run as a child, with its own standard input, output and error.
+enum ProgramRun {
+    struct Failure: Error {
+        let reason: String
+    }
+
+    /// Runs `arguments` (the program found on PATH as a shell finds it) with `environment`,
+    /// and returns its exit status, or 128 plus the signal that ended it.
+    static func run(_ arguments: [String], environment: [String: String]) throws -> Int32 {
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, arguments[0], nil, nil, argv, envp)
+        guard spawned == 0 else { throw Failure(reason: String(cString: strerror(spawned))) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw Failure(reason: errnoReason()) }
+        }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, spelt out (macros Swift does not import).
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 }
