@@ -5,6 +5,8 @@ let package = Package(
     name: "Marbles",
     platforms: [.macOS(.v15)],
     products: [
+        // The one import for a user's app (`import Marbles`); tests add `import MarblesTesting`.
+        .library(name: "Marbles", targets: ["Marbles"]),
         .library(name: "Signals", targets: ["Signals"]),
         .library(name: "TraceLog", targets: ["TraceLog"]),
         .library(name: "Recording", targets: ["Recording"]),
@@ -16,7 +18,7 @@ let package = Package(
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
         .library(name: "Viewer", targets: ["Viewer"]),
         .library(name: "Tutorials", targets: ["Tutorials"]),
-        .executable(name: "marbles", targets: ["marbles"]),
+        .executable(name: "marbles", targets: ["MarblesCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -51,9 +53,15 @@ let package = Package(
         .target(name: "MarbleStreams", dependencies: ["Signals", "MarbleNotation", "Locks"]),
         .target(name: "Spec", dependencies: ["Signals", "MarbleNotation", "MarbleStreams", "Locks"]),
         .target(name: "Replay", dependencies: ["Signals", "TraceLog", "Recording", "Locks"]),
-        .target(name: "MarblesTesting", dependencies: ["Signals", "TraceLog", "Recording", "Replay", "MarbleNotation", "MarbleStreams", "Locks"]),
+        .target(name: "MarblesTesting", dependencies: ["Marbles", "Signals", "TraceLog", "Recording", "Replay", "MarbleNotation", "MarbleStreams", "Locks"]),
+        // Re-exports what a user's app needs to build, record and replay pipelines. Its folder
+        // is not Sources/Marbles, which a case-insensitive file system takes for Sources/marbles.
+        .target(name: "Marbles", dependencies: ["Signals", "TraceLog", "Recording", "Replay", "MarbleStreams"],
+                path: "Sources/MarblesImport"),
+        // The command-line tool, built as `marbles`; its module is MarblesCLI so that no two
+        // modules' names differ only in case.
         .executableTarget(
-            name: "marbles",
+            name: "MarblesCLI",
             dependencies: [
                 "Locks",
                 "Signals",
@@ -66,8 +74,11 @@ let package = Package(
                 "Demo",
                 "Viewer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            path: "Sources/marbles"
         ),
+        // The README's examples, compiled with the one import a user writes.
+        .testTarget(name: "ReadmeTests", dependencies: ["Marbles", "MarblesTesting"]),
         .testTarget(name: "SignalsTests", dependencies: ["Locks", "Signals", "MarbleNotation", "MarbleStreams", "MarblesTesting"]),
         .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Recording", "Signals"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "TraceLog", "Signals"]),
