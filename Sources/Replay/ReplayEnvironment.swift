@@ -86,6 +86,15 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     private var problems: [ReplayError] = []
     private var unserved: [ReplayError] = []
     private var simulating: [SimulatedTimer] = []
+    private var decisions: DecisionTimes?
+
+    /// When to deliver each recorded boundary event, computed once, when first needed.
+    private var decisionTimes: DecisionTimes {
+        if let known = lock.withLock({ decisions }) { return known }
+        let computed = DecisionTimes(trace: trace)
+        lock.withLock { decisions = computed }
+        return computed
+    }
 
     /// An environment re-driving `trace` on `scheduler`.
     public init(trace: Trace, scheduler: TestScheduler, name: String = "<trace>", hopLatency: HopLatency = .zero,
@@ -139,6 +148,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
             return signal
         }
         let events = trace.events
+        let decided = decisionTimes
         let positions = mergedEventPositions(of: recorded)
         var sent: [Event<Value, Never>] = []
         var dues: [Int64] = [], lanes: [Int] = []
@@ -177,7 +187,8 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
             }
             lanes.append(lane)
             last = (thread, lane)
-            dues.append(TestScheduler.time(of: Self.date(events.time(at: position))))
+            // When its consequences met another thread's, at the time they met (see DecisionTimes).
+            dues.append(TestScheduler.time(of: Self.date(decided.time(at: position))))
         }
         // Each at its recorded time on its thread's lane, as if scheduled one by one.
         testScheduler.schedule(series: dues, lanes: lanes, names: names) { observer.send(sent[$0]) }
@@ -481,8 +492,13 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     ) {
         let subscription = recording.subscriptions[index]
         var scheduled: [(offset: Int64, thread: UInt64, event: Event<Value, Failure>)] = []
+        let decided = atRecordedTimes ? decisionTimes : nil
         for record in recording.events[subscription.id] ?? [] {
-            let offset = record.time.saturatingSubtracting(subscription.time)
+            // At recorded times (a timer's ticks), when its consequences met another thread's,
+            // at the time they met (see DecisionTimes).
+            let time = decided.flatMap { times in trace.eventPosition(sequence: record.sequence).map { times.time(at: $0) } }
+                ?? record.time
+            let offset = time.saturatingSubtracting(subscription.time)
             switch record.kind {
             case .value:
                 guard let value = decode(Value.self, record, node) else { return }

@@ -58,6 +58,11 @@ public struct TraceDiff: Sendable {
         case callOnlyInA = "call-only-in-a"
         /// A start of an aligned boundary call, with its request, that A never made.
         case callOnlyInB = "call-only-in-b"
+        /// At an operator with several inputs (`combineLatest`, `zip`, `merge`, `sample`, …),
+        /// the same place holds another value, delivered from another thread: the inputs met
+        /// in another order, a race between threads the two runs decided differently, not a
+        /// changed value.
+        case orderDiffers = "order-differs"
 
         /// Whether the difference is about the requests of a call's starts: its `a` and `b`
         /// hold requests, not events.
@@ -616,7 +621,8 @@ public struct TraceDiff: Sendable {
                 case let .onlyA(i): pendingA.append(i)
                 case let .onlyB(j): pendingB.append(j)
                 case .match, .end:
-                    flush(name, eventsA, eventsB, offset: offset, &pendingA, &pendingB, anchor: anchor)
+                    flush(name, eventsA, eventsB, offset: offset, &pendingA, &pendingB, anchor: anchor,
+                          merging: nodeA.upstream.count >= 2)
                     if case let .match(i, j) = step {
                         aligned(eventsB[j], with: eventsA[i])
                         if comparing { compareMatched(name, eventsA[i], eventsB[j], index: offset + i + 1) }
@@ -638,7 +644,7 @@ public struct TraceDiff: Sendable {
         /// rest are missing or extra.
         /// `offset`: how many events of each node come before `eventsA` and `eventsB`.
         private mutating func flush(_ name: String, _ eventsA: [DiffEvent], _ eventsB: [DiffEvent], offset: Int,
-                                    _ pendingA: inout [Int], _ pendingB: inout [Int], anchor: UInt64) {
+                                    _ pendingA: inout [Int], _ pendingB: inout [Int], anchor: UInt64, merging: Bool) {
             var restA: [Int] = [], restB = pendingB
             for i in pendingA {
                 let terminal = eventsA[i].kind != .value
@@ -647,8 +653,10 @@ public struct TraceDiff: Sendable {
                 }) {
                     let j = restB.remove(at: position)
                     aligned(eventsB[j], with: eventsA[i])
-                    add(Difference(kind: terminal ? .terminalDiffers : .valueDiffers, node: name, index: offset + i + 1,
-                                   a: a.ref(eventsA[i]), b: b.ref(eventsB[j])),
+                    let refA = a.ref(eventsA[i]), refB = b.ref(eventsB[j])
+                    let kind: Kind = terminal ? .terminalDiffers
+                        : merging && refA.thread != refB.thread ? .orderDiffers : .valueDiffers
+                    add(Difference(kind: kind, node: name, index: offset + i + 1, a: refA, b: refB),
                         .inA(sequence: eventsA[i].sequence, secondary: eventsB[j].sequence))
                 } else {
                     restA.append(i)

@@ -79,6 +79,10 @@ extension TraceDiff {
             return "node changed: \(difference.node): \(changes(difference.nodeA, difference.nodeB))"
         case .valueDiffers:
             return "\(at): value differs: \(show(difference.a)) in A, \(show(difference.b)) in B \(location(difference))"
+        case .orderDiffers:
+            return "\(at): inputs met in another order: \(show(difference.a)) from \"\(difference.a?.thread ?? "")\" in A, "
+                + "\(show(difference.b)) from \"\(difference.b?.thread ?? "")\" in B: a race between threads, decided the "
+                + "other way, not a changed value \(location(difference))"
         case .terminalDiffers:
             return "\(at): terminal event differs: \(show(difference.a)) in A, \(show(difference.b)) in B \(location(difference))"
         case .missingInB:

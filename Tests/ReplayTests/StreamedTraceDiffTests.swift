@@ -46,6 +46,17 @@ final class StreamedTraceDiffTests: XCTestCase {
                 index % 6 == 2 ? line.replacingOccurrences(of: #""thread":1,"#, with: #""thread":2,"#) : line
             }
         }),
+        ("inputs raced", { lines in
+            // Events after thread 2 is defined carry another value from another thread: at an
+            // operator with several inputs, the inputs met in another order.
+            guard let defined = lines.firstIndex(where: { $0.hasPrefix(#"{"type":"thread","id":2,"#) }) else { return lines }
+            let head = Array(lines[...defined])
+            return head + editEvents(Array(lines[(defined + 1)...])) { line, index in
+                guard index % 5 == 1, line.hasSuffix("}"), line.contains(#","json":"#), line.contains(#""thread":1,"#) else { return line }
+                return String(line.dropLast()).replacingOccurrences(of: #","json":"#, with: #","json":[0,"#)
+                    .replacingOccurrences(of: #""thread":1,"#, with: #""thread":2,"#) + "]}"
+            }
+        }),
         ("requests changed", { lines in
             // Every third start made with a request asks for another one: the request (the
             // line's last field) wrapped in an array.
