@@ -22,7 +22,8 @@ public struct PipelineGraph: Sendable, Equatable {
         /// `File.swift:12`, shown on hover.
         public var callSite: String?
         /// The scheduler or thread the node delivers on; nodes with the same group are drawn
-        /// in one box.
+        /// in one box. Nil for a node that delivered on several (a `merge` of events from
+        /// several threads), which sits in no thread's box.
         public var group: String?
         /// The node's latency in nanoseconds, for heat colouring.
         public var latency: Int64?
@@ -108,11 +109,16 @@ public struct PipelineGraph: Sendable, Equatable {
     /// Colour nodes by `latency` on a heat scale, with a legend; nodes that wait on purpose
     /// are drawn apart, off the scale.
     public var heat: Bool
+    /// The colour (`#rrggbb`) of each group's box and its label's mark: the colour of the
+    /// thread in the marble figure (`ThreadColours`). A group without one is drawn grey.
+    public var groupColours: [String: String]
 
-    public init(title: String? = nil, nodes: [Node] = [], edges: [Edge] = [], heat: Bool = false) {
+    public init(title: String? = nil, nodes: [Node] = [], edges: [Edge] = [], heat: Bool = false,
+                groupColours: [String: String] = [:]) {
         self.title = title
         self.nodes = nodes
         self.edges = edges
         self.heat = heat
+        self.groupColours = groupColours
     }
 }

@@ -490,7 +490,10 @@ private struct TraceMarbleBuilder {
                 }
             }
         }
-        return MarbleFigure(title: options.title, rows: rows, threads: threads.names, causes: causes)
+        // Coloured as the whole trace's threads are, so every figure and view of it agrees.
+        let colours = ThreadColours.colours(of: [trace])
+        return MarbleFigure(title: options.title, rows: rows, threads: threads.names,
+                            threadColours: threads.names.map { colours[$0] ?? ThreadColours.several }, causes: causes)
     }
 
     /// More subscriptions of one node than this are drawn as one lane (a cold producer
