@@ -157,16 +157,21 @@ public struct MarbleFigure: Sendable, Equatable {
     public var threadColours: [ThreadColours.Colour]
     /// Causal arrows to draw (empty unless asked for).
     public var causes: [Cause]
+    /// Whether long idle gaps are cut out of the time axis (`~` in text, a break mark with
+    /// the time cut in figures); when false, time runs linearly end to end and every wait
+    /// is drawn at its true length.
+    public var cutsIdleTime: Bool
 
     /// - Parameter threadColours: one colour per thread; nil colours `threads` in their order
     ///   (`ThreadColours.assign(_:)`).
     public init(title: String? = nil, rows: [Row] = [], threads: [String] = [],
-                threadColours: [ThreadColours.Colour]? = nil, causes: [Cause] = []) {
+                threadColours: [ThreadColours.Colour]? = nil, causes: [Cause] = [], cutsIdleTime: Bool = true) {
         self.title = title
         self.rows = rows
         self.threads = threads
         self.threadColours = threadColours ?? Self.colours(of: threads)
         self.causes = causes
+        self.cutsIdleTime = cutsIdleTime
     }
 
     /// `ThreadColours.assign(_:)` of `threads`, in their order.

@@ -118,7 +118,7 @@ struct MarbleLayout {
         let spacing = widths.isEmpty ? 36 : min(90, max(36, widths[widths.count / 2] + 4))
         let scale = TimeScale(times: times, startX: plotStart + lead, minWidth: 360,
                               maxWidth: max(360, maxWidth - plotStart - lead - 60), spacing: spacing,
-                              breakWidth: Self.breakWidth)
+                              breakWidth: Self.breakWidth, cuts: figure.cutsIdleTime)
         let plotEnd = scale.endX + 28
         let figureStart = times.min() ?? 0
 

@@ -26,7 +26,7 @@ public enum MarbleText {
         }
         let slots = Array(Set(times)).sorted()
         let scale = TimeScale(times: slots, startX: 0, minWidth: Double(min(slots.count * 2, 60)), maxWidth: 100,
-                              spacing: 2, breakWidth: 2)
+                              spacing: 2, breakWidth: 2, cuts: figure.cutsIdleTime)
 
         // A token per lane per time: its values' keys, `(ab)` for several, then its end.
         var tokens: [[Int64: [String]]] = []

@@ -26,7 +26,8 @@ struct DrawCommand: ParsableCommand {
         subscribed. Inner streams of flatMap and friends are short lanes under their \
         operator, starting where they were subscribed; more than 32 inner streams of one \
         stream are one lane, each start and end a mark on it. Long idle gaps are cut \
-        (marked on the axis with the time cut); marbles closer than their width are drawn \
+        (marked on the axis with the time cut; --no-cuts draws every wait at its true \
+        length); marbles closer than their width are drawn \
         as one with a count; a lane with more marks of a kind than the axis can show apart \
         draws those within 12 pixels of each other once, counted on hover (data-count).
 
@@ -102,6 +103,9 @@ struct DrawCommand: ParsableCommand {
     @Option(help: "A title above the figure. Default: the input's file name.")
     var title: String?
 
+    @Flag(name: .customLong("no-cuts"), help: "Draw time linearly, every wait at its true length, without cutting out long idle gaps (marble diagrams).")
+    var noCuts = false
+
     @Option(help: "The widest a marble diagram may be, in pixels (400 to 16000).")
     var width: Double = MarbleRenderer.defaultMaxWidth
 
@@ -116,6 +120,7 @@ struct DrawCommand: ParsableCommand {
     func validate() throws {
         if marble && pipeline { throw ValidationError("--marble and --pipeline draw two different figures; give one") }
         if nodes != nil && all { throw ValidationError("--nodes and --all choose lanes in two ways; give one") }
+        if noCuts && kind == .pipeline { throw ValidationError("--no-cuts goes with a marble diagram; a pipeline diagram has no time axis") }
         if !(400...16_000).contains(width) { throw ValidationError("--width must be between 400 and 16000 pixels") }
         guard let output else {
             guard kind == .marble else { throw ValidationError("a pipeline diagram needs -o FILE.svg, .png, .pdf or .dot") }
@@ -147,7 +152,7 @@ struct DrawCommand: ParsableCommand {
                     selection = all ? .all : .paths
                 }
                 let options = MarbleOptions(selection: selection, causes: causes, title: figureTitle)
-                let figure: MarbleFigure
+                var figure: MarbleFigure
                 switch drawn {
                 case let .file(url):
                     figure = try streamedFigure(url, options: options)
@@ -157,6 +162,7 @@ struct DrawCommand: ParsableCommand {
                 case let .loaded(trace, _, _):
                     figure = try MarbleFigure(trace: trace, options: options)
                 }
+                figure.cutsIdleTime = !noCuts
                 let marbleFormat = MarbleFormat(rawValue: format?.rawValue ?? "") ?? .txt
                 if marbleFormat == .svg, let file {
                     // Written as it is turned into text: the SVG of a big trace's figure is a

@@ -12,6 +12,8 @@ func figureBytes(_ data: Data, isText: Bool) -> [UInt8] {
 struct MarbleDrawing {
     let file: OutputFile
     let format: MarbleFormat
+    /// Whether idle time is cut out of the figure's axis (`--no-cuts` turns it off).
+    let cuts: Bool
 
     /// What `--draw` accepts, for a usage error.
     static let expected = "--draw needs a file ending in .svg, .png, .pdf or .txt"
@@ -23,9 +25,10 @@ struct MarbleDrawing {
 
     /// Checks `path` (already validated to have a format's extension) as an output of a verb
     /// reading `inputs`.
-    init(_ path: String, inputs: [InputFile]) throws {
+    init(_ path: String, inputs: [InputFile], cuts: Bool = true) throws {
         guard let format = Self.format(of: path) else { throw CLIError.file(path, Self.expected) }
         self.format = format
+        self.cuts = cuts
         file = try OutputFile(path, option: "--draw", inputs: inputs)
     }
 
@@ -33,7 +36,9 @@ struct MarbleDrawing {
     func begin(_ figure: () throws -> MarbleFigure) throws -> PendingOutput {
         let data: Data
         do {
-            data = try MarbleRenderer.render(figure(), format: format)
+            var drawn = try figure()
+            drawn.cutsIdleTime = cuts
+            data = try MarbleRenderer.render(drawn, format: format)
         } catch let error as DiagramError {
             throw CLIError.file(file.path, "cannot draw the diagram: \(error)")
         }
