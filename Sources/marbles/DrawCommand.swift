@@ -48,7 +48,11 @@ struct DrawCommand: ParsableCommand {
         lines, --marble only) or .dot (the laid-out graph in Graphviz's language, --pipeline \
         only). Without -o, marble lines go to standard output. SVG and text are \
         byte-identical for the same input and options. In text, control and bidi characters \
-        of labels and values are shown as escapes (\\u{1B}).
+        of labels and values are shown as escapes (\\u{1B}); every value, subscription and end \
+        of a lane is on its line, values longer than a character keyed (a, b, … then [63], \
+        [64], …) and listed under the lines. A PNG over \(Mural.limit) pixels a side is still \
+        written, with a warning naming what to draw instead (--nodes for parts of a marble \
+        diagram, SVG, 'marbles view').
 
         \(OutputFile.helpParagraph)
 
@@ -192,6 +196,9 @@ struct DrawCommand: ParsableCommand {
         guard let file else {
             try Console.print(String(decoding: data, as: UTF8.self))
             return
+        }
+        if format == .png, let warning = Mural.warning(png: data, path: file.path, marble: kind == .marble) {
+            Console.error(warning)
         }
         try file.write(figureBytes(data, isText: format == .txt))
     }
