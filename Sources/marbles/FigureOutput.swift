@@ -66,12 +66,14 @@ enum Mural {
     }
 
     /// The warning for the PNG `data` written to `path`, nil when it is no mural: a marble
-    /// diagram can be drawn in parts (`--nodes`), any figure as SVG or as `marbles view`'s page.
-    static func warning(png data: Data, path: String, marble: Bool) -> String? {
+    /// diagram can be drawn in parts (`--nodes`, and `--split` where the verb has it), any
+    /// figure as SVG or as `marbles view`'s page.
+    static func warning(png data: Data, path: String, marble: Bool, canSplit: Bool = false) -> String? {
         guard let (width, height) = size(png: data), max(width, height) > limit else { return nil }
         let shape = height > limit ? (width > limit ? "too big" : "too tall") : "too wide"
         var advice = marble
-            ? "Draw it in parts, a few lanes each, with --nodes NAME,NAME (labels, operator names or ids; 'marbles stats' lists them), or "
+            ? "Draw it in parts: " + (canSplit ? "--split writes it as FILE-1.png, FILE-2.png, … of whole lanes; " : "")
+                + "--nodes NAME,NAME draws the lanes named (labels, operator names or ids; 'marbles stats' lists them); or "
             : "Instead, "
         advice += "write .svg (zoomable) or open the trace with 'marbles view', which shows the pipeline and the lanes side by side and zooms."
         return "marbles: warning: \(path) is \(width)\u{00D7}\(height) pixels, \(shape) to read as one image (over \(limit) a side). " + advice
