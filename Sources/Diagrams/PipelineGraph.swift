@@ -25,6 +25,9 @@ public struct PipelineGraph: Sendable, Equatable {
         /// in one box. Nil for a node that delivered on several (a `merge` of events from
         /// several threads), which sits in no thread's box.
         public var group: String?
+        /// The threads the node delivered on when they are several (no `group`), in the order
+        /// the trace names them: shown on hover.
+        public var threads: [String]
         /// The node's latency in nanoseconds, for heat colouring.
         public var latency: Int64?
         /// Whether the node holds values on purpose (`debounce`, `throttle`, `delay`,
@@ -36,7 +39,7 @@ public struct PipelineGraph: Sendable, Equatable {
 
         public init(id: String, kind: Kind, name: String, parameters: String = "", label: String? = nil,
                     callSite: String? = nil, group: String? = nil, latency: Int64? = nil,
-                    waitsOnPurpose: Bool = false, note: String? = nil) {
+                    waitsOnPurpose: Bool = false, note: String? = nil, threads: [String] = []) {
             self.id = id
             self.kind = kind
             self.name = name
@@ -47,6 +50,7 @@ public struct PipelineGraph: Sendable, Equatable {
             self.latency = latency
             self.waitsOnPurpose = waitsOnPurpose
             self.note = note
+            self.threads = threads
         }
     }
 

@@ -170,6 +170,7 @@ public enum PipelineRenderer {
         cgv_set(handle, "fontsize", "12")
         var tooltip: [String] = zip(lines, shown).filter { $0 != $1 }.map(\.0)
         if let callSite = node.callSite { tooltip.append(callSite) }
+        if node.threads.count > 1 { tooltip.append("on \(node.threads.count) threads: " + node.threads.joined(separator: ", ")) }
         if let latency = node.latency {
             tooltip.append(node.waitsOnPurpose ? "latency \(TimeFormat.duration(latency)), a wait asked for"
                                                : "latency \(TimeFormat.duration(latency))")

@@ -28,6 +28,7 @@ extension PipelineGraph {
             Set((threadsOf[node] ?? []).map { trace.thread($0).map(ThreadLabel.of) })
         }
 
+        let order = ThreadColours.names(of: [trace])
         var nodes: [Node] = []
         for record in trace.nodes {
             var names = threadNames(record.id)
@@ -41,7 +42,8 @@ extension PipelineGraph {
                 group: names.count == 1 ? names.first ?? nil : nil,
                 latency: latencies?[record.id],
                 waitsOnPurpose: record.kind == .operator && Self.waitsOnPurpose(record.name),
-                note: counts[record.id].flatMap { $0.failed + $0.interrupted > 0 ? $0.label : nil }
+                note: counts[record.id].flatMap { $0.failed + $0.interrupted > 0 ? $0.label : nil },
+                threads: names.count > 1 ? order.filter { names.contains($0) } : []
             ))
         }
 

@@ -83,6 +83,12 @@ final class ThreadColourTests: XCTestCase {
         XCTAssertEqual(group("imu"), "imu")
         XCTAssertEqual(group("keyboard.alice"), "keyboard.alice")
         XCTAssertEqual(group("observe(on:)"), "main")
+        // Where it ran instead is on hover.
+        XCTAssertEqual(graph.nodes.first { $0.name == "merge" }?.threads, ["keyboard.alice", "keyboard.bob", "keyboard.carol"])
+        XCTAssertEqual(graph.nodes.first { $0.name == "combineLatest" }?.threads, ["imu", "gyro"])
+        XCTAssertEqual(graph.nodes.first { $0.label == "imu" }?.threads, [])
+        let svg = String(decoding: try PipelineRenderer.render(graph, format: .svg), as: UTF8.self)
+        XCTAssertTrue(svg.contains("on 3 threads: keyboard.alice, keyboard.bob, keyboard.carol"), svg)
         let dot = String(decoding: try PipelineRenderer.render(graph, format: .dot), as: UTF8.self)
         let merge = try XCTUnwrap(graph.nodes.firstIndex { $0.name == "merge" })
         for cluster in dot.split(separator: "subgraph").dropFirst() {
