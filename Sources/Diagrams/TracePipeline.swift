@@ -16,16 +16,25 @@ extension PipelineGraph {
     ///     nil draws no heat.
     public init(trace: Trace, title: String? = nil, latencies: [UInt64: Int64]? = nil) {
         var counts: [UInt64: EventCounts] = [:]
+        // The threads each node sent its own events on, and those it was interrupted on: an
+        // interruption comes on the thread of whoever cancelled (main disposing a sensor's
+        // timer), which is not where the node runs.
         var threadsOf: [UInt64: Set<UInt64>] = [:]
+        var interruptedOn: [UInt64: Set<UInt64>] = [:]
         for event in trace.events {
             counts[event.node, default: EventCounts()].add(event.kind)
-            threadsOf[event.node, default: []].insert(event.thread)
+            if event.kind == .interrupted {
+                interruptedOn[event.node, default: []].insert(event.thread)
+            } else {
+                threadsOf[event.node, default: []].insert(event.thread)
+            }
         }
         let crossings = EdgeCrossings(trace)
-        /// The names of the threads `node`'s events were delivered on (nil for one the trace
-        /// does not name).
+        /// The names of the threads `node` delivered its values, failures and completions on
+        /// (its interruptions' when it sent nothing else; nil for a thread the trace does not
+        /// name).
         func threadNames(_ node: UInt64) -> Set<String?> {
-            Set((threadsOf[node] ?? []).map { trace.thread($0).map(ThreadLabel.of) })
+            Set((threadsOf[node] ?? interruptedOn[node] ?? []).map { trace.thread($0).map(ThreadLabel.of) })
         }
 
         let order = ThreadColours.names(of: [trace])

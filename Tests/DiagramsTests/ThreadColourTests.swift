@@ -80,7 +80,7 @@ final class ThreadColourTests: XCTestCase {
         let group = { (name: String) in graph.nodes.first { $0.name == name || $0.label == name }?.group }
         XCTAssertNil(group("merge"))
         XCTAssertNil(group("combineLatest"))
-        XCTAssertEqual(group("imu"), "imu")
+        XCTAssertEqual(group("imu"), "imu", "an interruption comes on the cancelling thread, not where the node runs")
         XCTAssertEqual(group("keyboard.alice"), "keyboard.alice")
         XCTAssertEqual(group("observe(on:)"), "main")
         // Where it ran instead is on hover.

@@ -185,7 +185,8 @@ extension Pipelines {
     /// The custom thread names of a user's package (issue 34): sensors `imu` and `gyro`
     /// combined, three keyboards merged, a chat server, six pool threads, then `main`; all in
     /// real time. Each source delivers on its own thread; `combineLatest` on imu and gyro,
-    /// `merge` on the three keyboards (twice on alice), `observe(on: main)` on main.
+    /// `merge` on the three keyboards (twice on alice), `observe(on: main)` on main; main
+    /// interrupts the imu at the end.
     static func customThreads() -> Trace {
         var trace = Trace(header: TraceHeader(clock: .real))
         let names = ["imu", "gyro", "keyboard.alice", "keyboard.bob", "keyboard.carol", "chat-server",
@@ -224,6 +225,9 @@ extension Pipelines {
         value(8, on: 6, at: 20, "hi")
         value(9, on: 13, at: 21, "hi", cause: sequence)
         for pool in 0..<6 { value(UInt64(10 + pool), on: UInt64(7 + pool), at: Int64(30 + pool), "p\(pool)") }
+        // main disposes the imu: its interruption comes on main, where the imu does not run.
+        sequence += 1
+        records.append(.event(EventRecord(sequence: sequence, time: 40_000_000, node: 1, subscription: 1, kind: .interrupted, thread: 13)))
         for record in records { trace.add(record) }
         return trace
     }
