@@ -150,14 +150,42 @@ public struct MarbleFigure: Sendable, Equatable {
     /// Names of the delivering threads or schedulers, in legend order; a marble's `thread`
     /// indexes this.
     public var threads: [String]
+    /// The colour of each of `threads` (by index), as `ThreadColours` decides: a figure of a
+    /// trace has the colours of the whole trace's threads (as `marbles view` and the pipeline
+    /// figure of that trace), so a figure showing some of its lanes keeps them. When it does
+    /// not hold one per thread, the threads are coloured in their legend order.
+    public var threadColours: [ThreadColours.Colour]
     /// Causal arrows to draw (empty unless asked for).
     public var causes: [Cause]
+    /// Whether long idle gaps are cut out of the time axis (`~` in text, a break mark with
+    /// the time cut in figures); when false, time runs linearly end to end and every wait
+    /// is drawn at its true length.
+    public var cutsIdleTime: Bool
 
-    public init(title: String? = nil, rows: [Row] = [], threads: [String] = [], causes: [Cause] = []) {
+    /// - Parameter threadColours: one colour per thread; nil colours `threads` in their order
+    ///   (`ThreadColours.assign(_:)`).
+    public init(title: String? = nil, rows: [Row] = [], threads: [String] = [],
+                threadColours: [ThreadColours.Colour]? = nil, causes: [Cause] = [], cutsIdleTime: Bool = true) {
         self.title = title
         self.rows = rows
         self.threads = threads
+        self.threadColours = threadColours ?? Self.colours(of: threads)
         self.causes = causes
+        self.cutsIdleTime = cutsIdleTime
+    }
+
+    /// `ThreadColours.assign(_:)` of `threads`, in their order.
+    static func colours(of threads: [String]) -> [ThreadColours.Colour] {
+        let assigned = ThreadColours.assign(threads)
+        return threads.map { assigned[$0] ?? ThreadColours.several }
+    }
+
+    /// The colour of `threads[thread]`: its entry in `threadColours` when there is one per
+    /// thread, else the colour of its place in `threads`.
+    func colour(ofThread thread: Int) -> ThreadColours.Colour {
+        if threadColours.count == threads.count, threadColours.indices.contains(thread) { return threadColours[thread] }
+        if threads.indices.contains(thread) { return Self.colours(of: threads)[thread] }
+        return ThreadColours.made(thread)
     }
 
     /// The lanes, top to bottom.

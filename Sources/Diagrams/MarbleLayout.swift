@@ -2,19 +2,8 @@
 /// per stream with the operator in a box between a stream and the stream it produces, an
 /// axis with units at the bottom, and a legend of threads and symbols.
 struct MarbleLayout {
-    /// Colours for delivering threads (Okabe–Ito, readable by colour-blind readers), each
-    /// with the text colour that reads on it. A thread's colour follows from its logical
-    /// name alone, so it is the same in every figure: `main` blue, `background` orange,
-    /// `network` green, `ui` sky blue; any other name one of the remaining colours, chosen by
-    /// a stable hash of the name (FNV-1a).
-    static let named: [String: (fill: String, text: String)] = [
-        "main": ("#0072B2", "#ffffff"), "background": ("#E69F00", "#000000"),
-        "network": ("#009E73", "#ffffff"), "ui": ("#56B4E9", "#000000"),
-    ]
-    static let hashed: [(fill: String, text: String)] = [
-        ("#CC79A7", "#000000"), ("#D55E00", "#ffffff"), ("#F0E442", "#000000"), ("#666666", "#ffffff"),
-    ]
-    static let mixed = (fill: "#bdbdbd", text: "#000000")
+    /// Marbles delivered on several threads (`ThreadColours.several`).
+    static let mixed = ThreadColours.several
 
     static let margin = 16.0
     static let laneHeight = 50.0
@@ -129,7 +118,7 @@ struct MarbleLayout {
         let spacing = widths.isEmpty ? 36 : min(90, max(36, widths[widths.count / 2] + 4))
         let scale = TimeScale(times: times, startX: plotStart + lead, minWidth: 360,
                               maxWidth: max(360, maxWidth - plotStart - lead - 60), spacing: spacing,
-                              breakWidth: Self.breakWidth)
+                              breakWidth: Self.breakWidth, cuts: figure.cutsIdleTime)
         let plotEnd = scale.endX + 28
         let figureStart = times.min() ?? 0
 
@@ -171,7 +160,7 @@ struct MarbleLayout {
         y += 6
         items.append(axis(scale, y: y, from: axisStart, to: plotEnd))
         y += 44
-        let (legend, legendHeight) = self.legend(figure.threads, y: y)
+        let (legend, legendHeight) = self.legend(figure, y: y)
         items += legend
         y += legendHeight
         let (values, valuesHeight) = valuesLegend(y: y, width: plotEnd - 2 * Self.margin)
@@ -412,7 +401,7 @@ struct MarbleLayout {
     private mutating func marble(_ group: [MarbleFigure.Marble], x: Double, y: Double, radius: Double, room: Double,
                                  figure: MarbleFigure, node: String?) -> Scene.Item {
         let threads = Set(group.map(\.thread))
-        let colours = threads.count == 1 ? Self.colour(group[0].thread, in: figure.threads) : Self.mixed
+        let colours = threads.count == 1 ? figure.colour(ofThread: group[0].thread) : Self.mixed
         let joined = group.map { TextSafety.singleLine($0.display) }.joined(separator: ",")
         let text: String
         var font = Self.marbleFont
@@ -627,22 +616,6 @@ struct MarbleLayout {
         return .group(kind: "axis", title: nil, data: ["unit": unit.name], items: items)
     }
 
-    /// The colour of the thread named `name` (see `named`).
-    static func colour(named name: String) -> (fill: String, text: String) {
-        if let fixed = named[name] { return fixed }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return hashed[Int(hash % UInt64(hashed.count))]
-    }
-
-    /// The colour of `figure.threads[thread]`.
-    static func colour(_ thread: Int, in threads: [String]) -> (fill: String, text: String) {
-        colour(named: threads.indices.contains(thread) ? threads[thread] : "thread \(thread)")
-    }
-
     private static let symbolOrder = ["subscribed", "completed", "failed", "interrupted", "disposed", "gap"]
     private static let symbolNames = [
         "subscribed": "subscribed", "completed": "completed", "failed": "failed",
@@ -681,8 +654,8 @@ struct MarbleLayout {
         return min(Double(1600), max(threadWidth, symbolWidth))
     }
 
-    private mutating func legend(_ threads: [String], y: Double) -> ([Scene.Item], Double) {
-        let (entries, symbols) = legendEntries(threads)
+    private mutating func legend(_ figure: MarbleFigure, y: Double) -> ([Scene.Item], Double) {
+        let (entries, symbols) = legendEntries(figure.threads)
         var items: [Scene.Item] = []
         var height = 0.0
         if !entries.isEmpty {
@@ -691,7 +664,7 @@ struct MarbleLayout {
                                            anchor: .start, fill: Self.ink)]
             x += 62
             for (index, entry) in entries.enumerated() {
-                let colours = Self.colour(index, in: threads)
+                let colours = figure.colour(ofThread: index)
                 row.append(.group(kind: "thread", title: nil, data: ["name": entry.0], items: [
                     .circle(center: .init(x: x + 7, y: y + 8), radius: 7, fill: .init(hex: colours.fill),
                             stroke: .init(paint: .init(hex: "#333333"), width: 1)),

@@ -2,13 +2,14 @@
 /// character per value, `(ab)` values at one time, `|` completed, `#` failed, `‖` interrupted,
 /// `!` disposed (unsubscribed, as in an RxJS subscription line), `^` subscribed, `~` idle time
 /// cut out: each symbol means what it means in `MarbleNotation`. Values longer than one
-/// character get a letter, listed under the lines.
+/// character get a letter, listed under the lines; past the 62 letters and digits, a number
+/// in brackets (`[63]`), listed the same way.
+///
+/// Nothing is left out: every value, subscription and end of a lane is on its line, in time
+/// order, however many share a column (they are one group, `(ab|)`), so a lane shows the
+/// same symbols whichever other lanes are drawn with it.
 public enum MarbleText {
-    private static let reserved: Set<Character> = ["-", "|", "#", "^", "!", "\u{2016}", "(", ")", "~", "*", "?", " "]
-    /// More distinct times than this and the lines stop giving each time its own column.
-    static let denseSlots = 150
-    /// The most letters listed under the lines.
-    static let maxLegend = 40
+    private static let reserved: Set<Character> = ["-", "|", "#", "^", "!", "\u{2016}", "(", ")", "~", "*", "?", " ", "[", "]"]
     static let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
     static let letterOrder: [String: Int] = Dictionary(uniqueKeysWithValues: letters.enumerated().map { (String($0.element), $0.offset) })
 
@@ -25,14 +26,14 @@ public enum MarbleText {
         }
         let slots = Array(Set(times)).sorted()
         let scale = TimeScale(times: slots, startX: 0, minWidth: Double(min(slots.count * 2, 60)), maxWidth: 100,
-                              spacing: 2, breakWidth: 2)
+                              spacing: 2, breakWidth: 2, cuts: figure.cutsIdleTime)
 
         // A token per lane per time: its values' keys, `(ab)` for several, then its end.
         var tokens: [[Int64: [String]]] = []
         for lane in lanes {
             var byTime: [Int64: [String]] = [:]
             for marble in lane.marbles.enumerated().sorted(by: { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }) {
-                byTime[marble.element.time, default: []].append(keys[marble.element.display] ?? "?")
+                byTime[marble.element.time, default: []].append(keys.key[marble.element.display] ?? "?")
             }
             for mark in lane.marks {
                 switch mark.kind {
@@ -47,71 +48,53 @@ public enum MarbleText {
             tokens.append(byTime)
         }
 
+        // A column per frame, as wide as its widest token: times less than a column of the
+        // scale after a frame's first time are in that frame (a recorded trace's events a few
+        // microseconds apart, as an operator passes a value on, are drawn at one place), and a
+        // lane's symbols in one frame are one group, `(ab)`, in time order. A frame holding
+        // many of a lane's symbols is as wide as they are: none is dropped.
         var columns: [Int64: Int] = [:]
         var cells: [[Int: String]] = Array(repeating: [:], count: lanes.count)
         var breakColumns: [Int] = []
-        var lineWidth: Int
-        let dense = slots.count > Self.denseSlots
-        if dense {
-            // Too many times for a column each: times share the scale's columns, and a
-            // column holding several values shows `*` (an end still shows its symbol).
-            for time in slots { columns[time] = Int(scale.x(time).rounded()) }
-            breakColumns = scale.breaks.map { Int($0.x.rounded()) - 1 }
-            for (index, byTime) in tokens.enumerated() {
-                var byColumn: [Int: [String]] = [:]
-                for time in byTime.keys.sorted() { byColumn[columns[time] ?? 0, default: []] += byTime[time] ?? [] }
-                for (column, symbols) in byColumn {
-                    let ends = symbols.filter { ["|", "#", "\u{2016}", "!"].contains($0) }
-                    cells[index][column] = ends.last ?? (symbols.count == 1 ? symbols[0] : "*")
-                }
+        var frames: [[Int64]] = []
+        var frameX = -Double.infinity
+        var breakIndex = 0
+        for time in slots {
+            let x = scale.x(time)
+            var crossesBreak = false
+            while breakIndex < scale.breaks.count, scale.breaks[breakIndex].to <= time {
+                crossesBreak = true
+                breakIndex += 1
             }
-            lineWidth = (columns.values.max() ?? 0) + 2
-        } else {
-            // A column per frame, as wide as its widest token: times less than a column of
-            // the scale after a frame's first time are in that frame (a recorded trace's
-            // events a few microseconds apart, as an operator passes a value on, are drawn at
-            // one place), and a lane's symbols in one frame are one group, `(ab)`, in time
-            // order.
-            var frames: [[Int64]] = []
-            var frameX = -Double.infinity
-            var breakIndex = 0
-            for time in slots {
-                let x = scale.x(time)
-                var crossesBreak = false
-                while breakIndex < scale.breaks.count, scale.breaks[breakIndex].to <= time {
-                    crossesBreak = true
-                    breakIndex += 1
-                }
-                if x - frameX < 1, !crossesBreak {
-                    frames[frames.count - 1].append(time)
-                } else {
-                    frames.append([time])
-                    frameX = x
-                }
+            if x - frameX < 1, !crossesBreak {
+                frames[frames.count - 1].append(time)
+            } else {
+                frames.append([time])
+                frameX = x
             }
-            var next = 0
-            breakIndex = 0
-            for frame in frames {
-                let first = frame[0]
-                while breakIndex < scale.breaks.count, scale.breaks[breakIndex].to <= first {
-                    breakColumns.append(next)
-                    next += 2
-                    breakIndex += 1
-                }
-                let column = max(next, Int(scale.x(first).rounded()))
-                var width = 1
-                for (index, byTime) in tokens.enumerated() {
-                    let symbols = frame.flatMap { byTime[$0] ?? [] }
-                    guard !symbols.isEmpty else { continue }
-                    let token = symbols.count == 1 ? symbols[0] : "(" + symbols.joined() + ")"
-                    cells[index][column] = token
-                    width = max(width, token.count)
-                }
-                for time in frame { columns[time] = column }
-                next = column + width + 1
-            }
-            lineWidth = next + 1
         }
+        var next = 0
+        breakIndex = 0
+        for frame in frames {
+            let first = frame[0]
+            while breakIndex < scale.breaks.count, scale.breaks[breakIndex].to <= first {
+                breakColumns.append(next)
+                next += 2
+                breakIndex += 1
+            }
+            let column = max(next, Int(scale.x(first).rounded()))
+            var width = 1
+            for (index, byTime) in tokens.enumerated() {
+                let symbols = frame.flatMap { byTime[$0] ?? [] }
+                guard !symbols.isEmpty else { continue }
+                let token = symbols.count == 1 ? symbols[0] : "(" + symbols.joined() + ")"
+                cells[index][column] = token
+                width = max(width, token.count)
+            }
+            for time in frame { columns[time] = column }
+            next = column + width + 1
+        }
+        let lineWidth = next + 1
 
         let titles = lanes.map { ($0.isInner ? "  " : "") + TextSafety.truncated(TextSafety.singleLine($0.title), to: 28) }
         let labelWidth = (titles.map(\.count).max() ?? 0) + 2
@@ -131,21 +114,16 @@ public enum MarbleText {
         if let first = slots.first, let last = slots.last {
             var axis = "time \(TimeFormat.duration(first)) \u{2192} \(TimeFormat.duration(last))"
             if !scale.breaks.isEmpty { axis += "; ~ marks idle time cut out" }
-            if dense { axis += "; * marks several values in one column" }
             out.append("")
             out.append(axis)
         }
-        // The letters the lines use, in letter order; a value without a letter of its own
-        // (more values than letters) is drawn as `?`.
-        let shown = Set(cells.flatMap { $0.values.flatMap { $0.map(String.init) } })
-        let legend = keys.filter { $0.value != "?" && $0.value != $0.key && shown.contains($0.value) }
-            .sorted { (Self.letterOrder[$0.value] ?? 0, $0.value) < (Self.letterOrder[$1.value] ?? 0, $1.value) }
+        // Every key the lines use for a value other than itself, in the order keys are given.
+        let used = Set(tokens.flatMap { $0.values.joined() })
+        let legend = keys.order.filter { $0.key != $0.display && used.contains($0.key) }
         if !legend.isEmpty {
             out.append("")
-            for (display, key) in legend.prefix(Self.maxLegend) { out.append("  \(key) = \(TextSafety.singleLine(display))") }
-            if legend.count > Self.maxLegend { out.append("  \u{2026} and \(legend.count - Self.maxLegend) more") }
+            for (display, key) in legend { out.append("  \(key) = \(TextSafety.singleLine(display))") }
         }
-        if shown.contains("?") { out.append("  ? = one of the values beyond the \(Self.letters.count) letters") }
         return out.joined(separator: "\n") + "\n"
     }
 
@@ -183,9 +161,10 @@ public enum MarbleText {
         return text
     }
 
-    /// A one-character key per distinct display: itself when it is one plain character not
-    /// otherwise used as a key, else the next free letter.
-    private static func assignKeys(_ lanes: [MarbleFigure.Lane]) -> [String: String] {
+    /// A key per distinct display: itself when it is one plain character not otherwise used
+    /// as a key, else the next free letter or digit, and past those `[63]`, `[64]`, … (never
+    /// `?`: a value always has a key of its own). With the keys in the order they were given.
+    private static func assignKeys(_ lanes: [MarbleFigure.Lane]) -> (key: [String: String], order: [(display: String, key: String)]) {
         var displays: [String] = []
         var seen: Set<String> = []
         for lane in lanes {
@@ -201,9 +180,19 @@ public enum MarbleText {
             }
         }
         var pool = letters.filter { !taken.contains($0) }.makeIterator()
+        var order: [(display: String, key: String)] = []
+        var numbered = letters.count
         for display in displays where keys[display] == nil {
-            keys[display] = pool.next().map(String.init) ?? "?"
+            let key: String
+            if let letter = pool.next() {
+                key = String(letter)
+            } else {
+                numbered += 1
+                key = "[\(numbered)]"
+            }
+            keys[display] = key
+            order.append((display, key))
         }
-        return keys
+        return (keys, order)
     }
 }

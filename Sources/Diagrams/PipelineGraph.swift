@@ -22,8 +22,12 @@ public struct PipelineGraph: Sendable, Equatable {
         /// `File.swift:12`, shown on hover.
         public var callSite: String?
         /// The scheduler or thread the node delivers on; nodes with the same group are drawn
-        /// in one box.
+        /// in one box. Nil for a node that delivered on several (a `merge` of events from
+        /// several threads), which sits in no thread's box.
         public var group: String?
+        /// The threads the node delivered on when they are several (no `group`), in the order
+        /// the trace names them: shown on hover.
+        public var threads: [String]
         /// The node's latency in nanoseconds, for heat colouring.
         public var latency: Int64?
         /// Whether the node holds values on purpose (`debounce`, `throttle`, `delay`,
@@ -35,7 +39,7 @@ public struct PipelineGraph: Sendable, Equatable {
 
         public init(id: String, kind: Kind, name: String, parameters: String = "", label: String? = nil,
                     callSite: String? = nil, group: String? = nil, latency: Int64? = nil,
-                    waitsOnPurpose: Bool = false, note: String? = nil) {
+                    waitsOnPurpose: Bool = false, note: String? = nil, threads: [String] = []) {
             self.id = id
             self.kind = kind
             self.name = name
@@ -46,6 +50,7 @@ public struct PipelineGraph: Sendable, Equatable {
             self.latency = latency
             self.waitsOnPurpose = waitsOnPurpose
             self.note = note
+            self.threads = threads
         }
     }
 
@@ -108,11 +113,16 @@ public struct PipelineGraph: Sendable, Equatable {
     /// Colour nodes by `latency` on a heat scale, with a legend; nodes that wait on purpose
     /// are drawn apart, off the scale.
     public var heat: Bool
+    /// The colour (`#rrggbb`) of each group's box and its label's mark: the colour of the
+    /// thread in the marble figure (`ThreadColours`). A group without one is drawn grey.
+    public var groupColours: [String: String]
 
-    public init(title: String? = nil, nodes: [Node] = [], edges: [Edge] = [], heat: Bool = false) {
+    public init(title: String? = nil, nodes: [Node] = [], edges: [Edge] = [], heat: Bool = false,
+                groupColours: [String: String] = [:]) {
         self.title = title
         self.nodes = nodes
         self.edges = edges
         self.heat = heat
+        self.groupColours = groupColours
     }
 }

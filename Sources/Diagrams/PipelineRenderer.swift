@@ -63,9 +63,17 @@ public enum PipelineRenderer {
         var subgraphs: [Int: UnsafeMutablePointer<Agraph_t>] = [:]
         for (index, group) in clusterOf.names.enumerated() {
             guard let sub = cgv_subgraph(g, "cluster_\(index)") else { continue }
-            cgv_set(sub, "label", TextSafety.graphviz(TextSafety.truncated("on \(group)", to: maxLabelLine)))
+            // The box and a dot before its label in the thread's colour, as its marbles are.
+            let name = html(TextSafety.singleLine(TextSafety.truncated("on \(group)", to: maxLabelLine)))
+            if let colour = graph.groupColours[group] {
+                cgv_set_html(sub, "label", "<FONT COLOR=\"\(colour)\">\u{25CF}</FONT> \(name)")
+                cgv_set(sub, "color", colour)
+                cgv_set(sub, "penwidth", "1.6")
+            } else {
+                cgv_set_html(sub, "label", name)
+                cgv_set(sub, "color", "#8a8a8a")
+            }
             cgv_set(sub, "style", "rounded,dashed")
-            cgv_set(sub, "color", "#8a8a8a")
             cgv_set(sub, "fontcolor", "#555555")
             cgv_set(sub, "fontsize", "11")
             subgraphs[index] = sub
@@ -162,6 +170,7 @@ public enum PipelineRenderer {
         cgv_set(handle, "fontsize", "12")
         var tooltip: [String] = zip(lines, shown).filter { $0 != $1 }.map(\.0)
         if let callSite = node.callSite { tooltip.append(callSite) }
+        if node.threads.count > 1 { tooltip.append("on \(node.threads.count) threads: " + node.threads.joined(separator: ", ")) }
         if let latency = node.latency {
             tooltip.append(node.waitsOnPurpose ? "latency \(TimeFormat.duration(latency)), a wait asked for"
                                                : "latency \(TimeFormat.duration(latency))")

@@ -3,7 +3,8 @@
 ///
 /// A gap is compressed when it is both more than ten times the median gap between event
 /// times and more than a quarter of the whole span: then it is idle time that would squeeze
-/// every event into a corner, not part of the rhythm of the stream.
+/// every event into a corner, not part of the rhythm of the stream. With `cuts` false no gap
+/// is: every wait is drawn at its true length (a 50/100/200 ms backoff stays 1:2:4).
 struct TimeScale {
     /// A stretch drawn linearly: times `start...end` at `x` onwards, `scale` pixels per ns.
     struct Stretch {
@@ -32,7 +33,9 @@ struct TimeScale {
     ///   - minWidth, maxWidth: bounds on the width between the first and the last time.
     ///   - spacing: the distance wanted between the two closest times, within the bounds.
     ///   - breakWidth: the width a compressed gap takes.
-    init(times: [Int64], startX: Double, minWidth: Double, maxWidth: Double, spacing: Double, breakWidth: Double) {
+    ///   - cuts: whether long idle gaps may be compressed.
+    init(times: [Int64], startX: Double, minWidth: Double, maxWidth: Double, spacing: Double, breakWidth: Double,
+         cuts: Bool = true) {
         self.startX = startX
         // Sorted in place and without repeats: a set of a long trace's times cost more than the
         // figure's marbles.
@@ -58,7 +61,7 @@ struct TimeScale {
         let gaps = zip(sorted.dropFirst(), sorted).map { distance($1, $0) }
         let median = gaps.sorted()[gaps.count / 2]
         let span = distance(first, last)
-        let compress = gaps.map { gaps.count >= 3 && median <= Int64.max / 10 && $0 > median * 10 && $0 > span / 4 }
+        let compress = gaps.map { cuts && gaps.count >= 3 && median <= Int64.max / 10 && $0 > median * 10 && $0 > span / 4 }
         let compressedTotal = zip(gaps, compress).reduce(Int64(0)) { total, gap in
             guard gap.1 else { return total }
             let (sum, overflow) = total.addingReportingOverflow(gap.0)

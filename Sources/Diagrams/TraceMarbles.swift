@@ -490,7 +490,10 @@ private struct TraceMarbleBuilder {
                 }
             }
         }
-        return MarbleFigure(title: options.title, rows: rows, threads: threads.names, causes: causes)
+        // Coloured as the whole trace's threads are, so every figure and view of it agrees.
+        let colours = ThreadColours.colours(of: [trace])
+        return MarbleFigure(title: options.title, rows: rows, threads: threads.names,
+                            threadColours: threads.names.map { colours[$0] ?? ThreadColours.several }, causes: causes)
     }
 
     /// More subscriptions of one node than this are drawn as one lane (a cold producer
@@ -782,7 +785,7 @@ private struct MergedLane {
     /// The merged lane; the lanes' marbles are moved into it.
     mutating func lane() -> MarbleFigure.Lane {
         var lane = MarbleFigure.Lane(title: title, detail: first?.detail, isInner: first?.isInner ?? false, node: first?.node)
-        if laneMarbles.count { !$0.isEmpty } == 1, let only = laneMarbles.firstIndex(where: { !$0.isEmpty }) {
+        if laneMarbles.count(where: { !$0.isEmpty }) == 1, let only = laneMarbles.firstIndex(where: { !$0.isEmpty }) {
             swap(&lane.marbles, &laneMarbles[only])
         } else {
             lane.marbles.reserveCapacity(laneMarbles.reduce(0) { $0 + $1.count })

@@ -7,7 +7,8 @@ extension PipelineGraph {
     /// interrupted says so under its name; inner streams dashed into the node that created
     /// them (the node their events feed: a service's body under its `call`, not the `retry`
     /// resubscribing the call); a dashed red edge from where each failure began to the sink
-    /// that received it; nodes grouped by the thread they delivered on.
+    /// that received it; nodes grouped by the thread they delivered on, each box in its
+    /// thread's colour (`ThreadColours`); a node that delivered on several threads is in none.
     ///
     /// - Parameters:
     ///   - latencies: a stage latency per node id (nanoseconds, e.g. `TraceStats`' p95), to
@@ -15,30 +16,43 @@ extension PipelineGraph {
     ///     nil draws no heat.
     public init(trace: Trace, title: String? = nil, latencies: [UInt64: Int64]? = nil) {
         var counts: [UInt64: EventCounts] = [:]
-        var threadCounts: [UInt64: [UInt64: Int]] = [:]
+        // The threads each node sent its own events on, and those it was interrupted on: an
+        // interruption comes on the thread of whoever cancelled (main disposing a sensor's
+        // timer), which is not where the node runs.
+        var threadsOf: [UInt64: Set<UInt64>] = [:]
+        var interruptedOn: [UInt64: Set<UInt64>] = [:]
         for event in trace.events {
             counts[event.node, default: EventCounts()].add(event.kind)
-            threadCounts[event.node, default: [:]][event.thread, default: 0] += 1
+            if event.kind == .interrupted {
+                interruptedOn[event.node, default: []].insert(event.thread)
+            } else {
+                threadsOf[event.node, default: []].insert(event.thread)
+            }
         }
         let crossings = EdgeCrossings(trace)
-        func busiestThread(_ node: UInt64) -> UInt64? {
-            threadCounts[node]?.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.first?.key
+        /// The names of the threads `node` delivered its values, failures and completions on
+        /// (its interruptions' when it sent nothing else; nil for a thread the trace does not
+        /// name).
+        func threadNames(_ node: UInt64) -> Set<String?> {
+            Set((threadsOf[node] ?? interruptedOn[node] ?? []).map { trace.thread($0).map(ThreadLabel.of) })
         }
 
+        let order = ThreadColours.names(of: [trace])
         var nodes: [Node] = []
         for record in trace.nodes {
-            var threadID = busiestThread(record.id)
-            if threadID == nil, record.kind == .sink, let observed = record.upstream.first?.node {
-                threadID = busiestThread(observed)
+            var names = threadNames(record.id)
+            if names.isEmpty, record.kind == .sink, let observed = record.upstream.first?.node {
+                names = threadNames(observed)
             }
             let kind: Kind = record.kind == .source ? .source : (record.kind == .sink ? .sink : .operator)
             nodes.append(Node(
                 id: String(record.id), kind: kind, name: record.name, parameters: record.parameters,
                 label: record.label, callSite: "\(record.file):\(record.line)",
-                group: threadID.flatMap { trace.thread($0).map(ThreadLabel.of) },
+                group: names.count == 1 ? names.first ?? nil : nil,
                 latency: latencies?[record.id],
                 waitsOnPurpose: record.kind == .operator && Self.waitsOnPurpose(record.name),
-                note: counts[record.id].flatMap { $0.failed + $0.interrupted > 0 ? $0.label : nil }
+                note: counts[record.id].flatMap { $0.failed + $0.interrupted > 0 ? $0.label : nil },
+                threads: names.count > 1 ? order.filter { names.contains($0) } : []
             ))
         }
 
@@ -75,7 +89,9 @@ extension PipelineGraph {
         // subscriptions are not inner streams of anything drawn) would float alone.
         let connected = Set(edges.flatMap { [$0.from, $0.to] })
         if !connected.isEmpty { nodes.removeAll { !connected.contains($0.id) } }
-        self.init(title: title, nodes: nodes, edges: edges, heat: latencies != nil)
+        let colours = ThreadColours.colours(of: [trace])
+        self.init(title: title, nodes: nodes, edges: edges, heat: latencies != nil,
+                  groupColours: colours.mapValues(\.fill).filter { name, _ in nodes.contains { $0.group == name } })
     }
 
     /// The events a node sent, by kind.

@@ -32,6 +32,9 @@ struct PageData {
         var threads: [Int] = []
         var threadColours: [Int] = []
         var threadIndex: [String: Int] = [:]
+        // The colours the figures give the traces' threads (one decision, `ThreadColours`);
+        // an event whose thread the trace does not name is "?", after all of them.
+        let colourOf = ThreadColours.assign(ThreadColours.names(of: inputs.map(\.trace)) + ["?"])
         var lanes = Columns(["trace", "node", "name", "label", "kind", "params", "file", "line", "depth", "first", "count", "stats"])
         let statsText = inputs.map { input in
             Dictionary((input.stats?.nodes ?? []).map { ($0.node.id, Self.describe($0)) }, uniquingKeysWith: { first, _ in first })
@@ -122,8 +125,8 @@ struct PageData {
                     threadIndex[threadName] = threads.count
                     row[2] = threads.count
                     threads.append(strings.index(threadName))
-                    let colour = ThreadColours.colour(named: thread.map(ThreadColours.name(of:)) ?? threadName)
-                    threadColours.append(strings.index(colour))
+                    let colour = colourOf[thread.map(ThreadColours.name(of:)) ?? "?"] ?? ThreadColours.several
+                    threadColours.append(strings.index(colour.fill))
                 }
                 events.append(row)
             }

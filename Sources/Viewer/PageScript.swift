@@ -36,7 +36,7 @@ enum PageScript {
   let highlight = new Set();
 
   const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
-  // The figures' colour of each thread (by its logical name: main blue, background orange …).
+  // The figures' colour of each thread (ThreadColours: main blue, background orange, the others in order of first appearance).
   const threadColour = (h) => S[D.threadColours[h]];
 
   function resize() {

@@ -66,10 +66,14 @@ struct DiffCommand: ParsableCommand {
         valueName: "file"))
     var drawPath: String?
 
+    @Flag(name: .customLong("no-cuts"), help: "With --draw: draw time linearly, every wait at its true length, without cutting out long idle gaps.")
+    var noCuts = false
+
     func validate() throws {
         if let drawPath, MarbleDrawing.format(of: drawPath) == nil {
             throw ValidationError("\(MarbleDrawing.expected); found \(drawPath)")
         }
+        if noCuts && drawPath == nil { throw ValidationError("--no-cuts goes with --draw FILE") }
     }
 
     func run() throws {
@@ -80,7 +84,7 @@ struct DiffCommand: ParsableCommand {
         if let drawPath {
             // The figure draws both whole traces: they are read into memory, without the hops
             // and marks neither the diff nor the figure uses.
-            let drawing = try MarbleDrawing(drawPath, inputs: [inputA, inputB])
+            let drawing = try MarbleDrawing(drawPath, inputs: [inputA, inputB], cuts: !noCuts)
             let traceA = try Trace(contentsOf: urlA, leavingOut: [.hops, .marks])
             let traceB = try Trace(contentsOf: urlB, leavingOut: [.hops, .marks])
             Console.warn(traceA.warnings + traceB.warnings)

@@ -67,7 +67,10 @@ enum DiffFigure {
             let lane = marked(figureB.lanes[index], differing: differingB, threadMap: threadMapB).lane
             rows.append(.lane(titled(lane, "B only", different: true)))
         }
-        return MarbleFigure(title: "\(diff.a.name) (A) vs \(diff.b.name) (B)", rows: rows, threads: threads)
+        // Coloured as `marbles view` colours the two traces: A's threads, then B's new ones.
+        let colours = ThreadColours.colours(of: [a, b])
+        return MarbleFigure(title: "\(diff.a.name) (A) vs \(diff.b.name) (B)", rows: rows, threads: threads,
+                            threadColours: threads.map { colours[$0] ?? ThreadColours.several })
     }
 
     /// The aligned nodes the diff reports as changed, by A's id, with both sides' attributes.

@@ -26,7 +26,8 @@ struct DrawCommand: ParsableCommand {
         subscribed. Inner streams of flatMap and friends are short lanes under their \
         operator, starting where they were subscribed; more than 32 inner streams of one \
         stream are one lane, each start and end a mark on it. Long idle gaps are cut \
-        (marked on the axis with the time cut); marbles closer than their width are drawn \
+        (marked on the axis with the time cut; --no-cuts draws every wait at its true \
+        length); marbles closer than their width are drawn \
         as one with a count; a lane with more marks of a kind than the axis can show apart \
         draws those within 12 pixels of each other once, counted on hover (data-count).
 
@@ -49,7 +50,13 @@ struct DrawCommand: ParsableCommand {
         DOT for a pipeline, unless --format names another). Without -o, marble lines go to \
         standard output. SVG and text are \
         byte-identical for the same input and options. In text, control and bidi characters \
-        of labels and values are shown as escapes (\\u{1B}).
+        of labels and values are shown as escapes (\\u{1B}); every value, subscription and end \
+        of a lane is on its line, values longer than a character keyed (a, b, … then [63], \
+        [64], …) and listed under the lines. A PNG over \(Mural.limit) pixels a side is still \
+        written, with a warning naming what to draw instead (--split or --nodes for parts \
+        of a marble diagram, SVG, 'marbles view'); --split writes a marble diagram that tall \
+        in parts of whole lanes and boxes, FILE-1.EXT, FILE-2.EXT, … (one legend's colours, \
+        each part's title saying which it is).
 
         \(OutputFile.helpParagraph)
 
@@ -107,6 +114,12 @@ struct DrawCommand: ParsableCommand {
     @Option(help: "A title above the figure. Default: the input's file name.")
     var title: String?
 
+    @Flag(name: .customLong("no-cuts"), help: "Draw time linearly, every wait at its true length, without cutting out long idle gaps (marble diagrams).")
+    var noCuts = false
+
+    @Flag(help: "Write a marble diagram taller than a \(Mural.limit)-pixel PNG in parts of whole lanes, FILE-1.EXT, FILE-2.EXT, … instead of FILE (.svg, .png or .pdf).")
+    var split = false
+
     @Option(help: "The widest a marble diagram may be, in pixels (400 to 16000).")
     var width: Double = MarbleRenderer.defaultMaxWidth
 
@@ -124,6 +137,10 @@ struct DrawCommand: ParsableCommand {
     func validate() throws {
         if marble && pipeline { throw ValidationError("--marble and --pipeline draw two different figures; give one") }
         if nodes != nil && all { throw ValidationError("--nodes and --all choose lanes in two ways; give one") }
+        if noCuts && kind == .pipeline { throw ValidationError("--no-cuts goes with a marble diagram; a pipeline diagram has no time axis") }
+        if split && (kind == .pipeline || output == nil || output == "-" || figureFormat == .txt) {
+            throw ValidationError("--split goes with a marble diagram written to -o FILE.svg, .png or .pdf")
+        }
         if !(400...16_000).contains(width) { throw ValidationError("--width must be between 400 and 16000 pixels") }
         guard let output else {
             guard kind == .marble else { throw ValidationError("a pipeline diagram needs -o FILE.svg, .png, .pdf or .dot (or -o - for standard output)") }
@@ -160,7 +177,7 @@ struct DrawCommand: ParsableCommand {
                     selection = all ? .all : .paths
                 }
                 let options = MarbleOptions(selection: selection, causes: causes, title: figureTitle)
-                let figure: MarbleFigure
+                var figure: MarbleFigure
                 switch drawn {
                 case let .file(url):
                     figure = try streamedFigure(url, options: options)
@@ -170,7 +187,15 @@ struct DrawCommand: ParsableCommand {
                 case let .loaded(trace, _, _):
                     figure = try MarbleFigure(trace: trace, options: options)
                 }
+                figure.cutsIdleTime = !noCuts
                 let marbleFormat = MarbleFormat(rawValue: figureFormat?.rawValue ?? "") ?? .txt
+                if split, let file, file.path != "-" {
+                    let parts = MarbleRenderer.parts(figure, maxHeight: Double(Mural.limit) / 2)
+                    if parts.count > 1 {
+                        try writeParts(parts, format: marbleFormat, of: file, source: source)
+                        return
+                    }
+                }
                 if marbleFormat == .svg, let file {
                     // Written as it is turned into text: the SVG of a big trace's figure is a
                     // hundred megabytes, which a string, its bytes and their copy held three times.
@@ -200,7 +225,36 @@ struct DrawCommand: ParsableCommand {
             try Console.print(String(decoding: data, as: UTF8.self))
             return
         }
+        if figureFormat == .png, let warning = Mural.warning(png: data, path: file.path, marble: kind == .marble, canSplit: kind == .marble) {
+            Console.error(warning)
+        }
         try file.write(figureBytes(data, isText: figureFormat == .txt))
+    }
+
+    /// Writes each of `parts` to `FILE-1.EXT`, `FILE-2.EXT`, … beside `file`, each checked as
+    /// an output like `file`, and says on standard error what was written.
+    private func writeParts(_ parts: [MarbleFigure], format: MarbleFormat, of file: OutputFile, source: InputFile) throws {
+        let ext = PathName.fileExtension(of: file.path)
+        let base = ext.isEmpty ? file.path : String(file.path.dropLast(ext.count + 1))
+        let paths = parts.indices.map { "\(base)-\($0 + 1).\(ext)" }
+        let files = try paths.map { try OutputFile($0, option: "-o", inputs: [source]) }
+        for (part, partFile) in zip(parts, files) {
+            let pending = try partFile.begin()
+            if format == .svg {
+                try MarbleRenderer.writeSVG(part, maxWidth: width) { try pending.write(Array($0.utf8)) }
+            } else {
+                let data: Data
+                do {
+                    data = try MarbleRenderer.render(part, format: format, maxWidth: width)
+                } catch let error as DiagramError {
+                    throw Self.failure("\(error)")
+                }
+                try pending.write(Array(data))
+                if format == .png, let warning = Mural.warning(png: data, path: partFile.path, marble: true) { Console.error(warning) }
+            }
+            try pending.commit()
+        }
+        Console.error("marbles: \(file.path) drawn in \(parts.count) parts: \(paths.joined(separator: ", "))")
     }
 
     /// What a figure is drawn from: a trace file read as the figure is made, or a loaded trace.

@@ -97,19 +97,22 @@ struct PlayCommand: ParsableCommand {
     @Option(help: "With --draw: a title above the figure (none when absent).")
     var title: String?
 
+    @Flag(name: .customLong("no-cuts"), help: "With --draw: draw time linearly, every wait at its true length, without cutting out long idle gaps.")
+    var noCuts = false
+
     func validate() throws {
         if let drawPath, MarbleDrawing.format(of: drawPath) == nil {
             throw ValidationError("\(MarbleDrawing.expected); found \(drawPath)")
         }
-        if drawPath == nil && (causes || title != nil) {
-            throw ValidationError("--causes and --title go with --draw FILE")
+        if drawPath == nil && (causes || title != nil || noCuts) {
+            throw ValidationError("--causes, --title and --no-cuts go with --draw FILE")
         }
     }
 
     func run() throws {
         let source = try InputFile(spec, allowStandardInput: true)
         let trace = try tracePath.map { try OutputFile($0, option: "--trace", inputs: [source]) }
-        let drawing = try drawPath.map { try MarbleDrawing($0, inputs: [source]) }
+        let drawing = try drawPath.map { try MarbleDrawing($0, inputs: [source], cuts: !noCuts) }
         try OutputFile.requireDistinct([trace, drawing?.file])
         let name = spec == "-" ? "<stdin>" : spec
         guard let text = String(bytes: try source.contents(), encoding: .utf8) else {

@@ -69,11 +69,14 @@ enum SpecFigure {
         for case let .lane(lane) in figure.rows { used.formUnion(lane.marbles.map(\.thread)) }
         var newIndex: [Int: Int] = [:]
         var names: [String] = []
+        var colours: [ThreadColours.Colour] = []
         for (index, name) in figure.threads.enumerated() where used.contains(index) {
             newIndex[index] = names.count
             names.append(name)
+            colours.append(figure.threadColours.indices.contains(index) ? figure.threadColours[index] : ThreadColours.several)
         }
         figure.threads = names
+        figure.threadColours = colours
         figure.rows = figure.rows.map { row in
             guard case var .lane(lane) = row else { return row }
             for index in lane.marbles.indices {

@@ -25,11 +25,14 @@ final class HostileLabelTests: XCTestCase {
 
     func testPipelineSVGIsWellFormedWhateverTheLabelsHold() throws {
         for text in hostile {
-            for heat in [false, true] {
+            for (heat, coloured) in [(false, false), (true, false), (false, true)] {
                 var graph = graph(text)
                 graph.heat = heat
+                // A thread's box with its colour has an HTML label (a coloured dot before the name).
+                if coloured { graph.groupColours = [text: "#CC79A7", "other": "#F0E442"] }
                 let data = try PipelineRenderer.render(graph, format: .svg)
-                XCTAssertNoThrow(try XMLDocument(data: data, options: []), "\(text) heat \(heat)")
+                XCTAssertNoThrow(try XMLDocument(data: data, options: []), "\(text) heat \(heat) coloured \(coloured)")
+                if coloured { XCTAssertTrue(String(decoding: data, as: UTF8.self).contains("stroke=\"#cc79a7\""), text) }
                 XCTAssertFalse(data.contains(0x1B), "a raw ESC from \(text)")
                 XCTAssertFalse(data.contains(0x08), "a raw backspace from \(text)")
             }

@@ -60,10 +60,10 @@ final class SpecDrawCommandLineTests: CommandLineTestCase {
 
     func testCausesAndTitleNeedADrawing() throws {
         try write(spec, to: "s.marbles")
-        for arguments in [["--causes"], ["--title", "x"]] {
+        for arguments in [["--causes"], ["--title", "x"], ["--no-cuts"]] {
             let run = try marbles(["play", "s.marbles"] + arguments)
             XCTAssertEqual(run.status, 2, "\(arguments)")
-            XCTAssertTrue(run.err.contains("--causes and --title go with --draw FILE"), run.err)
+            XCTAssertTrue(run.err.contains("--causes, --title and --no-cuts go with --draw FILE"), run.err)
         }
     }
 }

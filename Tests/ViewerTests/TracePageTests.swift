@@ -109,6 +109,37 @@ final class TracePageTests: XCTestCase {
         XCTAssertEqual(strings[colours[main]], "#0072B2")
     }
 
+    /// Issue 34: custom thread names shared four hashed colours (imu and gyro both yellow).
+    /// The page gives each thread its own colour, the one the marble figure gives it.
+    func testEachThreadHasItsOwnColourTheMarbleFiguresOne() throws {
+        var trace = Trace(header: TraceHeader(clock: .real))
+        let names = ["imu", "gyro", "keyboard.alice", "keyboard.bob", "keyboard.carol", "chat-server", "uploads"]
+        var records: [TraceRecord] = names.enumerated().map { .thread(ThreadRecord(id: UInt64($0.offset + 1), name: $0.element)) }
+        records.append(.thread(ThreadRecord(id: 8, name: "main", scheduler: "main")))
+        for (index, name) in (names + ["main"]).enumerated() {
+            let id = UInt64(index + 1)
+            records.append(.node(NodeRecord(id: id, kind: .source, name: "pipe", file: "F.swift", line: id, label: name)))
+            records.append(.subscribe(SubscriptionRecord(id: id, node: id, parent: 0, time: 0, thread: 8)))
+            records.append(.event(EventRecord(sequence: id, time: Int64(id) * 1_000_000, node: id, subscription: id,
+                                              kind: .value, thread: id, text: "v\(id)")))
+        }
+        for record in records { XCTAssertNil(trace.add(record)) }
+        let document = try data(of: try TracePage.html([.init(name: "field", trace: trace)], title: "field"))
+        let strings = try XCTUnwrap(document["strings"] as? [String])
+        let threads = try XCTUnwrap(document["threads"] as? [Int]), colours = try XCTUnwrap(document["threadColours"] as? [Int])
+        let page = Dictionary(uniqueKeysWithValues: zip(threads.map { strings[$0] }, colours.map { strings[$0] }))
+        XCTAssertEqual(Set(page.keys), Set(names + ["main"]))
+        XCTAssertEqual(Set(page.values).count, page.count, "two threads share a colour: \(page)")
+        XCTAssertFalse(page.values.contains("#666666"), "no thread is grey")
+        let figure = try MarbleFigure(trace: trace, options: MarbleOptions(selection: .all))
+        let svg = String(decoding: try MarbleRenderer.render(figure, format: .svg), as: UTF8.self)
+        var drawn: [String: String] = [:]
+        for match in svg.matches(of: /<g class="thread" data-name="([^"]*)">\s*<circle[^>]*fill="(#[0-9A-Fa-f]{6})"/) {
+            drawn[String(match.1)] = String(match.2)
+        }
+        XCTAssertEqual(drawn, page)
+    }
+
     func testTheColumnarDataHoldsEveryEventOfEveryNode() throws {
         for name in ["twitter-instant.trace", "twitter-instant.replay.trace", "pixels.trace"] {
             let trace = try tutorial(name)

@@ -180,3 +180,55 @@ extension Pipelines {
         try Trace(bytes: Array(try Data(contentsOf: autocompleteFixture)), name: "autocomplete")
     }
 }
+
+extension Pipelines {
+    /// The custom thread names of a user's package (issue 34): sensors `imu` and `gyro`
+    /// combined, three keyboards merged, a chat server, six pool threads, then `main`; all in
+    /// real time. Each source delivers on its own thread; `combineLatest` on imu and gyro,
+    /// `merge` on the three keyboards (twice on alice), `observe(on: main)` on main; main
+    /// interrupts the imu at the end.
+    static func customThreads() -> Trace {
+        var trace = Trace(header: TraceHeader(clock: .real))
+        let names = ["imu", "gyro", "keyboard.alice", "keyboard.bob", "keyboard.carol", "chat-server",
+                     "pool-1", "pool-2", "pool-3", "pool-4", "pool-5", "pool-6"]
+        var records: [TraceRecord] = names.enumerated().map { .thread(ThreadRecord(id: UInt64($0.offset + 1), name: $0.element)) }
+        records.append(.thread(ThreadRecord(id: 13, name: "main", scheduler: "main")))
+        func node(_ id: UInt64, _ kind: NodeKind, _ name: String, parameters: String = "", label: String? = nil,
+                  upstream: [UInt64] = []) {
+            records.append(.node(NodeRecord(id: id, kind: kind, name: name, parameters: parameters, file: "Field.swift", line: id,
+                                            label: label, upstream: upstream.map { .init(node: $0, role: .data) })))
+            records.append(.subscribe(SubscriptionRecord(id: id, node: id, parent: 0, time: 0, thread: 13)))
+        }
+        var sequence: UInt64 = 0
+        func value(_ node: UInt64, on thread: UInt64, at ms: Int64, _ text: String, cause: UInt64? = nil) {
+            sequence += 1
+            records.append(.event(EventRecord(sequence: sequence, time: ms * 1_000_000, node: node, subscription: node,
+                                              kind: .value, thread: thread, causes: cause.map { [$0] } ?? [], text: text)))
+        }
+        node(1, .source, "pipe", label: "imu")
+        node(2, .source, "pipe", label: "gyro")
+        node(3, .operator, "combineLatest", upstream: [1, 2])
+        for keyboard in 0..<3 { node(UInt64(4 + keyboard), .source, "pipe", label: names[2 + keyboard]) }
+        node(7, .operator, "merge", upstream: [4, 5, 6])
+        node(8, .source, "pipe", label: "chat")
+        node(9, .operator, "observe(on:)", parameters: "main", upstream: [8])
+        for pool in 0..<6 { node(UInt64(10 + pool), .source, "pipe", label: names[6 + pool]) }
+        value(1, on: 1, at: 1, "i1")
+        value(2, on: 2, at: 2, "g1")
+        value(3, on: 2, at: 2, "(i1,g1)", cause: 2)
+        value(1, on: 1, at: 3, "i2")
+        value(3, on: 1, at: 3, "(i2,g1)", cause: 4)
+        for (index, keyboard) in [4, 4, 5, 6].enumerated() {
+            value(UInt64(keyboard), on: UInt64(keyboard - 1), at: Int64(10 + index), "k\(index)")
+            value(7, on: UInt64(keyboard - 1), at: Int64(10 + index), "k\(index)", cause: sequence)
+        }
+        value(8, on: 6, at: 20, "hi")
+        value(9, on: 13, at: 21, "hi", cause: sequence)
+        for pool in 0..<6 { value(UInt64(10 + pool), on: UInt64(7 + pool), at: Int64(30 + pool), "p\(pool)") }
+        // main disposes the imu: its interruption comes on main, where the imu does not run.
+        sequence += 1
+        records.append(.event(EventRecord(sequence: sequence, time: 40_000_000, node: 1, subscription: 1, kind: .interrupted, thread: 13)))
+        for record in records { trace.add(record) }
+        return trace
+    }
+}
