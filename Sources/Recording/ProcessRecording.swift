@@ -21,6 +21,10 @@ import TraceLog
 /// SIGINT, SIGTERM or SIGHUP ends it — for each of those signals the program has not taken over
 /// itself: the recording is finished, then the signal ends the program as it would have.
 ///
+/// The recording takes what the program's own recorders take too, if it starts any (not
+/// what it records in virtual time: replays, tests); an event both record keeps its causes in
+/// the program's own trace, and may lose them in this one.
+///
 /// The variable is removed from the program's environment once read, so the programs it
 /// starts in turn do not write into the same file. A path that cannot be written is reported
 /// on standard error and the program runs unrecorded.
@@ -53,6 +57,7 @@ public enum ProcessRecording {
             _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
             return
         }
+        started.core.takesEveryRealScope = true
         recorder.modify { $0 = started }
         started.start()
         atexit { ProcessRecording.stop() }

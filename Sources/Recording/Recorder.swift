@@ -154,6 +154,10 @@ final class RecorderCore: Probe, @unchecked Sendable {
     let writerWake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     let writerDone = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     var started = false
+    /// Whether work in the scope of another running real recording belongs here too: a whole
+    /// program's recording (`ProcessRecording`) takes what the program's own recorders take.
+    /// Set before `start()`.
+    nonisolated(unsafe) var takesEveryRealScope = false
     var nodeIDs: [UInt64: UInt64] = [:]
     /// Live subscriptions only: an entry leaves when its subscription is disposed, so a long
     /// recording of many short inner streams does not grow this table.
@@ -318,6 +322,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
                 scheduler.recordingScope = scope
             }
             Self.runningScopes.modify { _ = $0.insert(scope) }
+            if isVirtual { Self.virtualScopes.modify { _ = $0.insert(scope) } }
             append(.header(makeHeader()))
             if case let .file(fd) = sink { writeHeaderNow(to: fd) }
             if countsTicks { tickStart = TickClock.pair() }
@@ -365,6 +370,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
             if pthread_equal(claim.thread, pthread_self()) != 0, context.scope == scope { context.scope = claim.threadScope }
             self.claim = nil
             Self.runningScopes.modify { _ = $0.remove(scope) }
+            Self.virtualScopes.modify { _ = $0.remove(scope) }
         }
         for hop in pendingHops.keys.sorted() {
             if let record = pendingHops[hop] { append(.hop(record)) }
@@ -801,13 +807,17 @@ final class RecorderCore: Probe, @unchecked Sendable {
         let current = context.scope
         if current == scope { return true }
         if isVirtual { return false }
-        return current == 0 || !Self.runningScopes.modify { $0.contains(current) }
+        if current == 0 { return true }
+        if takesEveryRealScope { return !Self.virtualScopes.modify { $0.contains(current) } }
+        return !Self.runningScopes.modify { $0.contains(current) }
     }
 
     /// The scopes of the recordings running now. Under the package's pthread lock, which the
     /// thread sanitizer sees (it does not see `Synchronization.Mutex`'s futex on Linux, and
     /// reported two recordings starting at once as a race).
     static let runningScopes = Protected<Set<UInt64>>([])
+    /// The scopes of the virtual recordings running now (replays, tests in virtual time).
+    static let virtualScopes = Protected<Set<UInt64>>([])
 
     /// This recording's own sequence number in a cause, or 0 for another recorder's.
     @inline(__always) func localCause(_ cause: UInt64) -> UInt64 {

@@ -17,6 +17,10 @@ final class ProcessRecordingTests: XCTestCase {
         guard let mode = ProcessInfo.processInfo.environment[Self.workerVariable] else { return }
         XCTAssertTrue(ProcessRecording.isRecording, "started before the test ran")
         XCTAssertNil(getenv(ProcessRecording.variable), "removed, so programs this one starts do not record into the file")
+        // In "own" mode the program records the pipeline itself too, as some do.
+        let own = mode == "own" ? try Recorder(to: URL(fileURLWithPath: ProcessInfo.processInfo.environment["OWN_TRACE"]!)) : nil
+        own?.start()
+        defer { _ = try? own?.stop() }
         let queue = QueueScheduler(name: "worker.queue")
         let done = DispatchSemaphore(value: 0)
         let (signal, observer) = Signal<Int, Never>.pipe()
@@ -33,13 +37,14 @@ final class ProcessRecordingTests: XCTestCase {
     }
 
     /// Runs the worker with MARBLES_TRACE=`trace`; `ready` is called once it says "ready".
-    private func runWorker(_ mode: String, trace: URL, ready: ((Process) -> Void)? = nil) throws -> Process {
+    private func runWorker(_ mode: String, trace: URL, own: URL? = nil, ready: ((Process) -> Void)? = nil) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = ["RecordingTests.ProcessRecordingTests/testWorker"]
         var environment = ProcessInfo.processInfo.environment
         environment[Self.workerVariable] = mode
         environment[ProcessRecording.variable] = trace.path
+        if let own { environment["OWN_TRACE"] = own.path }
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -85,6 +90,19 @@ final class ProcessRecordingTests: XCTestCase {
         XCTAssertEqual(process.terminationReason, .exit)
         XCTAssertEqual(process.terminationStatus, 0)
         try assertThePipelineIsRecorded(url)
+    }
+
+    func testAProgramThatRecordsItselfIsRecordedInBothTraces() throws {
+        guard ProcessInfo.processInfo.environment[Self.workerVariable] == nil else { return }
+        let url = temporaryTrace(), own = temporaryTrace()
+        defer {
+            try? FileManager.default.removeItem(at: url)
+            try? FileManager.default.removeItem(at: own)
+        }
+        let process = try runWorker("own", trace: url, own: own)
+        XCTAssertEqual(process.terminationStatus, 0)
+        try assertThePipelineIsRecorded(url)
+        try assertThePipelineIsRecorded(own)
     }
 
     func testSIGTERMFinishesTheTraceThenEndsTheProgramAsItWould() throws {
