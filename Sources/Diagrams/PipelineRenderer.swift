@@ -12,8 +12,11 @@ public enum PipelineFormat: String, Sendable, CaseIterable {
 /// Lays out a `PipelineGraph` with libgraphviz's `dot` engine, in process, and renders it.
 public enum PipelineRenderer {
     /// Renders `graph` in `format`. PNG is drawn at 144 dpi so it stays sharp in documents.
+    /// A graph over `PipelineGraph.nodeLimit` nodes is bounded first (`bounded(toNodes:)`),
+    /// which the figure shows; Graphviz is never handed more.
     public static func render(_ graph: PipelineGraph, format: PipelineFormat) throws -> Data {
-        try Graphviz.locked { gvc in
+        let graph = graph.bounded()?.graph ?? graph
+        return try Graphviz.locked { gvc in
             guard let g = cgv_open_digraph("pipeline") else {
                 throw DiagramError.graphviz("could not create a graph")
             }

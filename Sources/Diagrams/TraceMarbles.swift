@@ -330,10 +330,17 @@ private struct TraceMarbleBuilder {
             return candidates.filter { !isInnerOnly($0) }
         case .paths:
             let main = candidates.filter { !isInnerOnly($0) }
+            // Which nodes reach a sink, from the last back (a node is defined before what it
+            // feeds), each node's downstream found in one index (filtering every node for each
+            // node cost n², issue 33 item 3).
+            let nodes = trace.nodes
+            var downstream: [UInt64: [UInt64]] = [:]
+            for node in nodes {
+                for edge in node.upstream { downstream[edge.node, default: []].append(node.id) }
+            }
             var reaches: Set<UInt64> = []
-            for node in trace.nodes.reversed() {
-                let downstream = trace.nodes.filter { $0.upstream.contains { $0.node == node.id } }
-                if node.kind == .sink || downstream.contains(where: { reaches.contains($0.id) }) {
+            for node in nodes.reversed() {
+                if node.kind == .sink || (downstream[node.id] ?? []).contains(where: { reaches.contains($0) }) {
                     reaches.insert(node.id)
                 }
             }
@@ -621,9 +628,15 @@ private struct TraceMarbleBuilder {
     /// top-level `retry`'s resubscriptions of its source), not of the inner streams of a
     /// higher-order operator, which have lanes of their own.
     func chainMarks(beside subscription: SubscriptionTable.Subscription, leavingOut laneNodes: Set<UInt64>) -> [MarbleFigure.Mark] {
-        let upstream = ancestors(of: subscription.node)
+        // The nodes upstream, found only when a subscription started or beside this one asks:
+        // found for every lane, a chain of n operators cost n² (issue 33 item 3).
+        var found: Set<UInt64>?
+        func isUpstream(_ node: UInt64) -> Bool {
+            if found == nil { found = ancestors(of: subscription.node) }
+            return found?.contains(node) ?? false
+        }
         guard subscription.parent != 0 else {
-            let started = children(of: subscription.id).filter { upstream.contains($0.node) }
+            let started = children(of: subscription.id).filter { isUpstream($0.node) }
             return marks(of: started, after: subscription, leavingOut: laneNodes)
         }
         let siblings = children(of: subscription.parent).sorted { $0.id < $1.id }
@@ -636,7 +649,7 @@ private struct TraceMarbleBuilder {
         let previous = siblings[..<index].last { $0.node == subscription.node }?.time ?? .min
         let next = siblings[(index + 1)...].first { $0.node == subscription.node }?.time ?? .max
         func joins(_ sibling: SubscriptionTable.Subscription) -> Bool {
-            previous <= sibling.time && sibling.time <= next && upstream.contains(sibling.node)
+            previous <= sibling.time && sibling.time <= next && isUpstream(sibling.node)
                 && nodes.insert(sibling.node).inserted
         }
         var before = index - 1

@@ -216,6 +216,7 @@ struct DrawCommand: ParsableCommand {
                     }
                 }
                 let graph = PipelineGraph(trace: trace, title: figureTitle, latencies: latencies)
+                if let bounded = graph.bounded() { Console.error("marbles: warning: \(bounded.note)") }
                 data = try PipelineRenderer.render(graph, format: PipelineFormat(rawValue: figureFormat?.rawValue ?? "") ?? .svg)
             }
         } catch let error as DiagramError {
