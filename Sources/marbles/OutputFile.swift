@@ -49,7 +49,8 @@ struct OutputFile {
         it). A character \
         device or named pipe (/dev/null, /dev/stdout) is written in place. An output that \
         is one of the inputs (also through ./, a symbolic link or a hard link), a \
-        directory, a socket or a block device is refused before anything runs.
+        directory, a socket or a block device is refused before anything runs, and so is a \
+        file another run is writing (a record still running: its file is locked).
         """
 
     /// Checks `path` as the target of `option` for a verb reading `inputs`; throws the reason
@@ -154,16 +155,38 @@ struct OutputFile {
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
             return PendingOutput(path: "<stdout>", writing: "/dev/stdout", descriptor: descriptor, ending: .inPlace)
         case let .replace(resolved, existing):
+            // An existing target is locked while this run writes its replacement: another run
+            // writing it (a `record` still running) holds the lock, and this one is refused
+            // rather than one of the two traces being lost without a word.
+            let lock = try existing.map { _ in try Self.lockExisting(resolved, for: path) }
             switch ReplacementFile.make(beside: resolved, keeping: existing) {
             case let .failure(error):
+                if let lock { close(lock) }
                 throw CLIError.file(path, "cannot write: cannot create a file in the folder "
                                     + "\(ReplacementFile.folder(of: resolved)): \(error.reason)")
             case let .success((temporary, descriptor)):
                 Interruption.register(temporary)
-                return PendingOutput(path: path, writing: temporary, descriptor: descriptor,
-                                     ending: .rename(over: resolved, existed: existing != nil))
+                let pending = PendingOutput(path: path, writing: temporary, descriptor: descriptor,
+                                            ending: .rename(over: resolved, existed: existing != nil))
+                pending.lockDescriptor = lock
+                return pending
             }
         }
+    }
+
+    /// Opens the existing target at `resolved` and takes an exclusive lock on it without
+    /// waiting; the descriptor holds the lock until closed. Throws when another process holds
+    /// it (a run writing the same file).
+    private static func lockExisting(_ resolved: String, for path: String) throws -> Int32 {
+        let descriptor = open(resolved, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let reason = busy ? "another run is writing this file now (a marbles record still running?)" : errnoReason()
+            close(descriptor)
+            throw CLIError.file(path, "cannot write: \(reason); nothing was written")
+        }
+        return descriptor
     }
 
     /// Starts writing a live recording, which a killed process should leave readable where
@@ -174,6 +197,9 @@ struct OutputFile {
         guard case .replace(let resolved, existing: nil) = mode else { return try begin() }
         let descriptor = open(resolved, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
+        // Locked while recorded into (the recorder's copy of the descriptor shares the lock), so
+        // a second run to the same name is refused instead of replacing it mid-recording.
+        _ = flock(descriptor, LOCK_EX | LOCK_NB)
         return PendingOutput(path: path, writing: resolved, descriptor: descriptor, ending: .created)
     }
 
@@ -222,6 +248,8 @@ final class PendingOutput {
     private var descriptor: Int32?
     private let ending: Ending
     private var finished = false
+    /// A descriptor holding the lock on the file being replaced, closed when done.
+    fileprivate var lockDescriptor: Int32?
 
     fileprivate init(path: String, writing: String, descriptor: Int32?, ending: Ending) {
         self.path = path
@@ -246,6 +274,7 @@ final class PendingOutput {
     }
 
     deinit {
+        if let lockDescriptor { close(lockDescriptor) }
         if case .rename = ending { Interruption.unregister(writingPath) }
         guard !finished else { return }
         if let descriptor { close(descriptor) }
