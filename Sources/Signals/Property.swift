@@ -32,8 +32,14 @@ public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvid
 
     /// A property holding `initial`, its node labelled `label` when one is given (shown in
     /// figures, used to find it in a replay).
-    public init(_ initial: Value, named label: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
-        node = Node.make(.source, "MutableProperty", label: label, file: file, line: line)
+    public convenience init(_ initial: Value, named label: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
+        self.init(initial, node: Node.make(.source, "MutableProperty", label: label, file: file, line: line))
+    }
+
+    /// A property holding `initial`, as an instance of `node`: the store behind a property
+    /// derived from a stream (`Property(deriving:)`), whose node is fed by that stream's.
+    init(_ initial: Value, node: Node) {
+        self.node = node
         producerNode = Self.producerNode(of: node)
         box = PropertyBox(initial, node: node)
         lifetime = Lifetime(token)
@@ -214,6 +220,35 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
         self.init(initial: initial, then: SignalProducer(values, file: file, line: line), file: file, line: line)
     }
 
+    /// A property that follows `property` without keeping it alive (ReactiveSwift's
+    /// `Property(capturing:)`): it starts `property.producer` at once and holds its latest
+    /// value, which stays readable after `property` is released.
+    public convenience init<P: PropertyProtocol>(capturing property: P, file: StaticString = #fileID, line: UInt = #line)
+    where P.Value == Value {
+        self.init(deriving: property.producer, name: "Property(capturing:)", file: file, line: line)
+    }
+
+    /// A property holding the latest value of `values`, which must send its first value as
+    /// soon as it is started (a property's producer, or an operator over one, does). The
+    /// producer runs until the property is released. The property is a node `name`
+    /// fed by `values`'s node.
+    convenience init(deriving values: SignalProducer<Value, Never>, name: String = "Property",
+         file: StaticString, line: UInt) {
+        let node = Node.make(.operator, name, upstream: [.init(node: values.node, role: .data)], file: file, line: line)
+        let store = DerivedStore<Value>()
+        let disposable = values.startWithSignal { signal, interrupter -> Disposable in
+            signal.observeInternally { event in
+                if case let .value(value) = event { store.set(value, node: node) }
+            }
+            return interrupter
+        }
+        guard let backing = store.backing else {
+            preconditionFailure("\(name) at \(file):\(line): its stream sent no value when started")
+        }
+        self.init(getter: { backing.value }, producer: { backing.producer }, signal: { backing.signal },
+                  retaining: [backing], disposable: disposable)
+    }
+
     /// The current value.
     public var value: Value { getter() }
     /// The current value, then every change.
@@ -224,6 +259,20 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
     fileprivate static func derived(getter: @escaping () -> Value, producer: @escaping () -> SignalProducer<Value, Never>,
                                     signal: @escaping () -> Signal<Value, Never>, retaining: [AnyObject]) -> Property {
         Property(getter: getter, producer: producer, signal: signal, retaining: retaining)
+    }
+}
+
+/// The property behind `Property(deriving:)`, made by the first value its stream sends and
+/// set by each one after it. Only that stream's deliveries, which take turns, touch it.
+private final class DerivedStore<Value>: @unchecked Sendable {  // written only by one serialised stream
+    private(set) var backing: MutableProperty<Value>?
+
+    func set(_ value: Value, node: Node) {
+        if let backing {
+            backing.value = value
+        } else {
+            backing = MutableProperty(value, node: node)
+        }
     }
 }
 

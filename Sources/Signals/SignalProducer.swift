@@ -1,6 +1,9 @@
 /// A cold stream: a recipe that does its work anew each time it is started, giving each
 /// start its own `Signal` (its own subscription).
 public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  // a start closure; values cross threads by design, as in ReactiveSwift
+    /// The signal each start gives (ReactiveSwift's `SignalProducer.ProducedSignal`).
+    public typealias ProducedSignal = Signal<Value, Error>
+
     /// One started instance: its signal, how to interrupt it, and how to begin its work.
     /// The work begins only after the consumer has attached to `signal`.
     @usableFromInline
@@ -183,7 +186,7 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
     /// Starts with a closure for every event.
     @discardableResult
     public func start(file: StaticString = #fileID, line: UInt = #line,
-                      _ action: @escaping (Event<Value, Error>) -> Void) -> Disposable {
+                      _ action: @escaping (Signals.Event<Value, Error>) -> Void) -> Disposable {
         start(Signals.Observer(action), file: file, line: line)
     }
 

@@ -103,7 +103,7 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
     }
 
     /// An event of the outer stream.
-    func outer(_ event: Event<Inner, Error>) {
+    func outer(_ event: Signals.Event<Inner, Error>) {
         lock.run {
             guard !lock.isTerminated else { return }
             switch event {
@@ -152,7 +152,7 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
         holder.inner = disposable
     }
 
-    private func inner(_ event: Event<Value, Error>, from id: UInt64) {
+    private func inner(_ event: Signals.Event<Value, Error>, from id: UInt64) {
         lock.run {
             guard !lock.isTerminated, active.contains(where: { $0.id == id }) else { return }
             if case .race = kind, winner == nil {

@@ -146,7 +146,7 @@ extension SignalProducer where Error == Never {
     public func promoteError<F>(_: F.Type = F.self, file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, F> {
         let node = Node.operator("promoteError", (self.node, .data), file: file, line: line)
         return lift(node) { signal in
-            signal.derive(node) { (event: Event<Value, Never>, observer: Signals.Observer<Value, F>) in
+            signal.derive(node) { (event: Signals.Event<Value, Never>, observer: Signals.Observer<Value, F>) in
                 switch event {
                 case let .value(value): observer.send(value: value)
                 case .completed: observer.sendCompleted()

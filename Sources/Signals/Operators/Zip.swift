@@ -18,7 +18,7 @@ final class ZipState<Value, Error: Swift.Error>: JoinState, @unchecked Sendable 
         completed = Array(repeating: false, count: count)
     }
 
-    func receive(_ event: Event<() -> Void, Error>, at index: Int) {
+    func receive(_ event: Signals.Event<() -> Void, Error>, at index: Int) {
         lock.run {
             guard !lock.isTerminated else { return }
             switch event {
