@@ -61,3 +61,21 @@ final class ThenTests: XCTestCase {
         XCTAssertEqual(replacement?.parent, then?.subscription)
     }
 }
+
+final class PromotingThenTests: XCTestCase {
+    private struct Broken: Error, Equatable {}
+
+    func testThenFromAFailingProducerIntoOneThatCannotFail() {
+        var events: [String] = []
+        let first = SignalProducer<Int, Broken>(value: 1)
+        first.then(SignalProducer<String, Never>(value: "next")).start { events.append("\($0)") }
+        XCTAssertEqual(events, ["VALUE next", "COMPLETED"])
+    }
+
+    func testThenFromAProducerThatCannotFailIntoAFailingOne() {
+        var events: [String] = []
+        SignalProducer<Int, Never>(value: 1).then(SignalProducer<String, Broken>(error: Broken()))
+            .start { events.append("\($0)") }
+        XCTAssertEqual(events, ["FAILED Broken()"])
+    }
+}

@@ -39,3 +39,22 @@ extension SignalProducer {
         return lift(node) { $0.then(replacement, node: node) }
     }
 }
+
+extension SignalProducer {
+    /// `then` with a replacement that cannot fail: its values take this producer's error type.
+    @_disfavoredOverload
+    public func then<U>(_ replacement: SignalProducer<U, Never>,
+                        file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<U, Error> {
+        then(replacement.promoteError(Error.self, file: file, line: line), file: file, line: line)
+    }
+}
+
+extension SignalProducer where Error == Never {
+    /// `then` from a producer that cannot fail to a replacement that can: the result has the
+    /// replacement's error type.
+    @_disfavoredOverload
+    public func then<U, F>(_ replacement: SignalProducer<U, F>,
+                           file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<U, F> {
+        promoteError(F.self, file: file, line: line).then(replacement, file: file, line: line)
+    }
+}
