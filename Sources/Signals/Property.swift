@@ -79,6 +79,13 @@ public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvid
         try box.modify(action)
     }
 
+    /// Runs `action` with the current value, while no change can be made (a change from
+    /// another thread waits); returns what `action` returns.
+    @discardableResult
+    public func withValue<Result>(_ action: (Value) throws -> Result) rethrows -> Result {
+        try box.withValue(action)
+    }
+
     /// Sets a new value and returns the old one.
     @discardableResult
     public func swap(_ newValue: Value) -> Value {
@@ -135,6 +142,14 @@ private final class PropertyBox<Value>: @unchecked Sendable {  // value in Prote
         }
         input.send(value: newValue)
         return result
+    }
+
+    /// Runs `action` with the value, holding off changes (an observer's change on this
+    /// thread, which the recursive lock lets through, is the caller's own doing).
+    func withValue<Result>(_ action: (Value) throws -> Result) rethrows -> Result {
+        updateLock.lock()
+        defer { updateLock.unlock() }
+        return try action(storage.current.value)
     }
 
     func startObserving(_ observer: Signals.Observer<Value, Never>, lifetime: Lifetime) {

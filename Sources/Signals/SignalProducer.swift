@@ -121,6 +121,21 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
         }
     }
 
+    /// The producer of `base` (a producer, signal, property or result): ReactiveSwift's
+    /// `SignalProducer(_:)` over anything convertible.
+    public init<Base: SignalProducerConvertible>(_ base: Base) where Base.Value == Value, Base.Error == Error {
+        self = base.producer
+    }
+
+    /// Calls `action` on each start and sends its value, then completes (a deferred value).
+    public init(file: StaticString = #fileID, line: UInt = #line, _ action: @escaping () -> Value) {
+        let node = Node.make(.source, "SignalProducer(action)", file: file, line: line)
+        self.init(node: node) { observer, _ in
+            observer.send(value: action())
+            observer.sendCompleted()
+        }
+    }
+
     /// Forwards the events of an existing (hot) signal; each start observes it anew.
     public init(_ signal: Signal<Value, Error>, file: StaticString = #fileID, line: UInt = #line) {
         let node = Node.make(.operator, "SignalProducer(signal)", upstream: [.init(node: signal.node, role: .data)],
@@ -260,6 +275,13 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
         ])
     }
 
+    /// Applies a signal operator to each start (ReactiveSwift's `lift(_:)`): the operator's
+    /// own nodes show what it does; the lift itself is a node named `lift` at the call site.
+    public func lift<U, F>(file: StaticString = #fileID, line: UInt = #line,
+                           _ transform: @escaping (Signal<Value, Error>) -> Signal<U, F>) -> SignalProducer<U, F> {
+        lift(Node.operator("lift", (node, .data), file: file, line: line), transform)
+    }
+
     /// Applies a two-input signal operator to each start of both producers. This producer
     /// begins first unless `otherFirst` (a trigger that must be in place before values flow).
     @inlinable
@@ -307,5 +329,13 @@ extension SignalProducer where Error == Never {
             }
             observer.sendCompleted()
         }
+    }
+}
+
+extension SignalProducer where Error == Swift.Error {
+    /// Calls the throwing `action` on each start: sends its value and completes, or fails
+    /// with what it throws.
+    public init(file: StaticString = #fileID, line: UInt = #line, _ action: @escaping () throws -> Value) {
+        self.init(file: file, line: line) { Result { try action() } }
     }
 }

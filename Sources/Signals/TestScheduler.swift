@@ -186,6 +186,12 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
         self.time = Atomic(start)
     }
 
+    /// A scheduler whose clock starts at `startDate` (ReactiveSwift's
+    /// `TestScheduler(startDate:)`).
+    public convenience init(startDate: Date, name: String = "test") {
+        self.init(name: name, start: Self.nanoseconds(startDate))
+    }
+
     /// The virtual time, in nanoseconds.
     public var now: Int64 { time.load(ordering: .acquiring) }
 
@@ -319,6 +325,16 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
             }
         }
         lock.withLock { clock = max(clock, target) }
+    }
+
+    /// Moves the clock back by `interval`, running nothing (a user setting the device's clock
+    /// back). Actions keep their due times: those now in the future wait for the clock
+    /// to come back to them.
+    public func rewind(by interval: DispatchTimeInterval) {
+        lock.withLock {
+            let (target, overflow) = clock.subtractingReportingOverflow(interval.nanoseconds)
+            clock = overflow ? Int64.min : target
+        }
     }
 
     /// Runs every action, moving the clock as far as needed. Stops after `limit` actions,

@@ -4,26 +4,26 @@ import XCTest
 final class BlockingTests: XCTestCase {
     private struct Broken: Error, Equatable {}
 
-    func testFirstGivesTheFirstValueAndInterruptsTheStart() throws {
+    func testFirstGivesTheFirstValueAndInterruptsTheStart() {
         var ended = false
         let producer = SignalProducer<Int, Never> { observer, lifetime in
             lifetime.observeEnded { ended = true }
             observer.send(value: 1)
             observer.send(value: 2)
         }
-        XCTAssertEqual(try producer.first()?.get(), 1)
+        XCTAssertEqual(producer.first()?.get(), 1)
         XCTAssertTrue(ended)
         XCTAssertNil(SignalProducer<Int, Never>.empty.first())
     }
 
-    func testSingleIsNilForMoreThanOneValue() throws {
-        XCTAssertEqual(try SignalProducer<Int, Never>(value: 7).single()?.get(), 7)
+    func testSingleIsNilForMoreThanOneValue() {
+        XCTAssertEqual(SignalProducer<Int, Never>(value: 7).single()?.get(), 7)
         XCTAssertNil(SignalProducer([1, 2, 3]).single())
         XCTAssertNil(SignalProducer<Int, Never>.empty.single())
     }
 
-    func testLastGivesTheLastValueOrTheFailure() throws {
-        XCTAssertEqual(try SignalProducer([1, 2, 3]).last()?.get(), 3)
+    func testLastGivesTheLastValueOrTheFailure() {
+        XCTAssertEqual(SignalProducer([1, 2, 3]).last()?.get(), 3)
         let failing = SignalProducer<Int, Broken>(values: 1, 2).concat(error: Broken())
         guard case .failure(Broken())? = failing.last() else { return XCTFail("expected the failure") }
     }
@@ -42,13 +42,13 @@ final class BlockingTests: XCTestCase {
         }
     }
 
-    func testAValueSentFromAnotherThreadEndsTheWait() throws {
+    func testAValueSentFromAnotherThreadEndsTheWait() {
         let producer = SignalProducer<Int, Never> { observer, _ in
             Thread.detachNewThread {
                 observer.send(value: 42)
                 observer.sendCompleted()
             }
         }
-        XCTAssertEqual(try producer.first()?.get(), 42)
+        XCTAssertEqual(producer.first()?.get(), 42)
     }
 }

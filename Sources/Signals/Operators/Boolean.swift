@@ -58,22 +58,32 @@ extension SignalProducer where Value == Bool {
 
     /// Starts this producer and `other`; the logical AND of their latest values, each time
     /// either sends once both have sent.
+    public func and(_ other: SignalProducer, file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
+        SignalProducer.combineLatest([self, other], node: .joining("and", [node, other.node], file: file, line: line),
+                                     reduce: { $0.allSatisfy { $0 } })
+    }
+
+    /// `and(_:)` with anything convertible to a producer (a property, a signal).
+    @_disfavoredOverload
     public func and<Booleans: SignalProducerConvertible>(_ other: Booleans, file: StaticString = #fileID,
                                                          line: UInt = #line) -> SignalProducer
     where Booleans.Value == Value, Booleans.Error == Error {
-        let other = other.producer
-        return SignalProducer.combineLatest([self, other], node: .joining("and", [node, other.node], file: file, line: line),
-                                            reduce: { $0.allSatisfy { $0 } })
+        and(other.producer, file: file, line: line)
     }
 
     /// Starts this producer and `other`; the logical OR of their latest values, each time
     /// either sends once both have sent.
+    public func or(_ other: SignalProducer, file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
+        SignalProducer.combineLatest([self, other], node: .joining("or", [node, other.node], file: file, line: line),
+                                     reduce: { $0.contains(true) })
+    }
+
+    /// `or(_:)` with anything convertible to a producer (a property, a signal).
+    @_disfavoredOverload
     public func or<Booleans: SignalProducerConvertible>(_ other: Booleans, file: StaticString = #fileID,
-                                                        line: UInt = #line) -> SignalProducer
+                                                         line: UInt = #line) -> SignalProducer
     where Booleans.Value == Value, Booleans.Error == Error {
-        let other = other.producer
-        return SignalProducer.combineLatest([self, other], node: .joining("or", [node, other.node], file: file, line: line),
-                                            reduce: { $0.contains(true) })
+        or(other.producer, file: file, line: line)
     }
 
     /// Starts all `booleans`; the logical AND of their latest values, each time any sends

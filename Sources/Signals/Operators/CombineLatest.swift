@@ -199,6 +199,19 @@ extension SignalProducer {
         return combineLatest(list, node: node, reduce: { $0 })
     }
 
+    /// As `combineLatest(_:)`, but with no producers sends `emptySentinel` once and completes.
+    public static func combineLatest<S: Sequence>(
+        _ producers: S, emptySentinel: [Value], file: StaticString = #fileID, line: UInt = #line
+    ) -> SignalProducer<[Value], Error> where S.Element == SignalProducer<Value, Error> {
+        let list = Array(producers)
+        guard list.isEmpty else { return combineLatest(list, file: file, line: line) }
+        let node = Node.joining("combineLatest", parameters: "emptySentinel:", [], file: file, line: line)
+        return SignalProducer<[Value], Error>(node: node) { observer, _ in
+            observer.send(value: emptySentinel)
+            observer.sendCompleted()
+        }
+    }
+
     /// ReactiveCocoa 2's `combineLatest:reduce:`: the latest values of all `producers`
     /// reduced to one value each time any sends, once all have sent.
     public static func combineLatest<S: Sequence, U>(

@@ -4,12 +4,17 @@ extension SignalProducer {
     /// Forwards each start of this producer, then, when it completes, starts `next` and
     /// forwards it. A failure or interruption of this producer ends the result; `next` is
     /// not started then. `next` is recorded as a child of the concat's subscription.
+    public func concat(_ next: SignalProducer, file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
+        let node = Node.operator("concat", (self.node, .data), (next.node, .data), file: file, line: line)
+        return lift(node) { $0.concat(next, node: node) }
+    }
+
+    /// `concat(_:)` with anything convertible to a producer (a signal, a property, a result).
+    @_disfavoredOverload
     public func concat<Next: SignalProducerConvertible>(
         _ next: Next, file: StaticString = #fileID, line: UInt = #line
     ) -> SignalProducer where Next.Value == Value, Next.Error == Error {
-        let next = next.producer
-        let node = Node.operator("concat", (self.node, .data), (next.node, .data), file: file, line: line)
-        return lift(node) { $0.concat(next, node: node) }
+        concat(next.producer, file: file, line: line)
     }
 
     /// Forwards each start of this producer, then sends `value` and completes.
@@ -23,6 +28,12 @@ extension SignalProducer {
     }
 
     /// Starts `previous` and forwards it; when it completes, starts this producer.
+    public func prefix(_ previous: SignalProducer, file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
+        previous.concat(self, file: file, line: line)
+    }
+
+    /// `prefix(_:)` with anything convertible to a producer.
+    @_disfavoredOverload
     public func prefix<Previous: SignalProducerConvertible>(
         _ previous: Previous, file: StaticString = #fileID, line: UInt = #line
     ) -> SignalProducer where Previous.Value == Value, Previous.Error == Error {

@@ -71,6 +71,25 @@ extension Signal: SignalProducerConvertible {
 /// A property as an inner stream: its current value, then every change.
 extension Property: SignalProducerConvertible {}
 
+/// A result as a stream: its success then completion, or its failure.
+extension Result: SignalProducerConvertible {
+    /// A producer that sends the success and completes, or fails.
+    public var producer: SignalProducer<Success, Failure> { SignalProducer(result: self) }
+
+    /// The success, if this is one (ReactiveSwift's internal `Result.value`, for code
+    /// written against it that imports the module `@testable`).
+    var value: Success? {
+        if case let .success(value) = self { return value }
+        return nil
+    }
+
+    /// The failure, if this is one (ReactiveSwift's internal `Result.error`).
+    var error: Failure? {
+        if case let .failure(error) = self { return error }
+        return nil
+    }
+}
+
 /// A property as an inner stream: its current value, then every change.
 extension MutableProperty: SignalProducerConvertible {}
 

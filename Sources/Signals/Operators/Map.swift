@@ -156,3 +156,33 @@ extension SignalProducer where Error == Never {
         }
     }
 }
+
+extension Signal where Value == Never {
+    /// Gives a signal that sends no values the value type of the streams it joins.
+    public func promoteValue<U>(_: U.Type = U.self, file: StaticString = #fileID, line: UInt = #line) -> Signal<U, Error> {
+        derive(.operator("promoteValue", (node, .data), file: file, line: line)) { event, observer in
+            switch event {
+            case let .failed(error): observer.send(error: error)
+            case .completed: observer.sendCompleted()
+            case .interrupted: observer.sendInterrupted()
+            }
+        }
+    }
+}
+
+extension SignalProducer where Value == Never {
+    /// Gives a producer that sends no values the value type of the streams it joins.
+    public func promoteValue<U>(_: U.Type = U.self, file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer<U, Error> {
+        let node = Node.operator("promoteValue", (self.node, .data), file: file, line: line)
+        return lift(node) { signal in
+            signal.derive(node) { (event: Signals.Event<Never, Error>, observer: Signals.Observer<U, Error>) in
+                switch event {
+                case let .failed(error): observer.send(error: error)
+                case .completed: observer.sendCompleted()
+                case .interrupted: observer.sendInterrupted()
+                }
+            }
+        }
+    }
+}

@@ -211,13 +211,19 @@ extension SignalProducer {
     /// Forwards each start's values, failure and interruption (not its completion) until
     /// `replacement`, started with it (first), sends its first event; from then on forwards
     /// `replacement` only.
-    public func take<Replacement: SignalProducerConvertible>(
-        untilReplacement replacement: Replacement, file: StaticString = #fileID, line: UInt = #line
-    ) -> SignalProducer where Replacement.Value == Value, Replacement.Error == Error {
-        let replacement = replacement.producer
+    public func take(untilReplacement replacement: SignalProducer,
+                     file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
         let node = Node.operator("take", parameters: "untilReplacement:", (self.node, .data), (replacement.node, .data),
                                  file: file, line: line)
         return lift(node, replacement, otherFirst: true) { $0.take(untilReplacement: $1, node: node) }
+    }
+
+    /// `take(untilReplacement:)` with anything convertible to a producer.
+    @_disfavoredOverload
+    public func take<Replacement: SignalProducerConvertible>(
+        untilReplacement replacement: Replacement, file: StaticString = #fileID, line: UInt = #line
+    ) -> SignalProducer where Replacement.Value == Value, Replacement.Error == Error {
+        take(untilReplacement: replacement.producer, file: file, line: line)
     }
 
     /// Sends the last `count` values of each start when it completes, then completes.

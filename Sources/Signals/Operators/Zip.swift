@@ -210,6 +210,19 @@ extension SignalProducer {
         return .joining(node) { collector in Signal.zip(list.map(collector.signal), node: node) }
     }
 
+    /// As `zip(_:)`, but with no producers sends `emptySentinel` once and completes.
+    public static func zip<S: Sequence>(_ producers: S, emptySentinel: [Value], file: StaticString = #fileID,
+                                        line: UInt = #line) -> SignalProducer<[Value], Error>
+    where S.Element == SignalProducer<Value, Error> {
+        let list = Array(producers)
+        guard list.isEmpty else { return zip(list, file: file, line: line) }
+        let node = Node.joining("zip", parameters: "emptySentinel:", [], file: file, line: line)
+        return SignalProducer<[Value], Error>(node: node) { observer, _ in
+            observer.send(value: emptySentinel)
+            observer.sendCompleted()
+        }
+    }
+
     /// Starts this producer and `other` and pairs their n-th values.
     public func zip<U>(with other: SignalProducer<U, Error>, file: StaticString = #fileID, line: UInt = #line)
         -> SignalProducer<(Value, U), Error> {

@@ -1,0 +1,112 @@
+import Foundation
+import MarbleNotation
+import MarbleStreams
+import MarblesTesting
+@testable import Signals
+import XCTest
+
+/// The ReactiveSwift spellings of things Signals already did: the same behaviour reached by
+/// ReactiveSwift's names and argument labels.
+final class ReactiveSwiftSpellingsTests: XCTestCase {
+    private struct Broken: Error, Equatable {}
+
+    func testATestSchedulerCanStartAtADateAndBeRewound() {
+        let scheduler = TestScheduler(startDate: Date(timeIntervalSinceReferenceDate: 100))
+        var fired: [Double] = []
+        scheduler.schedule(after: .seconds(2)) { fired.append(scheduler.currentDate.timeIntervalSinceReferenceDate) }
+        scheduler.advance(by: .seconds(1))
+        scheduler.rewind(by: .seconds(1))
+        XCTAssertEqual(scheduler.currentDate.timeIntervalSinceReferenceDate, 100)
+        scheduler.advance(by: .seconds(1))
+        XCTAssertEqual(fired, [], "due at 102, the clock is back at 101")
+        scheduler.advance(by: .seconds(1))
+        XCTAssertEqual(fired, [102])
+    }
+
+    func testARepeatingActionAfterADelay() {
+        let scheduler = TestScheduler()
+        var ticks: [Int64] = []
+        let disposable = scheduler.schedule(after: .milliseconds(5), interval: .milliseconds(10)) { ticks.append(scheduler.now) }
+        scheduler.advance(by: .milliseconds(30))
+        disposable?.dispose()
+        XCTAssertEqual(ticks, [5_000_000, 15_000_000, 25_000_000])
+    }
+
+    func testNeverIsAnInfiniteInterval() {
+        XCTAssertEqual(DispatchTimeInterval.never.timeInterval, .infinity)
+        XCTAssertEqual(DispatchTimeInterval.milliseconds(1500).timeInterval, 1.5)
+    }
+
+    func testAResultIsAProducerOfItsSuccessOrFailure() {
+        var events: [String] = []
+        SignalProducer(Result<Int, Broken>.success(3)).start { events.append("\($0)") }
+        Result<Int, Broken>.failure(Broken()).producer.start { events.append("\($0)") }
+        XCTAssertEqual(events, ["VALUE 3", "COMPLETED", "FAILED Broken()"])
+        XCTAssertEqual(Result<Int, Broken>.success(3).value, 3)
+        XCTAssertEqual(Result<Int, Broken>.failure(Broken()).error, Broken())
+    }
+
+    func testAProducerOfAValueThunkCallsItOnEachStart() {
+        var calls = 0
+        let producer = SignalProducer<Int, Never> { () -> Int in
+            calls += 1
+            return calls
+        }
+        var values: [Int] = []
+        producer.startWithValues { values.append($0) }
+        producer.startWithValues { values.append($0) }
+        XCTAssertEqual(values, [1, 2])
+        var events: [String] = []
+        SignalProducer<Int, Swift.Error> { () throws -> Int in throw Broken() }.start { events.append("\($0)") }
+        XCTAssertEqual(events, ["FAILED Broken()"])
+    }
+
+    func testLiftWithoutANodeAppliesTheSignalOperator() {
+        expectMarbles("-a-(b|)") { scheduler in scheduler.cold("-a-b-c|").lift { $0.take(first: 2) } }
+        XCTAssertEqual(SignalProducer<Int, Never>.never.lift { $0.map { $0 } }.node.name, "lift")
+    }
+
+    func testEmptySentinelIsSentForNoProducers() {
+        var arrays: [[Int]] = []
+        SignalProducer.combineLatest([SignalProducer<Int, Never>](), emptySentinel: [0]).startWithValues { arrays.append($0) }
+        SignalProducer.zip([SignalProducer<Int, Never>](), emptySentinel: [1]).startWithValues { arrays.append($0) }
+        SignalProducer.zip([SignalProducer<Int, Never>(value: 2)], emptySentinel: [1]).startWithValues { arrays.append($0) }
+        XCTAssertEqual(arrays, [[0], [1], [2]])
+    }
+
+    func testScanMapSendsWhatTheStepReturnsAndKeepsTheState() {
+        var values: [String] = []
+        SignalProducer([1, 2, 3]).scanMap(0) { sum, value in (sum + value, "\(sum)+\(value)") }
+            .startWithValues { values.append($0) }
+        XCTAssertEqual(values, ["0+1", "1+2", "3+3"])
+        let (signal, input) = Signal<Int, Never>.pipe()
+        var counts: [Int] = []
+        signal.scanMap(into: 0) { count, _ in
+            count += 1
+            return count
+        }.observeValues { counts.append($0) }
+        input.send(value: 7)
+        input.send(value: 7)
+        XCTAssertEqual(counts, [1, 2])
+    }
+
+    func testWithValueReadsTheCurrentValue() {
+        let property = MutableProperty(4)
+        XCTAssertEqual(property.withValue { $0 * 2 }, 8)
+    }
+
+    func testPromoteValueGivesAValuelessStreamAValueType() {
+        var events: [String] = []
+        SignalProducer<Never, Never>.empty.promoteValue(Int.self).start { events.append("\($0)") }
+        XCTAssertEqual(events, ["COMPLETED"])
+    }
+
+    func testConvertibleArgumentsAreInferredFromInit() {
+        var values: [Int] = []
+        SignalProducer(value: 2).prefix(.init(value: 1)).concat(.init(value: 3)).startWithValues { values.append($0) }
+        XCTAssertEqual(values, [1, 2, 3])
+        var both: [Bool] = []
+        SignalProducer(value: true).and(.init(value: false)).startWithValues { both.append($0) }
+        XCTAssertEqual(both, [false])
+    }
+}
