@@ -109,4 +109,19 @@ final class ReactiveSwiftSpellingsTests: XCTestCase {
         SignalProducer(value: true).and(.init(value: false)).startWithValues { both.append($0) }
         XCTAssertEqual(both, [false])
     }
+
+    func testASignalTakenDuringALifetimeLetsGoOfItWhenItEnds() {
+        let (lifetime, token) = Lifetime.make()
+        weak var released: SignalCore<Int, Never>?
+        do {
+            let (signal, input) = Signal<Int, Never>.pipe()
+            let taken = signal.take(during: lifetime)
+            released = taken.core
+            taken.observe { _ in }
+            input.sendCompleted()
+        }
+        XCTAssertNil(released, "the lifetime no longer holds the finished signal's state")
+        XCTAssertFalse(lifetime.hasEnded)
+        withExtendedLifetime(token) {}
+    }
 }

@@ -287,3 +287,19 @@ final class TakeReactiveSwiftFormsTests: XCTestCase {
         }
     }
 }
+
+final class LifetimeObservationTests: XCTestCase {
+    func testDisposingAnEndObservationTakesItsActionBackOut() {
+        let (lifetime, token) = Lifetime.make()
+        var ran: [String] = []
+        let first = lifetime.observeEnded { ran.append("first") }
+        lifetime.observeEnded { ran.append("second") }
+        first?.dispose()
+        XCTAssertEqual(ran, [])
+        token.dispose()
+        XCTAssertEqual(ran, ["second"])
+        XCTAssertNil(lifetime.observeEnded { ran.append("late") }, "an ended lifetime runs the action at once")
+        XCTAssertEqual(ran, ["second", "late"])
+    }
+
+}

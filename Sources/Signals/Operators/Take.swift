@@ -86,7 +86,6 @@ extension Signal {
     }
 
     /// Forwards events until `duration` ends, then completes (at once when it has ended).
-    /// The signal is kept alive until then by `duration`, as its completion must reach it.
     public func take(during duration: Lifetime, file: StaticString = #fileID, line: UInt = #line) -> Signal {
         take(during: duration, node: .operator("take", parameters: "during:", (node, .data), file: file, line: line))
     }
@@ -94,7 +93,7 @@ extension Signal {
     func take(during duration: Lifetime, node: Node) -> Signal {
         Signal.combining(node) { observer, lifetime in
             lifetime += self.observeInternally(observer.send)
-            duration.observeEnded { observer.sendCompleted() }
+            lifetime += duration.observeEnded { observer.sendCompleted() }
         }
     }
 
