@@ -47,6 +47,10 @@ public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvid
 
     deinit { box.end() }
 
+    /// Completes the property's signal and every producer start, as its release does: a
+    /// composed property whose stream has ended.
+    func endStreams() { box.end() }
+
     private static func producerNode(of node: Node) -> Node {
         Node.make(.operator, "producer", upstream: [.init(node: node, role: .data)], file: node.file, line: node.line)
     }
@@ -180,19 +184,14 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
     private let makeSignal: () -> Signal<Value, Never>
     /// What this property reads from, kept alive as long as it is.
     private let retained: [AnyObject]
-    private let disposable: Disposable?
 
     private init(getter: @escaping () -> Value, producer: @escaping () -> SignalProducer<Value, Never>,
-                 signal: @escaping () -> Signal<Value, Never>, retaining retained: [AnyObject],
-                 disposable: Disposable? = nil) {
+                 signal: @escaping () -> Signal<Value, Never>, retaining retained: [AnyObject]) {
         self.getter = getter
         self.makeProducer = producer
         self.makeSignal = signal
         self.retained = retained
-        self.disposable = disposable
     }
-
-    deinit { disposable?.dispose() }
 
     /// A property that always holds `value`: its producer sends it and completes, its signal
     /// has already completed.
@@ -208,25 +207,28 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
                   retaining: [])
     }
 
-    /// A read-only view of `property` (which it keeps alive).
-    public convenience init<P: PropertyProtocol>(_ property: P) where P.Value == Value {
+    /// A read-only view of `property` that keeps it alive: its value, producer and signal
+    /// are `property`'s own (ReactiveSwift's existential `Property(capturing:)`).
+    public convenience init<P: PropertyProtocol>(capturing property: P) where P.Value == Value {
         self.init(getter: { property.value }, producer: { property.producer }, signal: { property.signal },
                   retaining: [property])
     }
 
+    /// A property that follows `property` without keeping it alive (ReactiveSwift's
+    /// composed `Property(_:)`): it holds `property`'s latest value, readable after
+    /// `property` is released; its producer and signal complete when `property` is released.
+    public convenience init<P: PropertyProtocol>(_ property: P, file: StaticString = #fileID, line: UInt = #line)
+    where P.Value == Value {
+        self.init(deriving: property.producer, file: file, line: line)
+    }
+
     /// A property holding `initial` until `values` sends, then its latest value. `values`
-    /// is started at once and interrupted when the property is released.
+    /// is started at once; when it completes or is interrupted, the property's producer and
+    /// signal complete (the value stays). Like every composed property, it does not stop
+    /// `values` when it is released: observers of its producer or signal may outlive it.
     public convenience init(initial: Value, then values: SignalProducer<Value, Never>,
                             file: StaticString = #fileID, line: UInt = #line) {
-        let backing = MutableProperty(initial, file: file, line: line)
-        let disposable = values.startWithSignal { signal, interrupter -> Disposable in
-            signal.observeInternally { [weak backing] event in
-                if case let .value(value) = event { backing?.value = value }
-            }
-            return interrupter
-        }
-        self.init(getter: { backing.value }, producer: { backing.producer }, signal: { backing.signal },
-                  retaining: [backing], disposable: disposable)
+        self.init(deriving: values, initial: initial, name: "Property(initial:then:)", file: file, line: line)
     }
 
     /// A property holding `initial` until `values` sends, then its latest value.
@@ -235,33 +237,31 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
         self.init(initial: initial, then: SignalProducer(values, file: file, line: line), file: file, line: line)
     }
 
-    /// A property that follows `property` without keeping it alive (ReactiveSwift's
-    /// `Property(capturing:)`): it starts `property.producer` at once and holds its latest
-    /// value, which stays readable after `property` is released.
-    public convenience init<P: PropertyProtocol>(capturing property: P, file: StaticString = #fileID, line: UInt = #line)
-    where P.Value == Value {
-        self.init(deriving: property.producer, name: "Property(capturing:)", file: file, line: line)
-    }
-
-    /// A property holding the latest value of `values`, which must send its first value as
-    /// soon as it is started (a property's producer, or an operator over one, does). The
-    /// producer runs until the property is released. The property is a node `name`
-    /// fed by `values`'s node.
-    convenience init(deriving values: SignalProducer<Value, Never>, name: String = "Property",
-         file: StaticString, line: UInt) {
+    /// A composed property: the latest value of `values` (started at once), `initial`
+    /// until it sends one, or its first value, which it must send as soon as it is started
+    /// when there is no `initial` (a property's producer, or an operator over one, does).
+    /// The property is a node `name` fed by `values`'s node. Its producer and signal are
+    /// those of a store that `values` keeps alive, so they outlive the property and end when
+    /// `values` does, with the sources of `values`, as ReactiveSwift's composed properties
+    /// are bound to the lifetime of their sources.
+    convenience init(deriving values: SignalProducer<Value, Never>, initial: Value? = nil,
+                     name: String = "Property", file: StaticString, line: UInt) {
         let node = Node.make(.operator, name, upstream: [.init(node: values.node, role: .data)], file: file, line: line)
-        let store = DerivedStore<Value>()
-        let disposable = values.startWithSignal { signal, interrupter -> Disposable in
+        let store = DerivedStore<Value>(node: node)
+        if let initial { store.set(initial) }
+        values.startWithSignal { signal, _ in
             signal.observeInternally { event in
-                if case let .value(value) = event { store.set(value, node: node) }
+                switch event {
+                case let .value(value): store.set(value)
+                case .completed, .interrupted: store.end()
+                }
             }
-            return interrupter
         }
         guard let backing = store.backing else {
             preconditionFailure("\(name) at \(file):\(line): its stream sent no value when started")
         }
         self.init(getter: { backing.value }, producer: { backing.producer }, signal: { backing.signal },
-                  retaining: [backing], disposable: disposable)
+                  retaining: [backing])
     }
 
     /// The current value.
@@ -271,49 +271,42 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
     /// The changes from now on.
     public var signal: Signal<Value, Never> { makeSignal() }
 
-    fileprivate static func derived(getter: @escaping () -> Value, producer: @escaping () -> SignalProducer<Value, Never>,
-                                    signal: @escaping () -> Signal<Value, Never>, retaining: [AnyObject]) -> Property {
-        Property(getter: getter, producer: producer, signal: signal, retaining: retaining)
-    }
 }
 
-/// The property behind `Property(deriving:)`, made by the first value its stream sends and
-/// set by each one after it. Only that stream's deliveries, which take turns, touch it.
+/// The store behind `Property(deriving:)`: a property made by the first value its stream
+/// sends, set by each one after it, and ended with the stream. The stream keeps it (and so
+/// the store) alive until it ends. Only that stream's deliveries, which take turns, and the
+/// initialiser before it starts, touch it.
 private final class DerivedStore<Value>: @unchecked Sendable {  // written only by one serialised stream
+    private let node: Node
     private(set) var backing: MutableProperty<Value>?
 
-    func set(_ value: Value, node: Node) {
+    init(node: Node) { self.node = node }
+
+    func set(_ value: Value) {
         if let backing {
             backing.value = value
         } else {
             backing = MutableProperty(value, node: node)
         }
     }
+
+    func end() { backing?.endStreams() }
 }
 
 extension PropertyProtocol {
-    /// A read-only property whose value is `transform` of this one's.
+    /// A read-only property whose value is `transform` of this one's. Like every composed
+    /// property, it does not keep this one alive.
     public func map<U>(file: StaticString = #fileID, line: UInt = #line,
                        _ transform: @escaping (Value) -> U) -> Property<U> {
-        Property<U>.derived(getter: { transform(self.value) },
-                            producer: { self.producer.map(file: file, line: line, transform) },
-                            signal: { self.signal.map(file: file, line: line, transform) },
-                            retaining: [self])
+        Property(deriving: producer.map(file: file, line: line, transform), file: file, line: line)
     }
 
-    /// A read-only property holding this property's value paired with `other`'s: its
-    /// producer sends the pair now and at every change of either.
-    ///
-    /// Each access to its `signal` starts a combination that runs until both properties
-    /// are released; observe the `producer` where that matters.
+    /// A read-only property holding this property's value paired with `other`'s: it changes
+    /// at every change of either.
     public func combineLatest<P: PropertyProtocol>(with other: P, file: StaticString = #fileID, line: UInt = #line)
         -> Property<(Value, P.Value)> {
-        let combined = producer.combineLatest(with: other.producer, file: file, line: line)
-        return Property<(Value, P.Value)>.derived(
-            getter: { (self.value, other.value) },
-            producer: { combined },
-            signal: { combined.skip(first: 1, file: file, line: line).startWithSignal { signal, _ in signal } },
-            retaining: [self, other])
+        Property(deriving: producer.combineLatest(with: other.producer, file: file, line: line), file: file, line: line)
     }
 }
 

@@ -3,6 +3,7 @@
 
 extension PropertyProtocol {
     /// A read-only property holding `value`, which each change of this property sends again.
+    @_disfavoredOverload
     public func map<U>(value: U, file: StaticString = #fileID, line: UInt = #line) -> Property<U> {
         map(file: file, line: line) { _ in value }
     }
@@ -16,8 +17,7 @@ extension PropertyProtocol {
     /// `predicate`, `initial` until one does (the current value counts).
     public func filter(initial: Value, file: StaticString = #fileID, line: UInt = #line,
                        _ predicate: @escaping (Value) -> Bool) -> Property<Value> {
-        Property(deriving: producer.filter(file: file, line: line, predicate).prefix(value: initial),
-                 file: file, line: line)
+        Property(deriving: producer.filter(file: file, line: line, predicate), initial: initial, file: file, line: line)
     }
 
     /// A read-only property holding this property's value paired with `other`'s, the n-th

@@ -34,10 +34,11 @@ final class BooleanTests: XCTestCase {
         }
     }
 
-    func testAllOfNoProducersCompletesAtOnce() {
+    func testAllAndAnyOfNoProducersSendTheirIdentityAndComplete() {
         var events: [String] = []
         SignalProducer<Bool, Never>.all([SignalProducer<Bool, Never>]()).start { events.append("\($0)") }
-        XCTAssertEqual(events, ["COMPLETED"])
+        SignalProducer<Bool, Never>.any([SignalProducer<Bool, Never>]()).start { events.append("\($0)") }
+        XCTAssertEqual(events, ["VALUE true", "COMPLETED", "VALUE false", "COMPLETED"])
     }
 
     func testBooleanPropertiesFollowTheirSources() {

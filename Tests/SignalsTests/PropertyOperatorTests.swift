@@ -73,15 +73,43 @@ final class PropertyOperatorTests: XCTestCase {
         XCTAssertEqual(flat.value, 10, "the replaced inner property no longer counts")
     }
 
-    func testCapturingKeepsTheLastValueWithoutRetainingTheSource() {
+    func testACapturingPropertyKeepsItsSourceAlive() {
         var source: MutableProperty<Int>? = MutableProperty(1)
         weak var weakSource = source
-        let captured = Property(capturing: source!)
-        source?.value = 2
-        XCTAssertEqual(captured.value, 2)
+        var captured: Property<Int>? = Property(capturing: source!)
         source = nil
+        XCTAssertNotNil(weakSource)
+        XCTAssertEqual(captured?.value, 1)
+        captured = nil
         XCTAssertNil(weakSource)
-        XCTAssertEqual(captured.value, 2)
+    }
+
+    func testAComposedPropertyOutlivesItsSourceAndCompletesWithIt() {
+        var source: MutableProperty<Int>? = MutableProperty(1)
+        weak var weakSource = source
+        let composed = Property(source!)
+        let mapped = source!.map { $0 * 10 }
+        var events: [String] = []
+        mapped.producer.start { events.append("\($0)") }
+        source?.value = 2
+        source = nil
+        XCTAssertNil(weakSource, "a composed property does not retain its source")
+        XCTAssertEqual(composed.value, 2)
+        XCTAssertEqual(mapped.value, 20)
+        XCTAssertEqual(events, ["VALUE 10", "VALUE 20", "COMPLETED"])
+    }
+
+    func testAnIntermediatePropertyMayGoWhileTheChainRuns() {
+        let source = MutableProperty(1)
+        weak var weakMiddle: Property<Int>?
+        let last: Property<Int> = {
+            let middle = source.map { $0 + 1 }
+            weakMiddle = middle
+            return middle.map { $0 * 2 }
+        }()
+        XCTAssertNil(weakMiddle)
+        source.value = 5
+        XCTAssertEqual(last.value, 12)
     }
 
     func testDerivedPropertyIsANodeFedByItsOperator() {

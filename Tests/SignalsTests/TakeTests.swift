@@ -236,9 +236,10 @@ private extension TestScheduler {
 final class TakeReactiveSwiftFormsTests: XCTestCase {
     // MARK: take(until:) with a predicate
 
-    func testTakeUntilAPredicateSendsTheValueItStopsAtThenCompletes() {
-        expectMarbles("-a-b-(c|)") { scheduler in scheduler.hot("-a-b-c-d|").take(until: { $0 == "c" }) }
-        expectMarbles("-a-b-(c|)") { scheduler in scheduler.cold("-a-b-c-d|").take(until: { $0 == "c" }) }
+    func testTakeUntilAPredicateSendsTheValueThatFailsItThenCompletes() {
+        expectMarbles("-a-b-(c|)") { scheduler in scheduler.hot("-a-b-c-d|").take(until: { $0 != "c" }) }
+        expectMarbles("-a-b-(c|)") { scheduler in scheduler.cold("-a-b-c-d|").take(until: { $0 != "c" }) }
+        expectMarbles("-(a|)") { scheduler in scheduler.hot("-a-b|").take(until: { _ in false }) }
     }
 
     func testATrailingClosureTakeStaysTakeWhile() {

@@ -87,13 +87,14 @@ extension SignalProducer where Value == Bool {
     }
 
     /// Starts all `booleans`; the logical AND of their latest values, each time any sends
-    /// once all have sent. Completes at once when there are none.
+    /// once all have sent. With none, sends `true` (the AND of nothing) and completes.
     public static func all<Booleans: Collection>(_ booleans: Booleans, file: StaticString = #fileID, line: UInt = #line)
         -> SignalProducer where Booleans.Element: SignalProducerConvertible, Booleans.Element.Value == Value,
         Booleans.Element.Error == Error {
         let list = booleans.map(\.producer)
-        return combineLatest(list, node: .joining("all", list.map(\.node), file: file, line: line),
-                             reduce: { $0.allSatisfy { $0 } })
+        let node = Node.joining("all", list.map(\.node), file: file, line: line)
+        guard !list.isEmpty else { return SignalProducer(node: node, sendingOnce: true) }
+        return combineLatest(list, node: node, reduce: { $0.allSatisfy { $0 } })
     }
 
     /// Starts all `booleans`; the logical AND of their latest values.
@@ -103,13 +104,14 @@ extension SignalProducer where Value == Bool {
     }
 
     /// Starts all `booleans`; the logical OR of their latest values, each time any sends
-    /// once all have sent. Completes at once when there are none.
+    /// once all have sent. With none, sends `false` (the OR of nothing) and completes.
     public static func any<Booleans: Collection>(_ booleans: Booleans, file: StaticString = #fileID, line: UInt = #line)
         -> SignalProducer where Booleans.Element: SignalProducerConvertible, Booleans.Element.Value == Value,
         Booleans.Element.Error == Error {
         let list = booleans.map(\.producer)
-        return combineLatest(list, node: .joining("any", list.map(\.node), file: file, line: line),
-                             reduce: { $0.contains(true) })
+        let node = Node.joining("any", list.map(\.node), file: file, line: line)
+        guard !list.isEmpty else { return SignalProducer(node: node, sendingOnce: false) }
+        return combineLatest(list, node: node, reduce: { $0.contains(true) })
     }
 
     /// Starts all `booleans`; the logical OR of their latest values.
@@ -142,8 +144,7 @@ extension PropertyProtocol where Value == Bool {
     public static func all<P: PropertyProtocol, Properties: Collection>(
         _ properties: Properties, file: StaticString = #fileID, line: UInt = #line
     ) -> Property<Bool> where P.Value == Bool, Properties.Element == P {
-        guard !properties.isEmpty else { return Property(value: true, file: file, line: line) }
-        return Property(deriving: SignalProducer.all(properties.map(\.producer), file: file, line: line),
+        Property(deriving: SignalProducer.all(properties.map(\.producer), file: file, line: line),
                         file: file, line: line)
     }
 
@@ -158,8 +159,7 @@ extension PropertyProtocol where Value == Bool {
     public static func any<P: PropertyProtocol, Properties: Collection>(
         _ properties: Properties, file: StaticString = #fileID, line: UInt = #line
     ) -> Property<Bool> where P.Value == Bool, Properties.Element == P {
-        guard !properties.isEmpty else { return Property(value: false, file: file, line: line) }
-        return Property(deriving: SignalProducer.any(properties.map(\.producer), file: file, line: line),
+        Property(deriving: SignalProducer.any(properties.map(\.producer), file: file, line: line),
                         file: file, line: line)
     }
 
@@ -167,5 +167,15 @@ extension PropertyProtocol where Value == Bool {
     public static func any<P: PropertyProtocol>(_ properties: P..., file: StaticString = #fileID, line: UInt = #line)
         -> Property<Bool> where P.Value == Bool {
         any(properties, file: file, line: line)
+    }
+}
+
+extension SignalProducer {
+    /// A producer of `node` that sends `value` and completes: `all` or `any` of no streams.
+    fileprivate init(node: Node, sendingOnce value: Value) {
+        self.init(node: node) { observer, _ in
+            observer.send(value: value)
+            observer.sendCompleted()
+        }
     }
 }

@@ -70,18 +70,20 @@ extension Signal {
         }
     }
 
-    /// Sends values until one satisfies `shouldStop`: that value is sent too, then the
-    /// signal completes (`take(while:)` that keeps the value it stops at).
+    /// Sends values while `shouldContinue` holds, and the first value that fails it too,
+    /// then completes: ReactiveSwift's `take(until:)` with a predicate, a `take(while:)`
+    /// that keeps the value it stops at. (The predicate says whether to go on, as in
+    /// `take(while:)`, not whether to stop.)
     @_disfavoredOverload
-    public func take(until shouldStop: @escaping (Value) -> Bool,
+    public func take(until shouldContinue: @escaping (Value) -> Bool,
                      file: StaticString = #fileID, line: UInt = #line) -> Signal {
-        take(until: shouldStop, node: .operator("take", parameters: "until:", (node, .data), file: file, line: line))
+        take(until: shouldContinue, node: .operator("take", parameters: "until:", (node, .data), file: file, line: line))
     }
 
-    func take(until shouldStop: @escaping (Value) -> Bool, node: Node) -> Signal {
+    func take(until shouldContinue: @escaping (Value) -> Bool, node: Node) -> Signal {
         derive(node) { event, observer in
             observer.send(event)
-            if case let .value(value) = event, shouldStop(value) { observer.sendCompleted() }
+            if case let .value(value) = event, !shouldContinue(value) { observer.sendCompleted() }
         }
     }
 
@@ -192,13 +194,13 @@ extension SignalProducer {
         take(until: trigger, file: file, line: line)
     }
 
-    /// Sends values of each start until one satisfies `shouldStop`: that value is sent
-    /// too, then the start completes.
+    /// Sends values of each start while `shouldContinue` holds, and the first value that
+    /// fails it too, then completes.
     @_disfavoredOverload
-    public func take(until shouldStop: @escaping (Value) -> Bool,
+    public func take(until shouldContinue: @escaping (Value) -> Bool,
                      file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
         let node = Node.operator("take", parameters: "until:", (self.node, .data), file: file, line: line)
-        return lift(node) { $0.take(until: shouldStop, node: node) }
+        return lift(node) { $0.take(until: shouldContinue, node: node) }
     }
 
     /// Forwards the events of each start until `duration` ends, then completes.
