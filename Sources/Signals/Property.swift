@@ -377,6 +377,13 @@ public struct BindingTarget<Value>: BindingTargetProvider {
         }
     }
 
+    /// A target that sets `object[keyPath: keyPath]` (ReactiveSwift's argument order).
+    public init<Object: AnyObject>(on scheduler: Scheduler? = nil, lifetime: Lifetime, object: Object,
+                                   keyPath: ReferenceWritableKeyPath<Object, Value>,
+                                   file: StaticString = #fileID, line: UInt = #line) {
+        self.init(on: scheduler, object: object, keyPath: keyPath, lifetime: lifetime, file: file, line: line)
+    }
+
     /// The target itself.
     public var bindingTarget: BindingTarget<Value> { self }
 }
@@ -396,12 +403,35 @@ infix operator <~ : BindingPrecedence
 @discardableResult
 public func <~ <Target: BindingTargetProvider, Source: BindingSource>(target: Target, source: Source) -> Disposable?
 where Source.Value == Target.Value {
-    let target = target.bindingTarget
+    bind(source.producer, to: target.bindingTarget) { $0 }
+}
+
+/// Binds `source` to a target of optional values (ReactiveSwift's optionalising binding).
+@discardableResult
+public func <~ <Target: BindingTargetProvider, Source: BindingSource>(target: Target, source: Source) -> Disposable?
+where Target.Value == Source.Value? {
+    bind(source.producer, to: target.bindingTarget) { $0 }
+}
+
+/// Sends each value of `source` into `observer` until `source` ends (ReactiveSwift's binding
+/// into a `Signal.Observer`); returns the disposable that ends the binding. The binding is a
+/// sink node named `<~` at the source's call site.
+@discardableResult
+public func <~ <Source: BindingSource>(observer: Observer<Source.Value, some Swift.Error>, source: Source) -> Disposable {
+    let producer = source.producer
+    let target = BindingTarget<Source.Value>(lifetime: Lifetime(CompositeDisposable()), file: producer.node.file,
+                                             line: producer.node.line) { [weak observer] in observer?.send(value: $0) }
+    return bind(producer, to: target) { $0 } ?? AnyDisposable()
+}
+
+/// A binding: each value of `producer`, transformed, is given to `target`, until either ends.
+private func bind<S, T>(_ producer: SignalProducer<S, Never>, to target: BindingTarget<T>,
+                        _ transform: @escaping (S) -> T) -> Disposable? {
     guard !target.lifetime.hasEnded else { return nil }
     // Holds the link from the target's lifetime to this binding; emptied when the source
     // ends, so a long-lived target does not keep every finished source's stream alive.
     let link = SerialDisposable()
-    let binding = source.producer.startWithSignal { signal, interrupter -> Disposable in
+    let binding = producer.startWithSignal { signal, interrupter -> Disposable in
         if let probe = Instrumentation.probe {
             let sink = Node.make(.sink, "<~", upstream: [.init(node: signal.node, role: .data)],
                                  file: target.file, line: target.line)
@@ -409,7 +439,7 @@ where Source.Value == Target.Value {
         }
         signal.observeInternally { event in
             if case let .value(value) = event {
-                target.action(value)
+                target.action(transform(value))
             } else {
                 link.dispose()
             }
@@ -418,4 +448,17 @@ where Source.Value == Target.Value {
     }
     link.inner = target.lifetime.observeEnded { binding.dispose() }
     return binding
+}
+
+/// An optional target: bound to when there is one; a binding into nil ends at once.
+extension Optional: BindingTargetProvider where Wrapped: BindingTargetProvider {
+    public typealias Value = Wrapped.Value
+
+    /// The wrapped target's, or one whose lifetime has ended.
+    public var bindingTarget: BindingTarget<Wrapped.Value> {
+        switch self {
+        case let .some(provider): return provider.bindingTarget
+        case .none: return BindingTarget(lifetime: .empty, file: "Signals/Property.swift", line: 0) { _ in }
+        }
+    }
 }
