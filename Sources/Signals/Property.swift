@@ -20,6 +20,7 @@ public protocol PropertyProtocol: AnyObject, BindingSource {
 ///
 /// The property is a source node of the pipeline (`named(_:)` labels it). It completes its
 /// `signal` and `producer` observers when it is released; its `lifetime` ends then too.
+@propertyWrapper
 public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvider, @unchecked Sendable {  // immutable; the box guards the value
     /// The property's source node.
     public private(set) var node: Node
@@ -35,6 +36,21 @@ public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvid
     public convenience init(_ initial: Value, named label: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
         self.init(initial, node: Node.make(.source, "MutableProperty", label: label, file: file, line: line))
     }
+
+    /// A property holding `wrappedValue`, as a property wrapper makes it
+    /// (`@MutableProperty var count = 0`).
+    public convenience init(wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line) {
+        self.init(wrappedValue, file: file, line: line)
+    }
+
+    /// The value, as a property wrapper exposes it.
+    public var wrappedValue: Value {
+        get { value }
+        set { value = newValue }
+    }
+
+    /// The property itself, as `$name` of a wrapped property.
+    public var projectedValue: MutableProperty { self }
 
     /// A property holding `initial`, as an instance of `node`: the store behind a property
     /// derived from a stream (`Property(deriving:)`), whose node is fed by that stream's.
@@ -178,6 +194,7 @@ private final class PropertyBox<Value>: @unchecked Sendable {  // value in Prote
 
 /// A read-only property: a constant, a view of another property, or the latest value of a
 /// stream.
+@propertyWrapper
 public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // immutable after init
     private let getter: () -> Value
     private let makeProducer: () -> SignalProducer<Value, Never>
@@ -266,6 +283,10 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
 
     /// The current value.
     public var value: Value { getter() }
+    /// The current value, as a property wrapper exposes it (`@Property var count: Int`).
+    public var wrappedValue: Value { getter() }
+    /// The property itself, as `$name` of a wrapped property.
+    public var projectedValue: Property { self }
     /// The current value, then every change.
     public var producer: SignalProducer<Value, Never> { makeProducer() }
     /// The changes from now on.

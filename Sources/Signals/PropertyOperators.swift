@@ -117,3 +117,25 @@ extension PropertyProtocol {
         return Property(deriving: SignalProducer.zip(producers, file: file, line: line), file: file, line: line)
     }
 }
+
+extension PropertyProtocol {
+    /// A read-only property holding the values of all `properties` in order, each change of
+    /// any changing it; `emptySentinel` for good when there are none.
+    public static func combineLatest<S: Sequence>(_ properties: S, emptySentinel: [S.Element.Value],
+                                                  file: StaticString = #fileID, line: UInt = #line)
+        -> Property<[S.Element.Value]> where S.Element: PropertyProtocol {
+        let producers = properties.map(\.producer)
+        return Property(deriving: SignalProducer.combineLatest(producers, emptySentinel: emptySentinel, file: file, line: line),
+                        file: file, line: line)
+    }
+
+    /// A read-only property holding the values of all `properties` zipped; `emptySentinel`
+    /// for good when there are none.
+    public static func zip<S: Sequence>(_ properties: S, emptySentinel: [S.Element.Value],
+                                        file: StaticString = #fileID, line: UInt = #line)
+        -> Property<[S.Element.Value]> where S.Element: PropertyProtocol {
+        let producers = properties.map(\.producer)
+        return Property(deriving: SignalProducer.zip(producers, emptySentinel: emptySentinel, file: file, line: line),
+                        file: file, line: line)
+    }
+}

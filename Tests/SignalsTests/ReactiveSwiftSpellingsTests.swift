@@ -125,3 +125,50 @@ final class ReactiveSwiftSpellingsTests: XCTestCase {
         withExtendedLifetime(token) {}
     }
 }
+
+private final class Thermometer: ReactiveExtensionsProvider {
+    let degrees = MutableProperty(20)
+}
+
+extension Reactive where Base == Thermometer {
+    fileprivate var degrees: SignalProducer<Int, Never> { base.degrees.producer }
+    fileprivate static var unit: String { "°C" }
+}
+
+final class ReactiveNamespaceAndWrapperTests: XCTestCase {
+    func testTheReactiveNamespaceReachesItsBase() {
+        var values: [Int] = []
+        Thermometer().reactive.degrees.startWithValues { values.append($0) }
+        XCTAssertEqual(values, [20])
+        XCTAssertEqual(Thermometer.reactive.unit, "°C")
+    }
+
+    func testPropertiesAsPropertyWrappers() {
+        struct Model {
+            @MutableProperty var count = 1
+            @Property var doubled: Int
+        }
+        let source = MutableProperty(5)
+        let model = Model(doubled: source.map { $0 * 2 })
+        model.count += 1
+        model.$count.modify { $0 *= 10 }
+        XCTAssertEqual(model.count, 20)
+        source.value = 7
+        XCTAssertEqual(model.doubled, 14)
+        XCTAssertEqual(model.$doubled.value, 14)
+    }
+
+    func testEmptySentinelOfNoProperties() {
+        XCTAssertEqual(Property<Int>.combineLatest([MutableProperty<Int>](), emptySentinel: [0]).value, [0])
+        XCTAssertEqual(Property<Int>.zip([MutableProperty(3)], emptySentinel: [0]).value, [3])
+    }
+
+    func testTimeoutOfAStreamThatCannotFailTakesTheErrorsType() {
+        struct Late: Error {}
+        let scheduler = TestScheduler()
+        var events: [String] = []
+        SignalProducer<Int, Never>.never.timeout(after: 2, raising: Late(), on: scheduler).start { events.append("\($0)") }
+        scheduler.advance(by: 2)
+        XCTAssertEqual(events, ["FAILED Late()"])
+    }
+}
