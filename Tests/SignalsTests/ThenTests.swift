@@ -79,3 +79,23 @@ final class PromotingThenTests: XCTestCase {
         XCTAssertEqual(events, ["FAILED Broken()"])
     }
 }
+
+final class InferredInnerProducerTests: XCTestCase {
+    private struct Broken: Error {}
+
+    func testInnerProducersWrittenAsInitTakeTheOuterTypes() {
+        var values: [Int] = []
+        SignalProducer<Int, Broken>([1, 2]).flatMap(.concat) { .init(value: $0 * 10) }.startWithValues { values.append($0) }
+        let (signal, input) = Signal<Int, Never>.pipe()
+        signal.flatMap(.latest) { .init(value: $0 + 1) }.observeValues { values.append($0) }
+        input.send(value: 4)
+        XCTAssertEqual(values, [10, 20, 5])
+    }
+
+    func testThenEmptyTakesTheProducersTypes() {
+        var events: [String] = []
+        SignalProducer<Int, Broken>(value: 1).then(.empty).start { events.append("\($0)") }
+        SignalProducer<Int, Broken>(value: 1).then(.init(value: 2)).start { events.append("\($0)") }
+        XCTAssertEqual(events, ["COMPLETED", "VALUE 2", "COMPLETED"])
+    }
+}

@@ -331,6 +331,18 @@ extension Signal {
                            start: { $0.startInner($1, neverFails) })
     }
 
+    /// `flatMap` whose transform gives a producer written `.init(...)` or `.empty`: the
+    /// producer's types are inferred from this signal's error type.
+    @_disfavoredOverload
+    public func flatMap<U>(
+        _ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> SignalProducer<U, Error>
+    ) -> Signal<U, Error> {
+        let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
+                           start: { $0.startInner($1, { $0 }) })
+    }
+
     /// ReactiveCocoa 2's `flattenMap:`: `flatMap(.merge, transform)`, recorded under the
     /// tutorial's name.
     public func flattenMap<Inner: SignalProducerConvertible>(
@@ -426,6 +438,18 @@ extension SignalProducer {
         let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
                            start: { $0.startInner($1, neverFails) })
+    }
+
+    /// `flatMap` whose transform gives a producer written `.init(...)` or `.empty`: the
+    /// producer's types are inferred from this producer's error type.
+    @_disfavoredOverload
+    public func flatMap<U>(
+        _ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> SignalProducer<U, Error>
+    ) -> SignalProducer<U, Error> {
+        let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
+                           start: { $0.startInner($1, { $0 }) })
     }
 
     /// ReactiveCocoa 2's `flattenMap:`: `flatMap(.merge, transform)`, recorded under the

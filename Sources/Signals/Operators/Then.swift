@@ -41,6 +41,14 @@ extension SignalProducer {
 }
 
 extension SignalProducer {
+    /// `then` with a replacement of this producer's own types, so that `.then(.empty)` and
+    /// `.then(.init(value:))` infer them.
+    @_disfavoredOverload
+    public func then(_ replacement: SignalProducer, file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
+        let node = Node.operator("then", (self.node, .trigger), (replacement.node, .data), file: file, line: line)
+        return lift(node) { $0.then(replacement, node: node) }
+    }
+
     /// `then` with a replacement that cannot fail: its values take this producer's error type.
     @_disfavoredOverload
     public func then<U>(_ replacement: SignalProducer<U, Never>,
