@@ -127,9 +127,9 @@ public final class QueueScheduler: DateScheduler, @unchecked Sendable {  // immu
         self.name = name
     }
 
-    /// A scheduler over a new serial queue.
-    public convenience init(qos: DispatchQoS = .default, name: String = "queue") {
-        self.init(queue: DispatchQueue(label: "marbles.\(name)", qos: qos), name: name)
+    /// A scheduler over a new serial queue, which targets `targeting` when one is given.
+    public convenience init(qos: DispatchQoS = .default, name: String = "queue", targeting: DispatchQueue? = nil) {
+        self.init(queue: DispatchQueue(label: "marbles.\(name)", qos: qos, target: targeting), name: name)
     }
 
     /// A background scheduler of the given priority (ReactiveCocoa's

@@ -282,6 +282,18 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
         lift(Node.operator("lift", (node, .data), file: file, line: line), transform)
     }
 
+    /// Applies a two-input signal operator, curried as ReactiveSwift's binary `lift` takes it:
+    /// the function returned starts this producer and the one it is given with each start.
+    /// Recorded as a node named `lift` fed by both.
+    public func lift<U, F, V, G>(file: StaticString = #fileID, line: UInt = #line,
+                                 _ transform: @escaping (Signal<Value, Error>) -> (Signal<U, F>) -> Signal<V, G>)
+        -> (SignalProducer<U, F>) -> SignalProducer<V, G> {
+        { other in
+            let node = Node.operator("lift", (self.node, .data), (other.node, .data), file: file, line: line)
+            return self.lift(node, other) { transform($0)($1) }
+        }
+    }
+
     /// Applies a two-input signal operator to each start of both producers. This producer
     /// begins first unless `otherFirst` (a trigger that must be in place before values flow).
     @inlinable

@@ -172,3 +172,32 @@ final class ReactiveNamespaceAndWrapperTests: XCTestCase {
         XCTAssertEqual(events, ["FAILED Late()"])
     }
 }
+
+final class ReactiveSwiftSpellingsMoreTests: XCTestCase {
+    func testARemovedDisposableIsNotDisposedWithTheComposite() {
+        let composite = CompositeDisposable()
+        let inner = AnyDisposable()
+        let handle = composite += inner
+        handle?.dispose()
+        handle?.dispose()
+        composite.dispose()
+        XCTAssertFalse(inner.isDisposed)
+    }
+
+    func testACurriedBinaryLiftStartsBothWithEachStart() {
+        var made = 0
+        let pair = { (left: Signal<Int, Never>) -> (Signal<Int, Never>) -> Signal<(Int, Int), Never> in
+            { right in
+                made += 1
+                return Signal.zip(left, right)
+            }
+        }
+        let producer = SignalProducer([1, 2]).lift(pair)(SignalProducer([3, 4]))
+        XCTAssertEqual(made, 0)
+        var sums: [Int] = []
+        producer.startWithValues { sums.append($0.0 + $0.1) }
+        producer.startWithValues { sums.append($0.0 + $0.1) }
+        XCTAssertEqual(made, 2)
+        XCTAssertEqual(sums, [4, 6, 4, 6])
+    }
+}
