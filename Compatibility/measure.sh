@@ -2,7 +2,7 @@
 # Measures how much of ReactiveSwift's own spec suite passes against Signals with only the
 # import changed (COMPATIBILITY.md). Builds a package outside this repository:
 #
-#   Compatibility/measure.sh <ReactiveSwift checkout> [work dir]
+#   Compatibility/measure.sh <ReactiveSwift checkout or bare clone> [work dir]
 #
 # The work dir (default /tmp/rs-compat) gets a snapshot of this repository's HEAD, the
 # checkout's Tests/ReactiveSwiftTests with `import ReactiveSwift` changed to `import Signals`,
@@ -20,7 +20,12 @@ SPECS=$WORK/Tests/ReactiveSwiftTests
 rm -rf "$WORK/marbles-snapshot" "$SPECS"
 mkdir -p "$WORK/marbles-snapshot" "$SPECS"
 git -C "$REPO" archive HEAD | tar x -C "$WORK/marbles-snapshot"
-cp "$RS"/Tests/ReactiveSwiftTests/*.swift "$SPECS/"
+if [ -d "$RS/Tests/ReactiveSwiftTests" ]; then
+  cp "$RS"/Tests/ReactiveSwiftTests/*.swift "$SPECS/"
+else  # a bare clone, as the search tool's fetch leaves it
+  git -C "$RS" archive HEAD Tests/ReactiveSwiftTests | tar x -C "$WORK"
+  find "$SPECS" -type f ! -name '*.swift' -delete
+fi
 sed -i 's/^@testable import ReactiveSwift$/@testable import Signals/; s/^import ReactiveSwift$/import Signals/' "$SPECS"/*.swift
 cat > "$WORK/Package.swift" <<'MANIFEST'
 // swift-tools-version:5.9
