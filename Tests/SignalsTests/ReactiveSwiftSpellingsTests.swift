@@ -23,6 +23,14 @@ final class ReactiveSwiftSpellingsTests: XCTestCase {
         XCTAssertEqual(fired, [102])
     }
 
+    func testATestSchedulerStartedAtADateOfTodayReportsThatVeryDate() {
+        let start = Date(timeIntervalSinceReferenceDate: 815_000_000.123_456_789)
+        let scheduler = TestScheduler(startDate: start)
+        XCTAssertEqual(scheduler.currentDate, start)
+        scheduler.advance(by: .seconds(1))
+        XCTAssertEqual(scheduler.currentDate.timeIntervalSince(start), 1, accuracy: 1e-6)
+    }
+
     func testARepeatingActionAfterADelay() {
         let scheduler = TestScheduler()
         var ticks: [Int64] = []
