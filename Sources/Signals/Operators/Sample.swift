@@ -164,6 +164,22 @@ extension SignalProducer {
         return lift(node, sampler) { $0.sample(with: $1, node: node, combine: { value, _ in value }) }
     }
 
+    /// `sample(with:)` with a sampler of another kind: a signal or a property.
+    @_disfavoredOverload
+    public func sample<Sampler: SignalProducerConvertible>(with sampler: Sampler, file: StaticString = #fileID,
+                                                           line: UInt = #line) -> SignalProducer<(Value, Sampler.Value), Error>
+    where Sampler.Error == Never {
+        sample(with: sampler.producer, file: file, line: line)
+    }
+
+    /// `sample(on:)` with a sampler of another kind: a signal or a property.
+    @_disfavoredOverload
+    public func sample<Sampler: SignalProducerConvertible>(on sampler: Sampler, file: StaticString = #fileID,
+                                                           line: UInt = #line) -> SignalProducer
+    where Sampler.Value == Void, Sampler.Error == Never {
+        sample(on: sampler.producer, file: file, line: line)
+    }
+
     /// Each value of this producer with the latest value of `samplee`, which is started
     /// first so that a value it has at once is there for this producer's first value.
     public func withLatest<U>(from samplee: SignalProducer<U, Never>, file: StaticString = #fileID, line: UInt = #line)
