@@ -44,6 +44,10 @@ public final class CompositeDisposable: Disposable, @unchecked Sendable {  // di
 
         /// Takes the disposable back out of its composite (it is not disposed).
         public func remove() { owner?.remove(token) }
+
+        /// `remove()`, by the name ReactiveSwift's handle has: the disposable is taken back
+        /// out, not disposed.
+        public func dispose() { remove() }
     }
 
     private let lock = Lock()

@@ -28,6 +28,12 @@ public enum Event<Value, Error: Swift.Error> {
         }
     }
 
+    /// Whether this event is `completed`.
+    public var isCompleted: Bool {
+        if case .completed = self { return true }
+        return false
+    }
+
     /// The value, if this is a value event.
     @inlinable
     public var value: Value? {

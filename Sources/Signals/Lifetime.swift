@@ -11,6 +11,8 @@ public final class Lifetime: @unchecked Sendable {  // immutable; CompositeDispo
         deinit { disposables.dispose() }
         /// Ends the lifetime now.
         public func end() { disposables.dispose() }
+        /// Ends the lifetime now (ReactiveSwift's name for `end()`).
+        public func dispose() { end() }
     }
 
     fileprivate let disposables: CompositeDisposable
@@ -37,12 +39,12 @@ public final class Lifetime: @unchecked Sendable {  // immutable; CompositeDispo
     /// Whether the lifetime has ended.
     public var hasEnded: Bool { disposables.isDisposed }
 
-    /// Runs `action` when the lifetime ends (at once if it has).
+    /// Runs `action` when the lifetime ends (at once if it has, returning nil then). The
+    /// disposable returned takes `action` back out: disposed first, it never runs.
     @discardableResult
     public func observeEnded(_ action: @escaping () -> Void) -> Disposable? {
-        let disposable = AnyDisposable(action)
-        disposables.add(disposable)
-        return disposable
+        guard let handle = disposables.add(AnyDisposable(action)) else { return nil }
+        return AnyDisposable { handle.remove() }
     }
 
     /// A signal that completes when the lifetime ends.

@@ -7,6 +7,9 @@ import Synchronization
 /// An `Observer` is also the input end of a `Signal.pipe()` and what a `SignalProducer`'s
 /// start handler sends into.
 public final class Observer<Value, Error: Swift.Error>: @unchecked Sendable {  // immutable; an action of any type, serialised by its signal
+    /// What an observer calls with each event (ReactiveSwift's `Signal.Observer.Action`).
+    public typealias Action = (Event<Value, Error>) -> Void
+
     @usableFromInline let action: (Event<Value, Error>) -> Void
 
     /// An observer that calls `action` with each event.

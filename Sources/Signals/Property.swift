@@ -20,6 +20,7 @@ public protocol PropertyProtocol: AnyObject, BindingSource {
 ///
 /// The property is a source node of the pipeline (`named(_:)` labels it). It completes its
 /// `signal` and `producer` observers when it is released; its `lifetime` ends then too.
+@propertyWrapper
 public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvider, @unchecked Sendable {  // immutable; the box guards the value
     /// The property's source node.
     public private(set) var node: Node
@@ -32,14 +33,39 @@ public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvid
 
     /// A property holding `initial`, its node labelled `label` when one is given (shown in
     /// figures, used to find it in a replay).
-    public init(_ initial: Value, named label: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
-        node = Node.make(.source, "MutableProperty", label: label, file: file, line: line)
+    public convenience init(_ initial: Value, named label: String? = nil, file: StaticString = #fileID, line: UInt = #line) {
+        self.init(initial, node: Node.make(.source, "MutableProperty", label: label, file: file, line: line))
+    }
+
+    /// A property holding `wrappedValue`, as a property wrapper makes it
+    /// (`@MutableProperty var count = 0`).
+    public convenience init(wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line) {
+        self.init(wrappedValue, file: file, line: line)
+    }
+
+    /// The value, as a property wrapper exposes it.
+    public var wrappedValue: Value {
+        get { value }
+        set { value = newValue }
+    }
+
+    /// The property itself, as `$name` of a wrapped property.
+    public var projectedValue: MutableProperty { self }
+
+    /// A property holding `initial`, as an instance of `node`: the store behind a property
+    /// derived from a stream (`Property(deriving:)`), whose node is fed by that stream's.
+    init(_ initial: Value, node: Node) {
+        self.node = node
         producerNode = Self.producerNode(of: node)
         box = PropertyBox(initial, node: node)
         lifetime = Lifetime(token)
     }
 
     deinit { box.end() }
+
+    /// Completes the property's signal and every producer start, as its release does: a
+    /// composed property whose stream has ended.
+    func endStreams() { box.end() }
 
     private static func producerNode(of node: Node) -> Node {
         Node.make(.operator, "producer", upstream: [.init(node: node, role: .data)], file: node.file, line: node.line)
@@ -71,6 +97,13 @@ public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvid
     @discardableResult
     public func modify<Result>(_ action: (inout Value) throws -> Result) rethrows -> Result {
         try box.modify(action)
+    }
+
+    /// Runs `action` with the current value, while no change can be made (a change from
+    /// another thread waits); returns what `action` returns.
+    @discardableResult
+    public func withValue<Result>(_ action: (Value) throws -> Result) rethrows -> Result {
+        try box.withValue(action)
     }
 
     /// Sets a new value and returns the old one.
@@ -131,6 +164,14 @@ private final class PropertyBox<Value>: @unchecked Sendable {  // value in Prote
         return result
     }
 
+    /// Runs `action` with the value, holding off changes (an observer's change on this
+    /// thread, which the recursive lock lets through, is the caller's own doing).
+    func withValue<Result>(_ action: (Value) throws -> Result) rethrows -> Result {
+        updateLock.lock()
+        defer { updateLock.unlock() }
+        return try action(storage.current.value)
+    }
+
     func startObserving(_ observer: Signals.Observer<Value, Never>, lifetime: Lifetime) {
         updateLock.lock()
         defer { updateLock.unlock() }
@@ -153,25 +194,21 @@ private final class PropertyBox<Value>: @unchecked Sendable {  // value in Prote
 
 /// A read-only property: a constant, a view of another property, or the latest value of a
 /// stream.
+@propertyWrapper
 public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // immutable after init
     private let getter: () -> Value
     private let makeProducer: () -> SignalProducer<Value, Never>
     private let makeSignal: () -> Signal<Value, Never>
     /// What this property reads from, kept alive as long as it is.
     private let retained: [AnyObject]
-    private let disposable: Disposable?
 
     private init(getter: @escaping () -> Value, producer: @escaping () -> SignalProducer<Value, Never>,
-                 signal: @escaping () -> Signal<Value, Never>, retaining retained: [AnyObject],
-                 disposable: Disposable? = nil) {
+                 signal: @escaping () -> Signal<Value, Never>, retaining retained: [AnyObject]) {
         self.getter = getter
         self.makeProducer = producer
         self.makeSignal = signal
         self.retained = retained
-        self.disposable = disposable
     }
-
-    deinit { disposable?.dispose() }
 
     /// A property that always holds `value`: its producer sends it and completes, its signal
     /// has already completed.
@@ -187,25 +224,28 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
                   retaining: [])
     }
 
-    /// A read-only view of `property` (which it keeps alive).
-    public convenience init<P: PropertyProtocol>(_ property: P) where P.Value == Value {
+    /// A read-only view of `property` that keeps it alive: its value, producer and signal
+    /// are `property`'s own (ReactiveSwift's existential `Property(capturing:)`).
+    public convenience init<P: PropertyProtocol>(capturing property: P) where P.Value == Value {
         self.init(getter: { property.value }, producer: { property.producer }, signal: { property.signal },
                   retaining: [property])
     }
 
+    /// A property that follows `property` without keeping it alive (ReactiveSwift's
+    /// composed `Property(_:)`): it holds `property`'s latest value, readable after
+    /// `property` is released; its producer and signal complete when `property` is released.
+    public convenience init<P: PropertyProtocol>(_ property: P, file: StaticString = #fileID, line: UInt = #line)
+    where P.Value == Value {
+        self.init(deriving: property.producer, file: file, line: line)
+    }
+
     /// A property holding `initial` until `values` sends, then its latest value. `values`
-    /// is started at once and interrupted when the property is released.
+    /// is started at once; when it completes or is interrupted, the property's producer and
+    /// signal complete (the value stays). Like every composed property, it does not stop
+    /// `values` when it is released: observers of its producer or signal may outlive it.
     public convenience init(initial: Value, then values: SignalProducer<Value, Never>,
                             file: StaticString = #fileID, line: UInt = #line) {
-        let backing = MutableProperty(initial, file: file, line: line)
-        let disposable = values.startWithSignal { signal, interrupter -> Disposable in
-            signal.observeInternally { [weak backing] event in
-                if case let .value(value) = event { backing?.value = value }
-            }
-            return interrupter
-        }
-        self.init(getter: { backing.value }, producer: { backing.producer }, signal: { backing.signal },
-                  retaining: [backing], disposable: disposable)
+        self.init(deriving: values, initial: initial, name: "Property(initial:then:)", file: file, line: line)
     }
 
     /// A property holding `initial` until `values` sends, then its latest value.
@@ -214,42 +254,80 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
         self.init(initial: initial, then: SignalProducer(values, file: file, line: line), file: file, line: line)
     }
 
+    /// A composed property: the latest value of `values` (started at once), `initial`
+    /// until it sends one, or its first value, which it must send as soon as it is started
+    /// when there is no `initial` (a property's producer, or an operator over one, does).
+    /// The property is a node `name` fed by `values`'s node. Its producer and signal are
+    /// those of a store that `values` keeps alive, so they outlive the property and end when
+    /// `values` does, with the sources of `values`, as ReactiveSwift's composed properties
+    /// are bound to the lifetime of their sources.
+    convenience init(deriving values: SignalProducer<Value, Never>, initial: Value? = nil,
+                     name: String = "Property", file: StaticString, line: UInt) {
+        let node = Node.make(.operator, name, upstream: [.init(node: values.node, role: .data)], file: file, line: line)
+        let store = DerivedStore<Value>(node: node)
+        if let initial { store.set(initial) }
+        values.startWithSignal { signal, _ in
+            signal.observeInternally { event in
+                switch event {
+                case let .value(value): store.set(value)
+                case .completed, .interrupted: store.end()
+                }
+            }
+        }
+        guard let backing = store.backing else {
+            preconditionFailure("\(name) at \(file):\(line): its stream sent no value when started")
+        }
+        self.init(getter: { backing.value }, producer: { backing.producer }, signal: { backing.signal },
+                  retaining: [backing])
+    }
+
     /// The current value.
     public var value: Value { getter() }
+    /// The current value, as a property wrapper exposes it (`@Property var count: Int`).
+    public var wrappedValue: Value { getter() }
+    /// The property itself, as `$name` of a wrapped property.
+    public var projectedValue: Property { self }
     /// The current value, then every change.
     public var producer: SignalProducer<Value, Never> { makeProducer() }
     /// The changes from now on.
     public var signal: Signal<Value, Never> { makeSignal() }
 
-    fileprivate static func derived(getter: @escaping () -> Value, producer: @escaping () -> SignalProducer<Value, Never>,
-                                    signal: @escaping () -> Signal<Value, Never>, retaining: [AnyObject]) -> Property {
-        Property(getter: getter, producer: producer, signal: signal, retaining: retaining)
+}
+
+/// The store behind `Property(deriving:)`: a property made by the first value its stream
+/// sends, set by each one after it, and ended with the stream. The stream keeps it (and so
+/// the store) alive until it ends. Only that stream's deliveries, which take turns, and the
+/// initialiser before it starts, touch it.
+private final class DerivedStore<Value>: @unchecked Sendable {  // written only by one serialised stream
+    private let node: Node
+    private(set) var backing: MutableProperty<Value>?
+
+    init(node: Node) { self.node = node }
+
+    func set(_ value: Value) {
+        if let backing {
+            backing.value = value
+        } else {
+            backing = MutableProperty(value, node: node)
+        }
     }
+
+    func end() { backing?.endStreams() }
 }
 
 extension PropertyProtocol {
-    /// A read-only property whose value is `transform` of this one's.
+    /// A read-only property whose value is `transform` of this one's. Like every composed
+    /// property, it does not keep this one alive.
     public func map<U>(file: StaticString = #fileID, line: UInt = #line,
                        _ transform: @escaping (Value) -> U) -> Property<U> {
-        Property<U>.derived(getter: { transform(self.value) },
-                            producer: { self.producer.map(file: file, line: line, transform) },
-                            signal: { self.signal.map(file: file, line: line, transform) },
-                            retaining: [self])
+        Property(deriving: producer.map(file: file, line: line, transform), file: file, line: line)
     }
 
-    /// A read-only property holding this property's value paired with `other`'s: its
-    /// producer sends the pair now and at every change of either.
-    ///
-    /// Each access to its `signal` starts a combination that runs until both properties
-    /// are released; observe the `producer` where that matters.
+    /// A read-only property holding this property's value paired with `other`'s: it changes
+    /// at every change of either.
     public func combineLatest<P: PropertyProtocol>(with other: P, file: StaticString = #fileID, line: UInt = #line)
         -> Property<(Value, P.Value)> {
-        let combined = producer.combineLatest(with: other.producer, file: file, line: line)
-        return Property<(Value, P.Value)>.derived(
-            getter: { (self.value, other.value) },
-            producer: { combined },
-            signal: { combined.skip(first: 1, file: file, line: line).startWithSignal { signal, _ in signal } },
-            retaining: [self, other])
+        Property(deriving: producer.combineLatest(with: other.producer, file: file, line: line), file: file, line: line)
     }
 }
 
@@ -320,6 +398,13 @@ public struct BindingTarget<Value>: BindingTargetProvider {
         }
     }
 
+    /// A target that sets `object[keyPath: keyPath]` (ReactiveSwift's argument order).
+    public init<Object: AnyObject>(on scheduler: Scheduler? = nil, lifetime: Lifetime, object: Object,
+                                   keyPath: ReferenceWritableKeyPath<Object, Value>,
+                                   file: StaticString = #fileID, line: UInt = #line) {
+        self.init(on: scheduler, object: object, keyPath: keyPath, lifetime: lifetime, file: file, line: line)
+    }
+
     /// The target itself.
     public var bindingTarget: BindingTarget<Value> { self }
 }
@@ -339,12 +424,35 @@ infix operator <~ : BindingPrecedence
 @discardableResult
 public func <~ <Target: BindingTargetProvider, Source: BindingSource>(target: Target, source: Source) -> Disposable?
 where Source.Value == Target.Value {
-    let target = target.bindingTarget
+    bind(source.producer, to: target.bindingTarget) { $0 }
+}
+
+/// Binds `source` to a target of optional values (ReactiveSwift's optionalising binding).
+@discardableResult
+public func <~ <Target: BindingTargetProvider, Source: BindingSource>(target: Target, source: Source) -> Disposable?
+where Target.Value == Source.Value? {
+    bind(source.producer, to: target.bindingTarget) { $0 }
+}
+
+/// Sends each value of `source` into `observer` until `source` ends (ReactiveSwift's binding
+/// into a `Signal.Observer`); returns the disposable that ends the binding. The binding is a
+/// sink node named `<~` at the source's call site.
+@discardableResult
+public func <~ <Source: BindingSource>(observer: Observer<Source.Value, some Swift.Error>, source: Source) -> Disposable {
+    let producer = source.producer
+    let target = BindingTarget<Source.Value>(lifetime: Lifetime(CompositeDisposable()), file: producer.node.file,
+                                             line: producer.node.line) { [weak observer] in observer?.send(value: $0) }
+    return bind(producer, to: target) { $0 } ?? AnyDisposable()
+}
+
+/// A binding: each value of `producer`, transformed, is given to `target`, until either ends.
+private func bind<S, T>(_ producer: SignalProducer<S, Never>, to target: BindingTarget<T>,
+                        _ transform: @escaping (S) -> T) -> Disposable? {
     guard !target.lifetime.hasEnded else { return nil }
     // Holds the link from the target's lifetime to this binding; emptied when the source
     // ends, so a long-lived target does not keep every finished source's stream alive.
     let link = SerialDisposable()
-    let binding = source.producer.startWithSignal { signal, interrupter -> Disposable in
+    let binding = producer.startWithSignal { signal, interrupter -> Disposable in
         if let probe = Instrumentation.probe {
             let sink = Node.make(.sink, "<~", upstream: [.init(node: signal.node, role: .data)],
                                  file: target.file, line: target.line)
@@ -352,7 +460,7 @@ where Source.Value == Target.Value {
         }
         signal.observeInternally { event in
             if case let .value(value) = event {
-                target.action(value)
+                target.action(transform(value))
             } else {
                 link.dispose()
             }
@@ -361,4 +469,17 @@ where Source.Value == Target.Value {
     }
     link.inner = target.lifetime.observeEnded { binding.dispose() }
     return binding
+}
+
+/// An optional target: bound to when there is one; a binding into nil ends at once.
+extension Optional: BindingTargetProvider where Wrapped: BindingTargetProvider {
+    public typealias Value = Wrapped.Value
+
+    /// The wrapped target's, or one whose lifetime has ended.
+    public var bindingTarget: BindingTarget<Wrapped.Value> {
+        switch self {
+        case let .some(provider): return provider.bindingTarget
+        case .none: return BindingTarget(lifetime: .empty, file: "Signals/Property.swift", line: 0) { _ in }
+        }
+    }
 }

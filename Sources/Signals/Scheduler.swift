@@ -38,6 +38,26 @@ extension DateScheduler {
     public func schedule(after date: Date, interval: DispatchTimeInterval, action: @escaping () -> Void) -> Disposable? {
         schedule(after: date, interval: interval, leeway: .nanoseconds(0), action: action)
     }
+
+    /// Runs `action` after `delay` from now.
+    @discardableResult
+    public func schedule(after delay: DispatchTimeInterval, action: @escaping () -> Void) -> Disposable? {
+        schedule(after: currentDate.addingTimeInterval(delay), action: action)
+    }
+
+    /// Runs `action` after `delay` from now, then every `interval`, until disposed.
+    @discardableResult
+    public func schedule(after delay: DispatchTimeInterval, interval: DispatchTimeInterval,
+                         leeway: DispatchTimeInterval = .seconds(0), action: @escaping () -> Void) -> Disposable? {
+        schedule(after: currentDate.addingTimeInterval(delay), interval: interval, leeway: leeway, action: action)
+    }
+}
+
+extension Date {
+    /// This date moved by `interval` (never: the distant future of an infinite interval).
+    func addingTimeInterval(_ interval: DispatchTimeInterval) -> Date {
+        addingTimeInterval(interval.timeInterval)
+    }
 }
 
 extension DispatchTimeInterval {
@@ -53,8 +73,11 @@ extension DispatchTimeInterval {
         }
     }
 
-    /// The interval in seconds.
-    public var timeInterval: TimeInterval { Double(nanoseconds) / 1e9 }
+    /// The interval in seconds; `.never` is infinite, as in ReactiveSwift.
+    public var timeInterval: TimeInterval {
+        if case .never = self { return .infinity }
+        return Double(nanoseconds) / 1e9
+    }
 }
 
 /// Wraps scheduled actions so the cause of what they send is the event that scheduled them,
@@ -104,9 +127,9 @@ public final class QueueScheduler: DateScheduler, @unchecked Sendable {  // immu
         self.name = name
     }
 
-    /// A scheduler over a new serial queue.
-    public convenience init(qos: DispatchQoS = .default, name: String = "queue") {
-        self.init(queue: DispatchQueue(label: "marbles.\(name)", qos: qos), name: name)
+    /// A scheduler over a new serial queue, which targets `targeting` when one is given.
+    public convenience init(qos: DispatchQoS = .default, name: String = "queue", targeting: DispatchQueue? = nil) {
+        self.init(queue: DispatchQueue(label: "marbles.\(name)", qos: qos, target: targeting), name: name)
     }
 
     /// A background scheduler of the given priority (ReactiveCocoa's

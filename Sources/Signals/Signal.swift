@@ -9,6 +9,9 @@ import Synchronization
 /// Every signal is a running instance — a *subscription* — of an instrumented `Node`.
 public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // immutable; the core guards its state
     public typealias Observer = Signals.Observer<Value, Error>
+    /// The events this signal sends: ReactiveSwift's nested `Signal.Event`, so that
+    /// `Signal<Int, Never>.Event.value(1)` reads as it does there.
+    public typealias Event = Signals.Event<Value, Error>
 
     @usableFromInline let core: SignalCore<Value, Error>
 
@@ -102,6 +105,19 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
         return derive(named) { event, observer in observer.send(event) }
     }
 
+    /// A signal that never sends anything: observers wait until they stop observing.
+    public static var never: Signal {
+        Signal(node: Node.make(.source, "never", file: "Signals/Signal.swift", line: 0)) { _, _ in }
+    }
+
+    /// A signal that has already completed. Like any terminated signal, it interrupts an
+    /// observer that comes to it.
+    public static var empty: Signal {
+        Signal(node: Node.make(.source, "empty", file: "Signals/Signal.swift", line: 0)) { observer, _ in
+            observer.sendCompleted()
+        }
+    }
+
     // MARK: Observing
 
     /// Observes every event; returns a disposable that stops the observation, or nil when
@@ -119,7 +135,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
     /// Observes every event with a closure.
     @inlinable @discardableResult
     public func observe(file: StaticString = #fileID, line: UInt = #line,
-                        _ action: @escaping (Event<Value, Error>) -> Void) -> Disposable? {
+                        _ action: @escaping (Signals.Event<Value, Error>) -> Void) -> Disposable? {
         registerSink("observe", file: file, line: line)
         return core.add(Observer(action), gated: true)
     }
@@ -167,7 +183,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
     /// An operator's own observation of its upstream: no sink node.
     @usableFromInline
     @discardableResult
-    func observeInternally(_ action: @escaping (Event<Value, Error>) -> Void) -> Disposable? {
+    func observeInternally(_ action: @escaping (Signals.Event<Value, Error>) -> Void) -> Disposable? {
         core.add(Observer(action))
     }
 
@@ -379,7 +395,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
 
     /// Sends `event` from any thread: waits for the serializer.
     @inlinable
-    func send(_ event: Event<Value, Error>) {
+    func send(_ event: Signals.Event<Value, Error>) {
         serializer.lock()
         let terminated = deliver(event)
         serializer.unlock()
@@ -389,14 +405,14 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// Sends `event` from inside a delivery that holds this signal's serializer (an operator's
     /// upstream delivering into it).
     @inlinable
-    func sendSerialized(_ event: Event<Value, Error>) {
+    func sendSerialized(_ event: Signals.Event<Value, Error>) {
         if deliver(event) { release() }
     }
 
     /// Delivers `event` to the observers; the caller holds the serializer. Returns whether
     /// the event terminated the signal (the caller then releases its resources).
     @inlinable
-    func deliver(_ event: Event<Value, Error>) -> Bool {
+    func deliver(_ event: Signals.Event<Value, Error>) -> Bool {
         let state = delivery.pointer
         if membershipChanged.load(ordering: .acquiring) { takeMembershipChanges() }
         if state.pointee.terminated { return false }
@@ -421,7 +437,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// observation (four atomic operations per observer per event otherwise): a list replaced
     /// by a nested delivery stays alive in `retired` until this one has ended.
     @inlinable @inline(__always)
-    static func deliver(_ event: Event<Value, Error>, to state: UnsafeMutablePointer<Delivery<Value, Error>>) {
+    static func deliver(_ event: Signals.Event<Value, Error>, to state: UnsafeMutablePointer<Delivery<Value, Error>>) {
         let list = state.pointee.list
         guard let base = list.base else { return }
         for index in 0..<list.count {
@@ -436,7 +452,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// Inlinable so that it is specialised with the send path (unspecialised, it looked up
     /// the generic metadata of `Event` and `Observation` on every recorded event).
     @inlinable
-    func deliverInstrumented(_ event: Event<Value, Error>, probes raw: UInt) {
+    func deliverInstrumented(_ event: Signals.Event<Value, Error>, probes raw: UInt) {
         // Not zero (`deliver` checked): no check and trap again here.
         let probes = Unmanaged<Instrumentation.ProbeSet>.fromOpaque(UnsafeRawPointer(bitPattern: raw).unsafelyUnwrapped)
         let context = ProbeContext.unretainedCurrent
@@ -475,7 +491,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// Reports `event` to the probes and returns its sequence number. The payload is lent as
     /// its own type: the value of a value event, the error of a failure.
     @inlinable @inline(__always)
-    func send(_ event: Event<Value, Error>, probes: Unmanaged<Instrumentation.ProbeSet>,
+    func send(_ event: Signals.Event<Value, Error>, probes: Unmanaged<Instrumentation.ProbeSet>,
               context: Unmanaged<ProbeContext>) -> UInt64 {
         probes._withUnsafeGuaranteedRef { probes in
             context._withUnsafeGuaranteedRef { context in

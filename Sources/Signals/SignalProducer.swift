@@ -1,6 +1,9 @@
 /// A cold stream: a recipe that does its work anew each time it is started, giving each
 /// start its own `Signal` (its own subscription).
 public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  // a start closure; values cross threads by design, as in ReactiveSwift
+    /// The signal each start gives (ReactiveSwift's `SignalProducer.ProducedSignal`).
+    public typealias ProducedSignal = Signal<Value, Error>
+
     /// One started instance: its signal, how to interrupt it, and how to begin its work.
     /// The work begins only after the consumer has attached to `signal`.
     @usableFromInline
@@ -118,6 +121,21 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
         }
     }
 
+    /// The producer of `base` (a producer, signal, property or result): ReactiveSwift's
+    /// `SignalProducer(_:)` over anything convertible.
+    public init<Base: SignalProducerConvertible>(_ base: Base) where Base.Value == Value, Base.Error == Error {
+        self = base.producer
+    }
+
+    /// Calls `action` on each start and sends its value, then completes (a deferred value).
+    public init(file: StaticString = #fileID, line: UInt = #line, _ action: @escaping () -> Value) {
+        let node = Node.make(.source, "SignalProducer(action)", file: file, line: line)
+        self.init(node: node) { observer, _ in
+            observer.send(value: action())
+            observer.sendCompleted()
+        }
+    }
+
     /// Forwards the events of an existing (hot) signal; each start observes it anew.
     public init(_ signal: Signal<Value, Error>, file: StaticString = #fileID, line: UInt = #line) {
         let node = Node.make(.operator, "SignalProducer(signal)", upstream: [.init(node: signal.node, role: .data)],
@@ -183,7 +201,7 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
     /// Starts with a closure for every event.
     @discardableResult
     public func start(file: StaticString = #fileID, line: UInt = #line,
-                      _ action: @escaping (Event<Value, Error>) -> Void) -> Disposable {
+                      _ action: @escaping (Signals.Event<Value, Error>) -> Void) -> Disposable {
         start(Signals.Observer(action), file: file, line: line)
     }
 
@@ -257,6 +275,25 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
         ])
     }
 
+    /// Applies a signal operator to each start (ReactiveSwift's `lift(_:)`): the operator's
+    /// own nodes show what it does; the lift itself is a node named `lift` at the call site.
+    public func lift<U, F>(file: StaticString = #fileID, line: UInt = #line,
+                           _ transform: @escaping (Signal<Value, Error>) -> Signal<U, F>) -> SignalProducer<U, F> {
+        lift(Node.operator("lift", (node, .data), file: file, line: line), transform)
+    }
+
+    /// Applies a two-input signal operator, curried as ReactiveSwift's binary `lift` takes it:
+    /// the function returned starts this producer and the one it is given with each start.
+    /// Recorded as a node named `lift` fed by both.
+    public func lift<U, F, V, G>(file: StaticString = #fileID, line: UInt = #line,
+                                 _ transform: @escaping (Signal<Value, Error>) -> (Signal<U, F>) -> Signal<V, G>)
+        -> (SignalProducer<U, F>) -> SignalProducer<V, G> {
+        { other in
+            let node = Node.operator("lift", (self.node, .data), (other.node, .data), file: file, line: line)
+            return self.lift(node, other) { transform($0)($1) }
+        }
+    }
+
     /// Applies a two-input signal operator to each start of both producers. This producer
     /// begins first unless `otherFirst` (a trigger that must be in place before values flow).
     @inlinable
@@ -304,5 +341,13 @@ extension SignalProducer where Error == Never {
             }
             observer.sendCompleted()
         }
+    }
+}
+
+extension SignalProducer where Error == Swift.Error {
+    /// Calls the throwing `action` on each start: sends its value and completes, or fails
+    /// with what it throws.
+    public init(file: StaticString = #fileID, line: UInt = #line, _ action: @escaping () throws -> Value) {
+        self.init(file: file, line: line) { Result { try action() } }
     }
 }

@@ -186,13 +186,31 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     public init(name: String = "test", start: Int64 = 0) {
         self.name = name
         self.time = Atomic(start)
+        self.startDate = nil
     }
+
+    /// A scheduler whose clock starts at `startDate` (ReactiveSwift's
+    /// `TestScheduler(startDate:)`): `currentDate` is that very date until the clock moves.
+    public init(startDate: Date, name: String = "test") {
+        self.name = name
+        let start = Self.nanoseconds(startDate)
+        self.time = Atomic(start)
+        self.startDate = (startDate, start)
+    }
+
+    /// The date the clock started at and its time in nanoseconds, when it was given as a
+    /// date: a date of today in whole nanoseconds does not round-trip through a `Double`,
+    /// so dates are counted from it.
+    private let startDate: (date: Date, nanoseconds: Int64)?
 
     /// The virtual time, in nanoseconds.
     public var now: Int64 { time.load(ordering: .acquiring) }
 
     /// The virtual time as a date (seconds from the reference date).
-    public var currentDate: Date { Date(timeIntervalSinceReferenceDate: Double(now) / 1e9) }
+    public var currentDate: Date {
+        guard let startDate else { return Date(timeIntervalSinceReferenceDate: Double(now) / 1e9) }
+        return startDate.date.addingTimeInterval(Double(now - startDate.nanoseconds) / 1e9)
+    }
 
     /// Whether any action is waiting.
     public var isEmpty: Bool {
@@ -338,6 +356,16 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
             }
         }
         lock.withLock { clock = max(clock, target) }
+    }
+
+    /// Moves the clock back by `interval`, running nothing (a user setting the device's clock
+    /// back). Actions keep their due times: those now in the future wait for the clock
+    /// to come back to them.
+    public func rewind(by interval: DispatchTimeInterval) {
+        lock.withLock {
+            let (target, overflow) = clock.subtractingReportingOverflow(interval.nanoseconds)
+            clock = overflow ? Int64.min : target
+        }
     }
 
     /// Runs every action, moving the clock as far as needed. Stops after `limit` actions,

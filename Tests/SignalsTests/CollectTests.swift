@@ -53,3 +53,26 @@ final class CollectTests: XCTestCase {
         XCTAssertEqual(signal.collect().node.name, "collect")
     }
 }
+
+final class CollectPredicateTests: XCTestCase {
+    func testCollectWhenTheArraySatisfiesThePredicate() {
+        var arrays: [[Int]] = []
+        SignalProducer(1...7).collect { $0.reduce(0, +) >= 5 }.startWithValues { arrays.append($0) }
+        XCTAssertEqual(arrays, [[1, 2, 3], [4, 5], [6], [7]])
+    }
+
+    func testCollectBeforeTheValueThatStartsTheNextArray() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        var arrays: [[Int]] = []
+        signal.collect { collected, latest in collected.count == 2 || latest == 0 }.observeValues { arrays.append($0) }
+        for value in [1, 2, 3, 0, 4] { input.send(value: value) }
+        input.sendCompleted()
+        XCTAssertEqual(arrays, [[1, 2], [3], [0, 4]])
+    }
+
+    func testCollectPredicateSendsAnEmptyArrayWhenNothingCame() {
+        var arrays: [[Int]] = []
+        SignalProducer<Int, Never>.empty.collect { _ in true }.startWithValues { arrays.append($0) }
+        XCTAssertEqual(arrays, [[]])
+    }
+}

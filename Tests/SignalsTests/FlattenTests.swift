@@ -362,3 +362,21 @@ final class FlattenTests: XCTestCase {
         XCTAssertNil(weakObserver, "the inner observer is released")
     }
 }
+
+final class FlattenSequenceTests: XCTestCase {
+    func testFlattenSendsTheElementsOfEachValue() {
+        var values: [Int] = []
+        var completed = false
+        SignalProducer([[1, 2], [], [3]]).flatten().start { event in
+            if let value = event.value { values.append(value) }
+            if case .completed = event { completed = true }
+        }
+        XCTAssertEqual(values, [1, 2, 3])
+        XCTAssertTrue(completed)
+        let (signal, input) = Signal<[String], Never>.pipe()
+        var strings: [String] = []
+        signal.flatten().observeValues { strings.append($0) }
+        input.send(value: ["a", "b"])
+        XCTAssertEqual(strings, ["a", "b"])
+    }
+}

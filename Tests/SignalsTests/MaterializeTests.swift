@@ -49,3 +49,29 @@ final class MaterializeTests: XCTestCase {
         assertMarbles(collector.events, "-a(I‖)")
     }
 }
+
+final class MaterializeResultsTests: XCTestCase {
+    private struct Broken: Error, Equatable {}
+
+    func testMaterializeResultsTurnsAFailureIntoAValueThenCompletes() {
+        var events: [String] = []
+        SignalProducer<Int, Broken>(value: 1).concat(error: Broken()).materializeResults().start { event in
+            switch event {
+            case let .value(.success(value)): events.append("ok \(value)")
+            case .value(.failure): events.append("failure")
+            default: events.append("\(event)")
+            }
+        }
+        XCTAssertEqual(events, ["ok 1", "failure", "COMPLETED"])
+    }
+
+    func testDematerializeResultsFailsAtTheFirstFailure() {
+        let (signal, input) = Signal<Result<Int, Broken>, Never>.pipe()
+        var events: [String] = []
+        signal.dematerializeResults().observe { events.append("\($0)") }
+        input.send(value: .success(1))
+        input.send(value: .failure(Broken()))
+        input.send(value: .success(2))
+        XCTAssertEqual(events, ["VALUE 1", "FAILED Broken()"])
+    }
+}

@@ -144,3 +144,37 @@ final class PropertyTests: XCTestCase {
         XCTAssertEqual(probe.sent.filter { $0.node == "MutableProperty" && $0.kind == .value }.map(\.value), ["1", "2"])
     }
 }
+
+final class BindingFormsTests: XCTestCase {
+    func testBindingIntoAnOptionalTargetWrapsEachValue() {
+        let target = MutableProperty<Int?>(nil)
+        let (signal, input) = Signal<Int, Never>.pipe()
+        target <~ signal
+        input.send(value: 3)
+        XCTAssertEqual(target.value, 3)
+    }
+
+    func testBindingIntoAMissingTargetDoesNothing() {
+        let target: MutableProperty<Int>? = nil
+        XCTAssertNil(target <~ SignalProducer(value: 1))
+    }
+
+    func testBindingIntoAnObserverSendsTheValuesOnly() {
+        let (output, input) = Signal<Int, Never>.pipe()
+        var events: [String] = []
+        output.observe { events.append("\($0)") }
+        input <~ SignalProducer([1, 2])
+        XCTAssertEqual(events, ["VALUE 1", "VALUE 2"])
+    }
+
+    func testAKeyPathTargetWithReactiveSwiftsArgumentOrder() {
+        final class Label { var text = "" }
+        let label = Label()
+        let (lifetime, token) = Lifetime.make()
+        BindingTarget(lifetime: lifetime, object: label, keyPath: \.text) <~ SignalProducer(value: "hello")
+        XCTAssertEqual(label.text, "hello")
+        token.dispose()
+        BindingTarget(lifetime: lifetime, object: label, keyPath: \.text) <~ SignalProducer(value: "late")
+        XCTAssertEqual(label.text, "hello", "a target whose lifetime ended takes nothing")
+    }
+}

@@ -123,3 +123,16 @@ final class SampleTests: XCTestCase {
         XCTAssertEqual(values, ["2x"])
     }
 }
+
+final class SampleConvertibleSamplerTests: XCTestCase {
+    func testAProducerSampledOnAHotSignal() {
+        let (values, input) = Signal<Int, Never>.pipe()
+        let (sampler, tick) = Signal<Void, Never>.pipe()
+        var sampled: [Int] = []
+        SignalProducer(values).sample(on: sampler).startWithValues { sampled.append($0) }
+        input.send(value: 1)
+        input.send(value: 2)
+        tick.send(value: ())
+        XCTAssertEqual(sampled, [2])
+    }
+}

@@ -1,3 +1,5 @@
+import MarbleNotation
+import MarbleStreams
 import MarblesTesting
 import Signals
 import XCTest
@@ -35,5 +37,35 @@ final class SkipTests: XCTestCase {
         let (signal, _) = Signal<Int, Never>.pipe()
         XCTAssertEqual(signal.skip(first: 3).node.description.hasPrefix("skip(first: 3)"), true)
         XCTAssertEqual(signal.skip { $0 > 0 }.node.parameters, "while:")
+    }
+}
+
+final class SkipUntilTests: XCTestCase {
+    func testSkipUntilDropsEverythingBeforeTheTriggerSends() {
+        expectMarbles("-----c-d|") { scheduler in
+            scheduler.hot("-a-b-c-d|").skip(until: scheduler.hotTrigger("----x"))
+        }
+    }
+
+    func testSkipUntilOpensWhenTheTriggerCompletes() {
+        expectMarbles("-----c-d|") { scheduler in
+            scheduler.hot("-a-b-c-d|").skip(until: scheduler.hotTrigger("----|"))
+        }
+    }
+
+    func testSkipUntilStaysClosedAfterAnInterruptedTrigger() {
+        var events: [String] = []
+        let (values, input) = Signal<Int, Never>.pipe()
+        let (trigger, triggerInput) = Signal<Void, Never>.pipe()
+        values.skip(until: trigger).observe { events.append("\($0)") }
+        triggerInput.sendInterrupted()
+        input.send(value: 1)
+        XCTAssertEqual(events, [])
+    }
+
+    func testSkipUntilOnProducersStartsTheTriggerWithEachStart() {
+        expectMarbles("---b-c|") { scheduler in
+            scheduler.cold("-a-b-c|").skip(until: scheduler.cold("--x", symbols: MarbleSymbols<String, Never>(error: nil)))
+        }
     }
 }

@@ -31,14 +31,14 @@ final class TakeTests: XCTestCase {
         XCTAssertTrue(ended)
     }
 
-    func testTakeFirstZeroOnAProducerCompletesWithoutStartingUpstream() {
+    func testTakeFirstZeroOnAProducerInterruptsWithoutStartingUpstream() {
         var started = false
         let upstream = SignalProducer<Int, Never> { _, _ in started = true }
         var events: [String] = []
         upstream.take(first: 0).start { events.append("\($0)") }
-        XCTAssertEqual(events, ["COMPLETED"])
+        XCTAssertEqual(events, ["INTERRUPTED"])
         XCTAssertFalse(started)
-        expectMarbles("|") { scheduler in scheduler.cold("-a-b|").take(first: 0) }
+        expectMarbles("‖") { scheduler in scheduler.cold("-a-b|").take(first: 0) }
     }
 
     func testTakeFirstZeroOnASignalHasEndedBeforeItIsObserved() {
@@ -231,4 +231,76 @@ private extension TestScheduler {
     func coldTrigger(_ line: String, file: StaticString = #filePath, lineNumber: UInt = #line) -> SignalProducer<String, Never> {
         cold(line, symbols: MarbleSymbols(error: nil), file: file, line: lineNumber)
     }
+}
+
+final class TakeReactiveSwiftFormsTests: XCTestCase {
+    // MARK: take(until:) with a predicate
+
+    func testTakeUntilAPredicateSendsTheValueThatFailsItThenCompletes() {
+        expectMarbles("-a-b-(c|)") { scheduler in scheduler.hot("-a-b-c-d|").take(until: { $0 != "c" }) }
+        expectMarbles("-a-b-(c|)") { scheduler in scheduler.cold("-a-b-c-d|").take(until: { $0 != "c" }) }
+        expectMarbles("-(a|)") { scheduler in scheduler.hot("-a-b|").take(until: { _ in false }) }
+    }
+
+    func testATrailingClosureTakeStaysTakeWhile() {
+        expectMarbles("-a-b-|") { scheduler in scheduler.hot("-a-b-c-d|").take { $0 != "c" } }
+    }
+
+    // MARK: take(during:)
+
+    func testTakeDuringCompletesWhenTheLifetimeEnds() {
+        let scheduler = TestScheduler()
+        let (lifetime, token) = Lifetime.make()
+        let collector = Collector<String, MarbleError>(scheduler)
+        scheduler.hot("-a-b-c-d|").take(during: lifetime).observe(collector.observer)
+        scheduler.schedule(after: 0.004) { token.end() }
+        scheduler.run()
+        assertMarbles(collector.events, "-a-b|")
+    }
+
+    func testTakeDuringAnEndedLifetimeGivesAnEndedStream() {
+        let (lifetime, token) = Lifetime.make()
+        token.end()
+        var events: [String] = []
+        // The stream completed as it was made, before the start observed it: like any
+        // stream that ended before it was observed, it interrupts its observer.
+        SignalProducer([1, 2]).take(during: lifetime).start { events.append("\($0)") }
+        XCTAssertEqual(events, ["INTERRUPTED"])
+    }
+
+    // MARK: take(untilReplacement:)
+
+    func testTakeUntilReplacementSwitchesAtTheReplacementsFirstEvent() {
+        expectMarbles("-a-b-x-y|") { scheduler in
+            scheduler.hot("-a-b--c-d|").take(untilReplacement: scheduler.hot("-----x-y|"))
+        }
+    }
+
+    func testTakeUntilReplacementIgnoresTheCompletionOfTheStreamItReplaces() {
+        expectMarbles("-a----x|") { scheduler in
+            scheduler.hot("-a-|").take(untilReplacement: scheduler.hot("------x|"))
+        }
+    }
+
+    func testTakeUntilReplacementOnProducersStartsBoth() {
+        expectMarbles("-a-x|") { scheduler in
+            scheduler.cold("-a-b-c|").take(untilReplacement: scheduler.cold("---x|"))
+        }
+    }
+}
+
+final class LifetimeObservationTests: XCTestCase {
+    func testDisposingAnEndObservationTakesItsActionBackOut() {
+        let (lifetime, token) = Lifetime.make()
+        var ran: [String] = []
+        let first = lifetime.observeEnded { ran.append("first") }
+        lifetime.observeEnded { ran.append("second") }
+        first?.dispose()
+        XCTAssertEqual(ran, [])
+        token.dispose()
+        XCTAssertEqual(ran, ["second"])
+        XCTAssertNil(lifetime.observeEnded { ran.append("late") }, "an ended lifetime runs the action at once")
+        XCTAssertEqual(ran, ["second", "late"])
+    }
+
 }

@@ -61,3 +61,41 @@ final class ThenTests: XCTestCase {
         XCTAssertEqual(replacement?.parent, then?.subscription)
     }
 }
+
+final class PromotingThenTests: XCTestCase {
+    private struct Broken: Error, Equatable {}
+
+    func testThenFromAFailingProducerIntoOneThatCannotFail() {
+        var events: [String] = []
+        let first = SignalProducer<Int, Broken>(value: 1)
+        first.then(SignalProducer<String, Never>(value: "next")).start { events.append("\($0)") }
+        XCTAssertEqual(events, ["VALUE next", "COMPLETED"])
+    }
+
+    func testThenFromAProducerThatCannotFailIntoAFailingOne() {
+        var events: [String] = []
+        SignalProducer<Int, Never>(value: 1).then(SignalProducer<String, Broken>(error: Broken()))
+            .start { events.append("\($0)") }
+        XCTAssertEqual(events, ["FAILED Broken()"])
+    }
+}
+
+final class InferredInnerProducerTests: XCTestCase {
+    private struct Broken: Error {}
+
+    func testInnerProducersWrittenAsInitTakeTheOuterTypes() {
+        var values: [Int] = []
+        SignalProducer<Int, Broken>([1, 2]).flatMap(.concat) { .init(value: $0 * 10) }.startWithValues { values.append($0) }
+        let (signal, input) = Signal<Int, Never>.pipe()
+        signal.flatMap(.latest) { .init(value: $0 + 1) }.observeValues { values.append($0) }
+        input.send(value: 4)
+        XCTAssertEqual(values, [10, 20, 5])
+    }
+
+    func testThenEmptyTakesTheProducersTypes() {
+        var events: [String] = []
+        SignalProducer<Int, Broken>(value: 1).then(.empty).start { events.append("\($0)") }
+        SignalProducer<Int, Broken>(value: 1).then(.init(value: 2)).start { events.append("\($0)") }
+        XCTAssertEqual(events, ["COMPLETED", "VALUE 2", "COMPLETED"])
+    }
+}

@@ -18,7 +18,7 @@ final class CombineLatestState<Value, Error: Swift.Error>: JoinState, @unchecked
         completed = Array(repeating: false, count: count)
     }
 
-    func receive(_ event: Event<() -> Void, Error>, at index: Int) {
+    func receive(_ event: Signals.Event<() -> Void, Error>, at index: Int) {
         lock.run {
             guard !lock.isTerminated else { return }
             switch event {
@@ -197,6 +197,19 @@ extension SignalProducer {
         let list = Array(producers)
         let node = Node.joining("combineLatest", list.map(\.node), file: file, line: line)
         return combineLatest(list, node: node, reduce: { $0 })
+    }
+
+    /// As `combineLatest(_:)`, but with no producers sends `emptySentinel` once and completes.
+    public static func combineLatest<S: Sequence>(
+        _ producers: S, emptySentinel: [Value], file: StaticString = #fileID, line: UInt = #line
+    ) -> SignalProducer<[Value], Error> where S.Element == SignalProducer<Value, Error> {
+        let list = Array(producers)
+        guard list.isEmpty else { return combineLatest(list, file: file, line: line) }
+        let node = Node.joining("combineLatest", parameters: "emptySentinel:", [], file: file, line: line)
+        return SignalProducer<[Value], Error>(node: node) { observer, _ in
+            observer.send(value: emptySentinel)
+            observer.sendCompleted()
+        }
     }
 
     /// ReactiveCocoa 2's `combineLatest:reduce:`: the latest values of all `producers`

@@ -22,7 +22,7 @@ extension Signal {
     @inlinable
     public func derive<U, F>(
         _ node: Node,
-        _ body: @escaping (Event<Value, Error>, Signals.Observer<U, F>) -> Void
+        _ body: @escaping (Signals.Event<Value, Error>, Signals.Observer<U, F>) -> Void
     ) -> Signal<U, F> {
         Signal<U, F>(node: node, fusedWith: self) { observer, lifetime in
             lifetime += self.observeInternally { event in body(event, observer) }

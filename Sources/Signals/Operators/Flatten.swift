@@ -71,6 +71,25 @@ extension Signal: SignalProducerConvertible {
 /// A property as an inner stream: its current value, then every change.
 extension Property: SignalProducerConvertible {}
 
+/// A result as a stream: its success then completion, or its failure.
+extension Result: SignalProducerConvertible {
+    /// A producer that sends the success and completes, or fails.
+    public var producer: SignalProducer<Success, Failure> { SignalProducer(result: self) }
+
+    /// The success, if this is one (ReactiveSwift's internal `Result.value`, for code
+    /// written against it that imports the module `@testable`).
+    var value: Success? {
+        if case let .success(value) = self { return value }
+        return nil
+    }
+
+    /// The failure, if this is one (ReactiveSwift's internal `Result.error`).
+    var error: Failure? {
+        if case let .failure(error) = self { return error }
+        return nil
+    }
+}
+
 /// A property as an inner stream: its current value, then every change.
 extension MutableProperty: SignalProducerConvertible {}
 
@@ -103,7 +122,7 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
     }
 
     /// An event of the outer stream.
-    func outer(_ event: Event<Inner, Error>) {
+    func outer(_ event: Signals.Event<Inner, Error>) {
         lock.run {
             guard !lock.isTerminated else { return }
             switch event {
@@ -152,7 +171,7 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
         holder.inner = disposable
     }
 
-    private func inner(_ event: Event<Value, Error>, from id: UInt64) {
+    private func inner(_ event: Signals.Event<Value, Error>, from id: UInt64) {
         lock.run {
             guard !lock.isTerminated, active.contains(where: { $0.id == id }) else { return }
             if case .race = kind, winner == nil {
@@ -312,6 +331,18 @@ extension Signal {
                            start: { $0.startInner($1, neverFails) })
     }
 
+    /// `flatMap` whose transform gives a producer written `.init(...)` or `.empty`: the
+    /// producer's types are inferred from this signal's error type.
+    @_disfavoredOverload
+    public func flatMap<U>(
+        _ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> SignalProducer<U, Error>
+    ) -> Signal<U, Error> {
+        let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
+                           start: { $0.startInner($1, { $0 }) })
+    }
+
     /// ReactiveCocoa 2's `flattenMap:`: `flatMap(.merge, transform)`, recorded under the
     /// tutorial's name.
     public func flattenMap<Inner: SignalProducerConvertible>(
@@ -407,6 +438,18 @@ extension SignalProducer {
         let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
         return flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
                            start: { $0.startInner($1, neverFails) })
+    }
+
+    /// `flatMap` whose transform gives a producer written `.init(...)` or `.empty`: the
+    /// producer's types are inferred from this producer's error type.
+    @_disfavoredOverload
+    public func flatMap<U>(
+        _ strategy: FlattenStrategy, file: StaticString = #fileID, line: UInt = #line,
+        _ transform: @escaping (Value) -> SignalProducer<U, Error>
+    ) -> SignalProducer<U, Error> {
+        let node = Node.operator("flatMap", parameters: "\(strategy)", (self.node, .data), file: file, line: line)
+        return flatMapCore(strategy, node: node, transform: transform, outerError: { $0 },
+                           start: { $0.startInner($1, { $0 }) })
     }
 
     /// ReactiveCocoa 2's `flattenMap:`: `flatMap(.merge, transform)`, recorded under the

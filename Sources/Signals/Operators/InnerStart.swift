@@ -19,7 +19,7 @@ extension SignalProducer {
     /// action that starts again synchronously (a retry) replaces it in the right order.
     @usableFromInline
     func startAsChild(of parent: UInt64, in slot: SerialDisposable,
-                      _ action: @escaping (Event<Value, Error>) -> Void) {
+                      _ action: @escaping (Signals.Event<Value, Error>) -> Void) {
         ProbeContext.current.asParent(parent) {
             startWithSignal { signal, interrupter in
                 slot.inner = interrupter

@@ -8,7 +8,7 @@ import Locks
 /// that stores the typed value where the operator's typed combine step reads it. The state
 /// runs the thunk under its lock, so the typed storage needs no lock of its own.
 struct JoinInput<Error: Swift.Error> {
-    let observe: (@escaping (Event<() -> Void, Error>) -> Void) -> Disposable?
+    let observe: (@escaping (Signals.Event<() -> Void, Error>) -> Void) -> Disposable?
 }
 
 extension Signal {
@@ -24,7 +24,7 @@ extension Signal {
 /// numbered by input, and sends into the result.
 protocol JoinState: AnyObject {
     associatedtype Error: Swift.Error
-    func receive(_ event: Event<() -> Void, Error>, at index: Int)
+    func receive(_ event: Signals.Event<() -> Void, Error>, at index: Int)
 }
 
 extension Signal {
@@ -98,7 +98,7 @@ final class OperatorLock<Value, Error: Swift.Error>: @unchecked Sendable {  // d
     private let lock = Lock(recursive: true)
     private let output: Observer<Value, Error>
     private var depth = 0
-    private var pendingTerminal: Event<Value, Error>?
+    private var pendingTerminal: Signals.Event<Value, Error>?
     private var pendingDisposals: [Disposable] = []
     /// Whether the output's end has been decided; nothing is sent after it.
     private(set) var isTerminated = false
@@ -113,7 +113,7 @@ final class OperatorLock<Value, Error: Swift.Error>: @unchecked Sendable {  // d
         body()
         depth -= 1
         var disposals: [Disposable] = []
-        var terminal: Event<Value, Error>?
+        var terminal: Signals.Event<Value, Error>?
         if depth == 0 {
             swap(&disposals, &pendingDisposals)
             terminal = pendingTerminal
@@ -135,7 +135,7 @@ final class OperatorLock<Value, Error: Swift.Error>: @unchecked Sendable {  // d
     }
 
     /// Ends the output when the lock is released; only the first end counts. Inside `run`.
-    func terminate(_ event: Event<Value, Error>) {
+    func terminate(_ event: Signals.Event<Value, Error>) {
         guard !isTerminated else { return }
         isTerminated = true
         pendingTerminal = event

@@ -146,9 +146,39 @@ extension SignalProducer where Error == Never {
     public func promoteError<F>(_: F.Type = F.self, file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, F> {
         let node = Node.operator("promoteError", (self.node, .data), file: file, line: line)
         return lift(node) { signal in
-            signal.derive(node) { (event: Event<Value, Never>, observer: Signals.Observer<Value, F>) in
+            signal.derive(node) { (event: Signals.Event<Value, Never>, observer: Signals.Observer<Value, F>) in
                 switch event {
                 case let .value(value): observer.send(value: value)
+                case .completed: observer.sendCompleted()
+                case .interrupted: observer.sendInterrupted()
+                }
+            }
+        }
+    }
+}
+
+extension Signal where Value == Never {
+    /// Gives a signal that sends no values the value type of the streams it joins.
+    public func promoteValue<U>(_: U.Type = U.self, file: StaticString = #fileID, line: UInt = #line) -> Signal<U, Error> {
+        derive(.operator("promoteValue", (node, .data), file: file, line: line)) { event, observer in
+            switch event {
+            case let .failed(error): observer.send(error: error)
+            case .completed: observer.sendCompleted()
+            case .interrupted: observer.sendInterrupted()
+            }
+        }
+    }
+}
+
+extension SignalProducer where Value == Never {
+    /// Gives a producer that sends no values the value type of the streams it joins.
+    public func promoteValue<U>(_: U.Type = U.self, file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer<U, Error> {
+        let node = Node.operator("promoteValue", (self.node, .data), file: file, line: line)
+        return lift(node) { signal in
+            signal.derive(node) { (event: Signals.Event<Never, Error>, observer: Signals.Observer<U, Error>) in
+                switch event {
+                case let .failed(error): observer.send(error: error)
                 case .completed: observer.sendCompleted()
                 case .interrupted: observer.sendInterrupted()
                 }

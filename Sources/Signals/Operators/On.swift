@@ -16,7 +16,7 @@ extension Signal {
     ///
     /// ReactiveCocoa 2 spells some of these `doNext:`, `doCompleted:`, `doError:`.
     public func on(
-        event: ((Event<Value, Error>) -> Void)? = nil,
+        event: ((Signals.Event<Value, Error>) -> Void)? = nil,
         failed: ((Error) -> Void)? = nil,
         completed: (() -> Void)? = nil,
         interrupted: (() -> Void)? = nil,
@@ -62,7 +62,7 @@ extension Signal {
 struct SideEffects<Value, Error: Swift.Error> {
     var starting: (() -> Void)? = nil
     var started: (() -> Void)? = nil
-    var event: ((Event<Value, Error>) -> Void)? = nil
+    var event: ((Signals.Event<Value, Error>) -> Void)? = nil
     var failed: ((Error) -> Void)? = nil
     var completed: (() -> Void)? = nil
     var interrupted: (() -> Void)? = nil
@@ -80,7 +80,7 @@ struct SideEffects<Value, Error: Swift.Error> {
         return given.filter(\.1).map { $0.0 + ":" }.joined()
     }
 
-    func run(_ received: Event<Value, Error>) {
+    func run(_ received: Signals.Event<Value, Error>) {
         event?(received)
         switch received {
         case let .value(v): value?(v)
@@ -113,7 +113,7 @@ extension SignalProducer {
     public func on(
         starting: (() -> Void)? = nil,
         started: (() -> Void)? = nil,
-        event: ((Event<Value, Error>) -> Void)? = nil,
+        event: ((Signals.Event<Value, Error>) -> Void)? = nil,
         failed: ((Error) -> Void)? = nil,
         completed: (() -> Void)? = nil,
         interrupted: (() -> Void)? = nil,

@@ -46,7 +46,7 @@ final class ReplayBuffer<Value, Error: Swift.Error>: @unchecked Sendable {  // m
     /// Recursive: a consumer may start another consumer from inside a delivery.
     private let lock = Lock(recursive: true)
     private var values: [(value: Value, cause: UInt64)] = []
-    private var terminal: Event<Value, Error>?
+    private var terminal: Signals.Event<Value, Error>?
     private var observers: [(id: UInt64, observer: Signals.Observer<Value, Error>)] = []
     private var nextID: UInt64 = 0
     private var started = false
@@ -90,7 +90,7 @@ final class ReplayBuffer<Value, Error: Swift.Error>: @unchecked Sendable {  // m
         }
     }
 
-    func receive(_ event: Event<Value, Error>) {
+    func receive(_ event: Signals.Event<Value, Error>) {
         lock.lock()
         defer { lock.unlock() }
         guard terminal == nil else { return }

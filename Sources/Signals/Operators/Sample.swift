@@ -14,7 +14,7 @@ final class SampleState<Value, Sample, Output, Error: Swift.Error>: @unchecked S
         self.combine = combine
     }
 
-    func source(_ event: Event<Value, Error>) {
+    func source(_ event: Signals.Event<Value, Error>) {
         lock.run {
             switch event {
             case let .value(value):
@@ -29,7 +29,7 @@ final class SampleState<Value, Sample, Output, Error: Swift.Error>: @unchecked S
         }
     }
 
-    func sampler(_ event: Event<Sample, Never>) {
+    func sampler(_ event: Signals.Event<Sample, Never>) {
         lock.run {
             switch event {
             case let .value(sample):
@@ -46,7 +46,7 @@ final class SampleState<Value, Sample, Output, Error: Swift.Error>: @unchecked S
 
     /// Performs a terminal transition's action: `event` is how the result ends, if it does.
     private func perform(_ action: SampleStateMachine<(value: Value, cause: UInt64)>.Action,
-                         ending event: Event<Output, Error>) {
+                         ending event: Signals.Event<Output, Error>) {
         switch action {
         case .complete, .forwardTermination: lock.terminate(event)
         case .none, .emit: return
@@ -63,7 +63,7 @@ final class WithLatestState<Value, Latest, Error: Swift.Error>: @unchecked Senda
 
     init(output: Observer<(Value, Latest), Error>) { lock = OperatorLock(output) }
 
-    func source(_ event: Event<Value, Error>) {
+    func source(_ event: Signals.Event<Value, Error>) {
         lock.run {
             guard !lock.isTerminated else { return }
             switch event {
@@ -79,7 +79,7 @@ final class WithLatestState<Value, Latest, Error: Swift.Error>: @unchecked Senda
         }
     }
 
-    func samplee(_ event: Event<Latest, Never>) {
+    func samplee(_ event: Signals.Event<Latest, Never>) {
         guard case let .value(value) = event else { return }
         lock.run {
             latest = value
@@ -162,6 +162,22 @@ extension SignalProducer {
         -> SignalProducer<Value, Error> {
         let node = Node.operator("sample(on:)", (self.node, .data), (sampler.node, .sampler), file: file, line: line)
         return lift(node, sampler) { $0.sample(with: $1, node: node, combine: { value, _ in value }) }
+    }
+
+    /// `sample(with:)` with a sampler of another kind: a signal or a property.
+    @_disfavoredOverload
+    public func sample<Sampler: SignalProducerConvertible>(with sampler: Sampler, file: StaticString = #fileID,
+                                                           line: UInt = #line) -> SignalProducer<(Value, Sampler.Value), Error>
+    where Sampler.Error == Never {
+        sample(with: sampler.producer, file: file, line: line)
+    }
+
+    /// `sample(on:)` with a sampler of another kind: a signal or a property.
+    @_disfavoredOverload
+    public func sample<Sampler: SignalProducerConvertible>(on sampler: Sampler, file: StaticString = #fileID,
+                                                           line: UInt = #line) -> SignalProducer
+    where Sampler.Value == Void, Sampler.Error == Never {
+        sample(on: sampler.producer, file: file, line: line)
     }
 
     /// Each value of this producer with the latest value of `samplee`, which is started

@@ -13,7 +13,7 @@ final class SampleLatestState<Value, Error: Swift.Error>: @unchecked Sendable { 
 
     init(output: Observer<Value, Error>) { self.output = output }
 
-    func source(_ event: Event<Value, Error>) {
+    func source(_ event: Signals.Event<Value, Error>) {
         lock.withLock {
             if case let .value(value) = event {
                 machine.receive((value, Instrumentation.probe != nil ? ProbeContext.current.cause : 0))

@@ -92,3 +92,61 @@ extension SignalProducer {
         return lift(node) { $0.reduce(into: initial, next, node: node) }
     }
 }
+
+// scanMap: an accumulator that sends something other than itself.
+
+extension Signal {
+    /// Keeps a state over the values: `next` gives, for the state and each value, the new
+    /// state and the value to send.
+    public func scanMap<State, U>(file: StaticString = #fileID, line: UInt = #line, _ initial: State,
+                                  _ next: @escaping (State, Value) -> (State, U)) -> Signal<U, Error> {
+        scanMap(into: initial, { state, value in
+            let (newState, output) = next(state, value)
+            state = newState
+            return output
+        }, node: .operator("scanMap", parameters: "\(initial)", (node, .data), file: file, line: line))
+    }
+
+    /// Keeps a state over the values, changed in place by `next`, which returns the value
+    /// to send.
+    public func scanMap<State, U>(file: StaticString = #fileID, line: UInt = #line, into initial: State,
+                                  _ next: @escaping (inout State, Value) -> U) -> Signal<U, Error> {
+        scanMap(into: initial, next,
+                node: .operator("scanMap", parameters: "into: \(initial)", (node, .data), file: file, line: line))
+    }
+
+    func scanMap<State, U>(into initial: State, _ next: @escaping (inout State, Value) -> U, node: Node) -> Signal<U, Error> {
+        let state = OperatorState(initial)
+        return derive(node) { event, observer in
+            switch event {
+            case let .value(value): observer.send(value: next(&state.pointer.pointee, value))
+            case let .failed(error): observer.send(error: error)
+            case .completed: observer.sendCompleted()
+            case .interrupted: observer.sendInterrupted()
+            }
+        }
+    }
+}
+
+extension SignalProducer {
+    /// Keeps a state over the values of each start (anew each start): `next` gives the new
+    /// state and the value to send.
+    public func scanMap<State, U>(file: StaticString = #fileID, line: UInt = #line, _ initial: State,
+                                  _ next: @escaping (State, Value) -> (State, U)) -> SignalProducer<U, Error> {
+        let node = Node.operator("scanMap", parameters: "\(initial)", (self.node, .data), file: file, line: line)
+        return lift(node) { signal in
+            signal.scanMap(into: initial, { state, value in
+                let (newState, output) = next(state, value)
+                state = newState
+                return output
+            }, node: node)
+        }
+    }
+
+    /// Keeps a state over the values of each start, changed in place by `next`.
+    public func scanMap<State, U>(file: StaticString = #fileID, line: UInt = #line, into initial: State,
+                                  _ next: @escaping (inout State, Value) -> U) -> SignalProducer<U, Error> {
+        let node = Node.operator("scanMap", parameters: "into: \(initial)", (self.node, .data), file: file, line: line)
+        return lift(node) { $0.scanMap(into: initial, next, node: node) }
+    }
+}

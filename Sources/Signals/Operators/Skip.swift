@@ -1,4 +1,4 @@
-// skip(first:), skip(while:): dropping the start of a stream.
+// skip(first:), skip(while:), skip(until:): dropping the start of a stream.
 
 extension Signal {
     /// Drops the first `count` values.
@@ -36,6 +36,30 @@ extension Signal {
     }
 }
 
+extension Signal {
+    /// Drops everything until `trigger` sends a value or completes; from then on forwards
+    /// this signal's events. A trigger that is interrupted opens nothing.
+    public func skip<T>(until trigger: Signal<T, Never>, file: StaticString = #fileID, line: UInt = #line) -> Signal {
+        skip(until: trigger, node: .operator("skip", parameters: "until:", (node, .data), (trigger.node, .trigger),
+                                             file: file, line: line))
+    }
+
+    func skip<T>(until trigger: Signal<T, Never>, node: Node) -> Signal {
+        Signal.combining(node) { observer, lifetime in
+            let gate = SerialDisposable()
+            lifetime += gate
+            gate.inner = trigger.observeInternally { event in
+                switch event {
+                case .value, .completed:
+                    guard !gate.isDisposed else { return }
+                    gate.inner = self.observeInternally(observer.send)
+                case .interrupted: break
+                }
+            }
+        }
+    }
+}
+
 extension SignalProducer {
     /// Drops the first `count` values of each start.
     public func skip(first count: Int, file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
@@ -48,5 +72,21 @@ extension SignalProducer {
                      file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
         let node = Node.operator("skip", parameters: "while:", (self.node, .data), file: file, line: line)
         return lift(node) { $0.skip(while: shouldContinue, node: node) }
+    }
+
+    /// Drops everything each start sends until `trigger` (started with it, first) sends a
+    /// value or completes; from then on forwards the start's events.
+    public func skip<T>(until trigger: SignalProducer<T, Never>,
+                        file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
+        let node = Node.operator("skip", parameters: "until:", (self.node, .data), (trigger.node, .trigger),
+                                 file: file, line: line)
+        return lift(node, trigger, otherFirst: true) { $0.skip(until: $1, node: node) }
+    }
+
+    /// Drops everything each start sends until the hot `trigger` sends a value or completes.
+    public func skip<T>(until trigger: Signal<T, Never>, file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
+        let node = Node.operator("skip", parameters: "until:", (self.node, .data), (trigger.node, .trigger),
+                                 file: file, line: line)
+        return lift(node) { $0.skip(until: trigger, node: node) }
     }
 }

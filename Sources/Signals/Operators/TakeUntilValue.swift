@@ -11,7 +11,7 @@ final class TakeUntilValueState<Value, Error: Swift.Error>: @unchecked Sendable 
 
     init(output: Observer<Value, Error>) { self.output = output }
 
-    func send(_ event: Event<Value, Error>) {
+    func send(_ event: Signals.Event<Value, Error>) {
         lock.withLock {
             guard !terminated else { return }
             if event.isTerminating { terminated = true }

@@ -39,3 +39,30 @@ extension SignalProducer {
         return lift(node) { $0.then(replacement, node: node) }
     }
 }
+
+extension SignalProducer {
+    /// `then` with a replacement of this producer's own types, so that `.then(.empty)` and
+    /// `.then(.init(value:))` infer them.
+    @_disfavoredOverload
+    public func then(_ replacement: SignalProducer, file: StaticString = #fileID, line: UInt = #line) -> SignalProducer {
+        let node = Node.operator("then", (self.node, .trigger), (replacement.node, .data), file: file, line: line)
+        return lift(node) { $0.then(replacement, node: node) }
+    }
+
+    /// `then` with a replacement that cannot fail: its values take this producer's error type.
+    @_disfavoredOverload
+    public func then<U>(_ replacement: SignalProducer<U, Never>,
+                        file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<U, Error> {
+        then(replacement.promoteError(Error.self, file: file, line: line), file: file, line: line)
+    }
+}
+
+extension SignalProducer where Error == Never {
+    /// `then` from a producer that cannot fail to a replacement that can: the result has the
+    /// replacement's error type.
+    @_disfavoredOverload
+    public func then<U, F>(_ replacement: SignalProducer<U, F>,
+                           file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<U, F> {
+        promoteError(F.self, file: file, line: line).then(replacement, file: file, line: line)
+    }
+}

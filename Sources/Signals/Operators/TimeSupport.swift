@@ -101,7 +101,7 @@ extension Signal {
             let timer = SerialDisposable()
             lifetime += timer
             // `ending` is the failure or interruption whose transition returned the action.
-            func perform(_ action: TimedAction<Value>, ending event: Event<Value, Error>?) {
+            func perform(_ action: TimedAction<Value>, ending event: Signals.Event<Value, Error>?) {
                 switch action {
                 case .none:
                     return
@@ -154,7 +154,7 @@ extension Signal {
             lifetime += upstream
             lifetime += deadline
             // `event` is the upstream event whose transition returned the action, if any.
-            func perform(_ action: DeadlineAction, for event: Event<Value, Error>?) {
+            func perform(_ action: DeadlineAction, for event: Signals.Event<Value, Error>?) {
                 switch action {
                 case .none:
                     return

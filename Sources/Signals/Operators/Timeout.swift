@@ -64,3 +64,25 @@ extension SignalProducer {
         return lift(node) { $0.timeout(after: interval, switchingTo: fallback, on: scheduler, node: node) }
     }
 }
+
+extension Signal where Error == Never {
+    /// `timeout(after:raising:on:)` on a signal that cannot fail: the result fails with the
+    /// given error's type.
+    @_disfavoredOverload
+    public func timeout<NewError>(after interval: TimeInterval, raising error: NewError, on scheduler: DateScheduler,
+                                  file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, NewError> {
+        promoteError(NewError.self, file: file, line: line)
+            .timeout(after: interval, raising: error, on: scheduler, file: file, line: line)
+    }
+}
+
+extension SignalProducer where Error == Never {
+    /// `timeout(after:raising:on:)` on a producer that cannot fail: the result fails with
+    /// the given error's type.
+    @_disfavoredOverload
+    public func timeout<NewError>(after interval: TimeInterval, raising error: NewError, on scheduler: DateScheduler,
+                                  file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, NewError> {
+        promoteError(NewError.self, file: file, line: line)
+            .timeout(after: interval, raising: error, on: scheduler, file: file, line: line)
+    }
+}

@@ -13,7 +13,7 @@ final class WithLatestFailableState<Value, Sample, Error: Swift.Error>: @uncheck
 
     init(output: Observer<(Value, Sample), Error>) { self.output = output }
 
-    func source(_ event: Event<Value, Error>) {
+    func source(_ event: Signals.Event<Value, Error>) {
         lock.withLock {
             guard !terminated else { return }
             switch event {
@@ -32,7 +32,7 @@ final class WithLatestFailableState<Value, Sample, Error: Swift.Error>: @uncheck
         }
     }
 
-    func samplee(_ event: Event<Sample, Error>) {
+    func samplee(_ event: Signals.Event<Sample, Error>) {
         lock.withLock {
             guard !terminated else { return }
             switch event {
@@ -45,7 +45,7 @@ final class WithLatestFailableState<Value, Sample, Error: Swift.Error>: @uncheck
         }
     }
 
-    private func terminate(_ event: Event<(Value, Sample), Error>) {
+    private func terminate(_ event: Signals.Event<(Value, Sample), Error>) {
         terminated = true
         latest = nil
         output.send(event)

@@ -18,7 +18,7 @@ final class ZipState<Value, Error: Swift.Error>: JoinState, @unchecked Sendable 
         completed = Array(repeating: false, count: count)
     }
 
-    func receive(_ event: Event<() -> Void, Error>, at index: Int) {
+    func receive(_ event: Signals.Event<() -> Void, Error>, at index: Int) {
         lock.run {
             guard !lock.isTerminated else { return }
             switch event {
@@ -208,6 +208,19 @@ extension SignalProducer {
             return SignalProducer<[Value], Error>(node: node) { observer, _ in observer.sendCompleted() }
         }
         return .joining(node) { collector in Signal.zip(list.map(collector.signal), node: node) }
+    }
+
+    /// As `zip(_:)`, but with no producers sends `emptySentinel` once and completes.
+    public static func zip<S: Sequence>(_ producers: S, emptySentinel: [Value], file: StaticString = #fileID,
+                                        line: UInt = #line) -> SignalProducer<[Value], Error>
+    where S.Element == SignalProducer<Value, Error> {
+        let list = Array(producers)
+        guard list.isEmpty else { return zip(list, file: file, line: line) }
+        let node = Node.joining("zip", parameters: "emptySentinel:", [], file: file, line: line)
+        return SignalProducer<[Value], Error>(node: node) { observer, _ in
+            observer.send(value: emptySentinel)
+            observer.sendCompleted()
+        }
     }
 
     /// Starts this producer and `other` and pairs their n-th values.
