@@ -1,3 +1,5 @@
+import TraceLog
+
 /// A pipeline as a graph: operators as nodes, the data flow as edges. Built from a trace
 /// (`PipelineGraph(trace:options:)`) or by hand, and laid out and drawn by Graphviz
 /// (`PipelineRenderer`).
@@ -91,9 +93,7 @@ public struct PipelineGraph: Sendable, Equatable {
     /// Operators that hold values on purpose (the name before any `(`): a debounce's quiet
     /// period, a throttle's or audit's interval, a delay, a timeout's watch, a sample's hold
     /// until its trigger.
-    public static let intendedWaits: Set<String> = [
-        "debounce", "debounceFlushing", "throttle", "audit", "delay", "delayValues", "timeout", "sample", "sampleLatest",
-    ]
+    public static let intendedWaits: Set<String> = IntendedWaits.names
 
     /// Of `intendedWaits`, the operators whose value's primary cause is their trigger's event
     /// (`sample(on:)`): their latency is the trigger's delivery, not the hold, which depends

@@ -375,7 +375,11 @@ public struct TraceStats: Sendable {
                 stats.paths.append(PathStats(source: source, sink: sink, latency: paths[key]?.summary,
                                              dataAge: dataAges[key]?.summary))
             }
-            let candidates = stats.nodes.compactMap { line in line.stageLatency.map { (line.node, $0) } }
+            // An operator that waits on purpose (a timeout's watch, a debounce) is not slow:
+            // it took the time it was asked to.
+            let candidates = stats.nodes.compactMap { line in
+                IntendedWaits.contains(line.node.name) ? nil : line.stageLatency.map { (line.node, $0) }
+            }
             if let slowest = candidates.max(by: { a, b in
                 (a.1.p95, a.1.max, b.0.id) < (b.1.p95, b.1.max, a.0.id)
             }), slowest.1.max > 0 {
@@ -440,6 +444,12 @@ public struct TraceStats: Sendable {
         if let slowest = slowestStage, let latency = nodes.first(where: { $0.node.id == slowest.id })?.stageLatency {
             out += "slowest stage: \(Self.capped(Self.nodeName(slowest))) at \(Self.capped(slowest.file.reportLine)):\(slowest.line), "
                 + "p95 \(formatDuration(latency.p95)), max \(formatDuration(latency.max))\n"
+        } else if let wait = nodes.filter({ IntendedWaits.contains($0.node.name) && ($0.stageLatency?.max ?? 0) > 0 })
+                    .max(by: { ($0.stageLatency?.p95 ?? 0, $1.node.id) < ($1.stageLatency?.p95 ?? 0, $0.node.id) }),
+                  let latency = wait.stageLatency {
+            out += "slowest stage: none but operators that wait on purpose (the longest wait: "
+                + "\(Self.capped(Self.nodeName(wait.node))) at \(Self.capped(wait.node.file.reportLine)):\(wait.node.line), "
+                + "p95 \(formatDuration(latency.p95)))\n"
         } else {
             out += "slowest stage: none (every stage took no time)\n"
         }

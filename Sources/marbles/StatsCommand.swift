@@ -20,7 +20,7 @@ struct StatsCommand: ParsableCommand {
         value, followed along every data path: "fed" counts the values). For a value sampled \
         by a timer or combined from several inputs the timer or newest input is the trigger, \
         while the data age says how old the data shown is (the reading a dashboard displays); \
-        along a chain of single causes the two are equal. Last, the slowest stage (highest p95).
+        along a chain of single causes the two are equal. Last, the slowest stage (highest p95), leaving out operators that wait on purpose (debounce, throttle, audit, delay, timeout, sample).
 
         With --json, each node has its kind ("sink" for sinks); each path has "source", \
         "sink", "latency" (absent when the source triggered no value of that sink) and \

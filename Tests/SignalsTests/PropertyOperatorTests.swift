@@ -75,7 +75,7 @@ final class PropertyOperatorTests: XCTestCase {
 
     func testACapturingPropertyKeepsItsSourceAlive() {
         var source: MutableProperty<Int>? = MutableProperty(1)
-        weak var weakSource = source
+        weak let weakSource = source
         var captured: Property<Int>? = Property(capturing: source!)
         source = nil
         XCTAssertNotNil(weakSource)
@@ -86,7 +86,7 @@ final class PropertyOperatorTests: XCTestCase {
 
     func testAComposedPropertyOutlivesItsSourceAndCompletesWithIt() {
         var source: MutableProperty<Int>? = MutableProperty(1)
-        weak var weakSource = source
+        weak let weakSource = source
         let composed = Property(source!)
         let mapped = source!.map { $0 * 10 }
         var events: [String] = []

@@ -53,7 +53,7 @@ final class ValidatingPropertyTests: XCTestCase {
 
     func testTheDependencyIsNotKeptAlive() {
         var limit: MutableProperty<Int>? = MutableProperty(3)
-        weak var weakLimit = limit
+        weak let weakLimit = limit
         let property = ValidatingProperty(0, with: limit!) { (value: Int, limit: Int) -> ValidatingProperty<Int, TooBig>.Decision in
             value <= limit ? .valid : .invalid(TooBig())
         }
