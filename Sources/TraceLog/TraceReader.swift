@@ -345,8 +345,10 @@ public final class TraceReader {
             }
             let version = try fields.string("version")
             let parts = version.split(separator: ".", omittingEmptySubsequences: false)
-            // Digits only: Int("-1") and Int("+1") would read a sign.
+            // Digits only: Int("-1") and Int("+1") would read a sign; no leading zero ("01.1"
+            // is not a version FORMAT.md allows, and would read as 1.1).
             guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (48...57).contains($0) } }),
+                  parts.allSatisfy({ $0 == "0" || !$0.hasPrefix("0") }),
                   let major = Int(parts[0]), let minor = Int(parts[1]) else {
                 throw fields.error("a version \"MAJOR.MINOR\" of two whole numbers, found \(Self.quoted(version))", at: "version")
             }

@@ -439,7 +439,8 @@ extension TraceReaderTests {
 
     func testAVersionWithASignOrBeforeOneIsAnError() {
         for (version, expected) in [("-1.0", "of two whole numbers"), ("+1.1", "of two whole numbers"),
-                                    ("1.-1", "of two whole numbers"), ("0.9", "no Marbles wrote a version before 1.0")] {
+                                    ("1.-1", "of two whole numbers"), ("0.9", "no Marbles wrote a version before 1.0"),
+                                    ("01.1", "of two whole numbers"), ("1.01", "of two whole numbers"), ("1.", "of two whole numbers")] {
             let line = header.replacingOccurrences(of: #""version":"1.0""#, with: #""version":"\#(version)""#)
             expectError(bytes([line, thread, node, subscribe, event(1), summary]), line: 1, containing: expected)
         }
