@@ -83,10 +83,14 @@ figures: build
 # The Signals DocC catalogue, checked and rendered by the toolchain's docc (no package plugin):
 # the module's symbol graph from the debug build, every link resolved, any warning an error.
 DOCC ?= docc
+# The C targets' module maps, which SwiftPM writes into each target's build folder: the Swift
+# modules' interfaces import them (CThreadLocal, CTimestamp, CProcessRecording).
+C_MODULES = $(foreach target,CThreadLocal CTimestamp CProcessRecording,\
+  -Xcc -fmodule-map-file="$$($(SWIFT) build --show-bin-path)/$(target).build/module.modulemap" -I Sources/$(target)/include)
 docs: build
 	rm -rf .build/signals-symbols && mkdir -p .build/signals-symbols
 	$(SWIFT) symbolgraph-extract -module-name Signals -minimum-access-level public \
-	  -I "$$($(SWIFT) build --show-bin-path)/Modules" \
+	  -I "$$($(SWIFT) build --show-bin-path)/Modules" $(C_MODULES) \
 	  -target "$$($(SWIFT) -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -n 1)" \
 	  -output-dir .build/signals-symbols
 	$(DOCC) convert Sources/Signals/Signals.docc --additional-symbol-graph-dir .build/signals-symbols \
@@ -94,7 +98,7 @@ docs: build
 	  --warnings-as-errors --output-path .build/Signals.doccarchive
 	rm -rf .build/replay-symbols && mkdir -p .build/replay-symbols
 	$(SWIFT) symbolgraph-extract -module-name Replay -minimum-access-level public \
-	  -I "$$($(SWIFT) build --show-bin-path)/Modules" \
+	  -I "$$($(SWIFT) build --show-bin-path)/Modules" $(C_MODULES) \
 	  -target "$$($(SWIFT) -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -n 1)" \
 	  -output-dir .build/replay-symbols
 	$(DOCC) convert Sources/Replay/Replay.docc --additional-symbol-graph-dir .build/replay-symbols \
