@@ -78,6 +78,8 @@ public final class TraceReader {
     /// cut off (once: by a cut last line or by the missing summary).
     @exclusivity(unchecked) private var sawSummary = false
     @exclusivity(unchecked) private var reportedCut = false
+    /// Whether a line ending in a carriage return (CRLF line endings) was reported (once).
+    @exclusivity(unchecked) private var reportedCarriageReturn = false
 
     private enum Source {
         case file(UnsafeMutablePointer<FILE>)
@@ -263,6 +265,13 @@ public final class TraceReader {
                         _ event: (inout WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void = { _, _ in }) throws -> TraceRecord? {
         do {
             let bytes = UnsafeBufferPointer(start: buffer + line.range.lowerBound, count: line.range.count)
+            // FORMAT.md's lines end with LF; a CR before it (a file saved with CRLF line endings)
+            // is whitespace to the reader, said once.
+            if bytes.last == 0x0D && !reportedCarriageReturn {
+                reportedCarriageReturn = true
+                warn("the line ends with a carriage return (CRLF line endings, as some editors save): read as if it "
+                     + "ended with a line feed alone, as FORMAT.md's lines do")
+            }
             // A record starts with '{'; only a line starting otherwise can be blank.
             if bytes.first != UInt8(ascii: "{"),
                bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }

@@ -216,6 +216,19 @@ final class TraceReaderTests: XCTestCase {
         XCTAssertTrue(trace.warnings.first?.message.contains("cut off") ?? false)
     }
 
+    /// Issue 33 item 7: a trace saved with CRLF line endings was read without a word.
+    func testCRLFLineEndingsAreReadWithOneWarning() throws {
+        let lines = [header, thread, node, subscribe, event(1), event(2), summary]
+        let crlf = Array((lines.joined(separator: "\r\n") + "\r\n").utf8)
+        let trace = try Trace(bytes: crlf, name: "t.trace")
+        XCTAssertEqual(trace.events.map(\.sequence), [1, 2])
+        XCTAssertEqual(trace.warnings.count, 1)
+        XCTAssertEqual(trace.warnings.first?.line, 1)
+        XCTAssertTrue(trace.warnings.first?.message.hasPrefix("the line ends with a carriage return (CRLF line endings") ?? false,
+                      "\(trace.warnings)")
+        XCTAssertEqual(try Trace(bytes: bytes(lines), name: "t.trace").warnings, [])
+    }
+
     func testAWholeLastLineWithoutNewlineIsRead() throws {
         let trace = try Trace(bytes: bytes([header, thread, node, subscribe, event(1), summary], trailingNewline: false))
         XCTAssertEqual(trace.events.count, 1)
