@@ -372,14 +372,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     /// so a repeating timer cannot make it run forever; returns how many ran.
     @discardableResult
     public func run(limit: Int = 10_000_000) -> Int {
-        var count = 0
-        driving {
-            while count < limit, let due = popDue(upTo: Int64.max) {
-                due.run()
-                count += 1
-            }
-        }
-        return count
+        run(until: Int64.max, limit: limit)
     }
 
     /// Runs the actions due up to `target`, each at its own time, at most `limit` of them;
