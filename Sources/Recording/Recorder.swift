@@ -212,6 +212,10 @@ final class RecorderCore: Probe, @unchecked Sendable {
                 throw TraceError(file: url.path, line: 0, column: 0,
                                  message: "cannot create the trace: \(String(cString: strerror(errno)))")
             }
+            // Locked while recorded into, as the command line locks its outputs: another
+            // `marbles` run that would replace the file is refused instead of replacing it
+            // under this recording.
+            _ = flock(fd, LOCK_EX | LOCK_NB)
         }
         self.init(descriptor: fd, url: url, clock: clock, bufferCapacity: bufferCapacity, flushInterval: flushInterval,
                   counterClock: counterClock)

@@ -177,7 +177,7 @@ struct OutputFile {
     /// Opens the existing target at `resolved` and takes an exclusive lock on it without
     /// waiting; the descriptor holds the lock until closed. Throws when another process holds
     /// it (a run writing the same file).
-    private static func lockExisting(_ resolved: String, for path: String) throws -> Int32 {
+    static func lockExisting(_ resolved: String, for path: String) throws -> Int32 {
         let descriptor = open(resolved, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {

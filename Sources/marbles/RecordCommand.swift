@@ -116,13 +116,19 @@ struct RecordCommand: ParsableCommand {
     /// for it, and reports what it recorded.
     private func recordProgram() throws {
         // Checked as every output is (a folder, a device, a read-only file are refused); the
-        // program writes it, as a Recorder(to:) does.
+        // program writes it, as a Recorder(to:) does: a new file in place (which that recorder
+        // locks), an existing one replaced when it stops, locked here meanwhile, so a second
+        // run to the same file is refused rather than one trace lost.
         _ = try OutputFile(output.output, option: "-o")
         var target = output.output
         if !target.hasPrefix("/") {
             let folder = FileManager.default.currentDirectoryPath
             target = folder + (folder.hasSuffix("/") ? "" : "/") + target
         }
+        var existing = stat()
+        let lock = stat(target, &existing) == 0 && existing.st_mode & S_IFMT == S_IFREG
+            ? try OutputFile.lockExisting(target, for: output.output) : nil
+        defer { if let lock { close(lock) } }
         var environment = ProcessInfo.processInfo.environment
         environment["MARBLES_TRACE"] = target
         let status: Int32

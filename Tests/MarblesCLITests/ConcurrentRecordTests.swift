@@ -16,7 +16,8 @@ final class ConcurrentRecordTests: CommandLineTestCase {
             seen += chunk
         }
         try copy("traces/signin.trace", to: "in.trace")
-        for arguments in [["record", "--scenario", "signin", "-o", "t.trace"], ["export", "in.trace", "-o", "t.trace"]] {
+        for arguments in [["record", "--scenario", "signin", "-o", "t.trace"], ["export", "in.trace", "-o", "t.trace"],
+                          ["record", "-o", "t.trace", "--", "/bin/true"]] {
             let second = try marbles(arguments)
             XCTAssertEqual(second.status, 2, "\(arguments): \(second.err)")
             XCTAssertTrue(second.err.contains("t.trace: error: cannot write: another run is writing this file now"), second.err)

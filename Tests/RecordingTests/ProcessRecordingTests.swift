@@ -105,6 +105,22 @@ final class ProcessRecordingTests: XCTestCase {
         try assertThePipelineIsRecorded(own)
     }
 
+    /// A recorder writing a new file in place holds a lock on it, which `marbles` runs that
+    /// would replace the file test before replacing it (issue 31 item 7).
+    func testARecorderHoldsALockOnTheFileItCreatesUntilItStops() throws {
+        guard ProcessInfo.processInfo.environment[Self.workerVariable] == nil else { return }
+        let url = temporaryTrace()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let recorder = try Recorder(to: url)
+        recorder.start()
+        let other = open(url.path, O_RDONLY | O_CLOEXEC)
+        defer { close(other) }
+        XCTAssertNotEqual(flock(other, LOCK_EX | LOCK_NB), 0, "the recording's file is locked")
+        XCTAssertEqual(errno, EWOULDBLOCK)
+        try recorder.stop()
+        XCTAssertEqual(flock(other, LOCK_EX | LOCK_NB), 0, "and free once it stops")
+    }
+
     func testSIGTERMFinishesTheTraceThenEndsTheProgramAsItWould() throws {
         guard ProcessInfo.processInfo.environment[Self.workerVariable] == nil else { return }
         for signal in [SIGTERM, SIGINT] {
