@@ -91,6 +91,7 @@ let package = Package(
         .testTarget(name: "SpecTests", dependencies: ["Spec", "MarbleNotation", "Signals", "TraceLog", "Recording"]),
         .testTarget(name: "FuzzTests", dependencies: ["TraceLog", "Recording", "Signals", "Replay", "Diagrams", "Spec", "Tutorials"]),
         .testTarget(name: "ReplayTests", dependencies: ["Locks", "Replay", "MarbleNotation", "MarbleStreams", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
+        .testTarget(name: "FidelityTests", dependencies: ["Locks", "Signals", "MarbleStreams", "Recording", "Replay", "TraceLog", "Diagrams"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TraceLog", "Diagrams"]),
         // Runs the built `marbles` executable as a child process; links none of its modules.
         .testTarget(name: "MarblesCLITests"),

@@ -170,7 +170,8 @@ extension PipelineGraph {
 /// downstream node observed. An upstream node started once per consumer (a cold producer
 /// feeding a `combineLatest` and a `zip`) has a subscription per consumer, and each edge
 /// carries only its own. Which ones a consumer observed is known from the causes: an event of
-/// the consumer caused by one of the subscription's. A subscription that caused nothing in any
+/// the consumer caused by one of the subscription's, or an event of an inner stream the
+/// consumer started (a `flatMap`'s call, caused by the value that asked). A subscription that caused nothing in any
 /// consumer (it only failed into a `flatMapError`, whose fallback answered) went to the
 /// upstream's only consumer, when it has one; and an upstream with one subscription (a hot
 /// signal) feeds every consumer with it.
@@ -217,9 +218,22 @@ private struct EdgeCrossings {
             case .interrupted: flags[subscription] |= Self.interruptedBit
             case .completed: break
             }
+            // The operators that started this subscription, when operators did (a flatMap's
+            // inner stream, a retry's attempt inside it): the value that caused an inner
+            // event reached them.
+            var starters: [UInt64] = []
+            var parent = trace.subscriptions[subscription].parent
+            while parent != 0, starters.count < 8, let started = trace.subscription(parent) {
+                starters.append(started.node)
+                parent = started.parent
+            }
             for cause in events.causes(at: position) {
-                guard let origin = trace.eventPosition(sequence: cause), events.node(at: origin) != node else { continue }
-                link(events.subscriptionIndex(at: origin), to: node)
+                guard let origin = trace.eventPosition(sequence: cause) else { continue }
+                let originNode = events.node(at: origin)
+                if originNode != node { link(events.subscriptionIndex(at: origin), to: node) }
+                for starter in starters where starter != originNode && starter != node {
+                    link(events.subscriptionIndex(at: origin), to: starter)
+                }
             }
         }
     }

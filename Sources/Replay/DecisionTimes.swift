@@ -10,9 +10,9 @@ import TraceLog
 /// multi-input operator's own event, on the same thread, in the source event's synchronous
 /// cascade (the events whose first cause leads back to it on its thread). When another thread
 /// recorded an event between the source event and that arrival — a race the arrival decided —
-/// the source event is delivered at its arrival time instead, and every later event of its
-/// thread no earlier, so each thread keeps its own order. Without such a race, and always in
-/// a virtual trace (where a cascade takes no time), the recorded time stands.
+/// the source event is delivered at its arrival time instead, and every later source event of
+/// its thread no earlier, so each thread keeps its own order. Without such a race, and always
+/// in a virtual trace (where a cascade takes no time), the recorded time stands.
 struct DecisionTimes {
     /// The delivery time of the event at each position of the trace's events.
     private let times: [Int64]
@@ -23,7 +23,8 @@ struct DecisionTimes {
         let events = trace.events
         let count = events.count
         let merging = Set(trace.nodes.filter { $0.upstream.count >= 2 }.map(\.id))
-        guard !merging.isEmpty, count > 0 else {
+        // In virtual time a cascade takes none: every race was decided at the recorded times.
+        guard !merging.isEmpty, count > 0, trace.header.clock != .virtual else {
             times = (0..<count).map { events.time(at: $0) }
             moved = 0
             return
@@ -52,6 +53,12 @@ struct DecisionTimes {
         for position in 0..<count {
             let time = events.time(at: position)
             let thread = events.thread(at: position)
+            // Only what the environment delivers (an event nothing in the trace caused) moves,
+            // and only it holds back its thread's later deliveries.
+            guard events.firstCause(at: position) == nil else {
+                delivered[position] = time
+                continue
+            }
             var due = time
             if let reached = arrival[position], reached > time,
                Self.otherThread(than: thread, in: time, reached, sortedTimes: sortedTimes, byTime: byTime,

@@ -87,6 +87,15 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     private var unserved: [ReplayError] = []
     private var simulating: [SimulatedTimer] = []
     private var decisions: DecisionTimes?
+    /// The boundary event being delivered now (an input's value, a call's answer): its
+    /// sequence number and how much later than live the replay delivers it (0 but for a call
+    /// that edited code moved). A call that this delivery's cascade started live (its request
+    /// leads back to the event) answers at its recorded times moved by that much, not at its
+    /// latency from the replay's start: the replay runs a cascade in no time, so live the call
+    /// started later than in the replay by the cascade's work, and answers counted from the
+    /// replay's start would overtake another thread's events that came first live. Touched
+    /// only on the test scheduler's thread.
+    private var delivering: (sequence: UInt64, shift: Int64)?
 
     /// When to deliver each recorded boundary event, computed once, when first needed.
     private var decisionTimes: DecisionTimes {
@@ -152,6 +161,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         let positions = mergedEventPositions(of: recorded)
         var sent: [Event<Value, Never>] = []
         var dues: [Int64] = [], lanes: [Int] = []
+        var sequences: [UInt64] = []
         sent.reserveCapacity(positions.count)
         dues.reserveCapacity(positions.count)
         lanes.reserveCapacity(positions.count)
@@ -189,9 +199,13 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
             last = (thread, lane)
             // When its consequences met another thread's, at the time they met (see DecisionTimes).
             dues.append(TestScheduler.time(of: Self.date(decided.time(at: position))))
+            sequences.append(events.sequence(at: position))
         }
         // Each at its recorded time on its thread's lane, as if scheduled one by one.
-        testScheduler.schedule(series: dues, lanes: lanes, names: names) { observer.send(sent[$0]) }
+        testScheduler.schedule(series: dues, lanes: lanes, names: names) { [weak self] index in
+            guard let self else { return observer.send(sent[index]) }
+            whileDelivering(sequence: sequences[index], shift: 0) { observer.send(sent[index]) }
+        }
         return signal
     }
 
@@ -492,10 +506,12 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     ) {
         let subscription = recording.subscriptions[index]
         var scheduled: [(offset: Int64, thread: UInt64, event: Event<Value, Failure>)] = []
-        let decided = atRecordedTimes ? decisionTimes : nil
+        var sequences: [UInt64] = []
+        // A call's answers too: a thread of the service's raced the others.
+        let decided: DecisionTimes? = decisionTimes
         for record in recording.events[subscription.id] ?? [] {
-            // At recorded times (a timer's ticks), when its consequences met another thread's,
-            // at the time they met (see DecisionTimes).
+            // When its consequences met another thread's, at the time they met (see
+            // DecisionTimes): a tick at that time, a call's answer that much after its start.
             let time = decided.flatMap { times in trace.eventPosition(sequence: record.sequence).map { times.time(at: $0) } }
                 ?? record.time
             let offset = time.saturatingSubtracting(subscription.time)
@@ -503,11 +519,14 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
             case .value:
                 guard let value = decode(Value.self, record, node) else { return }
                 scheduled.append((offset, record.thread, .value(value)))
+                sequences.append(record.sequence)
             case .failed:
                 guard let error = decode(Failure.self, record, node) else { return }
                 scheduled.append((offset, record.thread, .failed(error)))
+                sequences.append(record.sequence)
             case .completed:
                 scheduled.append((offset, record.thread, .completed))
+                sequences.append(record.sequence)
             case .interrupted:
                 // The consumer interrupted this start (a newer search replaced it); the replay's
                 // consumer does so again by itself, so the boundary does not re-send it.
@@ -515,12 +534,58 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
             }
         }
         let now = testScheduler.now
-        let origin = atRecordedTimes ? subscription.time : now
-        for entry in scheduled {
-            lifetime += lane(for: entry.thread).schedule(after: Self.date(max(origin.saturatingAdding(entry.offset), now))) {
-                observer.send(entry.event)
+        var origin = atRecordedTimes ? subscription.time : now
+        if !atRecordedTimes, let delivering, let request = recording.events[subscription.id]?.first?.causes.last,
+           startedInCascade(of: delivering.sequence, request: request) {
+            // Started, live, by the cascade of the boundary event being delivered: answered
+            // as then, when the cascade's work had taken its time.
+            origin = max(now, subscription.time.saturatingAdding(delivering.shift))
+        }
+        let entries = Array(zip(scheduled, sequences))
+        /// Schedules entry `index`; a timer's next tick only once this one has been delivered,
+        /// as a repeating timer is scheduled again after each tick: work its tick scheduled
+        /// for the time of the next (a debounce as long as the interval) runs first, as it did.
+        func schedule(_ index: Int) {
+            guard index < entries.count else { return }
+            let (entry, sequence) = entries[index]
+            let due = max(origin.saturatingAdding(entry.offset), testScheduler.now)
+            let recorded = subscription.time.saturatingAdding(entry.offset)
+            lifetime += lane(for: entry.thread).schedule(after: Self.date(due)) { [weak self] in
+                if let self {
+                    whileDelivering(sequence: sequence, shift: due.saturatingSubtracting(recorded)) { observer.send(entry.event) }
+                } else {
+                    observer.send(entry.event)
+                }
+                if atRecordedTimes { schedule(index + 1) }
             }
         }
+        if atRecordedTimes {
+            schedule(0)
+        } else {
+            for index in entries.indices { schedule(index) }
+        }
+    }
+
+    /// Runs `delivery` of the boundary event `sequence`, delivered `shift` later than recorded.
+    private func whileDelivering(sequence: UInt64, shift: Int64, _ delivery: () -> Void) {
+        let outer = delivering
+        delivering = (sequence, shift)
+        delivery()
+        delivering = outer
+    }
+
+    /// Whether the recorded event `request` (what started a call) was in the synchronous
+    /// cascade of the boundary event `root`: its first causes lead back to it on one thread.
+    private func startedInCascade(of root: UInt64, request: UInt64) -> Bool {
+        let events = trace.events
+        guard var position = trace.eventPosition(sequence: request) else { return false }
+        for _ in 0..<256 {
+            if events.sequence(at: position) == root { return true }
+            guard let cause = events.firstCause(at: position), let parent = trace.eventPosition(sequence: cause),
+                  events.thread(at: parent) == events.thread(at: position) else { return false }
+            position = parent
+        }
+        return false
     }
 
     /// Encodes a request as the recorder does (sorted keys), so equal requests usually have

@@ -400,6 +400,32 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         let terminated = deliver(event)
         serializer.unlock()
         if terminated { release() }
+        if DeferredInterruptions.pending.load(ordering: .sequentiallyConsistent) != 0 {
+            DeferredInterruptions.run(serializer)
+        }
+    }
+
+    /// Interrupts this signal from any thread without waiting for a delivery on another
+    /// thread: what a disposal does (an interrupter, the end of a `merge` interrupting its
+    /// other inputs). If another thread holds the serializer, the interruption is left for
+    /// it to deliver once it lets go (`DeferredInterruptions`). Waiting there instead could
+    /// deadlock: that thread may be delivering into a signal whose serializer this thread
+    /// holds, as one input of a `merge` ends the merge while another input delivers into it.
+    @usableFromInline
+    func interrupt() {
+        guard serializer.tryLock() else {
+            DeferredInterruptions.add(serializer) { [weak self] in
+                guard let self else { return }
+                if self.deliver(.interrupted) { self.release() }
+            }
+            return
+        }
+        let terminated = deliver(.interrupted)
+        serializer.unlock()
+        if terminated { release() }
+        if DeferredInterruptions.pending.load(ordering: .sequentiallyConsistent) != 0 {
+            DeferredInterruptions.run(serializer)
+        }
     }
 
     /// Sends `event` from inside a delivery that holds this signal's serializer (an operator's
@@ -596,6 +622,9 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         guard serializer.tryLock() else { return }
         takeMembershipChanges()
         serializer.unlock()
+        if DeferredInterruptions.pending.load(ordering: .sequentiallyConsistent) != 0 {
+            DeferredInterruptions.run(serializer)
+        }
     }
 
     /// Adds an observer. A `gated` observation (a user's, made by `observe`) is disposed only
@@ -639,5 +668,38 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         }
         takeMembershipChangesIfFree()
         if detach { release() }
+    }
+}
+
+/// Interruptions that found their signal's serializer held by another thread, left for that
+/// thread to deliver when it lets go: each send checks `pending` (one load of a word that is
+/// almost always zero) after unlocking. The one who adds an interruption tries the serializer
+/// again afterwards, so an interruption added just as the holder let go is not stranded.
+@usableFromInline
+enum DeferredInterruptions {
+    /// How many interruptions wait, in all.
+    @usableFromInline static let pending = Atomic<Int>(0)
+    private static let waiting = Protected<[ObjectIdentifier: [() -> Void]]>([:])
+
+    /// Leaves `interruption` (which delivers under `serializer`) for whoever holds it.
+    static func add(_ serializer: Lock, _ interruption: @escaping () -> Void) {
+        waiting.modify { $0[ObjectIdentifier(serializer), default: []].append(interruption) }
+        pending.add(1, ordering: .sequentiallyConsistent)
+        run(serializer)
+    }
+
+    /// Delivers the interruptions waiting for `serializer`, if it is free (or this thread's).
+    @usableFromInline
+    static func run(_ serializer: Lock) {
+        while serializer.tryLock() {
+            let interruptions = waiting.modify { $0.removeValue(forKey: ObjectIdentifier(serializer)) ?? [] }
+            if interruptions.isEmpty {
+                serializer.unlock()
+                return
+            }
+            pending.subtract(interruptions.count, ordering: .sequentiallyConsistent)
+            for interruption in interruptions { interruption() }
+            serializer.unlock()
+        }
     }
 }

@@ -52,7 +52,9 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
             let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false, request: request)
             let input = Signals.Observer<Value, Error>(core.send)
             let lifetime = Lifetime(core.resources)
-            let interrupter = AnyDisposable { input.sendInterrupted() }
+            // Holds the observer as long as the start can be interrupted, as a signal holds
+            // its generator's observer until it ends.
+            let interrupter = AnyDisposable { withExtendedLifetime(input) { core.interrupt() } }
             return Instance(signal: Signal(core: core), interrupter: interrupter) {
                 startHandler(input, lifetime)
             }
@@ -270,7 +272,7 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
     @usableFromInline
     static func interrupting<U, F>(_ signal: Signal<U, F>, after upstream: Disposable) -> Disposable {
         CompositeDisposable([
-            AnyDisposable { [weak core = signal.core] in core?.send(.interrupted) },
+            AnyDisposable { [weak core = signal.core] in core?.interrupt() },
             upstream,
         ])
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locks
 import MarbleStreams
 import MarblesTesting
 import Signals
@@ -150,5 +151,35 @@ final class ConcurrencyStressTests: XCTestCase {
             XCTAssertFalse(flags.overlapped.load(ordering: .relaxed))
             XCTAssertEqual(flags.afterDispose.load(ordering: .relaxed), 0)
         }
+    }
+
+    /// Interrupting a start while another thread is inside one of its deliveries does not
+    /// wait for that delivery: the interruption is left for the delivering thread, which sends
+    /// it once its delivery ends. Waiting instead deadlocked generated pipelines (issue 27)
+    /// where the delivering thread was itself waiting for a lock the interrupting thread held
+    /// (one input of a `merge` ending it while another delivered into it); here it waits for
+    /// the interrupting thread to go on.
+    func testAnInterruptionDoesNotWaitForADeliveryOnAnotherThread() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let entered = DispatchSemaphore(value: 0), interrupted = DispatchSemaphore(value: 0)
+        let ended = DispatchSemaphore(value: 0)
+        let seen = Protected<[String]>([])
+        let waitedOut = Atomic<Bool>(false)
+        let disposable = SignalProducer(signal).map { $0 * 10 }.start { event in
+            seen.modify { $0.append("\(event)") }
+            if event.value == 10 {
+                entered.signal()
+                // Until the other thread's interruption has returned (a safety limit).
+                if interrupted.wait(timeout: .now() + 10) == .timedOut { waitedOut.store(true, ordering: .relaxed) }
+            }
+            if event.isTerminating { ended.signal() }
+        }
+        DispatchQueue.global().async { input.send(value: 1) }
+        entered.wait()
+        disposable.dispose()
+        interrupted.signal()
+        XCTAssertEqual(ended.wait(timeout: .now() + 10), .success, "the interruption was never delivered")
+        XCTAssertFalse(waitedOut.load(ordering: .relaxed), "the interruption waited for the delivery")
+        XCTAssertEqual(seen.current, ["VALUE 10", "INTERRUPTED"])
     }
 }

@@ -35,7 +35,9 @@ extension SignalProducer {
             let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false)
             let input = Signals.Observer<Value, Error>(core.send)
             let lifetime = Lifetime(core.resources)
-            let interrupter = AnyDisposable { input.sendInterrupted() }
+            // Holds the observer as long as the start can be interrupted, as a signal holds
+            // its generator's observer until it ends.
+            let interrupter = AnyDisposable { withExtendedLifetime(input) { core.interrupt() } }
             return Instance(signal: Signal(core: core), interrupter: interrupter) {
                 startHandler(input, lifetime, core.subscription)
             }

@@ -11,7 +11,7 @@ extension SignalProducer {
         let upstream = self
         return SignalProducer(node: node, instantiate: {
             let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false)
-            let interrupter = AnyDisposable { core.send(.interrupted) }
+            let interrupter = AnyDisposable { core.interrupt() }
             return Instance(signal: Signal(core: core), interrupter: interrupter) {
                 core.resources += scheduleHop(on: scheduler, of: core) {
                     guard !core.resources.isDisposed else { return }
