@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Spec", targets: ["Spec"]),
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
         .library(name: "Viewer", targets: ["Viewer"]),
+        .library(name: "AsyncMarbles", targets: ["AsyncMarbles"]),
         .library(name: "Tutorials", targets: ["Tutorials"]),
         .executable(name: "marbles", targets: ["MarblesCLI"]),
     ],
@@ -32,6 +33,8 @@ let package = Package(
         .target(name: "CThreadLocal"),
         .target(name: "Signals", dependencies: ["TraceKinds", "Locks", "CThreadLocal"]),
         .target(name: "TraceLog", dependencies: ["TraceKinds"]),
+        // Records AsyncSequence pipelines into the same trace (`sequence.marbles("label")`).
+        .target(name: "AsyncMarbles", dependencies: ["Signals", "Locks"]),
         // A load-time constructor: MARBLES_TRACE=FILE records any program that links Recording.
         .target(name: "CProcessRecording"),
         .target(name: "Recording", dependencies: ["Signals", "TraceLog", "Locks", "CTimestamp", "CProcessRecording"]),
@@ -56,7 +59,7 @@ let package = Package(
         .target(name: "MarblesTesting", dependencies: ["Marbles", "Signals", "TraceLog", "Recording", "Replay", "MarbleNotation", "MarbleStreams", "Locks"]),
         // Re-exports what a user's app needs to build, record and replay pipelines. Its folder
         // is not Sources/Marbles, which a case-insensitive file system takes for Sources/marbles.
-        .target(name: "Marbles", dependencies: ["Signals", "TraceLog", "Recording", "Replay", "MarbleStreams"],
+        .target(name: "Marbles", dependencies: ["Signals", "TraceLog", "Recording", "Replay", "MarbleStreams", "AsyncMarbles"],
                 path: "Sources/MarblesImport"),
         // The command-line tool, built as `marbles`; its module is MarblesCLI so that no two
         // modules' names differ only in case.
@@ -91,6 +94,7 @@ let package = Package(
         .testTarget(name: "SpecTests", dependencies: ["Spec", "MarbleNotation", "Signals", "TraceLog", "Recording"]),
         .testTarget(name: "FuzzTests", dependencies: ["TraceLog", "Recording", "Signals", "Replay", "Diagrams", "Spec", "Tutorials"]),
         .testTarget(name: "ReplayTests", dependencies: ["Locks", "Replay", "MarbleNotation", "MarbleStreams", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
+        .testTarget(name: "AsyncMarblesTests", dependencies: ["AsyncMarbles", "Signals", "Recording", "TraceLog", "Diagrams"]),
         .testTarget(name: "FidelityTests", dependencies: ["Locks", "Signals", "MarbleStreams", "Recording", "Replay", "TraceLog", "Diagrams"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TraceLog", "Diagrams"]),
         // Runs the built `marbles` executable as a child process; links none of its modules.

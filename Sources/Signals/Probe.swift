@@ -20,6 +20,12 @@ public final class Node: Sendable, Hashable, CustomStringConvertible {
     public struct Edge: Sendable {
         public let node: Node
         public let role: EdgeRole
+
+        /// A link from `node` upstream, in `role`.
+        public init(node: Node, role: EdgeRole) {
+            self.node = node
+            self.role = role
+        }
     }
 
     /// Unique within the process, in creation order. Trace files renumber nodes.
@@ -452,7 +458,7 @@ public enum Instrumentation {
 
     /// A new process-unique subscription id.
     @inline(__always)
-    static func newSubscription() -> UInt64 {
+    package static func newSubscription() -> UInt64 {
         nextSubscription.add(1, ordering: .relaxed).oldValue
     }
 

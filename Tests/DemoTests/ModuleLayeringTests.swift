@@ -21,7 +21,8 @@ final class ModuleLayeringTests: XCTestCase {
         "Tutorials": ["Signals", "TraceLog", "Recording", "Locks"],
         "Demo": ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams", "Viewer"],
         "MarblesTesting": ["Marbles", "Signals", "TraceLog", "Recording", "Replay", "MarbleNotation", "MarbleStreams", "Locks"],
-        "Marbles": ["Signals", "TraceLog", "Recording", "Replay", "MarbleStreams"],
+        "Marbles": ["Signals", "TraceLog", "Recording", "Replay", "MarbleStreams", "AsyncMarbles"],
+        "AsyncMarbles": ["Signals", "Locks"],
     ]
     /// Modules of the toolchain, always allowed (`CDispatch`: libdispatch's C API on Linux).
     private static let system: Set<String> = [

@@ -64,6 +64,22 @@ expectMarbles(inputs: ["query": "-a-b---c---|"], calls: ["search": "-----r|"],
 // END README 2
 }
 
+/// What the README's third example leaves to the reader: an async search.
+private func searchResults(for text: String) async -> [String] { [text + "1"] }
+
+private func readmeAsync() -> Task<Void, Never> { // not in the README
+// BEGIN README 3
+let (typed, keystrokes) = AsyncStream<String>.makeStream()
+let results = typed.marbles("typed")
+    .filter { $0.count > 2 }.marbles("long enough")
+    .map { text in await searchResults(for: text) }.marbles("results")
+let printing = Task { for await found in results { print(found) } }
+keystrokes.yield("swift")
+keystrokes.finish()
+// END README 3
+return printing // not in the README
+} // not in the README
+
 final class ReadmeExampleTests: XCTestCase {
     private let top = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -97,13 +113,17 @@ final class ReadmeExampleTests: XCTestCase {
 
     func testTheReadmeShowsTheseExamplesLineForLine() throws {
         let blocks = try readmeBlocks()
-        XCTAssertGreaterThanOrEqual(blocks.count, 2)
-        for number in 1...2 {
+        XCTAssertGreaterThanOrEqual(blocks.count, 3)
+        for number in 1...3 {
             let compiled = try compiledBlock(number)
             XCTAssertFalse(compiled.isEmpty)
             XCTAssertTrue(blocks.contains(compiled), "README.md's Swift block \(number) is not what ReadmeExampleTests.swift "
                 + "compiles; change both together:\n\(compiled.joined(separator: "\n"))")
         }
+    }
+
+    func testTheThirdExampleRuns() async {
+        await readmeAsync().value
     }
 
     func testTheSecondExampleRuns() {

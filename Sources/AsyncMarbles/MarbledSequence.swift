@@ -1,0 +1,170 @@
+import Locks
+import Signals
+
+extension AsyncSequence {
+    /// This sequence, recorded: while a recorder runs, each iterator made from it is a
+    /// subscription of a node labelled `label`, and each element, the end, a thrown error and
+    /// a cancellation an event of it, in the same trace a `Signals` pipeline writes, so every
+    /// verb (`stats`, `draw`, `view`, `export`, `diff`) reads it.
+    ///
+    /// The node is named after the sequence's type (`AsyncMapSequence` → `map`,
+    /// `AsyncDebounceSequence` → `debounce`), and linked to the taps inside it: tap the
+    /// stages of a chain and the pipeline diagram shows the chain. An element is caused by
+    /// the elements the taps upstream produced while it was being pulled, in the same task
+    /// (a `map` or `filter` of a tapped sequence); an operator that pulls its upstream from
+    /// a task of its own (`debounce`, `merge`) leaves its elements without causes.
+    ///
+    /// It forwards `next(isolation:)`: no executor hop, no `Sendable` requirement on the
+    /// elements. With no recorder running, a pull costs one check of the probe slot.
+    public func marbles(_ label: String, file: StaticString = #fileID, line: UInt = #line) -> MarbledSequence<Self> {
+        MarbledSequence(self, label: label, file: file, line: line)
+    }
+}
+
+/// A tapped sequence whose node a tap further down links to.
+protocol Tapped {
+    var marblesNode: Node { get }
+}
+
+/// An `AsyncSequence` recorded as a node of the trace (`AsyncSequence.marbles(_:)`).
+public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
+    public typealias Element = Base.Element
+    public typealias Failure = Base.Failure
+
+    let base: Base
+    /// The node every iterator of this sequence is a subscription of.
+    public let node: Node
+    var marblesNode: Node { node }
+
+    init(_ base: Base, label: String, file: StaticString, line: UInt) {
+        self.base = base
+        let upstream = Self.taps(in: base)
+        let name = Self.operatorName(of: Base.self)
+        node = Node.make(upstream.isEmpty ? .source : .operator, name, label: label,
+                         upstream: upstream.map { Node.Edge(node: $0, role: .data) }, file: file, line: line)
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: base.makeAsyncIterator(), node: node)
+    }
+
+    /// An iterator of a tapped sequence: one subscription of its node.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        let node: Node
+        var subscription: UInt64 = 0
+        var ended = false
+
+        public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
+            guard !ended, let probe = Instrumentation.probe else {
+                return try await base.next(isolation: actor)
+            }
+            if subscription == 0 {
+                subscription = Instrumentation.newSubscription()
+                probe.didSubscribe(node, subscription: subscription, parent: 0)
+            }
+            let pull = Pull()
+            var iterator = base
+            let outcome: Result<Element?, any Error>
+            do {
+                outcome = .success(try await Pull.$current.withValue(pull, operation: {
+                    try await iterator.next(isolation: actor)
+                }, isolation: actor))
+            } catch {
+                outcome = .failure(error)
+            }
+            base = iterator
+            let causes = pull.causes
+            switch outcome {
+            case let .success(element?):
+                report(.value, element, causes: causes, to: probe)
+                return element
+            case .success(nil):
+                report(Task.isCancelled ? .interrupted : .completed, Element?.none, causes: causes, to: probe)
+                end(probe)
+                return nil
+            case let .failure(error):
+                if error is CancellationError {
+                    report(.interrupted, Element?.none, causes: causes, to: probe)
+                } else {
+                    report(.failed, error, causes: causes, to: probe)
+                }
+                end(probe)
+                // It came from `base.next`, which throws only `Failure`.
+                throw error as! Failure
+            }
+        }
+
+        /// Reports an event of this subscription with `causes`, and gives its number to the
+        /// pull of the tap downstream, if one is pulling.
+        private func report<Payload>(_ kind: EventKind, _ payload: Payload?, causes: [UInt64], to probe: Probe) {
+            let sequence: UInt64 = ProbeContext.withCurrent { context in
+                let (cause, others) = (context.cause, context.otherCauses)
+                context.cause = causes.first ?? 0
+                context.otherCauses = Array(causes.dropFirst())
+                defer { (context.cause, context.otherCauses) = (cause, others) }
+                if let payload {
+                    return withUnsafePointer(to: payload) {
+                        probe.willSend(node, subscription: subscription, kind: kind, value: $0, context: context)
+                    }
+                }
+                return probe.willSend(node, subscription: subscription, kind: kind, value: UnsafePointer<Payload>?.none,
+                                      context: context)
+            }
+            Pull.current?.add(sequence)
+        }
+
+        private mutating func end(_ probe: Probe) {
+            ended = true
+            probe.didDispose(node, subscription: subscription)
+        }
+    }
+
+    /// The nodes of the taps inside `base` (an operator's upstream sequences, as stored),
+    /// looked for a few levels deep.
+    static func taps(in base: Base) -> [Node] {
+        var found: [Node] = []
+        var level: [Any] = Mirror(reflecting: base).children.map(\.value)
+        for _ in 0..<4 where !level.isEmpty {
+            var next: [Any] = []
+            for child in level {
+                if let tapped = child as? Tapped {
+                    if !found.contains(where: { $0 === tapped.marblesNode }) { found.append(tapped.marblesNode) }
+                } else {
+                    next += Mirror(reflecting: child).children.map(\.value)
+                }
+            }
+            level = next
+        }
+        return found
+    }
+
+    /// `AsyncDebounceSequence<…>` → `debounce`, `AsyncStream<Int>` → `stream`: the type's
+    /// name without its module, generic arguments, `Async` and `Sequence`, first letter small.
+    static func operatorName(of type: Any.Type) -> String {
+        var name = String(describing: type)
+        if let bracket = name.firstIndex(of: "<") { name = String(name[..<bracket]) }
+        if let dot = name.lastIndex(of: ".") { name = String(name[name.index(after: dot)...]) }
+        if name.hasPrefix("Async"), name.count > 5 { name.removeFirst(5) }
+        if name.hasSuffix("Sequence"), name.count > 8 { name.removeLast(8) }
+        if name == "Marbled" { return "marbles" }
+        return name.prefix(1).lowercased() + name.dropFirst()
+    }
+}
+
+extension MarbledSequence: Sendable where Base: Sendable {}
+
+/// The pull a tap is making: the taps upstream, pulled within it in the same task, add the
+/// sequence numbers of the events they report, which become the causes of its own.
+final class Pull: @unchecked Sendable {  // `numbers` only under `lock`
+    @TaskLocal static var current: Pull?
+    private let lock = Lock()
+    private var numbers: [UInt64] = []
+
+    func add(_ sequence: UInt64) {
+        guard sequence != 0 else { return }
+        lock.withLock { numbers.append(sequence) }
+    }
+
+    var causes: [UInt64] { lock.withLock { numbers } }
+}

@@ -1,0 +1,140 @@
+@testable import AsyncMarbles
+import Diagrams
+import Recording
+import Signals
+import TraceLog
+import XCTest
+
+/// Taps on AsyncSequence pipelines, recorded into the trace `Signals` pipelines write
+/// (issue 30). The recordings run on real tasks, so the tests look at what was recorded
+/// (nodes, edges, events and their causes), never at times.
+final class MarbledSequenceTests: XCTestCase {
+    private struct Refused: Error, CustomStringConvertible {
+        var code: Int
+        var description: String { "Refused(\(code))" }
+    }
+
+    /// Runs `body` with a recorder attached and returns what it recorded.
+    private func record(_ body: () async throws -> Void) async throws -> Trace {
+        let recorder = Recorder(clock: .real)
+        recorder.start()
+        do {
+            try await body()
+        } catch {
+            try recorder.stop()
+            throw error
+        }
+        try recorder.stop()
+        return try Trace(bytes: recorder.bytes, name: "async")
+    }
+
+    private func values(of node: NodeRecord, in trace: Trace) -> [String] {
+        trace.events.filter { $0.node == node.id && $0.kind == .value }.map { $0.text ?? "" }
+    }
+
+    func testAChainOfTapsIsAPipelineWhoseElementsAreCausedUpstream() async throws {
+        var seen: [Int] = []
+        let trace = try await record {
+            let keys = AsyncStream<Int> { continuation in
+                for key in 1...6 { continuation.yield(key) }
+                continuation.finish()
+            }.marbles("keys")
+            let doubled = keys.map { $0 * 2 }.marbles("doubled")
+            let large = doubled.filter { $0 > 4 }.marbles("large")
+            for await value in large { seen.append(value) }
+        }
+        XCTAssertEqual(seen, [6, 8, 10, 12])
+        let keys = try XCTUnwrap(trace.nodes.first { $0.label == "keys" })
+        let doubled = try XCTUnwrap(trace.nodes.first { $0.label == "doubled" })
+        let large = try XCTUnwrap(trace.nodes.first { $0.label == "large" })
+        XCTAssertEqual(keys.kind, .source)
+        XCTAssertEqual(keys.name, "stream")
+        XCTAssertEqual(doubled.name, "map")
+        XCTAssertEqual(large.name, "filter")
+        XCTAssertEqual(doubled.upstream.map(\.node), [keys.id])
+        XCTAssertEqual(large.upstream.map(\.node), [doubled.id])
+        XCTAssertEqual(values(of: keys, in: trace), ["1", "2", "3", "4", "5", "6"])
+        XCTAssertEqual(values(of: doubled, in: trace), ["2", "4", "6", "8", "10", "12"])
+        XCTAssertEqual(values(of: large, in: trace), ["6", "8", "10", "12"])
+        // Each element is caused by what the tap upstream produced during its pull: 6 by the
+        // doubled 6, which was caused by the key 3; the filtered-out 2 and 4 cause nothing.
+        let events = trace.events
+        let six = try XCTUnwrap(events.first { $0.node == large.id && $0.text == "6" })
+        let sixCauses = six.causes.compactMap { cause in events.first { $0.sequence == cause } }
+        XCTAssertEqual(sixCauses.map(\.node), [doubled.id, doubled.id, doubled.id], "4 and 2 were pulled and dropped first")
+        XCTAssertEqual(sixCauses.map { $0.text ?? "" }, ["2", "4", "6"])
+        let doubledSix = try XCTUnwrap(events.first { $0.node == doubled.id && $0.text == "6" })
+        XCTAssertEqual(doubledSix.causes.compactMap { cause in events.first { $0.sequence == cause }?.text }, ["3"])
+        // Every tap ends: completed.
+        for node in [keys, doubled, large] {
+            XCTAssertEqual(trace.events.filter { $0.node == node.id }.last?.kind, .completed, node.name)
+        }
+        // The pipeline figure draws the chain with what crossed each edge.
+        let graph = PipelineGraph(trace: trace)
+        let edge = try XCTUnwrap(graph.edges.first { $0.from == String(doubled.id) && $0.to == String(large.id) })
+        XCTAssertEqual(edge.label, "6 values")
+    }
+
+    func testAThrownErrorIsAFailureOfTheTapsItCrosses() async throws {
+        var caught: String?
+        let trace = try await record {
+            let readings = AsyncThrowingStream<Int, any Error> { continuation in
+                continuation.yield(1)
+                continuation.yield(2)
+                continuation.finish(throwing: Refused(code: 503))
+            }.marbles("readings")
+            let scaled = readings.map { $0 * 10 }.marbles("scaled")
+            do {
+                for try await _ in scaled {}
+            } catch {
+                caught = "\(error)"
+            }
+        }
+        XCTAssertEqual(caught, "Refused(503)")
+        let readings = try XCTUnwrap(trace.nodes.first { $0.label == "readings" })
+        let scaled = try XCTUnwrap(trace.nodes.first { $0.label == "scaled" })
+        XCTAssertEqual(readings.name, "throwingStream")
+        let failures = trace.events.filter { $0.kind == .failed }
+        XCTAssertEqual(failures.map(\.node), [readings.id, scaled.id])
+        XCTAssertEqual(failures.map { $0.text ?? "" }, ["Refused(503)", "Refused(503)"])
+        // The downstream failure is caused by the upstream one.
+        XCTAssertEqual(failures[1].causes, [failures[0].sequence])
+    }
+
+    func testACancelledPullIsAnInterruption() async throws {
+        let trace = try await record {
+            let (stream, continuation) = AsyncStream<Int>.makeStream()
+            let (received, gotOne) = AsyncStream<Void>.makeStream()
+            let tapped = stream.marbles("never")
+            let task = Task {
+                for await _ in tapped { gotOne.yield() }
+            }
+            continuation.yield(1)
+            // Cancelled while it waits for a second element that never comes.
+            for await _ in received { break }
+            task.cancel()
+            await task.value
+        }
+        let node = try XCTUnwrap(trace.nodes.first { $0.label == "never" })
+        XCTAssertEqual(trace.events.filter { $0.node == node.id }.map(\.kind), [.value, .interrupted])
+    }
+
+    func testWithoutARecorderATapOnlyPassesElementsThrough() async {
+        let numbers = AsyncStream<Int> { continuation in
+            for number in 0..<100 { continuation.yield(number) }
+            continuation.finish()
+        }
+        var sum = 0
+        for await number in numbers.marbles("numbers").map({ $0 + 1 }).marbles("plus one") { sum += number }
+        XCTAssertEqual(sum, 5050)
+    }
+
+    func testTheNodeIsNamedAfterTheSequenceType() {
+        typealias Tap = MarbledSequence<AsyncStream<Int>>
+        XCTAssertEqual(Tap.operatorName(of: AsyncMapSequence<AsyncStream<Int>, Int>.self), "map")
+        XCTAssertEqual(Tap.operatorName(of: AsyncFilterSequence<AsyncStream<Int>>.self), "filter")
+        XCTAssertEqual(Tap.operatorName(of: AsyncStream<Int>.self), "stream")
+        XCTAssertEqual(Tap.operatorName(of: AsyncCompactMapSequence<AsyncStream<Int>, Int>.self), "compactMap")
+        XCTAssertEqual(Tap.operatorName(of: Tap.self), "marbles")
+    }
+}
