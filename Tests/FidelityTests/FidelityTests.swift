@@ -129,13 +129,7 @@ struct FidelityCheck {
             environment.scheduler("q\(queue)").schedule { drained.signal() }
             drained.wait()
         }
-        disposable.dispose()
-        live.dispose()
-        try recorder.stop()
-        let liveTrace = try Trace(bytes: recorder.bytes, name: "live")
-        keep(recorder.bytes, "live")
-        liveEvents = liveTrace.events.count
-        return (liveTrace, liveSink, live, ended)
+        return (try finish(recorder, disposable, live, "live"), liveSink, live, ended)
     }
 
     /// Runs the pipeline in virtual time: every queue a lane of one test scheduler, the
@@ -167,13 +161,19 @@ struct FidelityCheck {
         }
         _ = scheduler.run()
         let ended = sink.terminal != nil
+        return (try finish(recorder, disposable, builder, "virtual"), sink, builder, ended)
+    }
+
+    /// Ends a recorded run: the pipeline and its bindings disposed, the recording read back.
+    private mutating func finish(_ recorder: Recorder, _ disposable: Disposable, _ builder: GeneratedPipelineBuilder,
+                                 _ kind: String) throws -> Trace {
         disposable.dispose()
         builder.dispose()
         try recorder.stop()
-        let trace = try Trace(bytes: recorder.bytes, name: "virtual")
-        keep(recorder.bytes, "virtual")
+        let trace = try Trace(bytes: recorder.bytes, name: kind)
+        keep(recorder.bytes, kind)
         liveEvents = trace.events.count
-        return (trace, sink, builder, ended)
+        return trace
     }
 
     /// Writes `bytes` into `MARBLES_FIDELITY_TRACES`, when set, for a look at a failure.
