@@ -301,7 +301,9 @@ final class FidelityTests: XCTestCase {
     }
 
     func testGeneratedPipelinesReplayAsTheyRanLive() {
-        soak(mode: .live, count: underThreadSanitizer ? 20 : 100, profile: Self.liveProfile)
+        // The soak (`make fidelity`) runs every operator live too.
+        let soaking = ProcessInfo.processInfo.environment["MARBLES_FIDELITY_STRICT"] == "1"
+        soak(mode: .live, count: underThreadSanitizer ? 20 : 100, profile: soaking ? .full : Self.liveProfile)
     }
 
     /// The generator is a function of its seed: the same seed, the same pipeline.
