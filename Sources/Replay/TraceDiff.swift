@@ -713,7 +713,9 @@ public struct TraceDiff: Sendable {
 ///
 /// A node is inside when all three hold:
 /// - by causality: every event its events caused (as any of their causes) belongs to an aligned `call` node or to a
-///   node inside (a node without events, a sink, is inside when all its upstream nodes are);
+///   node inside (a node without events, a sink, is inside when all its upstream nodes are; a
+///   source whose events caused nothing, a service interrupted before it answered, is left to
+///   the subscription test);
 /// - by structure: no node upstream of it, however far, is aligned with the other trace (an
 ///   operator inserted into the pipeline hangs from aligned nodes; a service does not);
 /// - by subscription: each of its subscriptions began within a start of a call — as a child
@@ -750,6 +752,10 @@ struct CallBoundary {
                     isInside = caused.allSatisfy { calls.contains($0) || causallyInside.contains($0) }
                 } else if node.kind == .sink, !node.upstream.isEmpty {
                     isInside = node.upstream.allSatisfy { causallyInside.contains($0.node) }
+                } else if node.kind == .source, node.upstream.isEmpty {
+                    // A service's source whose events caused nothing (interrupted before it
+                    // answered, the call no longer wanted): the subscription test decides.
+                    isInside = true
                 } else {
                     isInside = false
                 }
