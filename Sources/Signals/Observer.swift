@@ -11,10 +11,30 @@ public final class Observer<Value, Error: Swift.Error>: @unchecked Sendable {  /
     public typealias Action = (Event<Value, Error>) -> Void
 
     @usableFromInline let action: (Event<Value, Error>) -> Void
+    /// What `send(value:)` calls when `takesValues`: the value lent as it is, with no event
+    /// made around it, so a value passes from stage to stage of a pipeline without a copy
+    /// (making an event of a value copies it, and reading it back out of one copies it again:
+    /// a retain and a release of each reference the value holds, at every stage).
+    @usableFromInline let valueAction: (Value) -> Void
+    /// Whether `valueAction` is the observer's own; otherwise values go to `action` as events.
+    /// A flag and not an optional closure: calling an optional closure retains its context.
+    @usableFromInline let takesValues: Bool
 
     /// An observer that calls `action` with each event.
     public init(_ action: @escaping (Event<Value, Error>) -> Void) {
         self.action = action
+        self.valueAction = { _ in }
+        self.takesValues = false
+    }
+
+    /// An observer that calls `value` with each value and `action` with every other event.
+    /// `action` must also take a value event as `value` would (`send(_:)` with a value event
+    /// calls it): the two are one observer, and which one a value reaches is not a meaning.
+    @inlinable
+    init(_ action: @escaping (Event<Value, Error>) -> Void, value: @escaping (Value) -> Void) {
+        self.action = action
+        self.valueAction = value
+        self.takesValues = true
     }
 
     /// An observer with a callback per kind of event.
@@ -25,21 +45,27 @@ public final class Observer<Value, Error: Swift.Error>: @unchecked Sendable {  /
         completed: (() -> Void)? = nil,
         interrupted: (() -> Void)? = nil
     ) {
-        self.init { event in
+        self.init({ event in
             switch event {
             case let .value(v): value?(v)
             case let .failed(e): failed?(e)
             case .completed: completed?()
             case .interrupted: interrupted?()
             }
-        }
+        }, value: value ?? { _ in })
     }
 
     @inlinable @inline(__always)
     public func send(_ event: Event<Value, Error>) { action(event) }
 
     @inlinable @inline(__always)
-    public func send(value: Value) { action(.value(value)) }
+    public func send(value: Value) {
+        if takesValues {
+            valueAction(value)
+        } else {
+            action(.value(value))
+        }
+    }
 
     public func send(error: Error) { action(.failed(error)) }
 
@@ -72,8 +98,8 @@ final class Observation<Value, Error: Swift.Error>: @unchecked Sendable {  // im
         self.gateMutex = gate?.mutex
     }
 
-    /// Calls the observer unless the observation was disposed (the caller keeps `self`, and
-    /// so the observer, alive: it is used without a retain).
+    /// Calls the observer with `event` unless the observation was disposed (the caller keeps
+    /// `self`, and so the observer, alive: it is used without a retain).
     @inlinable @inline(__always)
     func deliver(_ event: Event<Value, Error>) {
         guard let gateMutex else {
@@ -85,6 +111,23 @@ final class Observation<Value, Error: Swift.Error>: @unchecked Sendable {  // im
         pthread_mutex_lock(gateMutex)
         if !disposed.load(ordering: .acquiring) {
             Unmanaged.passUnretained(observer)._withUnsafeGuaranteedRef { $0.action(event) }
+        }
+        pthread_mutex_unlock(gateMutex)
+    }
+
+    /// Calls the observer with `value`, lent, unless the observation was disposed. Written
+    /// out as `deliver(_:)` is: a closure shared by the two stayed a call of its own.
+    @inlinable @inline(__always)
+    func deliver(value: Value) {
+        guard let gateMutex else {
+            if !disposed.load(ordering: .acquiring) {
+                Unmanaged.passUnretained(observer)._withUnsafeGuaranteedRef { $0.send(value: value) }
+            }
+            return
+        }
+        pthread_mutex_lock(gateMutex)
+        if !disposed.load(ordering: .acquiring) {
+            Unmanaged.passUnretained(observer)._withUnsafeGuaranteedRef { $0.send(value: value) }
         }
         pthread_mutex_unlock(gateMutex)
     }

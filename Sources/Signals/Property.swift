@@ -148,7 +148,7 @@ private final class PropertyBox<Value>: @unchecked Sendable {  // value in Prote
         storage = Protected((initial, false))
         let core = SignalCore<Value, Never>(node: node, detachWhenUnobserved: false)
         signal = Signal(core: core)
-        input = Signals.Observer(core.send)
+        input = core.input
     }
 
     var value: Value { storage.current.value }

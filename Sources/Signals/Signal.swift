@@ -42,7 +42,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
                      _ generator: (Observer, Lifetime) -> Void) {
         let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: detachWhenUnobserved)
         self.init(core: core)
-        generator(Observer(core.send), Lifetime(core.resources))
+        generator(core.input, Lifetime(core.resources))
     }
 
     /// A signal of `node` fed only from inside the deliveries of `upstream`: it shares the
@@ -55,7 +55,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
         let core = SignalCore<Value, Error>(node: node, serializer: upstream.core.serializer,
                                             detachWhenUnobserved: true)
         self.init(core: core)
-        generator(Observer(core.sendSerialized), Lifetime(core.resources))
+        generator(core.serializedInput, Lifetime(core.resources))
     }
 
     /// A signal you send into: `input` sends to every observer of `output`.
@@ -393,6 +393,16 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         return true
     }
 
+    /// The observer that sends into this instance from any thread (waiting for the serializer),
+    /// values lent as they are.
+    @inlinable
+    var input: Observer<Value, Error> { Observer(send(_:), value: send(value:)) }
+
+    /// The observer that sends into this instance from inside a delivery that holds its
+    /// serializer (an operator's upstream delivering into it), values lent as they are.
+    @inlinable
+    var serializedInput: Observer<Value, Error> { Observer(sendSerialized(_:), value: sendSerialized(value:)) }
+
     /// Sends `event` from any thread: waits for the serializer.
     @inlinable
     func send(_ event: Signals.Event<Value, Error>) {
@@ -428,6 +438,14 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         }
     }
 
+    /// Sends `value` from any thread: waits for the serializer.
+    @inlinable
+    func send(value: Value) {
+        serializer.lock()
+        deliver(value: value)
+        serializer.unlock()
+    }
+
     /// Sends `event` from inside a delivery that holds this signal's serializer (an operator's
     /// upstream delivering into it).
     @inlinable
@@ -435,23 +453,54 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         if deliver(event) { release() }
     }
 
+    /// Sends `value` from inside a delivery that holds this signal's serializer.
+    @inlinable
+    func sendSerialized(value: Value) {
+        deliver(value: value)
+    }
+
+    /// Delivers `value`, lent, to the observers; the caller holds the serializer.
+    @inlinable @inline(__always)
+    func deliver(value: Value) {
+        _ = deliver(terminal: false, instrumented: { deliverInstrumented(value: value, probes: $0) },
+                    to: { $0.deliver(value: value) })
+    }
+
     /// Delivers `event` to the observers; the caller holds the serializer. Returns whether
-    /// the event terminated the signal (the caller then releases its resources).
+    /// the event terminated the signal (the caller then releases its resources). A value
+    /// event is taken apart once here and its value lent onwards, as `send(value:)` lends it.
     @inlinable
     func deliver(_ event: Signals.Event<Value, Error>) -> Bool {
+        if case let .value(value) = event {
+            deliver(value: value)
+            return false
+        }
+        return deliver(terminal: true, instrumented: { deliverInstrumented(event, probes: $0) },
+                       to: { $0.deliver(event) })
+    }
+
+    /// Delivers an event to the observers, each reached by `forward`, or with `instrumented`
+    /// when a probe is attached (given what `Instrumentation.slot` held); the caller holds the
+    /// serializer. Returns whether the event terminated the signal.
+    ///
+    /// Every event, value or not, takes this one path. The closures are inlined and the value
+    /// or event lent to them, so nothing is copied on the way; the instrumented delivery is a
+    /// function of its own, so that the delivery without a probe keeps a small frame.
+    @inlinable @inline(__always)
+    func deliver(terminal: Bool, instrumented: (UInt) -> Void,
+                 to forward: (Observation<Value, Error>) -> Void) -> Bool {
         let state = delivery.pointer
         if membershipChanged.load(ordering: .acquiring) { takeMembershipChanges() }
         if state.pointee.terminated { return false }
-        let terminal = event.isTerminating
         if terminal {
             guard close() else { return false }
         }
         state.pointee.depth += 1
         let probes = Instrumentation.slot.load(ordering: .acquiring)
         if probes != 0 {
-            deliverInstrumented(event, probes: probes)
+            instrumented(probes)
         } else {
-            Self.deliver(event, to: state)
+            Self.forEachObservation(in: state, forward)
         }
         state.pointee.depth -= 1
         if terminal { replaceObservations(with: []) }
@@ -459,26 +508,54 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         return terminal
     }
 
-    /// Delivers to each observation, without a retain and release of the list or of each
-    /// observation (four atomic operations per observer per event otherwise): a list replaced
-    /// by a nested delivery stays alive in `retired` until this one has ended.
+    /// Calls `body` with each observation, without a retain and release of the list or of
+    /// each observation (four atomic operations per observer per event otherwise): a list
+    /// replaced by a nested delivery stays alive in `retired` until this one has ended.
     @inlinable @inline(__always)
-    static func deliver(_ event: Signals.Event<Value, Error>, to state: UnsafeMutablePointer<Delivery<Value, Error>>) {
+    static func forEachObservation(in state: UnsafeMutablePointer<Delivery<Value, Error>>,
+                                   _ body: (Observation<Value, Error>) -> Void) {
         let list = state.pointee.list
         guard let base = list.base else { return }
         for index in 0..<list.count {
-            Unmanaged.passUnretained(base[index])._withUnsafeGuaranteedRef { $0.deliver(event) }
+            Unmanaged.passUnretained(base[index])._withUnsafeGuaranteedRef(body)
         }
+    }
+
+    /// Reports `value` to the probes, lent as its own type, and delivers it.
+    @inlinable @inline(never)
+    func deliverInstrumented(value: Value, probes: UInt) {
+        deliverInstrumented(probes: probes, report: { probes, context, node in
+            withUnsafePointer(to: value) {
+                probes.send(node, subscription: subscription, kind: .value, value: $0, context: context)
+            }
+        }, to: { $0.deliver(value: value) })
+    }
+
+    /// Reports a terminal `event` to the probes (a failure's error lent as its own type) and
+    /// delivers it.
+    @inlinable @inline(never)
+    func deliverInstrumented(_ event: Signals.Event<Value, Error>, probes: UInt) {
+        deliverInstrumented(probes: probes, report: { probes, context, node in
+            if case let .failed(error) = event {
+                return withUnsafePointer(to: error) {
+                    probes.send(node, subscription: subscription, kind: .failed, value: $0, context: context)
+                }
+            }
+            return probes.send(node, subscription: subscription, kind: event.kind,
+                               value: UnsafePointer<Value>?.none, context: context)
+        }, to: { $0.deliver(event) })
     }
 
     /// Delivers with the attached probes' set, `raw` as `deliver` read it from the slot (not
     /// zero), borrowed: a set is kept for the process, as the thread keeps its context. One
-    /// frame: the set and the context are held unretained and borrowed only around each use
-    /// (a closure over the whole delivery stayed a function of its own, with its own frame).
-    /// Inlinable so that it is specialised with the send path (unspecialised, it looked up
-    /// the generic metadata of `Event` and `Observation` on every recorded event).
-    @inlinable
-    func deliverInstrumented(_ event: Signals.Event<Value, Error>, probes raw: UInt) {
+    /// frame: the set and the context are held unretained and borrowed only around each use.
+    /// `report` reports the event (`ProbeSet.send`) and returns its sequence number; `forward`
+    /// delivers it to an observation. Specialised with the send path (unspecialised, it looked
+    /// up the generic metadata of `Event` and `Observation` on every recorded event).
+    @inlinable @inline(__always)
+    func deliverInstrumented(probes raw: UInt,
+                             report: (Instrumentation.ProbeSet, ProbeContext, Node) -> UInt64,
+                             to forward: (Observation<Value, Error>) -> Void) {
         // Not zero (`deliver` checked): no check and trap again here.
         let probes = Unmanaged<Instrumentation.ProbeSet>.fromOpaque(UnsafeRawPointer(bitPattern: raw).unsafelyUnwrapped)
         let context = ProbeContext.unretainedCurrent
@@ -494,50 +571,28 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         let sequence = withUnsafeMutablePointer(to: &delivery.pointer.pointee.probeIDs) { ids in
             state.pointee.instanceIDs = ids
             defer { state.pointee.instanceIDs = nil }
-            return send(event, probes: probes, context: context)
+            return probes._withUnsafeGuaranteedRef { probes in
+                context._withUnsafeGuaranteedRef { context in
+                    unretainedNode._withUnsafeGuaranteedRef { node in report(probes, context, node) }
+                }
+            }
         }
         let savedCause = state.pointee.cause
         state.pointee.cause = sequence
         // Further causes are rare (combining operators): only then is the array saved and
         // emptied, not retained and released on every event.
         if state.pointee.otherCauses.isEmpty {
-            Self.deliver(event, to: delivery.pointer)
+            Self.forEachObservation(in: delivery.pointer, forward)
         } else {
             let savedOthers = state.pointee.otherCauses
             state.pointee.otherCauses = []
-            Self.deliver(event, to: delivery.pointer)
+            Self.forEachObservation(in: delivery.pointer, forward)
             state.pointee.otherCauses = savedOthers
         }
         state.pointee.cause = savedCause
         // A subscription made while this event was delivered is reported at its time.
         if state.pointee.hasPending { context._withUnsafeGuaranteedRef { $0.reportPendingNow() } }
         state.pointee.scope = savedScope
-    }
-
-    /// Reports `event` to the probes and returns its sequence number. The payload is lent as
-    /// its own type: the value of a value event, the error of a failure.
-    @inlinable @inline(__always)
-    func send(_ event: Signals.Event<Value, Error>, probes: Unmanaged<Instrumentation.ProbeSet>,
-              context: Unmanaged<ProbeContext>) -> UInt64 {
-        probes._withUnsafeGuaranteedRef { probes in
-            context._withUnsafeGuaranteedRef { context in
-                unretainedNode._withUnsafeGuaranteedRef { node in
-                    switch event {
-                    case let .value(value):
-                        withUnsafePointer(to: value) {
-                            probes.send(node, subscription: subscription, kind: .value, value: $0, context: context)
-                        }
-                    case let .failed(error):
-                        withUnsafePointer(to: error) {
-                            probes.send(node, subscription: subscription, kind: .failed, value: $0, context: context)
-                        }
-                    case .completed, .interrupted:
-                        probes.send(node, subscription: subscription, kind: event.kind,
-                                    value: UnsafePointer<Value>?.none, context: context)
-                    }
-                }
-            }
-        }
     }
 
     /// Closes the signal to new observers for a terminal event, taking in the observers that

@@ -50,7 +50,7 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
                 _ startHandler: @escaping (Signals.Observer<Value, Error>, Lifetime) -> Void) {
         self.init(node: node) {
             let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false, request: request)
-            let input = Signals.Observer<Value, Error>(core.send)
+            let input = core.input
             let lifetime = Lifetime(core.resources)
             // Holds the observer as long as the start can be interrupted, as a signal holds
             // its generator's observer until it ends.

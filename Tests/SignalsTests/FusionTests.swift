@@ -197,4 +197,72 @@ final class FusionTests: XCTestCase {
             XCTAssertEqual(afterTerminal.load(ordering: .relaxed), 0)
         }
     }
+
+    /// A user's value: a string and an array, which a copy retains.
+    private struct Reading: Equatable {
+        var name: String
+        var value: Int
+        var tags: [String]
+    }
+
+    /// Sends twelve readings through map → filter → compactMap → scan, each with
+    /// `send(value:)` or as an event with `send(.value(…))`, to three kinds of observer.
+    private func runReadings(asEvents: Bool)
+        -> (values: [Reading], events: [String], callbacks: [Reading], completed: Bool) {
+        var values: [Reading] = [], events: [String] = [], callbacks: [Reading] = [], completed = false
+        let (signal, input) = Signal<Reading, Never>.pipe(named: "readings")
+        let summed = signal
+            .map { Reading(name: $0.name.uppercased(), value: $0.value + 1, tags: $0.tags + ["mapped"]) }
+            .filter { $0.value % 3 != 0 }
+            .compactMap { $0.value % 5 == 0 ? nil : $0 }
+            .scan(Reading(name: "", value: 0, tags: [])) {
+                Reading(name: $1.name, value: $0.value + $1.value, tags: $1.tags)
+            }
+        summed.observeValues { values.append($0) }
+        summed.observe { events.append("\($0)") }
+        summed.observe(Signal<Reading, Never>.Observer(value: { callbacks.append($0) }, completed: { completed = true }))
+        for index in 0..<12 {
+            let reading = Reading(name: "sensor-\(index)", value: index, tags: index % 2 == 0 ? ["even"] : [])
+            if asEvents {
+                input.send(.value(reading))
+            } else {
+                input.send(value: reading)
+            }
+        }
+        input.sendCompleted()
+        return (values, events, callbacks, completed)
+    }
+
+    /// `map`, `filter`, `compactMap` and `scan` pass a value sent with `send(value:)` on by a
+    /// path of their own, lent from stage to stage with no event made around it; a value sent
+    /// as an event takes the events' path. Every kind of observer gets the same from both, and
+    /// a probe sees the same events.
+    func testAValueSentAsAValueOrAsAnEventTravelsAlike() {
+        let expected = [
+            Reading(name: "SENSOR-0", value: 1, tags: ["even", "mapped"]),
+            Reading(name: "SENSOR-1", value: 3, tags: ["mapped"]),
+            Reading(name: "SENSOR-3", value: 7, tags: ["mapped"]),
+            Reading(name: "SENSOR-6", value: 14, tags: ["even", "mapped"]),
+            Reading(name: "SENSOR-7", value: 22, tags: ["mapped"]),
+            Reading(name: "SENSOR-10", value: 33, tags: ["even", "mapped"]),
+        ]
+        for asEvents in [false, true] {
+            let run = runReadings(asEvents: asEvents)
+            XCTAssertEqual(run.values, expected, "sent as events: \(asEvents)")
+            XCTAssertEqual(run.callbacks, expected, "sent as events: \(asEvents)")
+            XCTAssertEqual(run.events, expected.map { "VALUE \($0)" } + ["COMPLETED"], "sent as events: \(asEvents)")
+            XCTAssertTrue(run.completed, "sent as events: \(asEvents)")
+        }
+
+        func recorded(asEvents: Bool) -> [String] {
+            let probe = TestProbe()
+            let run = probe.attached { runReadings(asEvents: asEvents) }
+            XCTAssertEqual(run.values, expected, "sent as events: \(asEvents), probe attached")
+            return probe.sent.map { "\($0.node) \($0.kind) \($0.value ?? "-")" }
+        }
+        let lent = recorded(asEvents: false)
+        XCTAssertEqual(lent.filter { $0.hasPrefix("scan value") }.count, expected.count)
+        XCTAssertEqual(lent.filter { $0.hasPrefix("pipe value") }.count, 12)
+        XCTAssertEqual(lent, recorded(asEvents: true))
+    }
 }

@@ -29,6 +29,31 @@ extension Signal {
         }
     }
 
+    /// A signal of `node` fed by this one that sends on what `values` makes of each value and
+    /// passes the terminal events on as they are: `map`, `filter`, `compactMap`, `scan`.
+    ///
+    /// `values` gets the new signal's instance and returns what takes each value; that sends
+    /// into the instance directly (`sendSerialized(value:)`), from inside this signal's
+    /// delivery as `derive(_:_:)` does. A value is lent from stage to stage as it is: no event
+    /// is made around it and no observer's closure stands between the stages. Making an event
+    /// of a value copies it, and reading it back out copies it again: a retain and a release
+    /// of every reference the value holds, at every stage.
+    @inlinable
+    func derive<U>(_ node: Node, values: (SignalCore<U, Error>) -> (Value) -> Void) -> Signal<U, Error> {
+        let core = SignalCore<U, Error>(node: node, serializer: self.core.serializer, detachWhenUnobserved: true)
+        let send = values(core)
+        let observer = Signals.Observer<Value, Error>({ event in
+            switch event {
+            case let .value(value): send(value)
+            case let .failed(error): core.sendSerialized(.failed(error))
+            case .completed: core.sendSerialized(.completed)
+            case .interrupted: core.sendSerialized(.interrupted)
+            }
+        }, value: send)
+        core.resources += self.core.add(observer)
+        return Signal<U, Error>(core: core)
+    }
+
     /// A signal of `node` built by `generator` with several inputs (or sending from
     /// scheduled actions): its sends take turns on a serializer of its own, because they may
     /// come from different threads.

@@ -8,7 +8,7 @@ extension Signal {
     @usableFromInline
     static func parenting(_ node: Node, _ generator: (Signals.Observer<Value, Error>, Lifetime, UInt64) -> Void) -> Signal {
         let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: true)
-        generator(Signals.Observer(core.send), Lifetime(core.resources), core.subscription)
+        generator(core.input, Lifetime(core.resources), core.subscription)
         return Signal(core: core)
     }
 }
@@ -33,7 +33,7 @@ extension SignalProducer {
     init(parenting node: Node, _ startHandler: @escaping (Signals.Observer<Value, Error>, Lifetime, UInt64) -> Void) {
         self.init(node: node) {
             let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false)
-            let input = Signals.Observer<Value, Error>(core.send)
+            let input = core.input
             let lifetime = Lifetime(core.resources)
             // Holds the observer as long as the start can be interrupted, as a signal holds
             // its generator's observer until it ends.

@@ -16,7 +16,7 @@ extension Signal {
 
     @inlinable
     func map<U>(_ transform: @escaping (Value) -> U, node: Node) -> Signal<U, Error> {
-        derive(node) { event, observer in observer.send(event.map(transform)) }
+        derive(node) { core in { value in core.sendSerialized(value: transform(value)) } }
     }
 
     /// Passes the values that satisfy `isIncluded`.
@@ -28,9 +28,8 @@ extension Signal {
 
     @inlinable
     func filter(_ isIncluded: @escaping (Value) -> Bool, node: Node) -> Signal<Value, Error> {
-        derive(node) { event, observer in
-            if case let .value(value) = event, !isIncluded(value) { return }
-            observer.send(event)
+        derive(node) { core in
+            { value in if isIncluded(value) { core.sendSerialized(value: value) } }
         }
     }
 
@@ -43,14 +42,8 @@ extension Signal {
 
     @inlinable
     func compactMap<U>(_ transform: @escaping (Value) -> U?, node: Node) -> Signal<U, Error> {
-        derive(node) { event, observer in
-            switch event {
-            case let .value(value):
-                if let mapped = transform(value) { observer.send(value: mapped) }
-            case let .failed(error): observer.send(error: error)
-            case .completed: observer.sendCompleted()
-            case .interrupted: observer.sendInterrupted()
-            }
+        derive(node) { core in
+            { value in if let mapped = transform(value) { core.sendSerialized(value: mapped) } }
         }
     }
 

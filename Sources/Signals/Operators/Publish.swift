@@ -28,7 +28,7 @@ public final class MulticastConnection<Value, Error: Swift.Error>: @unchecked Se
     init(source: SignalProducer<Value, Error>, node: Node) {
         let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false)
         self.signal = Signal(core: core)
-        self.input = Signals.Observer(core.send)
+        self.input = core.input
         self.source = source
     }
 

@@ -21,14 +21,10 @@ extension Signal {
     @inlinable
     func scan<U>(into initial: U, _ next: @escaping (inout U, Value) -> Void, node: Node) -> Signal<U, Error> {
         let accumulator = OperatorState(initial)
-        return derive(node) { event, observer in
-            switch event {
-            case let .value(value):
+        return derive(node) { core in
+            { value in
                 next(&accumulator.pointer.pointee, value)
-                observer.send(value: accumulator.pointer.pointee)
-            case let .failed(error): observer.send(error: error)
-            case .completed: observer.sendCompleted()
-            case .interrupted: observer.sendInterrupted()
+                core.sendSerialized(value: accumulator.pointer.pointee)
             }
         }
     }

@@ -34,7 +34,7 @@ extension Signal {
         _ generator: (Observer, Lifetime, SignalCore<Value, Error>) -> Void
     ) -> Signal {
         let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: true)
-        generator(Observer(core.send), Lifetime(core.resources), core)
+        generator(core.input, Lifetime(core.resources), core)
         return Signal(core: core)
     }
 }
