@@ -444,6 +444,9 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         serializer.lock()
         deliver(value: value)
         serializer.unlock()
+        if DeferredInterruptions.pending.load(ordering: .sequentiallyConsistent) != 0 {
+            DeferredInterruptions.run(serializer)
+        }
     }
 
     /// Sends `event` from inside a delivery that holds this signal's serializer (an operator's
