@@ -65,6 +65,18 @@ public struct TraceStats: Sendable {
         public var dataAge: LatencySummary?
     }
 
+    /// What a retrying operator (`retry`) did: how often it was started and how many attempts
+    /// of its upstream those starts made (a subscription of the upstream each, started by the
+    /// retry's subscription); the starts that failed anyway gave up.
+    public struct RetryStats: Sendable {
+        public var node: NodeRecord
+        public var starts = 0
+        public var attempts = 0
+        /// The most attempts one start made.
+        public var mostAttempts = 0
+        public var gaveUp = 0
+    }
+
     public var name: String
     public var header: TraceHeader
     public var events = 0
@@ -74,6 +86,8 @@ public struct TraceStats: Sendable {
     /// node's `dropped` leaves out what it received after the last value it passed on.
     public var cutOff = false
     public var hops: [HopStats] = []
+    /// The retrying operators, in node order.
+    public var retries: [RetryStats] = []
     public var paths: [PathStats] = []
     /// The node with the highest p95 stage latency (then max, then lowest id); nil when every
     /// stage took no time.
@@ -207,6 +221,9 @@ public struct TraceStats: Sendable {
             static func < (a: PathKey, b: PathKey) -> Bool { (a.source, a.sink) < (b.source, b.sink) }
         }
 
+        /// Each `retry` subscription's node and the attempts of its upstream it started.
+        var retryAttempts: [UInt64: (node: UInt64, attempts: Int)] = [:]
+
         init(window: Int) {
             recent = EventWindow(capacity: window, empty: Slot())
         }
@@ -227,6 +244,12 @@ public struct TraceStats: Sendable {
             case let .subscribe(subscription):
                 nodes[subscription.node]?.subscribed = true
                 nodes[subscription.node]?.subscriptions += 1
+                if nodes[subscription.node]?.record.name == "retry" {
+                    retryAttempts[subscription.id] = (subscription.node, 0)
+                } else if subscription.parent != 0, let retry = retryAttempts[subscription.parent],
+                          nodes[retry.node]?.dataUpstream.contains(subscription.node) == true {
+                    retryAttempts[subscription.parent]?.attempts += 1
+                }
                 lastTime = max(lastTime, subscription.time)
                 if nodes[subscription.node]?.record.kind == .sink {
                     if subscription.parent == 0 {
@@ -365,6 +388,20 @@ public struct TraceStats: Sendable {
                 }
                 stats.nodes.append(line)
             }
+            var retries: [UInt64: RetryStats] = [:]
+            for (node, attempts) in retryAttempts.values {
+                guard let record = nodes[node]?.record else { continue }
+                var line = retries[node] ?? RetryStats(node: record)
+                line.starts += 1
+                line.attempts += attempts
+                line.mostAttempts = max(line.mostAttempts, attempts)
+                retries[node] = line
+            }
+            for id in order {
+                guard var line = retries[id] else { continue }
+                line.gaveUp = nodes[id]?.stats.failed ?? 0
+                stats.retries.append(line)
+            }
             for key in hopWaits.keys.sorted() {
                 guard let entry = hopWaits[key] else { continue }
                 stats.hops.append(HopStats(node: nodes[key.node]?.record, scheduler: key.scheduler,
@@ -428,6 +465,16 @@ public struct TraceStats: Sendable {
                 ])
             }
             out += Self.table(hopRows, rightAligned: 2...)
+        }
+        if !retries.isEmpty {
+            out += "\nretries: attempts of the upstream per start\n"
+            var retryRows = [["node", "at", "starts", "attempts", "per start", "most", "gave up"]]
+            for retry in retries {
+                let perStart = retry.starts == 0 ? "-" : String(format: "%.2f", Double(retry.attempts) / Double(retry.starts))
+                retryRows.append([Self.nodeName(retry.node), "\(retry.node.file):\(retry.node.line)", "\(retry.starts)",
+                                  "\(retry.attempts)", perStart, "\(retry.mostAttempts)", "\(retry.gaveUp)"])
+            }
+            out += Self.table(retryRows, rightAligned: 2...)
         }
         if !paths.isEmpty {
             out += "\nend-to-end, source to sink: latency of the values the source triggered (primary causes);\n"
@@ -545,6 +592,13 @@ public struct TraceStats: Sendable {
             object.field("scheduler", hop.scheduler)
             if let wait = hop.wait { object.field("queueWait") { Self.latencyObject(&$0, wait) } }
             object.field("neverRan", hop.neverRan)
+        }
+        line.field("retries", objects: retries) { object, retry in
+            object.field("node", retry.node.id)
+            object.field("starts", retry.starts)
+            object.field("attempts", retry.attempts)
+            object.field("mostAttempts", retry.mostAttempts)
+            object.field("gaveUp", retry.gaveUp)
         }
         line.field("paths", objects: paths) { object, path in
             object.field("source", path.source.id)

@@ -14,7 +14,8 @@ struct StatsCommand: ParsableCommand {
         values dropped (upstream values that caused none of the node's values: what filter, \
         throttle, debounce swallow; "-" where that is not meaningful). Sinks have a line too: \
         the events delivered to them. Then the queue wait of each thread hop per node and \
-        scheduler, then end-to-end from each source to each sink: the latency of the values \
+        scheduler; then, per retry operator, its starts, the attempts of its upstream they made \
+        (per start and the most), and the starts that gave up; then end-to-end from each source to each sink: the latency of the values \
         the source triggered (from the root of their primary causes: "triggered" counts them), \
         and beside it the data age (from the newest event of the source among all causes of a \
         value, followed along every data path: "fed" counts the values). For a value sampled \

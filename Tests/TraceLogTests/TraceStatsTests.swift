@@ -286,4 +286,42 @@ extension TraceStatsTests {
         XCTAssertTrue(text.contains("note: names longer than 60 characters are cut (…); stats --json has them whole"))
         XCTAssertTrue(stats.json.contains(label))
     }
+
+    private struct Refused: Error {}
+
+    /// Attempts per call (issue 27 item 8): each start of a `retry` and the attempts of its
+    /// upstream it made, counted from the subscriptions the retry started.
+    func testRetriesCountAttemptsPerStartAndTheStartsThatGaveUp() throws {
+        let scheduler = TestScheduler()
+        var attempts: [Int: Int] = [:]
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (requests, input) = Signal<Int, Never>.pipe(named: "requests")
+            // Request n fails its first n attempts; retry(upTo: 2) allows three.
+            SignalProducer(requests).promoteError(Refused.self).flatMap(.concat) { request in
+                SignalProducer<Int, Refused> { observer, _ in
+                    attempts[request, default: 0] += 1
+                    if attempts[request]! <= request {
+                        observer.send(error: Refused())
+                    } else {
+                        observer.send(value: request)
+                        observer.sendCompleted()
+                    }
+                }
+                .retry(upTo: 2)
+                .flatMapError { _ in SignalProducer<Int, Never>(value: -1) }
+            }.start()
+            for request in 0...3 { input.send(value: request) }
+            scheduler.run()
+        }
+        let stats = try TraceStats.compute(TraceReader(bytes: bytes, name: "retries.trace"))
+        let retry = try XCTUnwrap(stats.retries.first)
+        XCTAssertEqual(stats.retries.count, 1)
+        XCTAssertEqual(retry.node.name, "retry")
+        XCTAssertEqual(retry.starts, 4)
+        XCTAssertEqual(retry.attempts, 1 + 2 + 3 + 3, "request 3 gives up after three attempts")
+        XCTAssertEqual(retry.mostAttempts, 3)
+        XCTAssertEqual(retry.gaveUp, 1)
+        XCTAssertTrue(stats.text.contains("retries: attempts of the upstream per start"), stats.text)
+        XCTAssertTrue(stats.json.contains(#""retries":[{"node":"#), stats.json)
+    }
 }
