@@ -4,7 +4,8 @@
 /// Frame 0 is the first character. `-` is one frame; any other character is a value and takes
 /// one frame; `|` completes; `#` fails; `(ab|)` puts all its events at the frame of `(` while
 /// every character, parentheses included, still takes a frame; `^` marks frame 0 of a hot
-/// stream (earlier events get negative times); spaces are ignored, except that a time
+/// stream (earlier events get negative times), and may open a group, `(^a|)`, for events at the
+/// subscription's frame (as `marbles draw` prints a lane subscribed when it sent); spaces are ignored, except that a time
 /// progression such as `10ms `, `1.5s ` or `2m `, at the start or after a space and followed by
 /// a space, advances the clock by that much. Subscription lines use `^` (subscribe) and `!`
 /// (unsubscribe); `!` means nothing else.
@@ -186,8 +187,10 @@ public enum MarbleNotation {
             case .caret:
                 if !hot { throw fail(column, "expected no '^': only hot streams have a subscription point") }
                 if subscription != nil { throw fail(column, "expected one '^' at most") }
-                if groupStart != nil { throw fail(column, "expected '^' outside a group") }
-                subscription = time
+                // `(^a)`: subscribed at the group's frame, where its values are. Only first in
+                // the group, so nothing in a group happens before the subscription it shares.
+                if groupStart != nil && groupHasEvents { throw fail(column, "expected '^' first in its group") }
+                subscription = groupStart ?? time
                 time = try later(time, by: frame, line: line, column: column + columnOffset)
             case .bang:
                 throw fail(column, "expected a value, '-', '|', '#' or '‖' ('!' belongs in an unsubscribe line)")
