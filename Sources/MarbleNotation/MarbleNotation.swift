@@ -291,12 +291,18 @@ public enum MarbleNotation {
         var out = ""
         var cursor = min(0, groups.first?.frame ?? 0)
         var caretPending = caret
-        for group in groups {
+        for var group in groups {
             if caretPending && group.frame >= 0 {
                 out += gap(max(0, 0 - cursor), frame: frame)
-                out += "^"
-                cursor = 1
+                cursor = 0
                 caretPending = false
+                if group.frame == 0 {
+                    // Events at frame 0 share the caret's frame: `(^a)`, as `^a` reads `a` at 1.
+                    group.symbols.insert("^", at: 0)
+                } else {
+                    out += "^"
+                    cursor = 1
+                }
             }
             if group.frame > cursor {
                 out += gap(group.frame - cursor, frame: frame)

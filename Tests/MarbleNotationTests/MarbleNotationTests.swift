@@ -48,6 +48,10 @@ final class MarbleNotationTests: XCTestCase {
             XCTAssertEqual(error as? MarbleSyntaxError, MarbleSyntaxError(line: 1, column: 3, message: "expected '^' first in its group"))
         }
         XCTAssertThrowsError(try MarbleNotation.parse("(^a)", hot: false))
+        // Printed hot, a value at frame 0 shares the caret's group (`^a` would read it at 1).
+        let printed = MarbleNotation.print([.init(time: 0, kind: .value("a")), .init(time: 5_000_000, kind: .complete)], hot: true)
+        XCTAssertEqual(printed, "(^a)-|")
+        XCTAssertEqual(summary(try MarbleNotation.parse(printed, hot: true)), ["0:a", "5:|"])
     }
 
     func testSpacesAreIgnoredAndTimeProgressionAdvances() throws {
