@@ -4,7 +4,8 @@
 /// Frame 0 is the first character. `-` is one frame; any other character is a value and takes
 /// one frame; `|` completes; `#` fails; `(ab|)` puts all its events at the frame of `(` while
 /// every character, parentheses included, still takes a frame; `^` marks frame 0 of a hot
-/// stream (earlier events get negative times); spaces are ignored, except that a time
+/// stream (earlier events get negative times), and may open a group, `(^a|)`, for events at the
+/// subscription's frame (as `marbles draw` prints a lane subscribed when it sent); spaces are ignored, except that a time
 /// progression such as `10ms `, `1.5s ` or `2m `, at the start or after a space and followed by
 /// a space, advances the clock by that much. Subscription lines use `^` (subscribe) and `!`
 /// (unsubscribe); `!` means nothing else.
@@ -186,8 +187,10 @@ public enum MarbleNotation {
             case .caret:
                 if !hot { throw fail(column, "expected no '^': only hot streams have a subscription point") }
                 if subscription != nil { throw fail(column, "expected one '^' at most") }
-                if groupStart != nil { throw fail(column, "expected '^' outside a group") }
-                subscription = time
+                // `(^a)`: subscribed at the group's frame, where its values are. Only first in
+                // the group, so nothing in a group happens before the subscription it shares.
+                if groupStart != nil && groupHasEvents { throw fail(column, "expected '^' first in its group") }
+                subscription = groupStart ?? time
                 time = try later(time, by: frame, line: line, column: column + columnOffset)
             case .bang:
                 throw fail(column, "expected a value, '-', '|', '#' or '‖' ('!' belongs in an unsubscribe line)")
@@ -288,12 +291,18 @@ public enum MarbleNotation {
         var out = ""
         var cursor = min(0, groups.first?.frame ?? 0)
         var caretPending = caret
-        for group in groups {
+        for var group in groups {
             if caretPending && group.frame >= 0 {
                 out += gap(max(0, 0 - cursor), frame: frame)
-                out += "^"
-                cursor = 1
+                cursor = 0
                 caretPending = false
+                if group.frame == 0 {
+                    // Events at frame 0 share the caret's frame: `(^a)`, as `^a` reads `a` at 1.
+                    group.symbols.insert("^", at: 0)
+                } else {
+                    out += "^"
+                    cursor = 1
+                }
             }
             if group.frame > cursor {
                 out += gap(group.frame - cursor, frame: frame)

@@ -83,7 +83,7 @@ func nanoseconds(_ frame: TimeInterval) -> Int64 { Int64((frame * 1e9).rounded()
 // MARK: Checking what a stream sent
 
 /// Asserts that `events` (what a stream sent, with virtual times) are the marble line
-/// `expected`: the same events in the same frames and order, each value equal to what its
+/// `expected` (a `^` in it marks frame 0, the subscription): the same events in the same frames and order, each value equal to what its
 /// symbol stands for (its entry in `values`, else a value whose description is the symbol).
 /// On a mismatch the failure shows both lines under one legend.
 public func assertMarbles<Value: Equatable, Failure>(_ events: [(time: Int64, event: Event<Value, Failure>)], _ expected: String,
@@ -224,7 +224,9 @@ func marbleFailure<Value, Failure>(expected: String, values: [String: Value], fr
                                    equal: (Value, Value) -> Bool) -> String? {
     let marbles: [MarbleNotation.Event]
     do {
-        marbles = try MarbleNotation.parse(expected, frame: frame)
+        // A `^` marks frame 0, where the stream under test was started: a lane that
+        // `marbles draw` printed with its subscription reads as it was drawn.
+        marbles = try MarbleNotation.parse(expected, frame: frame, hot: true)
     } catch {
         return "expectMarbles: the expected line \"\(expected)\": \(error)"
     }

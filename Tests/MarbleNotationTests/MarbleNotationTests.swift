@@ -39,6 +39,21 @@ final class MarbleNotationTests: XCTestCase {
         XCTAssertEqual(summary(try MarbleNotation.parse("--a--^--b--|", hot: true)), ["-3:a", "3:b", "6:|"])
     }
 
+    /// A lane subscribed when it sent prints `(^a)`: the caret opening a group is the group's
+    /// frame, so its events are at frame 0 and what follows keeps every character's frame.
+    func testCaretOpeningAGroupIsThatGroupsFrame() throws {
+        XCTAssertEqual(summary(try MarbleNotation.parse("--(^a)-b|", hot: true)), ["0:a", "5:b", "6:|"])
+        XCTAssertEqual(summary(try MarbleNotation.parse("(^a|)", hot: true)), ["0:a", "0:|"])
+        XCTAssertThrowsError(try MarbleNotation.parse("(a^)", hot: true)) { error in
+            XCTAssertEqual(error as? MarbleSyntaxError, MarbleSyntaxError(line: 1, column: 3, message: "expected '^' first in its group"))
+        }
+        XCTAssertThrowsError(try MarbleNotation.parse("(^a)", hot: false))
+        // Printed hot, a value at frame 0 shares the caret's group (`^a` would read it at 1).
+        let printed = MarbleNotation.print([.init(time: 0, kind: .value("a")), .init(time: 5_000_000, kind: .complete)], hot: true)
+        XCTAssertEqual(printed, "(^a)-|")
+        XCTAssertEqual(summary(try MarbleNotation.parse(printed, hot: true)), ["0:a", "5:|"])
+    }
+
     func testSpacesAreIgnoredAndTimeProgressionAdvances() throws {
         XCTAssertEqual(summary(try MarbleNotation.parse("a 10ms b")), ["0:a", "11:b"])
         XCTAssertEqual(summary(try MarbleNotation.parse("1.5s a")), ["1500:a"])

@@ -13,6 +13,17 @@ final class ExpectMarblesTests: XCTestCase {
         expectMarbles(inputs: ["e1": "-x-^-a-(bc)-|"], { $0["e1"].filter { $0 != "b" } }, "--a -c---- |")
     }
 
+    /// A lane as `marbles draw` prints it starts with its subscription, `^` or `(^a)` when it
+    /// sent at once: pasted as the expected line, the caret is frame 0, where the stream under
+    /// test was started.
+    func testTheCaretOfAPrintedLaneIsFrameZero() {
+        expectMarbles(inputs: ["e1": "--a--|"], { $0["e1"] }, "^-a--|")
+        expectMarbles(inputs: ["e1": "a----b|"], { $0["e1"] }, "(^a)-b|")
+        let sent: [(time: Int64, event: Event<String, Never>)] = [(1_000_000, .value("a")), (2_000_000, .completed)]
+        XCTAssertNil(marbleFailure(expected: "^a|", values: [:], frame: 1_000_000, received: sent, equal: ==))
+        XCTAssertNotNil(marbleFailure(expected: "^-a|", values: [:], frame: 1_000_000, received: sent, equal: ==))
+    }
+
     func testAValuesMapNamesValuesOfAnyEquatableType() {
         expectMarbles(inputs: ["e1": "-a--b-|"], { $0["e1"] }, "-a--b-|", values: ["a": "swift", "b": "swim"])
         expectMarbles(inputs: ["e1": "-a--b-|"], inputValues: ["a": "swift", "b": "swim"],

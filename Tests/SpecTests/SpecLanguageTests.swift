@@ -1,3 +1,4 @@
+import MarbleNotation
 import Spec
 import XCTest
 
@@ -89,6 +90,28 @@ final class SpecLanguageTests: XCTestCase {
         values: d = 20, e = 30, f = hello
 
         """)
+    }
+
+    /// Issue 27: `play` printed `d-(de)e-f` for an `e` at 4 ms, which the notation reads at
+    /// 6 ms (a group's characters take frames too). The diagram is printed at half the frame,
+    /// says so, and its derived line parses back to each event's time.
+    func testAnEventCloserAfterAGroupThanItsWidthIsPrintedAtItsOwnFrame() throws {
+        let result = try play("""
+        hot x = d-d-e-f|
+        hot y = --e----|
+        out = merge(x, y)
+        """)
+        let diagram = result.diagram()
+        XCTAssertTrue(diagram.contains("frame 0.5ms: the spec's 1ms split in 2"), diagram)
+        let line = try XCTUnwrap(diagram.split(separator: "\n").first { $0.hasPrefix("out") })
+        let read = try MarbleNotation.parse(String(line.dropFirst(3)), frame: 500_000)
+        XCTAssertEqual(read.map(\.time), [0, 2, 2, 4, 6, 7].map { $0 * 1_000_000 }, String(line))
+        XCTAssertEqual(read.map(\.kind), ["d", "d", "e", "e", "f"].map { .value($0) } + [.complete])
+        // The input, printed anew at the finer frame, opens with `(^d)` in the column of out's `d`.
+        let input = try XCTUnwrap(diagram.split(separator: "\n").first { $0.hasPrefix("x ") })
+        XCTAssertEqual(Array(input).firstIndex(of: "("), Array(line).firstIndex(of: "d"), diagram)
+        let inputRead = try MarbleNotation.parse(String(input.dropFirst(1)), frame: 500_000, hot: true)
+        XCTAssertEqual(inputRead.map(\.time), [0, 2, 4, 6, 7].map { $0 * 1_000_000 }, String(input))
     }
 
     func testUnsubscribeLineDisposesTheDerivedStream() throws {
