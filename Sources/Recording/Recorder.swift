@@ -416,6 +416,11 @@ final class RecorderCore: Probe, @unchecked Sendable {
         marks = []
         rings = [:]
         ringList = []
+        // The writer's hand-off buffers (a quarter of a megabyte each by default): a stopped
+        // recorder's core stays referenced for the process by the probe sets it was in.
+        spare = []
+        pending = nil
+        pendingMarks = []
         if let writeError, let url {
             throw TraceError(file: url.path, line: 0, column: 0,
                              message: "could not write the trace (\(writeError)); \(dropped) records were dropped")
