@@ -43,7 +43,7 @@ struct FidelityCheck {
     let pipeline: GeneratedPipeline
     /// What broke, by invariant; empty when every one held.
     var failures: [String] = []
-    var liveEvents = 0
+    var recordedEvents = 0
 
     /// Where the recorded run happens.
     enum Mode { case live, virtual }
@@ -172,7 +172,7 @@ struct FidelityCheck {
         try recorder.stop()
         let trace = try Trace(bytes: recorder.bytes, name: kind)
         keep(recorder.bytes, kind)
-        liveEvents = trace.events.count
+        recordedEvents = trace.events.count
         return trace
     }
 
@@ -270,7 +270,7 @@ final class FidelityTests: XCTestCase {
         var events = 0
         for seed in seeds {
             let check = FidelityCheck(seed: seed, profile: profile, mode: mode)
-            events += check.liveEvents
+            events += check.recordedEvents
             for name in check.pipeline.operatorNames { operators[name, default: 0] += 1 }
             if !check.failures.isEmpty { failed.append((seed, check)) }
         }

@@ -52,8 +52,8 @@ struct GeneratedPipeline: CustomStringConvertible {
     }
 
     /// A service called by a `flatMap`: answers `request * 7 % 97` after `latency(request,
-    /// attempt)` milliseconds on a queue of its own, or fails with `Fault(500 + request)`
-    /// when `fails(request, attempt)`.
+    /// attempt)` milliseconds on the environment's scheduler `services`, or fails with
+    /// `Fault(500 + request)` when `fails(request, attempt)`.
     struct Service {
         var label: String
         var baseLatency: Int
