@@ -507,11 +507,10 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         let subscription = recording.subscriptions[index]
         var scheduled: [(offset: Int64, thread: UInt64, event: Event<Value, Failure>)] = []
         var sequences: [UInt64] = []
-        // A call's answers too: a thread of the service's raced the others.
-        let decided: DecisionTimes? = decisionTimes
+        let decided = atRecordedTimes ? decisionTimes : nil
         for record in recording.events[subscription.id] ?? [] {
-            // When its consequences met another thread's, at the time they met (see
-            // DecisionTimes): a tick at that time, a call's answer that much after its start.
+            // At recorded times (a timer's ticks), when its consequences met another thread's,
+            // at the time they met (see DecisionTimes).
             let time = decided.flatMap { times in trace.eventPosition(sequence: record.sequence).map { times.time(at: $0) } }
                 ?? record.time
             let offset = time.saturatingSubtracting(subscription.time)
