@@ -100,8 +100,10 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
         private func report<Payload>(_ kind: EventKind, _ payload: Payload?, causes: [UInt64], to probe: Probe) {
             let sequence: UInt64 = ProbeContext.withCurrent { context in
                 let (cause, others) = (context.cause, context.otherCauses)
-                context.cause = causes.first ?? 0
-                context.otherCauses = Array(causes.dropFirst())
+                // The last event pulled is what passed (a filter pulls and drops the others):
+                // the primary cause, from which stage latency is measured.
+                context.cause = causes.last ?? 0
+                context.otherCauses = Array(causes.dropLast())
                 defer { (context.cause, context.otherCauses) = (cause, others) }
                 if let payload {
                     return withUnsafePointer(to: payload) {

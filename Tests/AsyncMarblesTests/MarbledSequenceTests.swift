@@ -61,8 +61,8 @@ final class MarbledSequenceTests: XCTestCase {
         let events = trace.events
         let six = try XCTUnwrap(events.first { $0.node == large.id && $0.text == "6" })
         let sixCauses = six.causes.compactMap { cause in events.first { $0.sequence == cause } }
-        XCTAssertEqual(sixCauses.map(\.node), [doubled.id, doubled.id, doubled.id], "4 and 2 were pulled and dropped first")
-        XCTAssertEqual(sixCauses.map { $0.text ?? "" }, ["2", "4", "6"])
+        XCTAssertEqual(sixCauses.map(\.node), [doubled.id, doubled.id, doubled.id], "2 and 4 were pulled and dropped first")
+        XCTAssertEqual(sixCauses.map { $0.text ?? "" }, ["6", "2", "4"], "the value that passed is the primary cause")
         let doubledSix = try XCTUnwrap(events.first { $0.node == doubled.id && $0.text == "6" })
         XCTAssertEqual(doubledSix.causes.compactMap { cause in events.first { $0.sequence == cause }?.text }, ["3"])
         // Every tap ends: completed.
