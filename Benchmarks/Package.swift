@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "Recording", package: "Marbles"),
                 .product(name: "Replay", package: "Marbles"),
                 .product(name: "MarbleStreams", package: "Marbles"),
+                .product(name: "AsyncMarbles", package: "Marbles"),
                 .product(name: "Diagrams", package: "Marbles"),
                 .product(name: "Tutorials", package: "Marbles"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

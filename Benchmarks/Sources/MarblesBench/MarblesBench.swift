@@ -3,7 +3,7 @@ import Foundation
 
 /// The sections of the benchmark, in the order they run.
 enum Section: String, CaseIterable, ExpressibleByArgument {
-    case core, recording, hops, live, io, stats, replay, drawing, memory
+    case core, recording, hops, async, live, io, stats, replay, drawing, memory
 }
 
 /// The figures of BENCHMARKS.md (`make bench`): one Markdown table of Marbles' performance
@@ -92,6 +92,9 @@ struct MarblesBench: ParsableCommand {
         }
         if includes(.hops) {
             try Hops.measure(count: 1_000_000 / scale, runs: runs, table: &table)
+        }
+        if includes(.async) {
+            try AsyncTaps.measure(count: 1_000_000 / scale, runs: runs, directory: folder, table: &table)
         }
         if includes(.live) {
             try LiveSearch.measure(quick: quick, directory: folder, table: &table)
