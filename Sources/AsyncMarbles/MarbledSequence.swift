@@ -31,7 +31,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
     public typealias Element = Base.Element
     public typealias Failure = Base.Failure
 
-    let base: Base
+    @usableFromInline let base: Base
     /// The node every iterator of this sequence is a subscription of.
     public let node: Node
     var marblesNode: Node { node }
@@ -44,19 +44,38 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
                          upstream: upstream.map { Node.Edge(node: $0, role: .data) }, file: file, line: line)
     }
 
+    @inlinable
     public func makeAsyncIterator() -> Iterator {
         Iterator(base: base.makeAsyncIterator(), node: node)
     }
 
     /// An iterator of a tapped sequence: one subscription of its node.
     public struct Iterator: AsyncIteratorProtocol {
-        var base: Base.AsyncIterator
-        let node: Node
+        @usableFromInline var base: Base.AsyncIterator
+        @usableFromInline let node: Node
         var subscription: UInt64 = 0
-        var ended = false
+        @usableFromInline var ended = false
 
+        @usableFromInline
+        init(base: Base.AsyncIterator, node: Node) {
+            self.base = base
+            self.node = node
+        }
+
+        /// Inlinable, so that with no recorder a pull is the base's pull, specialised where
+        /// the sequence's type is known, after one load of the probe slot.
+        @inlinable
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
-            guard !ended, let probe = Instrumentation.probe else {
+            if ended || Instrumentation.probe == nil {
+                return try await base.next(isolation: actor)
+            }
+            return try await recordedNext(isolation: actor)
+        }
+
+        /// A pull while a recorder runs: reported.
+        @usableFromInline
+        mutating func recordedNext(isolation actor: isolated (any Actor)?) async throws(Failure) -> Element? {
+            guard let probe = Instrumentation.probe else {
                 return try await base.next(isolation: actor)
             }
             if subscription == 0 {
