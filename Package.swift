@@ -82,8 +82,8 @@ let package = Package(
         ),
         // The README's examples, compiled with the one import a user writes.
         .testTarget(name: "ReadmeTests", dependencies: ["Marbles", "MarblesTesting"]),
-        .testTarget(name: "SignalsTests", dependencies: ["Locks", "Signals", "MarbleNotation", "MarbleStreams", "MarblesTesting"]),
-        .testTarget(name: "TraceLogTests", dependencies: ["TraceLog", "Recording", "Signals"]),
+        .testTarget(name: "SignalsTests", dependencies: ["TestSupport", "Locks", "Signals", "MarbleNotation", "MarbleStreams", "MarblesTesting"]),
+        .testTarget(name: "TraceLogTests", dependencies: ["TestSupport", "TraceLog", "Recording", "Signals"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "TraceLog", "Signals"]),
         .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Demo", "Signals", "TraceLog", "Recording", "MarbleStreams"]),
         .testTarget(name: "DemoTests", dependencies: ["Demo", "Tutorials", "TraceLog"]),
@@ -92,10 +92,12 @@ let package = Package(
                     exclude: ["Support/autocomplete.trace"]),
         .testTarget(name: "MarbleNotationTests", dependencies: ["MarbleNotation"]),
         .testTarget(name: "SpecTests", dependencies: ["Spec", "MarbleNotation", "Signals", "TraceLog", "Recording"]),
-        .testTarget(name: "FuzzTests", dependencies: ["TraceLog", "Recording", "Signals", "Replay", "Diagrams", "Spec", "Tutorials"]),
-        .testTarget(name: "ReplayTests", dependencies: ["Locks", "Replay", "MarbleNotation", "MarbleStreams", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
+        .testTarget(name: "FuzzTests", dependencies: ["TestSupport", "TraceLog", "Recording", "Signals", "Replay", "Diagrams", "Spec", "Tutorials"]),
+        .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Locks", "Replay", "MarbleNotation", "MarbleStreams", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
+        // What several test targets share: the seeded generator, a pipeline's outcome.
+        .target(name: "TestSupport", dependencies: ["Signals", "Locks"], path: "Tests/TestSupport"),
         .testTarget(name: "AsyncMarblesTests", dependencies: ["AsyncMarbles", "Signals", "Recording", "TraceLog", "Diagrams"]),
-        .testTarget(name: "FidelityTests", dependencies: ["Locks", "Signals", "MarbleStreams", "Recording", "Replay", "TraceLog", "Diagrams"]),
+        .testTarget(name: "FidelityTests", dependencies: ["TestSupport", "Locks", "Signals", "MarbleStreams", "Recording", "Replay", "TraceLog", "Diagrams"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TraceLog", "Diagrams"]),
         // Runs the built `marbles` executable as a child process; links none of its modules.
         .testTarget(name: "MarblesCLITests"),

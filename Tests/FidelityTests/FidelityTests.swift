@@ -7,35 +7,7 @@ import Replay
 import Signals
 import TraceLog
 import XCTest
-
-/// What a generated pipeline's sink saw.
-final class SinkOutcome: @unchecked Sendable {  // state only under `lock`
-    private let lock = Lock()
-    private var storedValues: [Int] = []
-    private var storedTerminal: String?
-    private let finished = DispatchSemaphore(value: 0)
-
-    var values: [Int] { lock.withLock { storedValues } }
-    var terminal: String? { lock.withLock { storedTerminal } }
-
-    func observe(_ event: Signals.Event<Int, Fault>) {
-        let ended: Bool = lock.withLock {
-            switch event {
-            case let .value(value): storedValues.append(value)
-            case let .failed(error): storedTerminal = "failed \(error)"
-            case .completed: storedTerminal = "completed"
-            case .interrupted: storedTerminal = "interrupted"
-            }
-            return event.isTerminating
-        }
-        if ended { finished.signal() }
-    }
-
-    /// Waits for the end, at most `seconds` (a safety limit, not a timing assertion).
-    func waitForEnd(seconds: Double) -> Bool {
-        finished.wait(timeout: .now() + seconds) == .success
-    }
-}
+import TestSupport
 
 /// One generated pipeline run live and recorded, replayed twice and diffed, its figures
 /// checked: the four invariants of issue 27.
@@ -68,9 +40,9 @@ struct FidelityCheck {
         failures += Self.edgeProblems(liveTrace, live.crossings, side: "recorded")
 
         // Replayed twice.
-        var replays: [(ReplayResult, SinkOutcome, GeneratedPipelineBuilder)] = []
+        var replays: [(ReplayResult, Outcome<Int>, GeneratedPipelineBuilder)] = []
         for _ in 0..<2 {
-            let sink = SinkOutcome()
+            let sink = Outcome<Int>()
             var builder: GeneratedPipelineBuilder?
             let result = try Replayer(trace: liveTrace).replay { environment in
                 let made = GeneratedPipelineBuilder(pipeline, environment: environment)
@@ -100,13 +72,13 @@ struct FidelityCheck {
     }
 
     /// Runs the pipeline on real threads, each input fed by a thread of its own.
-    private mutating func runLive() throws -> (Trace, SinkOutcome, GeneratedPipelineBuilder, Bool) {
+    private mutating func runLive() throws -> (Trace, Outcome<Int>, GeneratedPipelineBuilder, Bool) {
         // Live, on real threads: each input fed by a thread of its own.
         let recorder = Recorder(clock: .real)
         recorder.start()
         let environment = LiveEnvironment()
         let live = GeneratedPipelineBuilder(pipeline, environment: environment)
-        let liveSink = SinkOutcome()
+        let liveSink = Outcome<Int>()
         let disposable = Self.start(live, into: liveSink)
         let drivers = DispatchGroup()
         for input in pipeline.inputs {
@@ -122,7 +94,7 @@ struct FidelityCheck {
             thread.name = "driver \(input.label)"
             thread.start()
         }
-        let ended = liveSink.waitForEnd(seconds: 20)
+        let ended = liveSink.ended(within: 20)
         drivers.wait()
         for queue in 0..<pipeline.queues {
             let drained = DispatchSemaphore(value: 0)
@@ -134,13 +106,13 @@ struct FidelityCheck {
 
     /// Runs the pipeline in virtual time: every queue a lane of one test scheduler, the
     /// inputs sent from lanes of their own at their times.
-    private mutating func runVirtual() throws -> (Trace, SinkOutcome, GeneratedPipelineBuilder, Bool) {
+    private mutating func runVirtual() throws -> (Trace, Outcome<Int>, GeneratedPipelineBuilder, Bool) {
         let scheduler = TestScheduler()
         let recorder = Recorder(clock: .virtual(scheduler))
         recorder.start()
         let environment = VirtualEnvironment(scheduler: scheduler)
         let builder = GeneratedPipelineBuilder(pipeline, environment: environment)
-        let sink = SinkOutcome()
+        let sink = Outcome<Int>()
         let disposable = Self.start(builder, into: sink)
         // Input k sends k + 1 tenths of a millisecond past whole milliseconds, so no send
         // falls at the very instant of a tick, an answer or another input's send: which of
@@ -195,7 +167,7 @@ struct FidelityCheck {
 
     /// Builds and starts the pipeline into `sink`: one call site for live and replay, so
     /// the sink is one node in both.
-    private static func start(_ builder: GeneratedPipelineBuilder, into sink: SinkOutcome) -> Disposable {
+    private static func start(_ builder: GeneratedPipelineBuilder, into sink: Outcome<Int>) -> Disposable {
         builder.build().start { sink.observe($0) }
     }
 

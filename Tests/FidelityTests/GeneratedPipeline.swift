@@ -1,28 +1,6 @@
 import Foundation
 import Signals
-
-/// SplitMix64: the generator's only source of chance, so a seed is the whole pipeline.
-struct SeededRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
-    }
-
-    mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
-
-    mutating func pick<T>(_ options: [T]) -> T { options[int(0...(options.count - 1))] }
-}
+import TestSupport
 
 /// The failure every generated pipeline can carry: a service's refusal, a timeout.
 struct Fault: Error, Codable, Equatable, CustomStringConvertible {
@@ -167,7 +145,7 @@ struct GeneratedPipeline: CustomStringConvertible {
 
     init(seed: UInt64, profile: Profile = .full) {
         self.seed = seed
-        var random = SeededRandom(seed: seed &* 0x2545_F491_4F6C_DD1D &+ 1)
+        var random = SplitMix(seed: seed &* 0x2545_F491_4F6C_DD1D &+ 1)
         queues = random.int(1...3)
         var open: [Int] = []  // streams not yet read by any statement
         func add(_ operation: Operation) -> Int {

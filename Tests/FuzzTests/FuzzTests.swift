@@ -10,6 +10,7 @@ import Spec
 import TraceLog
 import Tutorials
 import XCTest
+import TestSupport
 
 /// Corrupt traces and specs, made from the committed tutorial recordings and operator specs
 /// by a seeded generator, run through every reading API: read, stats, Perfetto export, diff
@@ -215,7 +216,7 @@ struct FuzzCorpus {
     /// Case `index`: a source and one to three mutations, all from a generator seeded by the
     /// seed and the index, so a case is made again from its number alone.
     func mutant(index: Int, seed: UInt64) -> Mutant {
-        var random = SplitMix64(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
+        var random = SplitMix(seed: seed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15))
         let source = Int(random.next() % UInt64(sources.count))
         var bytes = sources[source].bytes
         var done: [String] = []
@@ -227,22 +228,6 @@ struct FuzzCorpus {
     }
 }
 
-/// A small, fast, seeded generator (SplitMix64): the same seed gives the same cases everywhere.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int(next() % UInt64(bound)) }
-}
 
 /// The ways a case corrupts its input.
 enum Mutation {
@@ -253,7 +238,7 @@ enum Mutation {
                                  "out\") .map(x => stream(\"out", "stream(\"out\")", "'; ]]> --> <!--", "日本🙂\u{0301}"]
 
     /// Applies one random mutation; returns what it did.
-    static func apply(_ bytes: inout [UInt8], isSpec: Bool, random: inout SplitMix64) -> String {
+    static func apply(_ bytes: inout [UInt8], isSpec: Bool, random: inout SplitMix) -> String {
         switch random.below(isSpec ? 8 : 7) {
         case 0:
             guard !bytes.isEmpty else { return "nothing to flip" }
@@ -318,7 +303,7 @@ enum Mutation {
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
-    private static func replaceNumber(_ bytes: inout [UInt8], with text: String, random: inout SplitMix64) -> String {
+    private static func replaceNumber(_ bytes: inout [UInt8], with text: String, random: inout SplitMix) -> String {
         let numbers = runs(bytes, starts: isDigit, belongs: isDigit)
         guard !numbers.isEmpty else { return "no number to replace" }
         let range = numbers[random.below(numbers.count)]
@@ -326,7 +311,7 @@ enum Mutation {
         return "number at byte \(range.lowerBound) → \(text)"
     }
 
-    private static func replaceString(_ bytes: inout [UInt8], with text: String, random: inout SplitMix64) -> String {
+    private static func replaceString(_ bytes: inout [UInt8], with text: String, random: inout SplitMix) -> String {
         // The inside of a double-quoted run without escapes (a JSON string, or a spec string).
         var quoted: [Range<Int>] = []
         var open: Int?
@@ -349,7 +334,7 @@ enum Mutation {
     }
 
     /// Puts the value of one `"key":N` where another id key's value was.
-    private static func swapIds(_ bytes: inout [UInt8], random: inout SplitMix64) -> String {
+    private static func swapIds(_ bytes: inout [UInt8], random: inout SplitMix) -> String {
         let text = String(decoding: bytes, as: UTF8.self)
         let keys = ["\"node\":", "\"sub\":", "\"thread\":", "\"id\":", "\"seq\":", "\"parent\":", "\"causes\":["]
         var places: [(range: Range<Int>, value: String)] = []
@@ -380,7 +365,7 @@ enum Mutation {
 
     /// Replaces one name in a spec with another name of it: references to itself, to later
     /// streams, two definitions of one name.
-    private static func renameStream(_ bytes: inout [UInt8], random: inout SplitMix64) -> String {
+    private static func renameStream(_ bytes: inout [UInt8], random: inout SplitMix) -> String {
         func isNameByte(_ byte: UInt8) -> Bool {
             (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || isDigit(byte) || byte == 0x5F
         }

@@ -3,6 +3,7 @@ import Recording
 import Replay
 import Signals
 import TraceLog
+import TestSupport
 import XCTest
 
 /// A replay reproduces the order in which events from two threads reached a multi-input

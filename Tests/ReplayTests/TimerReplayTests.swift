@@ -4,6 +4,7 @@ import MarbleStreams
 import Replay
 import Signals
 import TraceLog
+import TestSupport
 import XCTest
 
 /// The sensor dashboard of issue 11: temperature readings summed (`scan`), combined with the

@@ -3,6 +3,7 @@ import MarblesTesting
 @testable import Replay
 import Signals
 import TraceLog
+import TestSupport
 import XCTest
 
 /// One autocomplete pipeline, recorded before and after an edit of its code: input → filter

@@ -1,6 +1,7 @@
 import Foundation
 import TraceLog
 import XCTest
+import TestSupport
 
 /// `Trace(reader:)` reads the lines a writer writes in one pass each, straight into its
 /// columns; every other line takes the general path (field list, key lookups, a record). The

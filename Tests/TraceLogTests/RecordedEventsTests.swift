@@ -1,6 +1,7 @@
 import Foundation
 import TraceLog
 import XCTest
+import TestSupport
 
 /// The events an in-memory recorder places in a trace's columns as it records them
 /// (`RecordedColumns`, then `Trace(header:recordedEvents:)` and

@@ -1,6 +1,7 @@
 import Foundation
 @testable import TraceLog
 import XCTest
+import TestSupport
 
 /// The one-pass reading of event lines as the writer writes them (`JSONParser.writtenEvent`)
 /// against the general path (field list and key lookups): every line reads the same through

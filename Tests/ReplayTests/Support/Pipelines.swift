@@ -6,6 +6,7 @@ import Replay
 import Signals
 import TraceLog
 import XCTest
+import TestSupport
 
 /// The error the test services fail with.
 struct ServiceError: Swift.Error, Codable, Equatable {
@@ -22,37 +23,6 @@ extension LiveEnvironment: ScriptableEnvironment {}
 
 /// The tests' virtual-time environment records the same nodes a live run has.
 extension VirtualEnvironment: ScriptableEnvironment {}
-
-/// What a test pipeline's sink saw, thread-safely.
-final class Outcome<Value>: @unchecked Sendable {
-    private let lock = Lock()
-    private var storedValues: [Value] = []
-    private var storedTerminal: String?
-    private let finished = DispatchSemaphore(value: 0)
-
-    var values: [Value] { lock.withLock { storedValues } }
-    var terminal: String? { lock.withLock { storedTerminal } }
-
-    func observe<E>(_ event: Event<Value, E>) {
-        let ended: Bool = lock.withLock {
-            switch event {
-            case let .value(value): storedValues.append(value)
-            case let .failed(error): storedTerminal = "failed \(error)"
-            case .completed: storedTerminal = "completed"
-            case .interrupted: storedTerminal = "interrupted"
-            }
-            return event.isTerminating
-        }
-        if ended { finished.signal() }
-    }
-
-    /// Waits (a safety limit, not a timing assertion) for the terminal event.
-    func waitForEnd(file: StaticString = #filePath, line: UInt = #line) {
-        if finished.wait(timeout: .now() + 20) == .timedOut {
-            XCTFail("the live pipeline did not finish", file: file, line: line)
-        }
-    }
-}
 
 /// One step of a script: after `milliseconds` from the start, do `action`.
 struct Step {
