@@ -31,6 +31,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
         _ generator: (Observer, Lifetime) -> Void
     ) {
         self.init(node: Node.make(.source, "Signal", file: file, line: line), generator)
+        core.takeOrigin()
     }
 
     /// A signal of `node` whose sends take turns (its own serializer), from any thread.
@@ -77,6 +78,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
             input = observer
             lifetime += disposable
         }
+        signal.core.takeOrigin()
         return (signal, input)
     }
 
@@ -247,6 +249,11 @@ struct Delivery<Value, Error: Swift.Error> {
     @usableFromInline var retired: [ObservationList<Value, Error>] = []
     /// What a probe keeps on this instance between its events (see `InstanceIDs`).
     @usableFromInline var probeIDs = InstanceIDs()
+    /// The event being delivered when this instance's work began (a producer's start), 0 for
+    /// none: the cause of what the instance sends from code that runs outside any delivery,
+    /// as a service's answer from a `DispatchQueue.asyncAfter` or a callback of its own.
+    /// Without it, such an answer would be cut off from the input that asked for it.
+    @usableFromInline var origin: UInt64 = 0
 
     @usableFromInline
     init() {}
@@ -403,6 +410,16 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     @inlinable
     var serializedInput: Observer<Value, Error> { Observer(sendSerialized(_:), value: sendSerialized(value:)) }
 
+    /// Takes the event being delivered on this thread as the cause of what this instance will
+    /// send from outside any delivery (`Delivery.origin`): called where a source's work
+    /// begins, a producer's start or a signal made inside a delivery. Nothing without a probe.
+    @inlinable
+    func takeOrigin() {
+        if Instrumentation.slot.load(ordering: .relaxed) != 0 {
+            delivery.pointer.pointee.origin = ProbeContext.current.cause
+        }
+    }
+
     /// Sends `event` from any thread: waits for the serializer.
     @inlinable
     func send(_ event: Signals.Event<Value, Error>) {
@@ -527,7 +544,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// Reports `value` to the probes, lent as its own type, and delivers it.
     @inlinable @inline(never)
     func deliverInstrumented(value: Value, probes: UInt) {
-        deliverInstrumented(probes: probes, report: { probes, context, node in
+        deliverInstrumented(probes: probes, caused: true, report: { probes, context, node in
             withUnsafePointer(to: value) {
                 probes.send(node, subscription: subscription, kind: .value, value: $0, context: context)
             }
@@ -538,7 +555,8 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// delivers it.
     @inlinable @inline(never)
     func deliverInstrumented(_ event: Signals.Event<Value, Error>, probes: UInt) {
-        deliverInstrumented(probes: probes, report: { probes, context, node in
+        // An interruption comes from a disposal, not from the instance's work.
+        deliverInstrumented(probes: probes, caused: event.kind != .interrupted, report: { probes, context, node in
             if case let .failed(error) = event {
                 return withUnsafePointer(to: error) {
                     probes.send(node, subscription: subscription, kind: .failed, value: $0, context: context)
@@ -555,8 +573,9 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// `report` reports the event (`ProbeSet.send`) and returns its sequence number; `forward`
     /// delivers it to an observation. Specialised with the send path (unspecialised, it looked
     /// up the generic metadata of `Event` and `Observation` on every recorded event).
+    /// `byOrigin`: an event sent from outside any delivery is caused by `Delivery.origin`.
     @inlinable @inline(__always)
-    func deliverInstrumented(probes raw: UInt,
+    func deliverInstrumented(probes raw: UInt, caused byOrigin: Bool,
                              report: (Instrumentation.ProbeSet, ProbeContext, Node) -> UInt64,
                              to forward: (Observation<Value, Error>) -> Void) {
         // Not zero (`deliver` checked): no check and trap again here.
@@ -571,6 +590,10 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         let savedScope = state.pointee.scope
         if scope != 0 { state.pointee.scope = scope }
         // The probe finds what it keeps on this instance through the context, during the send only.
+        // Sent from outside any delivery (a callback on a queue of its own): caused by what
+        // began the instance's work, if anything did.
+        let savedCause = state.pointee.cause
+        if savedCause == 0 && byOrigin { state.pointee.cause = delivery.pointer.pointee.origin }
         let sequence = withUnsafeMutablePointer(to: &delivery.pointer.pointee.probeIDs) { ids in
             state.pointee.instanceIDs = ids
             defer { state.pointee.instanceIDs = nil }
@@ -580,7 +603,6 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
                 }
             }
         }
-        let savedCause = state.pointee.cause
         state.pointee.cause = sequence
         // Further causes are rare (combining operators): only then is the array saved and
         // emptied, not retained and released on every event.

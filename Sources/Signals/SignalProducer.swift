@@ -56,6 +56,7 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
             // its generator's observer until it ends.
             let interrupter = AnyDisposable { withExtendedLifetime(input) { core.interrupt() } }
             return Instance(signal: Signal(core: core), interrupter: interrupter) {
+                core.takeOrigin()
                 startHandler(input, lifetime)
             }
         }

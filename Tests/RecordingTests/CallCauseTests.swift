@@ -45,17 +45,13 @@ final class CallCauseTests: XCTestCase {
         XCTAssertEqual(answer.causes.count, 2, "\(answer.causes)")
         let delivering = try XCTUnwrap(answer.causes.first.flatMap(trace.event(sequence:)))
         XCTAssertNotEqual(delivering.node, call.id)
-        XCTAssertTrue(delivering.causes.isEmpty, "the service's own event has no cause across its queue")
-        var current = try XCTUnwrap(answer.causes.dropFirst().first)
-        var chain: [UInt64] = []
-        var reached: UInt64 = 0
-        while current != 0, chain.count < 10, let event = trace.event(sequence: current) {
-            chain.append(event.node)
-            reached = current
-            current = event.causes.first ?? 0
+        // The service's own event, sent from its queue, is caused by what started the service.
+        XCTAssertEqual(delivering.causes.count, 1, "\(delivering.causes)")
+        for first in [delivering.sequence, try XCTUnwrap(answer.causes.dropFirst().first)] {
+            let (chain, reached) = Self.primaryChain(from: first, in: trace)
+            XCTAssertEqual(chain.last, input.id, "the causes lead back to the input")
+            XCTAssertTrue(asked.contains(reached), "the chain ends at one of the input's values")
         }
-        XCTAssertEqual(chain.last, input.id, "the start's causes lead back to the input")
-        XCTAssertTrue(asked.contains(reached), "the chain ends at one of the input's values")
 
         // stats: the data age of the sink's value is measured from the query.
         let stats = try TraceStats.compute(try TraceReader(bytes: recorder.bytes))
@@ -63,4 +59,81 @@ final class CallCauseTests: XCTestCase {
         XCTAssertNotNil(path.dataAge)
         XCTAssertGreaterThanOrEqual(path.dataAge?.count ?? 0, 1)
     }
+
+    /// The nodes of the primary causes from `sequence` back to the event that has none, and
+    /// that event's number.
+    static func primaryChain(from sequence: UInt64, in trace: Trace) -> (nodes: [UInt64], reached: UInt64) {
+        var current = sequence
+        var chain: [UInt64] = []
+        var reached: UInt64 = 0
+        while current != 0, chain.count < 20, let event = trace.event(sequence: current) {
+            chain.append(event.node)
+            reached = current
+            current = event.causes.first ?? 0
+        }
+        return (chain, reached)
+    }
+
+    /// Issue 34: a service written as a plain producer that answers from
+    /// `DispatchQueue.asyncAfter` (no environment, no Signals scheduler) links its answer to the
+    /// event that started it, through `retry` too: `stats` measures from the input to the sink
+    /// instead of reporting the service as a source of its own.
+    func testAProducerAnsweringFromAQueueOfItsOwnIsCausedByWhatStartedIt() throws {
+        let recorder = Recorder(clock: .real)
+        recorder.start()
+        let answered = DispatchSemaphore(value: 0)
+        let attempts = LockedCounter()
+        let (files, send) = Signal<String, Never>.pipe(named: "files")
+        let pipeline = files
+            .flatMap(.merge) { file in
+                SignalProducer<String, Unavailable> { observer, lifetime in
+                    let failing = attempts.next() == 1
+                    let work = DispatchWorkItem {
+                        if failing {
+                            observer.send(error: Unavailable())
+                        } else {
+                            observer.send(value: file + " uploaded")
+                            observer.sendCompleted()
+                        }
+                    }
+                    lifetime.observeEnded { work.cancel() }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 0.001, execute: work)
+                }
+                .named("uploadService")
+                .retry(upTo: 2)
+                .flatMapError { _ in SignalProducer<String, Never>(value: "gave up") }
+            }
+            .observeValues { _ in answered.signal() }
+        send.send(value: "a.txt")
+        answered.wait()
+        pipeline?.dispose()
+        try recorder.stop()
+        let trace = try Trace(bytes: recorder.bytes, name: "upload")
+
+        let input = try XCTUnwrap(trace.nodes.first { $0.name == "pipe" })
+        let service = try XCTUnwrap(trace.nodes.first { $0.label == "uploadService" })
+        let sink = try XCTUnwrap(trace.nodes.first { $0.kind == .sink })
+        let failure = try XCTUnwrap(trace.events(of: service.id).first { $0.kind == .failed })
+        let answer = try XCTUnwrap(trace.events(of: service.id).first { $0.kind == .value })
+        XCTAssertNotEqual(failure.thread, trace.events(of: input.id).first?.thread, "answered on another thread")
+        for event in [failure, answer] {
+            XCTAssertEqual(Self.primaryChain(from: event.sequence, in: trace).nodes.last, input.id,
+                           "the service's \(event.kind) leads back to the file, through the retry")
+        }
+        // The teardown's interruptions come from the disposal, not from the start.
+        for event in trace.events(of: service.id) where event.kind == .interrupted {
+            XCTAssertEqual(event.causes, [], "an interruption from the disposal")
+        }
+        let stats = try TraceStats.compute(try TraceReader(bytes: recorder.bytes))
+        let path = try XCTUnwrap(stats.paths.first { $0.source.id == input.id && $0.sink.id == sink.id })
+        XCTAssertEqual(path.latency?.count, 1, "the file's upload reached the sink, measured from the file")
+        XCTAssertNil(stats.paths.first { $0.source.id == service.id }, "the service is not a source of its own")
+    }
+}
+
+/// A counter several threads may bump.
+private final class LockedCounter: @unchecked Sendable {  // `count` only under `lock`
+    private let lock = NSLock()
+    private var count = 0
+    func next() -> Int { lock.withLock { count += 1; return count } }
 }
