@@ -26,10 +26,12 @@ import TraceLog
 /// which a replay does not run): every event it sent fed that call, it hangs from no aligned
 /// node, and each of its subscriptions began inside a start of a call.
 ///
-/// Differences are listed in causal order, the first divergence first: an event of A by its
+/// Differences are found in causal order, the first divergence first: an event of A by its
 /// sequence number (a cause is always sent before its effects); an event of B only right
 /// after the A event its causes (or, without causes, the B event before it) align with; a
-/// node difference at its node's first event.
+/// node difference at its node's first event. They are then grouped by root cause
+/// (`RootCauses`): a changed node, a node or call in one trace only, a race, or a changed
+/// event nothing upstream explains, each followed by the differences downstream of it.
 public struct TraceDiff: Sendable {
     /// The kinds of difference.
     public enum Kind: String, Codable, Sendable, CaseIterable {
@@ -63,6 +65,25 @@ public struct TraceDiff: Sendable {
         /// in another order, a race between threads the two runs decided differently, not a
         /// changed value.
         case orderDiffers = "order-differs"
+
+        /// The kind in words, as the report counts it: `value differs`, `node only in A`.
+        public var phrase: String {
+            switch self {
+            case .nodeOnlyInA: return "node only in A"
+            case .nodeOnlyInB: return "node only in B"
+            case .nodeChanged: return "node changed"
+            case .valueDiffers: return "value differs"
+            case .missingInB: return "missing in B"
+            case .extraInB: return "extra in B"
+            case .terminalDiffers: return "terminal differs"
+            case .timeShifted: return "time shifted"
+            case .threadDiffers: return "thread differs"
+            case .requestDiffers: return "request differs"
+            case .callOnlyInA: return "call only in A"
+            case .callOnlyInB: return "call only in B"
+            case .orderDiffers: return "inputs met in another order"
+            }
+        }
 
         /// Whether the difference is about the requests of a call's starts: its `a` and `b`
         /// hold requests, not events.
@@ -113,6 +134,9 @@ public struct TraceDiff: Sendable {
         /// B's request as recorded (JSON), for a request difference or a call only in B
         /// (`"b"` in JSON).
         public var requestB: String?
+        /// For a consequence, the number (1-based position in `differences`) of the root
+        /// cause that explains it; nil for a root cause (see `TraceDiff.differences`).
+        public var consequenceOf: Int?
 
         public init(kind: Kind, node: String, index: Int? = nil, a: EventRef? = nil, b: EventRef? = nil,
                     shift: Int64? = nil, events: Int? = nil, nodeA: NodeAttributes? = nil, nodeB: NodeAttributes? = nil,
@@ -131,7 +155,7 @@ public struct TraceDiff: Sendable {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case kind, node, index, a, b, shift, events
+            case kind, node, index, a, b, shift, events, consequenceOf
         }
 
         /// `a` and `b` hold the events, for a changed node its attributes on each side, or for a
@@ -143,6 +167,7 @@ public struct TraceDiff: Sendable {
             index = try container.decodeIfPresent(Int.self, forKey: .index)
             shift = try container.decodeIfPresent(Int64.self, forKey: .shift)
             events = try container.decodeIfPresent(Int.self, forKey: .events)
+            consequenceOf = try container.decodeIfPresent(Int.self, forKey: .consequenceOf)
             if kind == .nodeChanged {
                 nodeA = try container.decodeIfPresent(NodeAttributes.self, forKey: .a)
                 nodeB = try container.decodeIfPresent(NodeAttributes.self, forKey: .b)
@@ -162,6 +187,7 @@ public struct TraceDiff: Sendable {
             try container.encodeIfPresent(index, forKey: .index)
             try container.encodeIfPresent(shift, forKey: .shift)
             try container.encodeIfPresent(events, forKey: .events)
+            try container.encodeIfPresent(consequenceOf, forKey: .consequenceOf)
             if kind == .nodeChanged {
                 try container.encodeIfPresent(nodeA, forKey: .a)
                 try container.encodeIfPresent(nodeB, forKey: .b)
@@ -202,8 +228,14 @@ public struct TraceDiff: Sendable {
     /// Whether a node whose call site moved to another line of the same file, and nothing
     /// else, is left out of the differences.
     public let ignoresLineShifts: Bool
-    /// The differences in causal order.
+    /// The differences grouped by root cause (`RootCauses`): each root cause, then the
+    /// differences downstream of it that it explains (their `consequenceOf` names it), in
+    /// causal order; the first root cause first, the headline. With one root cause, causal order.
     public let differences: [Difference]
+    /// The difference that happened first, in causal order (not always the root cause).
+    public let firstDivergence: Difference?
+    /// The differences nothing else explains, the first one the headline.
+    public var rootCauses: [Difference] { differences.filter { $0.consequenceOf == nil } }
     /// With `ignoresLineShifts`: how many aligned nodes moved to another line of their file
     /// and were otherwise unchanged (not differences).
     public let linesMoved: Int
@@ -271,11 +303,34 @@ public struct TraceDiff: Sendable {
         var builder = Builder(a: a, b: b, alignment: alignment, tolerance: tolerance,
                               ignoringLineShifts: ignoringLineShifts, window: window)
         try builder.run()
-        differences = try builder.ordered()
+        let ordered = try builder.ordered()
+        let downstream = try builder.downstream()
+        firstDivergence = ordered.first?.difference
+        differences = Self.grouped(ordered, downstream: downstream)
         linesMoved = builder.linesMoved
         insideCalls = builder.insideCalls
         timing = builder.timing()
         warnings = a.warnings + b.warnings
+    }
+
+    /// The differences in causal order regrouped: each root cause, then its consequences.
+    private static func grouped(_ ordered: [(difference: Difference, node: UInt64)],
+                                downstream: [UInt64: [UInt64]]) -> [Difference] {
+        let movedOnly = ordered.map { $0.difference.kind == .nodeChanged && $0.difference.nodeA?.parameters == $0.difference.nodeB?.parameters }
+        let causes = RootCauses(kinds: ordered.map(\.difference.kind), nodes: ordered.map(\.node), movedOnly: movedOnly,
+                                downstream: downstream)
+        var result: [Difference] = []
+        result.reserveCapacity(ordered.count)
+        for group in causes.groups {
+            let number = result.count + 1
+            result.append(ordered[group.root].difference)
+            for index in group.consequences {
+                var consequence = ordered[index].difference
+                consequence.consequenceOf = number
+                result.append(consequence)
+            }
+        }
+        return result
     }
 
     // MARK: Building
@@ -325,7 +380,8 @@ public struct TraceDiff: Sendable {
         let ignoringLineShifts: Bool
         /// How many events of each node are compared at a time while they agree.
         let window: Int
-        var found: [(place: Place, difference: Difference)] = []
+        /// What was found, where it goes in causal order, and its node's key (`nodeKey`).
+        var found: [(place: Place, difference: Difference, node: UInt64)] = []
         var linesMoved = 0
         var insideCalls: [Difference] = []
         var matched = 0
@@ -335,6 +391,8 @@ public struct TraceDiff: Sendable {
         /// Whether the walk over the pairs' events records differences (the first walk) or
         /// only where B's events align (`alignedB`, `isAlignedB`, `anchorB`: the second).
         var comparing = true
+        /// The node (A's id) whose events `compareEvents` is comparing.
+        var comparedNode: UInt64 = 0
         /// By position in B's events: the sequence number of the A event it is aligned or
         /// paired with, when `isAlignedB` says it is. Empty until the second walk.
         var alignedB: [UInt64] = []
@@ -372,7 +430,7 @@ public struct TraceDiff: Sendable {
                 } else {
                     let (sent, received) = events(of: node, a.firstSequence)
                     add(Difference(kind: .nodeOnlyInA, node: describe(node), events: a.eventCount(of: id)),
-                        .node(NodeEvents(sentA: sent, receivedA: received)))
+                        .node(NodeEvents(sentA: sent, receivedA: received)), node: id)
                 }
             }
             for id in alignment.onlyInB {
@@ -382,7 +440,7 @@ public struct TraceDiff: Sendable {
                 } else {
                     let (sent, received) = events(of: node, b.firstSequence)
                     add(Difference(kind: .nodeOnlyInB, node: describe(node), events: b.eventCount(of: id)),
-                        .node(NodeEvents(sentB: sent, receivedB: received)))
+                        .node(NodeEvents(sentB: sent, receivedB: received)), node: nodeKey(ofB: id))
                 }
             }
         }
@@ -392,15 +450,70 @@ public struct TraceDiff: Sendable {
                    maxShiftNode: maxShiftNode)
         }
 
-        private mutating func add(_ difference: Difference, _ place: Place) {
-            if comparing { found.append((place, difference)) }
+        private mutating func add(_ difference: Difference, _ place: Place, node: UInt64) {
+            if comparing { found.append((place, difference, node)) }
         }
 
-        /// The differences in causal order. Uses up `alignedB`.
-        mutating func ordered() throws -> [Difference] {
+        /// One key per node of either trace: an aligned node's and a node only in A's is its
+        /// id in A; a node only in B's, its id in B with the top bit set.
+        func nodeKey(ofB id: UInt64) -> UInt64 { alignment.partner(ofB: id) ?? (id | 1 << 63) }
+
+        /// The operators that subscribe to their upstream again (`retry`, `repeat`).
+        static let resubscribing: Set<String> = ["retry", "repeat"]
+
+        /// For each node key, the keys of the nodes it feeds directly, in either trace: the
+        /// nodes' upstream edges, and the inner streams of higher-order operators, which the
+        /// node records do not hold. An inner stream (a subscription started by another's,
+        /// its parent) is fed by what feeds its parent's node (the outer value that started
+        /// it) and feeds that node (`flatMap` sends what its inner streams send). A `retry` or
+        /// `repeat` feeds what it resubscribes to. Reads each
+        /// side's subscriptions once more, only when there are differences to group.
+        func downstream() throws -> [UInt64: [UInt64]] {
+            var edges: [UInt64: Set<UInt64>] = [:]
+            guard found.count > 1 else { return [:] }
+            func addEdges(of side: DiffSide, key: (UInt64) -> UInt64) throws {
+                var upstream: [UInt64: [UInt64]] = [:]
+                var sinks = Set<UInt64>()
+                for node in side.nodes {
+                    upstream[node.id] = node.upstream.map(\.node)
+                    if node.kind == .sink { sinks.insert(node.id) }
+                    for edge in node.upstream { edges[key(edge.node), default: []].insert(key(node.id)) }
+                }
+                var nodeOf: [UInt64: UInt64] = [:]
+                var inner = Set<[UInt64]>()
+                try side.forEachSubscription { subscription in
+                    nodeOf[subscription.id] = subscription.node
+                    guard subscription.parent != 0, !sinks.contains(subscription.node),
+                          let parent = nodeOf[subscription.parent], parent != subscription.node else { return }
+                    inner.insert([subscription.node, parent])
+                }
+                // A resubscribing operator decides how many times what it observes runs: it
+                // feeds every node upstream of it (a cycle, which the ranks break).
+                for node in side.nodes where Self.resubscribing.contains(node.name) {
+                    var seen = Set<UInt64>()
+                    var stack = upstream[node.id] ?? []
+                    while let next = stack.popLast() {
+                        guard seen.insert(next).inserted else { continue }
+                        edges[key(node.id), default: []].insert(key(next))
+                        stack += upstream[next] ?? []
+                    }
+                }
+                for pair in inner {
+                    let (node, parent) = (pair[0], pair[1])
+                    edges[key(node), default: []].insert(key(parent))
+                    for feeding in upstream[parent] ?? [] { edges[key(feeding), default: []].insert(key(node)) }
+                }
+            }
+            try addEdges(of: a) { $0 }
+            try addEdges(of: b) { nodeKey(ofB: $0) }
+            return edges.mapValues { $0.sorted() }
+        }
+
+        /// The differences in causal order, each with its node's key. Uses up `alignedB`.
+        mutating func ordered() throws -> [(difference: Difference, node: UInt64)] {
             let (positions, sequencesB) = try positionsInB()
             func position(_ sequence: UInt64) -> UInt64 { sequencesB.position(of: sequence).map { positions[$0] } ?? .max }
-            var orders: [(Order, Difference)] = []
+            var orders: [(Order, Difference, UInt64)] = []
             for (serial, item) in found.enumerated() {
                 let order: Order
                 switch item.place {
@@ -419,9 +532,9 @@ public struct TraceDiff: Sendable {
                     ]
                     order = candidates.compactMap { $0 }.min() ?? Order(primary: .max, tier: 1, secondary: 0, serial: serial)
                 }
-                orders.append((order, item.difference))
+                orders.append((order, item.difference, item.node))
             }
-            return orders.sorted { $0.0 < $1.0 }.map(\.1)
+            return orders.sorted { $0.0 < $1.0 }.map { ($0.1, $0.2) }
         }
 
         /// Where `node` first sent and first received an event, given its trace's first events.
@@ -512,7 +625,8 @@ public struct TraceDiff: Sendable {
                 return starts
             }
             let startsA = try starts(of: a, calls.map(\.a)), startsB = try starts(of: b, calls.map(\.b))
-            var inA: [(difference: Difference, time: Int64)] = [], inB: [(difference: Difference, time: Int64)] = []
+            var inA: [(difference: Difference, time: Int64, node: UInt64)] = []
+            var inB: [(difference: Difference, time: Int64, node: UInt64)] = []
             for pair in calls {
                 guard let nodeA = a.node(pair.a) else { continue }
                 let name = describe(nodeA)
@@ -532,15 +646,15 @@ public struct TraceDiff: Sendable {
                     for (i, j) in zip(pendingA, pendingB) {
                         guard let requestA = listA[i].request, let requestB = listB[j].request else { continue }
                         inA.append((Difference(kind: .requestDiffers, node: name, index: i + 1, requestA: requestA,
-                                               requestB: requestB), listA[i].time))
+                                               requestB: requestB), listA[i].time, pair.a))
                     }
                     for i in pendingA.dropFirst(paired) {
                         guard let request = listA[i].request else { continue }
-                        inA.append((Difference(kind: .callOnlyInA, node: name, index: i + 1, requestA: request), listA[i].time))
+                        inA.append((Difference(kind: .callOnlyInA, node: name, index: i + 1, requestA: request), listA[i].time, pair.a))
                     }
                     for j in pendingB.dropFirst(paired) {
                         guard let request = listB[j].request else { continue }
-                        inB.append((Difference(kind: .callOnlyInB, node: name, index: j + 1, requestB: request), listB[j].time))
+                        inB.append((Difference(kind: .callOnlyInB, node: name, index: j + 1, requestB: request), listB[j].time, pair.a))
                     }
                     pendingA = []
                     pendingB = []
@@ -554,9 +668,9 @@ public struct TraceDiff: Sendable {
                 }
             }
             let placesA = try latestEvents(of: a, atOrBefore: inA.map(\.time))
-            for (item, sequence) in zip(inA, placesA) { add(item.difference, .inA(sequence: sequence, secondary: .max)) }
+            for (item, sequence) in zip(inA, placesA) { add(item.difference, .inA(sequence: sequence, secondary: .max), node: item.node) }
             let placesB = try latestEvents(of: b, atOrBefore: inB.map(\.time))
-            for (item, sequence) in zip(inB, placesB) { add(item.difference, .inB(sequence: sequence)) }
+            for (item, sequence) in zip(inB, placesB) { add(item.difference, .inB(sequence: sequence), node: item.node) }
         }
 
         /// For each of `times`, the highest sequence number among `side`'s events at or before
@@ -590,7 +704,8 @@ public struct TraceDiff: Sendable {
                            nodeA: NodeAttributes(parameters: nodeA.parameters, file: nodeA.file, line: nodeA.line),
                            nodeB: NodeAttributes(parameters: nodeB.parameters, file: nodeB.file, line: nodeB.line)),
                 .node(NodeEvents(sentA: a.firstSequence[nodeA.id], receivedA: events(of: nodeA, a.firstSequence).received,
-                                 sentB: b.firstSequence[nodeB.id], receivedB: events(of: nodeB, b.firstSequence).received)))
+                                 sentB: b.firstSequence[nodeB.id], receivedB: events(of: nodeB, b.firstSequence).received)),
+                node: nodeA.id)
         }
 
         /// Aligns the events of two aligned nodes, all their subscriptions' in the order read.
@@ -598,6 +713,7 @@ public struct TraceDiff: Sendable {
         /// never held whole); what follows the first events that differ is aligned whole.
         private mutating func compareEvents(_ nodeA: NodeRecord, _ nodeB: NodeRecord) throws {
             let name = describe(nodeA)
+            comparedNode = nodeA.id
             var anchor: UInt64 = 0
             var offset = 0
             while true {
@@ -657,19 +773,19 @@ public struct TraceDiff: Sendable {
                     let kind: Kind = terminal ? .terminalDiffers
                         : merging && refA.thread != refB.thread ? .orderDiffers : .valueDiffers
                     add(Difference(kind: kind, node: name, index: offset + i + 1, a: refA, b: refB),
-                        .inA(sequence: eventsA[i].sequence, secondary: eventsB[j].sequence))
+                        .inA(sequence: eventsA[i].sequence, secondary: eventsB[j].sequence), node: comparedNode)
                 } else {
                     restA.append(i)
                 }
             }
             for i in restA {
                 add(Difference(kind: .missingInB, node: name, index: offset + i + 1, a: a.ref(eventsA[i])),
-                    .inA(sequence: eventsA[i].sequence, secondary: 0))
+                    .inA(sequence: eventsA[i].sequence, secondary: 0), node: comparedNode)
             }
             for j in restB {
                 if !comparing { anchorB[Int(eventsB[j].position)] = anchor }
                 add(Difference(kind: .extraInB, node: name, index: offset + j + 1, b: b.ref(eventsB[j])),
-                    .inB(sequence: eventsB[j].sequence))
+                    .inB(sequence: eventsB[j].sequence), node: comparedNode)
             }
             pendingA = []
             pendingB = []
@@ -687,11 +803,11 @@ public struct TraceDiff: Sendable {
             if let tolerance, magnitude > tolerance {
                 add(Difference(kind: .timeShifted, node: name, index: index, a: a.ref(eventA), b: b.ref(eventB),
                                shift: shift),
-                    .inA(sequence: eventA.sequence, secondary: eventB.sequence))
+                    .inA(sequence: eventA.sequence, secondary: eventB.sequence), node: comparedNode)
             }
             if eventA.thread != eventB.thread {
                 add(Difference(kind: .threadDiffers, node: name, index: index, a: a.ref(eventA), b: b.ref(eventB)),
-                    .inA(sequence: eventA.sequence, secondary: eventB.sequence))
+                    .inA(sequence: eventA.sequence, secondary: eventB.sequence), node: comparedNode)
             }
         }
 

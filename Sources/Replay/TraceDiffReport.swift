@@ -1,22 +1,55 @@
 import Foundation
 
 extension TraceDiff {
-    /// The readable report: a header per side, then the first divergence, then every
-    /// difference in causal order, then how far apart the times are.
-    public var text: String {
+    /// The readable report: a header per side, then the root cause (the headline) and the
+    /// first divergence, then each root cause with the differences it explains downstream
+    /// (the first few listed, the rest counted per node), then how far apart the times are.
+    public var text: String { text(listingAll: false) }
+
+    /// How many of a root cause's consequences the report lists before it counts the rest.
+    public static let listedConsequences = 5
+
+    /// The readable report; `listingAll` lists every consequence instead of counting those
+    /// past the first few (`listedConsequences`).
+    public func text(listingAll: Bool) -> String {
         var out = "--- \(a.name.reportLine) (\(a.clock), \(a.nodes) nodes, \(a.events) events)\n"
         out += "+++ \(b.name.reportLine) (\(b.clock), \(b.nodes) nodes, \(b.events) events)\n"
+        let roots = rootCauses.count
         if isSame {
             out += "same: every node and event agrees"
         } else {
             out += "\(differences.count) difference\(differences.count == 1 ? "" : "s")"
+            out += " from \(roots) root cause\(roots == 1 ? "" : "s")"
         }
         out += timeTolerance.map { " (time tolerance \(Self.duration($0)))" } ?? " (times compared, not judged: a real trace)"
         out += "\n"
-        if let first = differences.first {
+        if let root = differences.first, let first = firstDivergence {
+            out += "root cause: \(Self.line(root))\n"
             out += "first divergence: \(Self.line(first))\n"
-            for (number, difference) in differences.enumerated() {
-                out += "\(number + 1). \(Self.line(difference))\n"
+            var number = 0
+            while number < differences.count {
+                let root = number + 1
+                out += "\(root). \(Self.line(differences[number]))\n"
+                number += 1
+                var consequences: [(number: Int, difference: Difference)] = []
+                while number < differences.count, differences[number].consequenceOf == root {
+                    consequences.append((number + 1, differences[number]))
+                    number += 1
+                }
+                guard !consequences.isEmpty else { continue }
+                let nodes = Set(consequences.map(\.difference.node)).count
+                out += "   explains \(consequences.count) other difference\(consequences.count == 1 ? "" : "s")"
+                out += " (at \(nodes) node\(nodes == 1 ? "" : "s")):\n"
+                let listed = listingAll ? consequences.count : min(consequences.count, Self.listedConsequences)
+                for (number, difference) in consequences.prefix(listed) {
+                    out += "   \(number). \(Self.line(difference))\n"
+                }
+                if listed < consequences.count {
+                    out += "   and \(consequences.count - listed) more (diff --all lists them, --json has them):\n"
+                    for summary in Self.summaries(consequences.dropFirst(listed).map(\.difference)) {
+                        out += "     \(summary)\n"
+                    }
+                }
             }
         }
         if linesMoved > 0 {
@@ -45,7 +78,8 @@ extension TraceDiff {
     public var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let document = Document(same: isSame, a: a, b: b, timeTolerance: timeTolerance, differences: differences,
+        let document = Document(same: isSame, a: a, b: b, timeTolerance: timeTolerance, rootCauses: rootCauses.count,
+                                firstDivergence: firstDivergence, differences: differences,
                                 insideCalls: insideCalls, timing: timing)
         // Every field is a string, integer, boolean or array of those: encoding cannot fail.
         guard let data = try? encoder.encode(document) else { return "{}\n" }
@@ -57,9 +91,27 @@ extension TraceDiff {
         var a: Side
         var b: Side
         var timeTolerance: Int64?
+        /// How many differences are root causes (those without `consequenceOf`).
+        var rootCauses: Int
+        var firstDivergence: Difference?
         var differences: [Difference]
         var insideCalls: [Difference]
         var timing: Timing
+    }
+
+    /// Differences counted per node, in order of first appearance: `flatMapError @F:3:
+    /// 4 value differs, 2 missing in B`.
+    static func summaries(_ differences: [Difference]) -> [String] {
+        var order: [String] = []
+        var counts: [String: [Kind: Int]] = [:]
+        for difference in differences {
+            if counts[difference.node] == nil { order.append(difference.node) }
+            counts[difference.node, default: [:]][difference.kind, default: 0] += 1
+        }
+        return order.map { node in
+            let kinds = Kind.allCases.compactMap { kind in counts[node]?[kind].map { "\($0) \(kind.phrase)" } }
+            return "\(node): \(kinds.joined(separator: ", "))".reportLine
+        }
     }
 
     /// One difference on one line, as the readable report lists it (a name, label or value

@@ -16,11 +16,18 @@ struct DiffCommand: ParsableCommand {
         parameters or call site differ is reported once as "node changed", and its events \
         and everything downstream are still compared. A node inserted or removed (a new \
         map, a dropped filter) is "only in A" or "only in B", and the nodes below it align \
-        as if it were not there. Each node's events are aligned as sequences. The report \
-        lists, first divergence in causal order first: nodes only in one trace; changed \
-        nodes; per node, values that differ, events missing from B or extra in B, terminal \
-        events that differ (completed, failed, interrupted), times shifted beyond the \
-        tolerance, and threads that differ (by scheduler name, else thread name).
+        as if it were not there. Each node's events are aligned as sequences. The \
+        differences are nodes only in one trace; changed nodes; per node, values that \
+        differ, events missing from B or extra in B, terminal events that differ \
+        (completed, failed, interrupted), times shifted beyond the tolerance, and threads \
+        that differ (by scheduler name, else thread name).
+
+        The report leads with root causes: each changed node, and each other difference \
+        that nothing upstream of it explains (a node or call in one trace only, a race, a \
+        changed input). Under each root cause come the differences downstream of it, the \
+        first \(TraceDiff.listedConsequences) listed and the rest counted per node (--all \
+        lists them all; --json gives each its "consequenceOf"). The first line after the \
+        headers names the first root cause, the next the first divergence in causal order.
 
         A node only in one trace that truly ran inside a boundary call both traces have (the \
         fake service behind `call`, which a replay does not run) is listed under "not \
@@ -61,6 +68,9 @@ struct DiffCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the report as one JSON document (sorted keys, integer nanoseconds).")
     var json = false
 
+    @Flag(name: .long, help: "List every difference a root cause explains, not only the first \(TraceDiff.listedConsequences) (the rest are counted per node).")
+    var all = false
+
     @Option(name: .customLong("draw"), help: ArgumentHelp(
         "Also draw both traces as one marble diagram, each lane of A above the same lane of B, differences marked ≠; the extension picks the format: .svg, .png, .pdf or .txt.",
         valueName: "file"))
@@ -96,7 +106,7 @@ struct DiffCommand: ParsableCommand {
                                  ignoringLineShifts: comparison.ignoreLineShifts)
             Console.warn(diff.warnings)
         }
-        try json ? Console.printJSON(diff.json) : Console.print(diff.text)
+        try json ? Console.printJSON(diff.json) : Console.print(diff.text(listingAll: all))
         try pending?.commit()
         if !diff.isSame { throw CLIError.disagreement }
     }

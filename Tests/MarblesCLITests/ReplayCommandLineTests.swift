@@ -123,7 +123,9 @@ final class ReplayCommandLineTests: CommandLineTestCase {
         XCTAssertEqual(text.status, 1)
         XCTAssertTrue(text.out.contains("first divergence: node changed: debounceFlushing(0.003s, on: test) @spec.marbles:2: "
                                         + "parameters (0.003s, on: test) in A, (0.001s, on: test) in B"), text.out)
-        XCTAssertEqual(text.out.components(separatedBy: "node changed:").count - 1, 2, text.out)
+        // Named as the root cause, as the first divergence, and once in the list.
+        XCTAssertEqual(text.out.components(separatedBy: "node changed:").count - 1, 3, text.out)
+        XCTAssertTrue(text.out.contains("root cause: node changed: debounceFlushing(0.003s, on: test)"), text.out)
         XCTAssertTrue(text.out.contains(#"map "out" @spec.marbles:2, event 1: extra in B: "a!""#), text.out)
         let svg = try String(contentsOfFile: path("diff.svg"), encoding: .utf8)
         for shown in ["debounceFlushing(0.003s, on: test \u{2192} 0.001s, on: test)", "\u{2260} A: 0.003s, on: test",

@@ -147,9 +147,10 @@ final class ViewCommandLineTests: CommandLineTestCase {
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(report.out.utf8)) as? [String: Any])
         let count = try XCTUnwrap(json["differences"] as? [Any]).count
         XCTAssertGreaterThan(count, 0)
-        // The lines of the readable report, "N. line", are the page's list, in order.
-        let text = try marbles(["diff", a, b, "--time-tolerance", "0"]).out
-        let lines = text.split(separator: "\n").compactMap { line -> String? in
+        // The lines of the readable report listing them all, "N. line" (a consequence indented
+        // under its root cause), are the page's list, in order.
+        let text = try marbles(["diff", a, b, "--time-tolerance", "0", "--all"]).out
+        let lines = text.split(separator: "\n").map { $0.drop { $0 == " " } }.compactMap { line -> String? in
             guard let dot = line.firstIndex(of: "."), Int(line[..<dot]) != nil else { return nil }
             return String(line[line.index(dot, offsetBy: 2)...])
         }

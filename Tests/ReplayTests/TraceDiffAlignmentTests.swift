@@ -151,8 +151,8 @@ final class TraceDiffAlignmentTests: XCTestCase {
             return XCTFail("expected a changed parameter to differ")
         }
         XCTAssertTrue(parameters.contains("parameters (0.05s, on: ui) in A, (0.2s, on: ui) in B"), parameters)
-        XCTAssertEqual(parameters.components(separatedBy: "node changed:").count - 1, 2,
-                       "the debounce only, as first divergence and in the list:\n\(parameters)")
+        XCTAssertEqual(parameters.components(separatedBy: "node changed:").count - 1, 3,
+                       "the debounce only, as root cause, first divergence and in the list:\n\(parameters)")
     }
 
     func testAnInsertedMapIsOnlyInBAndWhatItFeedsStillAligns() throws {
@@ -221,8 +221,11 @@ final class TraceDiffAlignmentTests: XCTestCase {
         ]
         let diff = TraceDiff(try craftedTrace(records), try craftedTrace(reordered))
         XCTAssertEqual(diff.alignment.pairs, [.init(a: 1, b: 2), .init(a: 3, b: 3)])
-        XCTAssertEqual(diff.differences.map(\.node), [#"input "a" @App.swift:3"#, #"input "b" @App.swift:4"#, #"input "c" @App.swift:3"#])
-        XCTAssertEqual(kinds(diff), [.nodeChanged, .nodeOnlyInA, .nodeOnlyInB])
+        // "a" only moved (it explains nothing, so it comes last); "b" and "c" are each a root cause.
+        XCTAssertEqual(diff.differences.map(\.node), [#"input "b" @App.swift:4"#, #"input "c" @App.swift:3"#, #"input "a" @App.swift:3"#])
+        XCTAssertEqual(kinds(diff), [.nodeOnlyInA, .nodeOnlyInB, .nodeChanged])
+        XCTAssertEqual(diff.differences.map(\.consequenceOf), [nil, nil, nil])
+        XCTAssertEqual(diff.firstDivergence?.node, #"input "a" @App.swift:3"#)
     }
 
     func testSwappedOperatorsAlignOneAndReportTheOtherOnEachSide() throws {
