@@ -80,6 +80,9 @@ public final class TraceReader {
     @exclusivity(unchecked) private var reportedCut = false
     /// Whether a line ending in a carriage return (CRLF line endings) was reported (once).
     @exclusivity(unchecked) private var reportedCarriageReturn = false
+    /// The last event's sequence number, and whether one out of file order was reported (once).
+    @exclusivity(unchecked) private var lastSequence: UInt64 = 0
+    @exclusivity(unchecked) private var reportedOrder = false
 
     private enum Source {
         case file(UnsafeMutablePointer<FILE>)
@@ -249,6 +252,19 @@ public final class TraceReader {
                    message: "expected a line of at most \(maxLineLength) bytes; this one is longer")
     }
 
+    /// FORMAT.md: file order is sequence order. A trace whose events are not (edited, or
+    /// concatenated by hand) is still read, in file order, with one warning: causes and
+    /// figures follow the numbers, and a cause may then come after its effect.
+    @inline(__always)
+    private func noteSequence(_ sequence: UInt64) {
+        if sequence <= lastSequence && !reportedOrder {
+            reportedOrder = true
+            warn("event \(sequence) comes after event \(lastSequence): sequence numbers out of file order (FORMAT.md: file "
+                 + "order is sequence order; was the trace edited?); read in file order")
+        }
+        lastSequence = sequence
+    }
+
     private func warn(_ message: String) {
         if warnings.count < Self.maxWarnings {
             warnings.append(TraceWarning(file: name, line: lineNumber, message: message))
@@ -279,10 +295,12 @@ public final class TraceReader {
             if handlingEvents {
                 var written = WrittenEvent()
                 if JSONParser.scanWrittenEvent(bytes, into: &written) {
+                    noteSequence(written.sequence)
                     try event(&written, bytes)
                     return nil
                 }
             } else if let written = JSONParser.writtenEvent(bytes) {
+                noteSequence(written.sequence)
                 return .event(written)
             }
             // Most others are subscriptions, their ends and hops: read in one pass too.
@@ -417,6 +435,7 @@ public final class TraceReader {
             }
             let thread = try fields.id("thread")
             let causes = try fields.positiveIntegers("causes", "causes to be positive sequence numbers")
+            noteSequence(sequence)
             return .event(EventRecord(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind,
                                       thread: thread, causes: causes, text: try fields.optionalString("text"),
                                       truncated: try fields.optionalBool("truncated") ?? false, json: fields.raw("json"),

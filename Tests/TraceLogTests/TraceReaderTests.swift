@@ -229,6 +229,23 @@ final class TraceReaderTests: XCTestCase {
         XCTAssertEqual(try Trace(bytes: bytes(lines), name: "t.trace").warnings, [])
     }
 
+    /// Issue 31 item 8: sequence numbers out of file order were accepted without a word,
+    /// although FORMAT.md says file order is sequence order.
+    func testSequenceNumbersOutOfFileOrderAreReadWithOneWarning() throws {
+        let trace = try Trace(bytes: bytes([header, thread, node, subscribe, event(1), event(3), event(2), event(5), event(4), summary]),
+                              name: "t.trace")
+        XCTAssertEqual(trace.events.map(\.sequence), [1, 3, 2, 5, 4], "read in file order")
+        XCTAssertEqual(trace.warnings.count, 1, "\(trace.warnings)")
+        XCTAssertEqual(trace.warnings.first?.line, 7)
+        XCTAssertTrue(trace.warnings.first?.message.hasPrefix("event 2 comes after event 3: sequence numbers out of file order")
+                      ?? false, "\(trace.warnings)")
+        // Streamed the same way, by every reader path.
+        let reader = try TraceReader(bytes: bytes([header, thread, node, subscribe, event(2), event(1), summary]), name: "t.trace")
+        while try reader.next() != nil {}
+        XCTAssertEqual(reader.warnings.map(\.line), [6])
+        XCTAssertEqual(try Trace(bytes: bytes([header, thread, node, subscribe, event(1), event(2), summary])).warnings, [])
+    }
+
     func testAWholeLastLineWithoutNewlineIsRead() throws {
         let trace = try Trace(bytes: bytes([header, thread, node, subscribe, event(1), summary], trailingNewline: false))
         XCTAssertEqual(trace.events.count, 1)
