@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build test tsan demo figures bench docs clean fidelity
+.PHONY: all deps build test tsan demo figures guide-figures bench docs clean fidelity
 
 all: build
 
@@ -90,6 +90,15 @@ figures: build
 	    *) $(SWIFT) run -q marbles play "$$spec" --draw "$${spec%.marbles}.svg" >/dev/null || exit 1 ;; \
 	  esac; \
 	done
+	$(MAKE) guide-figures
+
+# The first-pipeline guide's trace and golden, recorded from the guide's own code in virtual
+# time by its tests, and its figures, drawn from that trace (Replay.docc's Resources).
+GUIDE_FIGURES = Sources/Replay/Replay.docc/Resources
+guide-figures: build
+	MARBLES_RECORD=1 $(SWIFT) test --disable-swift-testing --filter 'FirstPipelineGuideTests|ThermostatTests' >/dev/null
+	$(SWIFT) run -q marbles draw traces/thermostat.trace -o $(GUIDE_FIGURES)/thermostat.svg >/dev/null
+	$(SWIFT) run -q marbles draw traces/thermostat.trace --pipeline -o $(GUIDE_FIGURES)/thermostat-pipeline.svg >/dev/null
 
 # The Signals DocC catalogue, checked and rendered by the toolchain's docc (no package plugin):
 # the module's symbol graph from the debug build, every link resolved, any warning an error.
@@ -99,6 +108,13 @@ DOCC ?= docc
 C_MODULES = $(foreach target,CThreadLocal CTimestamp CProcessRecording,\
   -Xcc -fmodule-map-file="$$($(SWIFT) build --show-bin-path)/$(target).build/module.modulemap" -I Sources/$(target)/include)
 docs: build
+	@# The guide's figures are what Marbles draws from the guide's trace now.
+	@for figure in thermostat thermostat-pipeline; do \
+	  case $$figure in *-pipeline) kind=--pipeline ;; *) kind= ;; esac; \
+	  $(SWIFT) run -q marbles draw traces/thermostat.trace $$kind -o .build/$$figure.svg >/dev/null && \
+	  cmp -s .build/$$figure.svg $(GUIDE_FIGURES)/$$figure.svg || \
+	  { echo "$(GUIDE_FIGURES)/$$figure.svg is not what marbles draws from traces/thermostat.trace: run make guide-figures"; exit 1; }; \
+	done
 	rm -rf .build/signals-symbols && mkdir -p .build/signals-symbols
 	$(SWIFT) symbolgraph-extract -module-name Signals -minimum-access-level public \
 	  -I "$$($(SWIFT) build --show-bin-path)/Modules" $(C_MODULES) \
