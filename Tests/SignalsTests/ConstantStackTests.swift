@@ -43,6 +43,21 @@ final class ConstantStackTests: XCTestCase {
         XCTAssertTrue(completed)
     }
 
+    /// Issue 31 item 1: `flatMapError` into another failure, retried 50,000 times.
+    func testRetryingAFallbackThatFailsAtOnceRunsInConstantStack() {
+        var starts = 0
+        var failures = 0
+        SignalProducer<Int, Failure> { observer, _ in
+            starts += 1
+            observer.send(error: Failure())
+        }
+        .flatMapError { error in SignalProducer<Int, Failure>(error: error) }
+        .retry(upTo: 50_000)
+        .start { event in if case .failed = event { failures += 1 } }
+        XCTAssertEqual(starts, 50_001)
+        XCTAssertEqual(failures, 1)
+    }
+
     func testConcatOfInnerStreamsThatCompleteAtOnceRunsInConstantStack() {
         let (gate, open) = Signal<Int, Never>.pipe()
         let (outer, outerInput) = Signal<SignalProducer<Int, Never>, Never>.pipe()
