@@ -486,6 +486,22 @@ public struct TraceStats: Sendable {
                     + Self.summaryCells(path.latency) + Self.summaryCells(path.dataAge))
             }
             out += Self.table(pathRows, rightAligned: 2...)
+            // A source of the program's own (not an environment's input or timer) starts
+            // chains of its own: if another source's work feeds it through code Marbles cannot
+            // see, that latency is cut there, and nothing in the trace can tell.
+            var own: [NodeRecord] = []
+            if Set(paths.map(\.source.id)).count > 1 {
+                for path in paths where ["pipe", "Signal"].contains(path.source.name) && !own.contains(path.source) {
+                    own.append(path.source)
+                }
+            }
+            if !own.isEmpty {
+                out += "note: \(own.map { Self.capped(Self.nodeName($0)) }.joined(separator: ", ")) "
+                    + (own.count == 1 ? "starts chains of its own" : "start chains of their own")
+                    + ". A value sent into a pipe from code Marbles\ncannot see (a callback, a DispatchQueue of your own) "
+                    + "has no cause, so the latency from what asked for it\nis cut there; send it from a SignalProducer "
+                    + "started in the pipeline, or on a Signals scheduler, and the chain connects.\n"
+            }
         }
         out += "\n"
         if let slowest = slowestStage, let latency = nodes.first(where: { $0.node.id == slowest.id })?.stageLatency {

@@ -128,6 +128,32 @@ final class CallCauseTests: XCTestCase {
         let path = try XCTUnwrap(stats.paths.first { $0.source.id == input.id && $0.sink.id == sink.id })
         XCTAssertEqual(path.latency?.count, 1, "the file's upload reached the sink, measured from the file")
         XCTAssertNil(stats.paths.first { $0.source.id == service.id }, "the service is not a source of its own")
+        XCTAssertFalse(stats.text.contains("chains of its own"), stats.text)
+    }
+
+    /// Issue 34 item 1: where a value enters from code Marbles cannot see (a pipe made at the
+    /// top of the program, sent into from a queue of its own in answer to another source's
+    /// value), nothing links it to what asked; `stats` says so instead of only reporting the
+    /// pipe as a source.
+    func testStatsSaysWhereAValueEntersFromCodeMarblesCannotSee() throws {
+        let recorder = Recorder(clock: .real)
+        recorder.start()
+        let answered = DispatchSemaphore(value: 0)
+        let (files, sendFile) = Signal<String, Never>.pipe(named: "files")
+        let (results, sendResult) = Signal<String, Never>.pipe(named: "results")
+        let asking = files.observeValues { file in
+            DispatchQueue.global().async { sendResult.send(value: file + " uploaded") }
+        }
+        let showing = results.map { $0.uppercased() }.observeValues { _ in answered.signal() }
+        sendFile.send(value: "a.txt")
+        answered.wait()
+        asking?.dispose()
+        showing?.dispose()
+        try recorder.stop()
+        let stats = try TraceStats.compute(try TraceReader(bytes: recorder.bytes))
+        XCTAssertTrue(stats.text.contains(#"note: #1 pipe "files", #2 pipe "results" start chains of their own."#), stats.text)
+        XCTAssertTrue(stats.text.contains("code Marbles\ncannot see (a callback, a DispatchQueue of your own) has no cause"),
+                      stats.text)
     }
 }
 
