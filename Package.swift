@@ -50,7 +50,7 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]
         ),
-        .target(name: "Diagrams", dependencies: ["TraceLog", "Locks", "CGraphviz", "CCairo"]),
+        .target(name: "Diagrams", dependencies: ["TraceLog", "Locks", "MarbleNotation", "CGraphviz", "CCairo"]),
         .target(name: "Viewer", dependencies: ["TraceLog", "Diagrams"]),
         .target(name: "MarbleNotation"),
         .target(name: "MarbleStreams", dependencies: ["Signals", "MarbleNotation", "Locks"]),

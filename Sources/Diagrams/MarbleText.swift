@@ -1,3 +1,5 @@
+import MarbleNotation
+
 /// Plain-text marble lines for a terminal, in the RxJS notation: `-` time passing, a
 /// character per value, `(ab)` values at one time, `|` completed, `#` failed, `‖` interrupted,
 /// `!` disposed (unsubscribed, as in an RxJS subscription line), `^` subscribed, `~` idle time
@@ -14,87 +16,22 @@ public enum MarbleText {
     static let letterOrder: [String: Int] = Dictionary(uniqueKeysWithValues: letters.enumerated().map { (String($0.element), $0.offset) })
 
     /// The figure as marble lines, one per lane, operators between them.
+    ///
+    /// Time is uniform: one frame per column, the same frame in every lane (the axis line
+    /// names it), so events the same time apart are the same number of columns apart
+    /// wherever they are, and a lane's line parses back with `MarbleNotation.parse` (at that
+    /// frame) to the times its events are drawn at. A time is drawn at its frame (rounded
+    /// down); a lane's events in one frame are one group, `(ab)`. A group, or a `[63]` key,
+    /// takes a frame per character, as the notation reads it: an event less than that after
+    /// it is drawn later, and every lane with it, so the columns stay aligned. With cuts, an
+    /// idle stretch of every lane is written as a time progression, ` 480ms `, which the
+    /// notation reads as that much time.
     public static func render(_ figure: MarbleFigure) -> String {
         let lanes = figure.lanes
         let keys = assignKeys(lanes)
-        var times: [Int64] = []
-        for lane in lanes {
-            times += lane.marbles.map(\.time)
-            if let subscribed = lane.subscribed { times.append(subscribed) }
-            if let end = lane.end { times.append(end.time) }
-            times += lane.marks.map(\.time)
-        }
-        let slots = Array(Set(times)).sorted()
-        let scale = TimeScale(times: slots, startX: 0, minWidth: Double(min(slots.count * 2, 60)), maxWidth: 100,
-                              spacing: 2, breakWidth: 2, cuts: figure.cutsIdleTime)
-
-        // A token per lane per time: its values' keys, `(ab)` for several, then its end.
-        var tokens: [[Int64: [String]]] = []
-        for lane in lanes {
-            var byTime: [Int64: [String]] = [:]
-            for marble in lane.marbles.enumerated().sorted(by: { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }) {
-                byTime[marble.element.time, default: []].append(keys.key[marble.element.display] ?? "?")
-            }
-            for mark in lane.marks {
-                switch mark.kind {
-                case let .subscribed(at): byTime[at, default: []].append("^")
-                case let .ended(end): byTime[end.time, default: []].append(symbol(end))
-                }
-            }
-            if let end = lane.end {
-                byTime[end.time, default: []].append(symbol(end))
-            }
-            if let subscribed = lane.subscribed, byTime[subscribed] == nil { byTime[subscribed] = ["^"] }
-            tokens.append(byTime)
-        }
-
-        // A column per frame, as wide as its widest token: times less than a column of the
-        // scale after a frame's first time are in that frame (a recorded trace's events a few
-        // microseconds apart, as an operator passes a value on, are drawn at one place), and a
-        // lane's symbols in one frame are one group, `(ab)`, in time order. A frame holding
-        // many of a lane's symbols is as wide as they are: none is dropped.
-        var columns: [Int64: Int] = [:]
-        var cells: [[Int: String]] = Array(repeating: [:], count: lanes.count)
-        var breakColumns: [Int] = []
-        var frames: [[Int64]] = []
-        var frameX = -Double.infinity
-        var breakIndex = 0
-        for time in slots {
-            let x = scale.x(time)
-            var crossesBreak = false
-            while breakIndex < scale.breaks.count, scale.breaks[breakIndex].to <= time {
-                crossesBreak = true
-                breakIndex += 1
-            }
-            if x - frameX < 1, !crossesBreak {
-                frames[frames.count - 1].append(time)
-            } else {
-                frames.append([time])
-                frameX = x
-            }
-        }
-        var next = 0
-        breakIndex = 0
-        for frame in frames {
-            let first = frame[0]
-            while breakIndex < scale.breaks.count, scale.breaks[breakIndex].to <= first {
-                breakColumns.append(next)
-                next += 2
-                breakIndex += 1
-            }
-            let column = max(next, Int(scale.x(first).rounded()))
-            var width = 1
-            for (index, byTime) in tokens.enumerated() {
-                let symbols = frame.flatMap { byTime[$0] ?? [] }
-                guard !symbols.isEmpty else { continue }
-                let token = symbols.count == 1 ? symbols[0] : "(" + symbols.joined() + ")"
-                cells[index][column] = token
-                width = max(width, token.count)
-            }
-            for time in frame { columns[time] = column }
-            next = column + width + 1
-        }
-        let lineWidth = next + 1
+        let symbols = laneSymbols(lanes, keys: keys.key)
+        let times = Array(Set(symbols.flatMap { $0.map(\.time) })).sorted()
+        let layout = TextLayout.best(times: times, symbols: symbols, cuts: figure.cutsIdleTime)
 
         let titles = lanes.map { ($0.isInner ? "  " : "") + TextSafety.truncated(TextSafety.singleLine($0.title), to: 28) }
         let labelWidth = (titles.map(\.count).max() ?? 0) + 2
@@ -106,25 +43,141 @@ public enum MarbleText {
             case let .operator(op):
                 out.append(String(repeating: " ", count: labelWidth) + "[ " + TextSafety.singleLine(op.text) + " ]")
             case let .lane(lane):
-                out.append(line(lane, title: titles[laneIndex], labelWidth: labelWidth, cells: cells[laneIndex],
-                                columns: columns, breaks: breakColumns, width: lineWidth, threads: figure.threads))
+                let text = layout.line(laneIndex, lane: lane)
+                var line = titles[laneIndex].padding(toLength: labelWidth, withPad: " ", startingAt: 0) + text
+                let used = Array(Set(lane.marbles.map(\.thread))).sorted()
+                    .compactMap { figure.threads.indices.contains($0) ? figure.threads[$0] : nil }
+                if !used.isEmpty { line += "   on " + used.map(TextSafety.singleLine).joined(separator: ", ") }
+                out.append(line)
                 laneIndex += 1
             }
         }
-        if let first = slots.first, let last = slots.last {
-            var axis = "time \(TimeFormat.duration(first)) \u{2192} \(TimeFormat.duration(last))"
-            if !scale.breaks.isEmpty { axis += "; ~ marks idle time cut out" }
+        if let first = times.first, let last = times.last {
+            var axis = "frame \(TimeFormat.duration(layout.frame)): one column each; time \(TimeFormat.duration(first)) \u{2192} \(TimeFormat.duration(last))"
+            if layout.hasCuts { axis += "; a time such as ` 480ms ` is idle time cut out" }
             out.append("")
             out.append(axis)
         }
         // Every key the lines use for a value other than itself, in the order keys are given.
-        let used = Set(tokens.flatMap { $0.values.joined() })
+        let used = Set(symbols.flatMap { $0.map(\.symbol) })
         let legend = keys.order.filter { $0.key != $0.display && used.contains($0.key) }
         if !legend.isEmpty {
             out.append("")
             for (display, key) in legend { out.append("  \(key) = \(TextSafety.singleLine(display))") }
         }
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// Each lane's marble line as `render` writes it (without its title and threads), with
+    /// the frame and, per lane, each symbol's column and the time it is drawn at (its
+    /// frame's time, later where a wider group before it pushed it): what the notation must
+    /// read back from the line (`MarbleNotation.parse` at `frame`, relative to the lane's `^`).
+    public static func drawing(_ figure: MarbleFigure) -> Drawing {
+        let lanes = figure.lanes
+        let keys = assignKeys(lanes)
+        let symbols = laneSymbols(lanes, keys: keys.key)
+        let times = Array(Set(symbols.flatMap { $0.map(\.time) })).sorted()
+        let layout = TextLayout.best(times: times, symbols: symbols, cuts: figure.cutsIdleTime)
+        return Drawing(frame: layout.frame, start: layout.start, lanes: lanes.indices.map { index in
+            Drawing.Lane(text: layout.line(index, lane: lanes[index]), symbols: layout.placed[index])
+        })
+    }
+
+    /// What `drawing(_:)` gives.
+    public struct Drawing: Sendable {
+        /// One column's duration, in nanoseconds.
+        public var frame: Int64
+        /// The time of column 0.
+        public var start: Int64
+        public var lanes: [Lane]
+
+        public struct Lane: Sendable {
+            /// The marble line.
+            public var text: String
+            /// Each symbol in the order written: its column in `text`, the time it is drawn
+            /// at, and the symbol (a key, `^`, `|`, `#`, `‖` or `!`).
+            public var symbols: [(column: Int, time: Int64, symbol: String)]
+        }
+    }
+
+    /// What does not read back: each lane that is one stream of the notation (one `^` at
+    /// most, one end at most: a lane merging several subscriptions, an inner chain that a
+    /// `retry` restarted, is not) must parse (`MarbleNotation.parse` at the drawing's frame,
+    /// hot when it has a `^`) to exactly its symbols at the times they are drawn at, relative
+    /// to its `^` or to column 0; a disposal `!` is read from the same line as a subscription
+    /// line. Empty when everything reads back. Lanes are named by index and title.
+    public static func roundTripProblems(_ figure: MarbleFigure) -> [String] {
+        let drawing = drawing(figure)
+        let ends: Set<String> = ["|", "#", "\u{2016}", "!"]
+        var problems: [String] = []
+        for (index, lane) in drawing.lanes.enumerated() where !lane.text.isEmpty {
+            let name = "lane \(index) (\(figure.lanes[index].title))"
+            let carets = lane.symbols.filter { $0.symbol == "^" }
+            guard carets.count <= 1, lane.symbols.filter({ ends.contains($0.symbol) }).count <= 1 else { continue }
+            let origin = carets.first?.time ?? drawing.start
+            // The event line: `!` read as time passing; the subscription line: only `^`, `!`
+            // and the groups' parentheses.
+            let events = lane.text.map { $0 == "!" ? "-" : String($0) }.joined()
+                .replacingOccurrences(of: "\\((-*)\\)", with: "-$1-", options: .regularExpression)
+            let expected = lane.symbols.filter { $0.symbol != "^" && $0.symbol != "!" }.map { symbol in
+                "\(symbol.time - origin) " + symbol.symbol
+            }
+            do {
+                let parsed = try MarbleNotation.parse(events, frame: drawing.frame, hot: !carets.isEmpty).map { event -> String in
+                    let symbol: String
+                    switch event.kind {
+                    case let .value(key): symbol = key
+                    case .complete: symbol = "|"
+                    case .error: symbol = "#"
+                    case .interrupted: symbol = String(MarbleNotation.interruptedSymbol)
+                    }
+                    return "\(event.time) " + symbol
+                }
+                if parsed != expected {
+                    problems.append("\(name): \(lane.text) reads back as \(parsed), drawn as \(expected)")
+                }
+                if let disposed = lane.symbols.first(where: { $0.symbol == "!" }) {
+                    var cells = Array(lane.text)
+                    for symbol in lane.symbols where symbol.symbol != "^" && symbol.symbol != "!" {
+                        for offset in 0..<symbol.symbol.count where symbol.column + offset < cells.count {
+                            cells[symbol.column + offset] = "-"
+                        }
+                    }
+                    let subscriptionLine = String(cells)
+                    let read = try MarbleNotation.parseSubscription(subscriptionLine, frame: drawing.frame)
+                    let readOrigin = read.subscribe ?? 0
+                    if read.unsubscribe.map({ $0 - readOrigin }) != disposed.time - origin {
+                        problems.append("\(name): \(lane.text): its '!' reads back at \(read.unsubscribe.map { $0 - readOrigin } ?? -1), "
+                                        + "drawn at \(disposed.time - origin)")
+                    }
+                }
+            } catch {
+                problems.append("\(name): \(lane.text) does not parse: \(error)")
+            }
+        }
+        return problems
+    }
+
+    /// Per lane, its symbols in the order they are written: time, then `^` before values
+    /// before ends at one time.
+    static func laneSymbols(_ lanes: [MarbleFigure.Lane], keys: [String: String]) -> [[(time: Int64, order: Int, symbol: String)]] {
+        lanes.map { lane in
+            var list: [(time: Int64, order: Int, symbol: String)] = []
+            for marble in lane.marbles { list.append((marble.time, 1, keys[marble.display] ?? "?")) }
+            for mark in lane.marks {
+                switch mark.kind {
+                case let .subscribed(at): list.append((at, 0, "^"))
+                case let .ended(end): list.append((end.time, 2, symbol(end)))
+                }
+            }
+            if let end = lane.end { list.append((end.time, 2, symbol(end))) }
+            if let subscribed = lane.subscribed, !list.contains(where: { $0.time == subscribed && $0.symbol == "^" }) {
+                list.append((subscribed, 0, "^"))
+            }
+            return list.enumerated()
+                .sorted { ($0.element.time, $0.element.order, $0.offset) < ($1.element.time, $1.element.order, $1.offset) }
+                .map(\.element)
+        }
     }
 
     /// The marble-notation symbol of a lane's end.
@@ -135,30 +188,6 @@ public enum MarbleText {
         case .interrupted: return "\u{2016}"
         case .disposed: return "!"
         }
-    }
-
-    private static func line(_ lane: MarbleFigure.Lane, title: String, labelWidth: Int, cells tokens: [Int: String],
-                             columns: [Int64: Int], breaks: [Int], width: Int, threads: [String]) -> String {
-        var cells = [Character](repeating: " ", count: width)
-        let start = lane.subscribed.flatMap { columns[$0] } ?? 0
-        let end = lane.end.flatMap { columns[$0.time] } ?? (width - 1)
-        if start <= end {
-            for column in start...end { cells[column] = "-" }
-        }
-        for column in breaks where column >= start && column + 1 <= end {
-            cells[column] = "~"
-            cells[column + 1] = "~"
-        }
-        for (column, token) in tokens {
-            for (offset, character) in token.enumerated() where column + offset < width {
-                cells[column + offset] = character
-            }
-        }
-        var text = title.padding(toLength: labelWidth, withPad: " ", startingAt: 0)
-        text += String(cells).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
-        let used = Array(Set(lane.marbles.map(\.thread))).sorted().compactMap { threads.indices.contains($0) ? threads[$0] : nil }
-        if !used.isEmpty { text += "   on " + used.map(TextSafety.singleLine).joined(separator: ", ") }
-        return text
     }
 
     /// A key per distinct display: itself when it is one plain character not otherwise used
@@ -194,5 +223,179 @@ public enum MarbleText {
             order.append((display, key))
         }
         return (keys, order)
+    }
+}
+
+/// Where a text figure's symbols go: one frame per column for every lane, groups and wide
+/// keys pushing what follows them (in every lane), idle stretches cut into time progressions.
+struct TextLayout {
+    let frame: Int64
+    /// The time of column 0: the figure's first time.
+    var start: Int64 = 0
+    /// Per lane, each symbol's column, drawn time and text, in order.
+    var placed: [[(column: Int, time: Int64, symbol: String)]]
+    /// The cut-out stretches: first column, the text written there (` 480ms `).
+    var cuts: [(column: Int, text: String)] = []
+    var width = 0
+    /// How many frames events are in, after the first: the waits between them.
+    var waits = 0
+    var hasCuts: Bool { !cuts.isEmpty }
+
+    /// The widest a figure is made, in columns, when a frame can keep it so.
+    static let targetWidth = 100
+    /// An idle stretch of every lane longer than this many frames is cut (with cuts on).
+    static let cutFrames: Int64 = 12
+    /// The frames tried, in nanoseconds: 1, 2 and 5 times each power of ten from 1 ns (up
+    /// to the whole range of virtual time, so any trace fits).
+    static let frames: [Int64] = (0...18).flatMap { power -> [Int64] in
+        let unit = (0..<power).reduce(Int64(1)) { value, _ in value * 10 }
+        return [unit, 2 * unit, 5 * unit]
+    }
+
+    /// The finest frame that keeps the figure within `targetWidth` columns and cuts only
+    /// idle stretches (at most one wait in ten between the frames events are in: a frame so
+    /// fine that every wait is cut out would show no time at all), else the one that makes
+    /// it narrowest.
+    static func best(times: [Int64], symbols: [[(time: Int64, order: Int, symbol: String)]], cuts: Bool) -> TextLayout {
+        var narrowest: TextLayout?
+        // A frame under a trillionth of the span would draw no figure anyone can read (and
+        // frame numbers must stay within 64 bits): the finer ones are not tried.
+        let span = UInt64(bitPattern: (times.last ?? 0) &- (times.first ?? 0))
+        for frame in frames where span / UInt64(frame) < 1 << 40 {
+            let layout = TextLayout(frame: frame, times: times, symbols: symbols, cuts: cuts)
+            if layout.width <= targetWidth && layout.cuts.count <= max(1, layout.waits / 10) { return layout }
+            if narrowest == nil || layout.width < narrowest!.width { narrowest = layout }
+        }
+        return narrowest ?? TextLayout(frame: frames[0], times: times, symbols: symbols, cuts: cuts)
+    }
+
+    init(frame: Int64, times: [Int64], symbols: [[(time: Int64, order: Int, symbol: String)]], cuts: Bool) {
+        self.frame = frame
+        placed = Array(repeating: [], count: symbols.count)
+        guard let first = times.first else { return }
+        start = first
+        // Per lane, symbols grouped by frame; the frames anything happens in, in order.
+        var groups: [[Int64: [String]]] = Array(repeating: [:], count: symbols.count)
+        var frames = Set<Int64>()
+        for (lane, list) in symbols.enumerated() {
+            for item in list {
+                // Times run from `first` up: their distance fits in an unsigned 64 bits.
+                let index = Int64(UInt64(bitPattern: item.time &- first) / UInt64(frame))
+                // Several subscriptions in one frame (the nodes of an inner chain) are one `^`.
+                if item.symbol == "^", groups[lane][index]?.contains("^") == true { continue }
+                groups[lane][index, default: []].append(item.symbol)
+                frames.insert(index)
+            }
+        }
+        var column = 0
+        var drawn = first      // the time of `column`
+        let (product, overflow) = Self.cutFrames.multipliedReportingOverflow(by: frame)
+        let longestWait = overflow ? Int64.max : product
+        waits = max(0, frames.count - 1)
+        for index in frames.sorted() {
+            let target = first &+ index &* frame      // at most the time it came from
+            let gap = Self.difference(target, drawn)
+            if cuts && gap > longestWait {
+                let text = " " + Self.progression(gap) + " "
+                self.cuts.append((column, text))
+                column += text.count
+                drawn = target
+            } else if gap > 0 {
+                column += Int(gap / frame)
+                drawn = target
+            }
+            var widest = 1
+            for lane in groups.indices {
+                guard let list = groups[lane][index] else { continue }
+                let token = list.count == 1 ? list[0] : "(" + list.joined() + ")"
+                var offset = list.count == 1 ? 0 : 1
+                for symbol in list {
+                    placed[lane].append((column + offset, drawn, symbol))
+                    offset += list.count == 1 ? 0 : symbol.count
+                }
+                widest = max(widest, token.count)
+            }
+            column += widest
+            drawn = Self.sum(drawn, Int64(widest) &* frame)
+        }
+        width = column
+    }
+
+    /// `a + b`, at most `Int64.max`.
+    static func sum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (result, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : result
+    }
+
+    /// `a - b`, within the range of `Int64`.
+    static func difference(_ a: Int64, _ b: Int64) -> Int64 {
+        let (result, overflow) = a.subtractingReportingOverflow(b)
+        return overflow ? (a > b ? .max : .min) : result
+    }
+
+    /// `480ms`, `1.5ms`, `2s`: exactly `nanoseconds`, as the notation reads a progression.
+    static func progression(_ nanoseconds: Int64) -> String {
+        if nanoseconds % 1_000_000_000 == 0 { return "\(nanoseconds / 1_000_000_000)s" }
+        let whole = nanoseconds / 1_000_000, rest = nanoseconds % 1_000_000
+        if rest == 0 { return "\(whole)ms" }
+        var fraction = String(rest)
+        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return "\(whole).\(fraction)ms"
+    }
+
+    /// Lane `index`'s line: `-` for each frame from its start (column 0, or its first `^`)
+    /// to its end, its symbols (groups in parentheses), the cuts' progressions where it is
+    /// running, spaces elsewhere.
+    func line(_ index: Int, lane: MarbleFigure.Lane) -> String {
+        var cells = [Character](repeating: " ", count: width + 1)
+        let list = placed[index]
+        guard !list.isEmpty || lane.subscribed == nil else { return "" }
+        let start = lane.subscribed == nil ? 0 : (list.first { $0.symbol == "^" }?.column ?? 0)
+        let ends: Set<String> = ["|", "#", "\u{2016}", "!"]
+        // Running between a subscription and its end; idle between an end and the next `^`.
+        var running: [ClosedRange<Int>] = []
+        var from: Int? = start
+        for item in list {
+            if item.symbol == "^", from == nil { from = item.column }
+            if ends.contains(item.symbol), let begin = from {
+                running.append(begin...max(begin, item.column))
+                from = nil
+            }
+        }
+        if let begin = from { running.append(begin...max(begin, width)) }
+        for range in running {
+            for column in range where column < cells.count { cells[column] = "-" }
+        }
+        for cut in cuts where running.contains(where: { $0.contains(cut.column) && $0.contains(cut.column + cut.text.count - 1) }) {
+            for (offset, character) in cut.text.enumerated() { cells[cut.column + offset] = character }
+        }
+        // Symbols drawn at one time are one group, written `(` … `)` around their columns.
+        var index = 0
+        while index < list.count {
+            var next = index + 1
+            while next < list.count, list[next].time == list[index].time { next += 1 }
+            let group = list[index..<next]
+            if group.count == 1 {
+                write(group.first!.symbol, at: group.first!.column, into: &cells)
+            } else {
+                let open = group.first!.column - 1
+                cells[open] = "("
+                var column = group.first!.column
+                for item in group {
+                    write(item.symbol, at: column, into: &cells)
+                    column += item.symbol.count
+                }
+                cells[column] = ")"
+            }
+            index = next
+        }
+        return String(cells).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+    }
+
+    private func write(_ symbol: String, at column: Int, into cells: inout [Character]) {
+        for (offset, character) in symbol.enumerated() where column + offset < cells.count {
+            cells[column + offset] = character
+        }
     }
 }

@@ -10,6 +10,9 @@
 /// a space, advances the clock by that much. Subscription lines use `^` (subscribe) and `!`
 /// (unsubscribe); `!` means nothing else.
 ///
+/// A bracketed key, `[63]`, is one value named by the whole key (each of its characters
+/// still takes a frame): how `marbles draw` names values past the 62 letters and digits.
+///
 /// One symbol is added to RxJS's: `‖` (U+2016 DOUBLE VERTICAL LINE, the double bar the
 /// figures draw) is *interrupted*, the third terminal event of Signals' grammar
 /// `value* (failed | completed | interrupted)?`: the stream was cancelled before it ended by
@@ -67,7 +70,8 @@ public enum MarbleNotation {
     /// A token of a marble line: the characters that matter, with columns and frame advances.
     private enum Token {
         case dash, open, close, caret, bang, complete, error, interrupted
-        case value(Character)
+        /// A value: one character, or a bracketed key such as `[63]` (one value, a frame per character).
+        case value(String, width: Int)
         case progression(Int64)
     }
 
@@ -101,7 +105,19 @@ public enum MarbleNotation {
             case "|": result.append((.complete, column))
             case "#": result.append((.error, column))
             case Self.interruptedSymbol: result.append((.interrupted, column))
-            default: result.append((.value(character), column))
+            case "[":
+                // `[63]`: one value named by the whole key, as `marbles draw` prints values
+                // past the 62 letters and digits.
+                guard let close = characters[index...].firstIndex(of: "]"), close > index + 1,
+                      !characters[(index + 1)..<close].contains(where: { " \t[()".contains($0) }) else {
+                    throw MarbleSyntaxError(line: line, column: column + columnOffset,
+                                            message: "expected a key such as [63] closed by ']' on its line")
+                }
+                let width = close - index + 1
+                result.append((.value(String(characters[index...close]), width: width), column))
+                index += width
+                continue
+            default: result.append((.value(String(character), width: 1), column))
             }
             index += 1
         }
@@ -203,12 +219,14 @@ public enum MarbleNotation {
                 case .complete: kind = .complete; terminal = column
                 case .error: kind = .error; terminal = column
                 case .interrupted: kind = .interrupted; terminal = column
-                case let .value(character): kind = .value(String(character))
+                case let .value(name, _): kind = .value(name)
                 default: continue
                 }
                 events.append(Event(time: groupStart ?? time, kind: kind, column: column + columnOffset))
                 groupHasEvents = true
-                time = try later(time, by: frame, line: line, column: column + columnOffset)
+                var width = 1
+                if case let .value(_, characters) = token { width = characters }
+                for _ in 0..<width { time = try later(time, by: frame, line: line, column: column + columnOffset) }
             }
         }
         if groupStart != nil { throw fail(groupColumn, "expected ')' to close the group opened here") }

@@ -16,7 +16,7 @@ final class ModuleLayeringTests: XCTestCase {
         "MarbleStreams": ["Signals", "MarbleNotation", "Locks"],
         "Spec": ["Signals", "MarbleNotation", "MarbleStreams", "Locks"],
         "Replay": ["Signals", "TraceLog", "Recording", "Locks"],
-        "Diagrams": ["TraceLog", "Locks", "CGraphviz", "CCairo"],
+        "Diagrams": ["TraceLog", "Locks", "MarbleNotation", "CGraphviz", "CCairo"],
         "Viewer": ["TraceLog", "TraceKinds", "Diagrams"],
         "Tutorials": ["Signals", "TraceLog", "Recording", "Locks"],
         "Demo": ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams", "Viewer"],

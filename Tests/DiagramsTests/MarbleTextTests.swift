@@ -1,4 +1,6 @@
 @testable import Diagrams
+import Foundation
+import TraceLog
 import XCTest
 
 final class MarbleTextTests: XCTestCase {
@@ -62,8 +64,10 @@ final class MarbleTextTests: XCTestCase {
             .lane(.init(title: "d", marbles: [.init(id: 2, time: 0, display: "y")], end: .disposed(at: 5))),
         ])
         let lines = MarbleText.render(figure).split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines[0], "i  x---‖")
-        XCTAssertEqual(lines[1], "d  y---!")
+        // One column per nanosecond here: the end is five columns after the value.
+        XCTAssertEqual(lines[0], "i  x----‖")
+        XCTAssertEqual(lines[1], "d  y----!")
+        XCTAssertEqual(MarbleText.roundTripProblems(figure), [])
     }
 
     /// The symbols of a lane's line in order, dashes, cuts and group brackets left out:
@@ -141,7 +145,7 @@ final class MarbleTextTests: XCTestCase {
                                   threads: [hostile])
         let first = MarbleText.render(figure)
         XCTAssertEqual(first, MarbleText.render(figure))
-        XCTAssertEqual(first.split(separator: "\n").first.map(String.init), "a\u{23CE}b\u{2401}  -a--   on a\u{23CE}b\u{2401}")
+        XCTAssertEqual(first.split(separator: "\n").first.map(String.init), "a\u{23CE}b\u{2401}  a-   on a\u{23CE}b\u{2401}")
     }
 }
 
@@ -151,5 +155,32 @@ final class OperatorTextTests: XCTestCase {
         XCTAssertEqual(OperatorText.format(name: "observe(on:)", parameters: "on: main"), "observe(on: main)")
         XCTAssertEqual(OperatorText.format(name: "throttle", parameters: "0.5s"), "throttle(0.5s)")
         XCTAssertEqual(OperatorText.format(name: "take(until:)", parameters: ""), "take(until:)")
+    }
+}
+
+/// Issue 27 item 6: text marbles that read back. Every committed trace's text figure, with
+/// and without cuts, all lanes and the default selection: each lane that is one stream of the
+/// notation parses back to its symbols at the times they are drawn at.
+final class MarbleTextRoundTripTests: XCTestCase {
+    private let traces = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("traces")
+
+    func testEveryCommittedTracesLinesReadBack() throws {
+        let files = try FileManager.default.contentsOfDirectory(at: traces, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "trace" }.sorted { $0.path < $1.path }
+        XCTAssertGreaterThan(files.count, 5)
+        var lanes = 0
+        for file in files {
+            let trace = try Trace(contentsOf: file)
+            for selection in [MarbleOptions.Selection.paths, .all] {
+                for cuts in [true, false] {
+                    var figure = try MarbleFigure(trace: trace, options: .init(selection: selection))
+                    figure.cutsIdleTime = cuts
+                    lanes += figure.lanes.count
+                    XCTAssertEqual(MarbleText.roundTripProblems(figure), [], "\(file.lastPathComponent), cuts \(cuts)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(lanes, 100)
     }
 }

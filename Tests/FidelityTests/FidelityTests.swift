@@ -10,7 +10,7 @@ import XCTest
 import TestSupport
 
 /// One generated pipeline run live and recorded, replayed twice and diffed, its figures
-/// checked: the four invariants of issue 27.
+/// checked: the four invariants of issue 27 (the fourth: every text marble line reads back).
 struct FidelityCheck {
     let pipeline: GeneratedPipeline
     /// What broke, by invariant; empty when every one held.
@@ -69,6 +69,24 @@ struct FidelityCheck {
         }
         // 3. Each figure edge's count is what the code that ran counted.
         failures += Self.edgeProblems(replay.trace, replayBuilder.crossings, side: "replay")
+        // 4. Every text marble line reads back to what it draws, cut and uncut.
+        failures += Self.textProblems(liveTrace, side: "recorded") + Self.textProblems(replay.trace, side: "replay")
+    }
+
+    /// The text marble lines of the trace's figure (every lane) that do not read back
+    /// through the notation's parser to the times their symbols are drawn at.
+    static func textProblems(_ trace: Trace, side: String) -> [String] {
+        do {
+            var figure = try MarbleFigure(trace: trace, options: .init(selection: .all))
+            var problems: [String] = []
+            for cuts in [true, false] {
+                figure.cutsIdleTime = cuts
+                problems += MarbleText.roundTripProblems(figure).map { "text (\(side), cuts \(cuts)): \($0)" }
+            }
+            return problems
+        } catch {
+            return ["text (\(side)): no figure: \(error)"]
+        }
     }
 
     /// Runs the pipeline on real threads, each input fed by a thread of its own.
