@@ -72,6 +72,15 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
         }
     }
 
+    /// Sends one value, then completes: the initialiser named `init(value:)` exactly, for
+    /// passing it as a function (`.map(SignalProducer.init(value:))`, as ReactiveSwift code
+    /// does). A call writes `SignalProducer(value: x)` and gets the one above, which records
+    /// its call site; this one records no line.
+    @_disfavoredOverload
+    public init(value: Value) {
+        self.init(value: value, file: "", line: 0)
+    }
+
     /// Sends the values in order, then completes.
     public init<S: Sequence>(_ values: S, file: StaticString = #fileID, line: UInt = #line) where S.Element == Value {
         let node = Node.make(.source, "SignalProducer(values:)", file: file, line: line)
@@ -333,6 +342,13 @@ extension SignalProducer where Error == Never {
             observer.send(value: value)
             observer.sendCompleted()
         }
+    }
+
+    /// Sends one value, then completes: `init(value:)` exactly, for passing it as a function
+    /// (see the general one); a call gets the one above, which records its call site.
+    @_disfavoredOverload
+    public init(value: Value) {
+        self.init(value: value, file: "", line: 0)
     }
 
     /// Sends the values in order, then completes (a producer that cannot fail).

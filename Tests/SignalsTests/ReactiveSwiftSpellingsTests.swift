@@ -209,3 +209,50 @@ final class ReactiveSwiftSpellingsMoreTests: XCTestCase {
         XCTAssertEqual(sums, [4, 6, 4, 6])
     }
 }
+
+/// Issue 29: `interval` and `SignalProducer.init(value:)` passed as a function, as
+/// ReactiveSwift code writes them.
+final class IntervalAndInitialiserValueTests: XCTestCase {
+    func testIntervalSendsASequenceOneIntervalApartThenCompletes() {
+        let scheduler = TestScheduler()
+        var events: [String] = []
+        SignalProducer.interval("abc", interval: .seconds(1), on: scheduler).start { event in
+            events.append("\(Int(scheduler.currentDate.timeIntervalSinceReferenceDate)):\(event)")
+        }
+        scheduler.advance(by: .milliseconds(900))
+        XCTAssertEqual(events, [])
+        scheduler.run()
+        XCTAssertEqual(events, ["1:VALUE a", "2:VALUE b", "3:VALUE c", "4:COMPLETED"])
+    }
+
+    func testIntervalOfIntegersCountsUntilInterrupted() {
+        let scheduler = TestScheduler()
+        var values: [Int] = []
+        var interrupted = false
+        let disposable = SignalProducer.interval(.milliseconds(10), on: scheduler).start { event in
+            switch event {
+            case let .value(value): values.append(value)
+            case .interrupted: interrupted = true
+            default: XCTFail("unexpected \(event)")
+            }
+        }
+        scheduler.advance(by: .milliseconds(45))
+        disposable.dispose()
+        scheduler.advance(by: .milliseconds(100))
+        XCTAssertEqual(values, [0, 1, 2, 3])
+        XCTAssertTrue(interrupted)
+        XCTAssertEqual(SignalProducer.interval(.seconds(1), on: scheduler).node.name, "interval")
+    }
+
+    func testInitValueIsAFunctionAndACallStillRecordsItsCallSite() {
+        let make: (Int) -> SignalProducer<Int, Never> = SignalProducer.init(value:)
+        let failable: (Int) -> SignalProducer<Int, Error> = SignalProducer.init(value:)
+        var values: [Int] = []
+        SignalProducer([1, 2]).flatMap(.concat, make).startWithValues { values.append($0) }
+        failable(3).startWithResult { if case let .success(value) = $0 { values.append(value) } }
+        XCTAssertEqual(values, [1, 2, 3])
+        let called = SignalProducer<Int, Never>(value: 4); let line = UInt(#line)
+        XCTAssertEqual(called.node.line, line, "a call records its line")
+        XCTAssertEqual(called.node.file, "SignalsTests/ReactiveSwiftSpellingsTests.swift")
+    }
+}

@@ -46,3 +46,36 @@ extension SignalProducer where Value == Date, Error == Never {
         }
     }
 }
+
+extension SignalProducer where Error == Never {
+    /// Sends the elements of `values` one `interval` apart, the first one `interval` after the
+    /// start, and completes at the tick after the last (ReactiveSwift's `interval`). An
+    /// endless sequence never completes. Each start walks the sequence anew; one node,
+    /// `interval`, whose parameters are the period and the scheduler.
+    public static func interval<S: Sequence>(_ values: S, interval: DispatchTimeInterval, on scheduler: DateScheduler,
+                                             file: StaticString = #fileID, line: UInt = #line)
+        -> SignalProducer<S.Element, Never> where S.Element == Value {
+        let node = Node.make(.source, "interval", parameters: intervalParameters(interval.timeInterval, on: scheduler),
+                             file: file, line: line)
+        return SignalProducer(node: node) { observer, lifetime in
+            var iterator = values.makeIterator()
+            let first = scheduler.currentDate.addingTimeInterval(interval.timeInterval)
+            lifetime += scheduler.schedule(after: first, interval: interval, leeway: .nanoseconds(0)) {
+                if let next = iterator.next() {
+                    observer.send(value: next)
+                } else {
+                    observer.sendCompleted()
+                }
+            }
+        }
+    }
+}
+
+extension SignalProducer where Value == Int, Error == Never {
+    /// Sends 0, 1, 2, … one `interval` apart, the first one `interval` after the start, until
+    /// interrupted (ReactiveSwift's `interval(interval:on:)`).
+    public static func interval(_ interval: DispatchTimeInterval, on scheduler: DateScheduler,
+                                file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Int, Never> {
+        SignalProducer.interval(0..., interval: interval, on: scheduler, file: file, line: line)
+    }
+}
