@@ -1,3 +1,5 @@
+import Foundation
+
 /// A type that gives its values a `reactive` namespace (ReactiveSwift's
 /// `ReactiveExtensionsProvider`): extensions of `Reactive where Base == YourType` add the
 /// streams and binding targets of `YourType` there, apart from its own members.
@@ -17,4 +19,22 @@ public struct Reactive<Base> {
     public let base: Base
 
     fileprivate init(_ base: Base) { self.base = base }
+}
+
+extension NotificationCenter: ReactiveExtensionsProvider {}
+
+extension Reactive where Base: NotificationCenter {
+    /// The notifications named `name` (any name when nil) that `object` posts (any object
+    /// when nil), as a signal that never ends by itself: a source node `notifications` whose
+    /// parameter is the name. The center's observer is removed when the signal's last
+    /// observer leaves.
+    public func notifications(forName name: Notification.Name?, object: AnyObject? = nil,
+                              file: StaticString = #fileID, line: UInt = #line) -> Signal<Notification, Never> {
+        let center = base
+        let node = Node.make(.source, "notifications", parameters: name?.rawValue ?? "any", file: file, line: line)
+        return Signal(node: node, detachWhenUnobserved: true) { observer, lifetime in
+            let token = center.addObserver(forName: name, object: object, queue: nil) { observer.send(value: $0) }
+            lifetime.observeEnded { center.removeObserver(token) }
+        }
+    }
 }

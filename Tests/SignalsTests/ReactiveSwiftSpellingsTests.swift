@@ -256,3 +256,22 @@ final class IntervalAndInitialiserValueTests: XCTestCase {
         XCTAssertEqual(called.node.file, "SignalsTests/ReactiveSwiftSpellingsTests.swift")
     }
 }
+
+/// Issue 29: `NotificationCenter.reactive.notifications(forName:object:)`.
+final class NotificationSignalTests: XCTestCase {
+    func testNotificationsOfANameUntilTheLastObserverLeaves() {
+        let center = NotificationCenter()
+        let first = Notification.Name("marbles.first"), other = Notification.Name("marbles.other")
+        let signal = center.reactive.notifications(forName: first)
+        var names: [Notification.Name] = []
+        let observing = signal.observeValues { names.append($0.name) }
+        center.post(name: other, object: nil)
+        center.post(name: first, object: nil)
+        XCTAssertEqual(names, [first])
+        XCTAssertEqual(signal.node.name, "notifications")
+        XCTAssertEqual(signal.node.parameters, "marbles.first")
+        observing?.dispose()
+        center.post(name: first, object: nil)
+        XCTAssertEqual(names, [first], "no longer observed once the last observer left")
+    }
+}
