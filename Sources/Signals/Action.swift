@@ -164,11 +164,6 @@ extension Action {
         self.init(state: state, enabledIf: { _ in true }, file: file, line: line, execute: execute)
     }
 
-    /// An action that uses `state`, whose unit of work depends on the state only.
-    public convenience init<P: PropertyProtocol>(state: P, file: StaticString = #fileID, line: UInt = #line,
-                                                 execute: @escaping (P.Value) -> SignalProducer<Output, Error>) {
-        self.init(state: state, enabledIf: { _ in true }, file: file, line: line) { state, _ in execute(state) }
-    }
 
     /// An action enabled while `isEnabled` is true (and nothing executes).
     public convenience init<P: PropertyProtocol>(enabledIf isEnabled: P, file: StaticString = #fileID, line: UInt = #line,
@@ -187,13 +182,6 @@ extension Action {
         }
     }
 
-    /// An action enabled while `state` holds a value, whose unit of work depends on it only.
-    public convenience init<P: PropertyProtocol, T>(unwrapping state: P, file: StaticString = #fileID, line: UInt = #line,
-                                                    execute: @escaping (T) -> SignalProducer<Output, Error>)
-    where P.Value == T? {
-        self.init(unwrapping: state, file: file, line: line) { state, _ in execute(state) }
-    }
-
     /// An action that is always enabled (when not executing).
     public convenience init(file: StaticString = #fileID, line: UInt = #line,
                             execute: @escaping (Input) -> SignalProducer<Output, Error>) {
@@ -207,5 +195,23 @@ extension Action where Input == Void {
     /// `apply(())`.
     public func apply(file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Output, ActionError<Error>> {
         apply((), file: file, line: line)
+    }
+}
+
+extension Action where Input == Void {
+    /// An action of no input that uses `state`: its unit of work depends on the state only
+    /// (ReactiveSwift passes `SignalProducer.init(value:)` here to echo the state).
+    public convenience init<P: PropertyProtocol, T>(state: P, file: StaticString = #fileID, line: UInt = #line,
+                                                    execute: @escaping (T) -> SignalProducer<Output, Error>)
+    where P.Value == T {
+        self.init(state: state, enabledIf: { _ in true }, file: file, line: line) { state, _ in execute(state) }
+    }
+
+    /// An action of no input enabled while `state` holds a value, its unit of work made from
+    /// that value.
+    public convenience init<P: PropertyProtocol, T>(unwrapping state: P, file: StaticString = #fileID, line: UInt = #line,
+                                                    execute: @escaping (T) -> SignalProducer<Output, Error>)
+    where P.Value == T? {
+        self.init(unwrapping: state, file: file, line: line) { state, _ in execute(state) }
     }
 }

@@ -191,9 +191,11 @@ extension Action {
         }
     }
 
-    /// An action enabled while `state` holds a valid value, whose work depends on it only.
+    /// An action of no input enabled while `state` holds a valid value, whose work depends
+    /// on it only.
     public convenience init<T, E>(validated state: ValidatingProperty<T, E>, file: StaticString = #fileID,
-                                  line: UInt = #line, execute: @escaping (T) -> SignalProducer<Output, Error>) {
+                                  line: UInt = #line, execute: @escaping (T) -> SignalProducer<Output, Error>)
+    where Input == Void {
         self.init(validated: state, file: file, line: line) { value, _ in execute(value) }
     }
 }

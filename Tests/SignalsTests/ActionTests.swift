@@ -85,3 +85,37 @@ final class ActionTests: XCTestCase {
         XCTAssertTrue(completed)
     }
 }
+
+/// Issue 29: an action of no input made from its state alone, as ReactiveSwift code writes it
+/// (`Action(state: property, execute: SignalProducer.init(value:))`).
+final class ActionFromStateTests: XCTestCase {
+    private let echo: (Int) -> SignalProducer<Int, Never> = SignalProducer.init(value:)
+
+    func testTheStateAloneMakesTheWork() {
+        let input = MutableProperty(0)
+        let action = Action(state: input, execute: echo)
+        var values: [Int] = []
+        action.values.observeValues { values.append($0) }
+        for value in 1...3 {
+            input.value = value
+            action.apply().start()
+        }
+        XCTAssertEqual(values, [1, 2, 3])
+    }
+
+    func testUnwrappingAndValidatedStatesEnableIt() {
+        let optional = MutableProperty<Int?>(1)
+        let unwrapping = Action(unwrapping: optional, execute: echo)
+        XCTAssertTrue(unwrapping.isEnabled.value)
+        optional.value = nil
+        XCTAssertFalse(unwrapping.isEnabled.value)
+
+        let validating = ValidatingProperty<Int, ValidationTestError>(0) { $0 >= 0 ? .valid : .invalid(ValidationTestError()) }
+        let validated = Action(validated: validating, execute: echo)
+        XCTAssertTrue(validated.isEnabled.value)
+        validating.value = -1
+        XCTAssertFalse(validated.isEnabled.value)
+    }
+}
+
+private struct ValidationTestError: Error {}
