@@ -306,6 +306,11 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     @usableFromInline let membership = LockedState(Membership<Value, Error>())
     /// Whether `membership` holds changes the delivering thread has not taken in yet.
     @usableFromInline let membershipChanged = Atomic<Bool>(false)
+    /// Set by a terminal event sent from any thread before it waits for the serializer: a
+    /// value sent from another thread that gets the serializer first is dropped, as the
+    /// stream is ending (ReactiveSwift's semantics: nothing is delivered after an
+    /// interruption, however the threads queue for the lock).
+    @usableFromInline let terminating = Atomic<Bool>(false)
     /// Disposed when the signal terminates: the lifetime's resources.
     @usableFromInline let resources = CompositeDisposable()
     let detachWhenUnobserved: Bool
@@ -423,8 +428,10 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// Sends `event` from any thread: waits for the serializer.
     @inlinable
     func send(_ event: Signals.Event<Value, Error>) {
+        let ending = event.isTerminating
+        if ending { terminating.store(true, ordering: .relaxed) }
         serializer.lock()
-        let terminated = deliver(event)
+        let terminated = ending || !terminating.load(ordering: .relaxed) ? deliver(event) : false
         serializer.unlock()
         if terminated { release() }
         if DeferredInterruptions.pending.load(ordering: .sequentiallyConsistent) != 0 {
@@ -459,7 +466,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     @inlinable
     func send(value: Value) {
         serializer.lock()
-        deliver(value: value)
+        if !terminating.load(ordering: .relaxed) { deliver(value: value) }
         serializer.unlock()
         if DeferredInterruptions.pending.load(ordering: .sequentiallyConsistent) != 0 {
             DeferredInterruptions.run(serializer)
