@@ -254,19 +254,23 @@ struct TextLayout {
 
     /// The finest frame that keeps the figure within `targetWidth` columns and cuts only
     /// idle stretches (at most one wait in ten between the frames events are in: a frame so
-    /// fine that every wait is cut out would show no time at all), else the one that makes
-    /// it narrowest.
+    /// fine that every wait is cut out would show no time at all). When no frame keeps it
+    /// that narrow (a lane with more events than columns), the allowance doubles until one
+    /// does: a busy lane gets wider, never one frame for everything.
     static func best(times: [Int64], symbols: [[(time: Int64, order: Int, symbol: String)]], cuts: Bool) -> TextLayout {
-        var narrowest: TextLayout?
         // A frame under a trillionth of the span would draw no figure anyone can read (and
         // frame numbers must stay within 64 bits): the finer ones are not tried.
         let span = UInt64(bitPattern: (times.last ?? 0) &- (times.first ?? 0))
-        for frame in frames where span / UInt64(frame) < 1 << 40 {
-            let layout = TextLayout(frame: frame, times: times, symbols: symbols, cuts: cuts)
-            if layout.width <= targetWidth && layout.cuts.count <= max(1, layout.waits / 10) { return layout }
-            if narrowest == nil || layout.width < narrowest!.width { narrowest = layout }
+        let layouts = frames.filter { span / UInt64($0) < 1 << 40 }
+            .map { TextLayout(frame: $0, times: times, symbols: symbols, cuts: cuts) }
+        var allowed = targetWidth
+        while allowed < 1 << 24 {
+            if let fitting = layouts.first(where: { $0.width <= allowed && $0.cuts.count <= max(1, $0.waits / 10) }) {
+                return fitting
+            }
+            allowed *= 2
         }
-        return narrowest ?? TextLayout(frame: frames[0], times: times, symbols: symbols, cuts: cuts)
+        return layouts.min { $0.width < $1.width } ?? TextLayout(frame: frames[0], times: times, symbols: symbols, cuts: cuts)
     }
 
     init(frame: Int64, times: [Int64], symbols: [[(time: Int64, order: Int, symbol: String)]], cuts: Bool) {

@@ -158,6 +158,22 @@ final class OperatorTextTests: XCTestCase {
     }
 }
 
+/// A lane with more values than a line has columns got one frame for everything, one group
+/// of 150 symbols: the line grows instead, its frame still uniform.
+final class MarbleTextBusyLaneTests: XCTestCase {
+    func testABusyLaneIsDrawnWiderNotAsOneGroup() {
+        let ms: Int64 = 1_000_000
+        let busy = MarbleFigure.Lane(title: "busy", marbles: (0..<150).map {
+            MarbleFigure.Marble(id: UInt64($0), time: Int64($0) * 10 * ms, display: "\($0 % 10)")
+        }, end: .completed(at: 1_500 * ms))
+        let figure = MarbleFigure(rows: [.lane(busy)])
+        let drawing = MarbleText.drawing(figure)
+        XCTAssertEqual(drawing.frame, 10 * ms, MarbleText.render(figure))
+        XCTAssertFalse(drawing.lanes[0].text.contains("("), drawing.lanes[0].text)
+        XCTAssertEqual(MarbleText.roundTripProblems(figure), [])
+    }
+}
+
 /// Issue 27 item 6: text marbles that read back. Every committed trace's text figure, with
 /// and without cuts, all lanes and the default selection: each lane that is one stream of the
 /// notation parses back to its symbols at the times they are drawn at.
