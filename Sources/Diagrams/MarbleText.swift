@@ -28,10 +28,7 @@ public enum MarbleText {
     /// notation reads as that much time.
     public static func render(_ figure: MarbleFigure) -> String {
         let lanes = figure.lanes
-        let keys = assignKeys(lanes)
-        let symbols = laneSymbols(lanes, keys: keys.key)
-        let times = Array(Set(symbols.flatMap { $0.map(\.time) })).sorted()
-        let layout = TextLayout.best(times: times, symbols: symbols, cuts: figure.cutsIdleTime)
+        let (keys, symbols, times, layout) = laidOut(figure)
 
         let titles = lanes.map { ($0.isInner ? "  " : "") + TextSafety.truncated(TextSafety.singleLine($0.title), to: 28) }
         let labelWidth = (titles.map(\.count).max() ?? 0) + 2
@@ -74,10 +71,7 @@ public enum MarbleText {
     /// read back from the line (`MarbleNotation.parse` at `frame`, relative to the lane's `^`).
     public static func drawing(_ figure: MarbleFigure) -> Drawing {
         let lanes = figure.lanes
-        let keys = assignKeys(lanes)
-        let symbols = laneSymbols(lanes, keys: keys.key)
-        let times = Array(Set(symbols.flatMap { $0.map(\.time) })).sorted()
-        let layout = TextLayout.best(times: times, symbols: symbols, cuts: figure.cutsIdleTime)
+        let layout = laidOut(figure).layout
         return Drawing(frame: layout.frame, start: layout.start, lanes: lanes.indices.map { index in
             Drawing.Lane(text: layout.line(index, lane: lanes[index]), symbols: layout.placed[index])
         })
@@ -156,6 +150,16 @@ public enum MarbleText {
             }
         }
         return problems
+    }
+
+    /// The figure's keys, each lane's symbols, the distinct times, and where they go.
+    private static func laidOut(_ figure: MarbleFigure)
+        -> (keys: (key: [String: String], order: [(display: String, key: String)]),
+            symbols: [[(time: Int64, order: Int, symbol: String)]], times: [Int64], layout: TextLayout) {
+        let keys = assignKeys(figure.lanes)
+        let symbols = laneSymbols(figure.lanes, keys: keys.key)
+        let times = Array(Set(symbols.flatMap { $0.map(\.time) })).sorted()
+        return (keys, symbols, times, TextLayout.best(times: times, symbols: symbols, cuts: figure.cutsIdleTime))
     }
 
     /// Per lane, its symbols in the order they are written: time, then `^` before values

@@ -92,29 +92,13 @@ final class FirstPipelineGuideTests: XCTestCase {
 
     /// The guide's fenced blocks of `language`, in order.
     private func blocks(_ language: String) throws -> [[String]] {
-        let lines = try String(contentsOf: guide, encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        var blocks: [[String]] = []
-        var current: [String]?
-        for line in lines {
-            if line == "```\(language)" { current = [] } else if line == "```", let block = current {
-                blocks.append(block)
-                current = nil
-            } else {
-                current?.append(line)
-            }
-        }
-        return blocks
+        try FencedBlocks.blocks(in: guide, language: language)
     }
 
     /// This file's lines between `// BEGIN GUIDE n` and `// END GUIDE n`, without the lines
     /// marked "// not in the guide".
     private func compiledBlock(_ number: Int) throws -> [String] {
-        let lines = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard let begin = lines.firstIndex(of: "// BEGIN GUIDE \(number)"),
-              let end = lines.firstIndex(of: "// END GUIDE \(number)") else { return [] }
-        return lines[(begin + 1)..<end].filter { !$0.hasSuffix("// not in the guide") }
+        try FencedBlocks.marked(number, tag: "GUIDE", skipping: "// not in the guide", in: #filePath)
     }
 
     func testTheGuideShowsTheseBlocksLineForLine() throws {

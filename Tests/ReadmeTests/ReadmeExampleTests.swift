@@ -86,29 +86,13 @@ final class ReadmeExampleTests: XCTestCase {
 
     /// The README's Swift blocks, in order.
     private func readmeBlocks() throws -> [[String]] {
-        let lines = try String(contentsOf: top.appendingPathComponent("README.md"), encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        var blocks: [[String]] = []
-        var current: [String]?
-        for line in lines {
-            if line == "```swift" { current = [] } else if line == "```", let block = current {
-                blocks.append(block)
-                current = nil
-            } else {
-                current?.append(line)
-            }
-        }
-        return blocks
+        try FencedBlocks.blocks(in: top.appendingPathComponent("README.md"), language: "swift")
     }
 
     /// This file's lines between `// BEGIN README n` and `// END README n`, without the
     /// lines this file adds to compile them (marked "// not in the README").
     private func compiledBlock(_ number: Int) throws -> [String] {
-        let lines = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard let begin = lines.firstIndex(of: "// BEGIN README \(number)"),
-              let end = lines.firstIndex(of: "// END README \(number)") else { return [] }
-        return lines[(begin + 1)..<end].filter { !$0.hasSuffix("// not in the README") }
+        try FencedBlocks.marked(number, tag: "README", skipping: "// not in the README", in: #filePath)
     }
 
     func testTheReadmeShowsTheseExamplesLineForLine() throws {
