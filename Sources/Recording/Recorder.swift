@@ -58,7 +58,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// This recorder's number in the process: tells its entries in the per-thread cache
     /// (`ThreadInfo`) from those of an earlier recorder.
     let serial = RecorderCore.serials.add(1, ordering: .relaxed).oldValue
-    static let serials = Atomic<UInt64>(1)
+    static let serials = Synchronization.Atomic<UInt64>(1)
     /// In front of `nodeIDs` and `subscriptionIDs`, guarded by `mutex` like them.
     let nodeCache = IDCache(capacity: 256)
     let subscriptionCache = IDCache(capacity: 1024)
@@ -100,7 +100,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         _modify { yield &hot.pointee.marks }
     }
     /// The last event sequence number given; events are numbered from 1 (`takeSequence()`).
-    let sequenceCounter = Atomic<UInt64>(0)
+    let sequenceCounter = Synchronization.Atomic<UInt64>(0)
     var sequence: UInt64 { sequenceCounter.load(ordering: .relaxed) }
     @inline(__always) func takeSequence() -> UInt64 {
         if merging { return sequenceCounter.wrappingAdd(1, ordering: .relaxed).newValue }
@@ -122,7 +122,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// first conversion of ticks begins. Guarded by `mutex`.
     var tickStart: (ticks: Int64, nanoseconds: Int64) = (0, 0)
     /// Cleared when the recorder stops: a thread's ring takes no event after.
-    let running = Atomic<Bool>(false)
+    let running = Synchronization.Atomic<Bool>(false)
     /// The rings of the threads that recorded, by `ThreadInfo.serial`, and in the order they
     /// were made (the writer's list). Guarded by `mutex`.
     var rings: [UInt64: ThreadRing] = [:]

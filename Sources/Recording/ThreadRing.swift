@@ -16,13 +16,13 @@ final class ThreadRing: ThreadLocalObject, @unchecked Sendable {  // head/tail/e
     /// The `ThreadInfo.serial` of the thread it belongs to.
     let owner: UInt64
     /// Set when the thread ended (after its last push): once drained, the writer lets go of it.
-    let ended = Atomic<Bool>(false)
+    let ended = Synchronization.Atomic<Bool>(false)
     let capacity: Int
     private let mask: Int
     let slots: UnsafeMutablePointer<RingEvent>
     /// Slots published by the producer, and slots given back by the writer (both only grow).
-    let head = Atomic<Int>(0)
-    let tail = Atomic<Int>(0)
+    let head = Synchronization.Atomic<Int>(0)
+    let tail = Synchronization.Atomic<Int>(0)
     /// The producer's own state, behind a pointer (a class's stored `var`s are checked for
     /// exclusive access on every access, a pointee is not). Only the owning thread touches it.
     let local: UnsafeMutablePointer<Local>

@@ -11,7 +11,7 @@ public protocol Disposable: AnyObject, Sendable {
 
 /// Runs an action once, on the first `dispose()`.
 public final class AnyDisposable: Disposable, @unchecked Sendable {  // the action is taken once, after the atomic flag is won
-    private let state = Atomic<Bool>(false)
+    private let state = Synchronization.Atomic<Bool>(false)
     private var action: (() -> Void)?
 
     /// A disposable that only remembers whether it was disposed.

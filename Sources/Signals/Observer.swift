@@ -84,7 +84,7 @@ extension Observer where Value == Void {
 @usableFromInline
 final class Observation<Value, Error: Swift.Error>: @unchecked Sendable {  // immutable; `disposed` is atomic, delivery serialised by `gate` or the signal
     @usableFromInline let observer: Observer<Value, Error>
-    @usableFromInline let disposed = Atomic<Bool>(false)
+    @usableFromInline let disposed = Synchronization.Atomic<Bool>(false)
     /// Held for each delivery of a gated observation, so disposal can wait one out.
     /// Recursive: an observer may dispose itself, or be re-entered, from inside a delivery.
     @usableFromInline let gate: Lock?

@@ -401,7 +401,7 @@ public enum Instrumentation {
         }
     }
 
-    @usableFromInline static let slot = Atomic<UInt>(0)
+    @usableFromInline static let slot = Synchronization.Atomic<UInt>(0)
     /// Every set ever attached (see `ProbeSet`), the current one last.
     private static let sets = Protected<[ProbeSet]>([])
 
@@ -454,7 +454,7 @@ public enum Instrumentation {
         }
     }
 
-    private static let nextSubscription = Atomic<UInt64>(1)
+    private static let nextSubscription = Synchronization.Atomic<UInt64>(1)
 
     /// A new process-unique subscription id.
     @inline(__always)
@@ -585,7 +585,7 @@ public final class ProbeContext {
     /// The thread-specific key of the contexts, plus one (0 until the first context is made):
     /// it keeps each thread's context and lets go of it when the thread ends (lookups go
     /// through the C thread-local variable instead, see `withCurrent`).
-    private static let keySlot = Atomic<UInt32>(0)
+    private static let keySlot = Synchronization.Atomic<UInt32>(0)
 
     static var key: pthread_key_t {
         let raw = keySlot.load(ordering: .acquiring)

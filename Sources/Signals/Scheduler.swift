@@ -186,7 +186,7 @@ public final class QueueScheduler: DateScheduler, @unchecked Sendable {  // immu
 /// before it, otherwise enqueued on the main queue (ReactiveSwift's `UIScheduler`).
 public final class UIScheduler: Scheduler, @unchecked Sendable {  // immutable but for an atomic counter
     public let name = "main"
-    private let queued = Atomic<Int>(0)
+    private let queued = Synchronization.Atomic<Int>(0)
 
     public init() {}
 

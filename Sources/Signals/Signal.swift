@@ -305,12 +305,12 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     @usableFromInline let delivery = OperatorState(Delivery<Value, Error>())
     @usableFromInline let membership = LockedState(Membership<Value, Error>())
     /// Whether `membership` holds changes the delivering thread has not taken in yet.
-    @usableFromInline let membershipChanged = Atomic<Bool>(false)
+    @usableFromInline let membershipChanged = Synchronization.Atomic<Bool>(false)
     /// Set by a terminal event sent from any thread before it waits for the serializer: a
     /// value sent from another thread that gets the serializer first is dropped, as the
     /// stream is ending (ReactiveSwift's semantics: nothing is delivered after an
     /// interruption, however the threads queue for the lock).
-    @usableFromInline let terminating = Atomic<Bool>(false)
+    @usableFromInline let terminating = Synchronization.Atomic<Bool>(false)
     /// Disposed when the signal terminates: the lifetime's resources.
     @usableFromInline let resources = CompositeDisposable()
     let detachWhenUnobserved: Bool
@@ -362,7 +362,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// an observer, or its node was handed out.
     @usableFromInline static var settled: UInt8 { 2 }
     /// `unreported` and `settled` bits.
-    @usableFromInline let reporting = Atomic<UInt8>(0)
+    @usableFromInline let reporting = Synchronization.Atomic<UInt8>(0)
     /// Read only by the thread that clears `unreported`.
     private var pendingReport: PendingReport?
 
@@ -765,7 +765,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
 @usableFromInline
 enum DeferredInterruptions {
     /// How many interruptions wait, in all.
-    @usableFromInline static let pending = Atomic<Int>(0)
+    @usableFromInline static let pending = Synchronization.Atomic<Int>(0)
     private static let waiting = Protected<[ObjectIdentifier: [() -> Void]]>([:])
 
     /// Leaves `interruption` (which delivers under `serializer`) for whoever holds it.

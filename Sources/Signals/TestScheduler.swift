@@ -25,7 +25,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
         /// A repeating timer's next tick: work that never ends by itself.
         @exclusivity(unchecked) var periodic = false
         private weak var scheduler: TestScheduler?
-        private let disposed = Atomic<Bool>(false)
+        private let disposed = Synchronization.Atomic<Bool>(false)
 
         init(due: Int64, order: UInt64, scheduler: TestScheduler, action: (() -> Void)?, series: Series? = nil) {
             self.due = due
@@ -163,7 +163,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
         get { scope.load(ordering: .acquiring) }
         set { scope.store(newValue, ordering: .releasing) }
     }
-    private let scope = Atomic<UInt64>(0)
+    private let scope = Synchronization.Atomic<UInt64>(0)
     private let lock = Lock(recursive: true)
     /// Waiting actions in (due, order) order, from `queueHead`: an action is appended here when
     /// it is due no earlier than the last one (the usual case: inputs scheduled in time order,
@@ -176,7 +176,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     @exclusivity(unchecked) private var nextOrder: UInt64 = 0
     /// The virtual time: moved under the lock, read without it (a recorder stamps every event
     /// with it).
-    private let time: Atomic<Int64>
+    private let time: Synchronization.Atomic<Int64>
     private var clock: Int64 {
         get { time.load(ordering: .relaxed) }
         set { time.store(newValue, ordering: .releasing) }
@@ -185,7 +185,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     /// A scheduler whose clock starts at `start` nanoseconds.
     public init(name: String = "test", start: Int64 = 0) {
         self.name = name
-        self.time = Atomic(start)
+        self.time = Synchronization.Atomic(start)
         self.startDate = nil
     }
 
@@ -194,7 +194,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     public init(startDate: Date, name: String = "test") {
         self.name = name
         let start = Self.nanoseconds(startDate)
-        self.time = Atomic(start)
+        self.time = Synchronization.Atomic(start)
         self.startDate = (startDate, start)
     }
 

@@ -10,14 +10,14 @@ import XCTest
 /// Real threads against the core's guarantees. Outcomes only: nothing here measures time.
 final class ConcurrencyStressTests: XCTestCase {
     private final class Flags: @unchecked Sendable {
-        let delivering = Atomic<Bool>(false)
-        let overlapped = Atomic<Bool>(false)
-        let terminated = Atomic<Bool>(false)
-        let afterTerminal = Atomic<Int>(0)
-        let terminals = Atomic<Int>(0)
-        let values = Atomic<Int>(0)
-        let disposeReturned = Atomic<Bool>(false)
-        let afterDispose = Atomic<Int>(0)
+        let delivering = Synchronization.Atomic<Bool>(false)
+        let overlapped = Synchronization.Atomic<Bool>(false)
+        let terminated = Synchronization.Atomic<Bool>(false)
+        let afterTerminal = Synchronization.Atomic<Int>(0)
+        let terminals = Synchronization.Atomic<Int>(0)
+        let values = Synchronization.Atomic<Int>(0)
+        let disposeReturned = Synchronization.Atomic<Bool>(false)
+        let afterDispose = Synchronization.Atomic<Int>(0)
     }
 
     private let threads = 8
@@ -76,7 +76,7 @@ final class ConcurrencyStressTests: XCTestCase {
                 if flags.disposeReturned.load(ordering: .acquiring) { flags.afterDispose.add(1, ordering: .relaxed) }
                 flags.values.add(1, ordering: .relaxed)
             }
-            let sending = Atomic<Bool>(true)
+            let sending = Synchronization.Atomic<Bool>(true)
             DispatchQueue.concurrentPerform(iterations: 3) { thread in
                 if thread == 0 {
                     while flags.values.load(ordering: .relaxed) < 10 {}
@@ -164,7 +164,7 @@ final class ConcurrencyStressTests: XCTestCase {
         let entered = DispatchSemaphore(value: 0), interrupted = DispatchSemaphore(value: 0)
         let ended = DispatchSemaphore(value: 0)
         let seen = Protected<[String]>([])
-        let waitedOut = Atomic<Bool>(false)
+        let waitedOut = Synchronization.Atomic<Bool>(false)
         let disposable = SignalProducer(signal).map { $0 * 10 }.start { event in
             seen.modify { $0.append("\(event)") }
             if event.value == 10 {

@@ -267,8 +267,8 @@ final class FlattenTests: XCTestCase {
         outer.flatMap(.latest) { inners[$0].output.producer }.observe(recorder.observer)
         // The switching thread publishes the current inner; the other thread keeps sending
         // into it, so switches keep meeting deliveries in flight.
-        let current = Atomic<Int>(-1)
-        let switched = Atomic<Bool>(false)
+        let current = Synchronization.Atomic<Int>(-1)
+        let switched = Synchronization.Atomic<Bool>(false)
         onThreads(2) { thread in
             if thread == 0 {
                 for index in 0..<rounds {

@@ -132,9 +132,9 @@ final class FusionTests: XCTestCase {
         let (signal, input) = Signal<Int, Never>.pipe()
         let chain = signal.map { $0 * 2 }.filter { $0 % 4 == 0 }.scan(0) { max($0, $1) }
         chain.observeValues { _ in }
-        let failures = Atomic<Int>(0)
-        let delivered = Atomic<Int>(0)
-        let sending = Atomic<Bool>(true)
+        let failures = Synchronization.Atomic<Int>(0)
+        let delivered = Synchronization.Atomic<Int>(0)
+        let sending = Synchronization.Atomic<Bool>(true)
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
             if thread == 0 {
                 for value in 0..<50_000 { input.send(value: value) }
@@ -143,8 +143,8 @@ final class FusionTests: XCTestCase {
             }
             while sending.load(ordering: .acquiring) {
                 let last = Mutex(-1)
-                let inside = Atomic<Bool>(false)
-                let returned = Atomic<Bool>(false)
+                let inside = Synchronization.Atomic<Bool>(false)
+                let returned = Synchronization.Atomic<Bool>(false)
                 let disposable = chain.observeValues { value in
                     if inside.exchange(true, ordering: .acquiringAndReleasing) { failures.add(1, ordering: .relaxed) }
                     if returned.load(ordering: .acquiring) { failures.add(1, ordering: .relaxed) }
@@ -168,9 +168,9 @@ final class FusionTests: XCTestCase {
     /// exactly one terminal event, nothing after it.
     func testInterruptingAFusedProducerChainFromAnotherThread() {
         for _ in 0..<100 {
-            let terminals = Atomic<Int>(0)
-            let afterTerminal = Atomic<Int>(0)
-            let values = Atomic<Int>(0)
+            let terminals = Synchronization.Atomic<Int>(0)
+            let afterTerminal = Synchronization.Atomic<Int>(0)
+            let values = Synchronization.Atomic<Int>(0)
             let producer = SignalProducer<Int, Never> { observer, lifetime in
                 DispatchQueue.global().async {
                     var value = 0

@@ -32,8 +32,8 @@ func collect<V, E>(_ build: (TestScheduler) -> Signal<V, E>) -> Collector<V, E> 
 /// Records what a stream delivers from several threads, and whether two deliveries ever
 /// overlapped (an atomic "in delivery" flag set for the length of each delivery).
 final class DeliveryRecorder<Value, Error: Swift.Error>: @unchecked Sendable {
-    private let inDelivery = Atomic<Bool>(false)
-    private let overlapped = Atomic<Bool>(false)
+    private let inDelivery = Synchronization.Atomic<Bool>(false)
+    private let overlapped = Synchronization.Atomic<Bool>(false)
     private let lock = Lock()
     private var recorded: [Event<Value, Error>] = []
 
