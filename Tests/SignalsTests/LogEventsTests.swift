@@ -43,3 +43,32 @@ final class LogEventsTests: XCTestCase {
         XCTAssertEqual(events, ["interrupted", "terminated", "disposed"])
     }
 }
+
+final class FunctionNamingLogEventsTests: XCTestCase {
+    func testALoggerOfReactiveSwiftsFormAlsoGetsTheFunctionName() {
+        var lines: [String] = []
+        func log(_ identifier: String, event: String, fileName: String, functionName: String, lineNumber: Int) {
+            lines.append("[\(identifier)] \(event) \(fileName) \(functionName) \(lineNumber > 0)")
+        }
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let logged = signal.logEvents(identifier: "n", events: [.value, .completed], logger: log)
+        logged.observe { _ in }
+        input.send(value: 1)
+        input.sendCompleted()
+        let site = "SignalsTests/LogEventsTests.swift testALoggerOfReactiveSwiftsFormAlsoGetsTheFunctionName() true"
+        XCTAssertEqual(lines, ["[n] value 1 \(site)", "[n] completed \(site)"])
+        XCTAssertEqual(logged.node.name, "logEvents")
+        XCTAssertEqual(logged.node.upstream.map(\.node), [signal.node])
+    }
+
+    func testAProducerLogsItsStartsToALoggerOfReactiveSwiftsForm() {
+        var events: [String] = []
+        let producer = SignalProducer(value: 7)
+        let logged = producer.logEvents(events: [.starting, .value, .disposed]) { _, event, _, _, _ in
+            events.append(event)
+        } as SignalProducer<Int, Never>
+        logged.start()
+        XCTAssertEqual(events, ["starting", "value 7", "disposed"])
+        XCTAssertEqual(logged.node.file, "SignalsTests/LogEventsTests.swift")
+    }
+}

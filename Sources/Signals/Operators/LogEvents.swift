@@ -26,6 +26,13 @@ public func defaultEventLog(identifier: String, event: String, file: String, lin
     print("[\(identifier)] \(event) \(file):\(line)")
 }
 
+/// ReactiveSwift's form of an event logger: the identifier, the occurrence, and the call
+/// site as a file name, a function name and an `Int` line. `logEvents` takes one of these
+/// as well as an `EventLogger`.
+public typealias FunctionNamingEventLogger = (
+    _ identifier: String, _ event: String, _ fileName: String, _ functionName: String, _ lineNumber: Int
+) -> Void
+
 extension Signal {
     /// Reports the chosen occurrences to `logger` (printing them by default).
     public func logEvents(identifier: String = "", events: Set<LoggingEvent> = LoggingEvent.allSignalEvents,
@@ -34,6 +41,19 @@ extension Signal {
         let node = Node.operator("logEvents", parameters: identifier.isEmpty ? "" : "identifier: \(identifier)",
                                  (self.node, .data), file: file, line: line)
         return on(SideEffects(logging: events, identifier: identifier, logger: logger, file: "\(file)", line: line),
+                  node: node)
+    }
+
+    /// Reports the chosen occurrences to a logger of ReactiveSwift's form, which also gets the
+    /// name of the function `logEvents` is called in. Recorded as the other `logEvents`.
+    public func logEvents(identifier: String = "", events: Set<LoggingEvent> = LoggingEvent.allSignalEvents,
+                          fileName: String = #fileID, functionName: String = #function, lineNumber: Int = #line,
+                          logger: @escaping FunctionNamingEventLogger) -> Signal {
+        let line = UInt(clamping: lineNumber)
+        let node = Node.make(.operator, "logEvents", parameters: identifier.isEmpty ? "" : "identifier: \(identifier)",
+                             upstream: [Node.Edge(node: self.node, role: .data)], file: fileName, line: line)
+        let report: EventLogger = { identifier, event, file, _ in logger(identifier, event, file, functionName, lineNumber) }
+        return on(SideEffects(logging: events, identifier: identifier, logger: report, file: fileName, line: line),
                   node: node)
     }
 
@@ -54,6 +74,20 @@ extension SignalProducer {
         let node = Node.operator("logEvents", parameters: identifier.isEmpty ? "" : "identifier: \(identifier)",
                                  (self.node, .data), file: file, line: line)
         return on(SideEffects(logging: events, identifier: identifier, logger: logger, file: "\(file)", line: line),
+                  node: node)
+    }
+
+    /// Reports the chosen occurrences, including each start, to a logger of ReactiveSwift's
+    /// form, which also gets the name of the function `logEvents` is called in. Recorded as
+    /// the other `logEvents`.
+    public func logEvents(identifier: String = "", events: Set<LoggingEvent> = LoggingEvent.allProducerEvents,
+                          fileName: String = #fileID, functionName: String = #function, lineNumber: Int = #line,
+                          logger: @escaping FunctionNamingEventLogger) -> SignalProducer {
+        let line = UInt(clamping: lineNumber)
+        let node = Node.make(.operator, "logEvents", parameters: identifier.isEmpty ? "" : "identifier: \(identifier)",
+                             upstream: [Node.Edge(node: self.node, role: .data)], file: fileName, line: line)
+        let report: EventLogger = { identifier, event, file, _ in logger(identifier, event, file, functionName, lineNumber) }
+        return on(SideEffects(logging: events, identifier: identifier, logger: report, file: fileName, line: line),
                   node: node)
     }
 
