@@ -49,12 +49,10 @@ extension Signal {
     public func logEvents(identifier: String = "", events: Set<LoggingEvent> = LoggingEvent.allSignalEvents,
                           fileName: String = #fileID, functionName: String = #function, lineNumber: Int = #line,
                           logger: @escaping FunctionNamingEventLogger) -> Signal {
-        let line = UInt(clamping: lineNumber)
-        let node = Node.make(.operator, "logEvents", parameters: identifier.isEmpty ? "" : "identifier: \(identifier)",
-                             upstream: [Node.Edge(node: self.node, role: .data)], file: fileName, line: line)
-        let report: EventLogger = { identifier, event, file, _ in logger(identifier, event, file, functionName, lineNumber) }
-        return on(SideEffects(logging: events, identifier: identifier, logger: report, file: fileName, line: line),
-                  node: node)
+        let (node, effects): (Node, SideEffects<Value, Error>) = functionNamingLog(
+            of: self.node, identifier: identifier, events: events, fileName: fileName, functionName: functionName,
+            lineNumber: lineNumber, logger: logger)
+        return on(effects, node: node)
     }
 
     /// ReactiveCocoa 2's `logError`: reports failures only.
@@ -83,12 +81,10 @@ extension SignalProducer {
     public func logEvents(identifier: String = "", events: Set<LoggingEvent> = LoggingEvent.allProducerEvents,
                           fileName: String = #fileID, functionName: String = #function, lineNumber: Int = #line,
                           logger: @escaping FunctionNamingEventLogger) -> SignalProducer {
-        let line = UInt(clamping: lineNumber)
-        let node = Node.make(.operator, "logEvents", parameters: identifier.isEmpty ? "" : "identifier: \(identifier)",
-                             upstream: [Node.Edge(node: self.node, role: .data)], file: fileName, line: line)
-        let report: EventLogger = { identifier, event, file, _ in logger(identifier, event, file, functionName, lineNumber) }
-        return on(SideEffects(logging: events, identifier: identifier, logger: report, file: fileName, line: line),
-                  node: node)
+        let (node, effects): (Node, SideEffects<Value, Error>) = functionNamingLog(
+            of: self.node, identifier: identifier, events: events, fileName: fileName, functionName: functionName,
+            lineNumber: lineNumber, logger: logger)
+        return on(effects, node: node)
     }
 
     /// ReactiveCocoa 2's `logError`: reports failures only.
@@ -114,4 +110,17 @@ extension SideEffects {
             value: events.contains(.value) ? { value in logger(identifier, "value \(value)", file, line) } : nil
         )
     }
+}
+
+/// The node and side effects of a `logEvents` with ReactiveSwift's logger form over a stream
+/// of `upstream`: one `logEvents` node, as the other form records, its logger told the
+/// function name and an `Int` line.
+private func functionNamingLog<Value, Error>(of upstream: Node, identifier: String, events: Set<LoggingEvent>,
+                                             fileName: String, functionName: String, lineNumber: Int,
+                                             logger: @escaping FunctionNamingEventLogger) -> (Node, SideEffects<Value, Error>) {
+    let line = UInt(clamping: lineNumber)
+    let node = Node.make(.operator, "logEvents", parameters: identifier.isEmpty ? "" : "identifier: \(identifier)",
+                         upstream: [Node.Edge(node: upstream, role: .data)], file: fileName, line: line)
+    let report: EventLogger = { identifier, event, file, _ in logger(identifier, event, file, functionName, lineNumber) }
+    return (node, SideEffects(logging: events, identifier: identifier, logger: report, file: fileName, line: line))
 }
