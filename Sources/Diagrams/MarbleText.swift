@@ -2,8 +2,9 @@ import MarbleNotation
 
 /// Plain-text marble lines for a terminal, in the RxJS notation: `-` time passing, a
 /// character per value, `(ab)` values at one time, `|` completed, `#` failed, `‖` interrupted,
-/// `!` disposed (unsubscribed, as in an RxJS subscription line), `^` subscribed, `~` idle time
-/// cut out: each symbol means what it means in `MarbleNotation`. Values longer than one
+/// `!` disposed (unsubscribed, as in an RxJS subscription line), `^` subscribed, and idle
+/// time cut out written as a time progression (` 480ms `): each means what it means in
+/// `MarbleNotation`. Values longer than one
 /// character get a letter, listed under the lines; past the 62 letters and digits, a number
 /// in brackets (`[63]`), listed the same way.
 ///
@@ -13,7 +14,6 @@ import MarbleNotation
 public enum MarbleText {
     private static let reserved: Set<Character> = ["-", "|", "#", "^", "!", "\u{2016}", "(", ")", "~", "*", "?", " ", "[", "]"]
     static let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-    static let letterOrder: [String: Int] = Dictionary(uniqueKeysWithValues: letters.enumerated().map { (String($0.element), $0.offset) })
 
     /// The figure as marble lines, one per lane, operators between them.
     ///
@@ -102,7 +102,7 @@ public enum MarbleText {
     /// line. Empty when everything reads back. Lanes are named by index and title.
     public static func roundTripProblems(_ figure: MarbleFigure) -> [String] {
         let drawing = drawing(figure)
-        let ends: Set<String> = ["|", "#", "\u{2016}", "!"]
+        let ends = TextLayout.ends
         var problems: [String] = []
         for (index, lane) in drawing.lanes.enumerated() where !lane.text.isEmpty {
             let name = "lane \(index) (\(figure.lanes[index].title))"
@@ -117,15 +117,8 @@ public enum MarbleText {
                 "\(symbol.time - origin) " + symbol.symbol
             }
             do {
-                let parsed = try MarbleNotation.parse(events, frame: drawing.frame, hot: !carets.isEmpty).map { event -> String in
-                    let symbol: String
-                    switch event.kind {
-                    case let .value(key): symbol = key
-                    case .complete: symbol = "|"
-                    case .error: symbol = "#"
-                    case .interrupted: symbol = String(MarbleNotation.interruptedSymbol)
-                    }
-                    return "\(event.time) " + symbol
+                let parsed = try MarbleNotation.parse(events, frame: drawing.frame, hot: !carets.isEmpty).map {
+                    "\($0.time) " + $0.kind.symbol
                 }
                 if parsed != expected {
                     problems.append("\(name): \(lane.text) reads back as \(parsed), drawn as \(expected)")
@@ -244,6 +237,8 @@ struct TextLayout {
     /// How many frames events are in, after the first: the waits between them.
     var waits = 0
     var hasCuts: Bool { !cuts.isEmpty }
+    /// The symbols that end a lane's stream.
+    static let ends: Set<String> = ["|", "#", "\u{2016}", "!"]
 
     /// The widest a figure is made, in columns, when a frame can keep it so.
     static let targetWidth = 100
@@ -304,7 +299,7 @@ struct TextLayout {
             let target = first &+ index &* frame      // at most the time it came from
             let gap = Self.difference(target, drawn)
             if cuts && gap > longestWait {
-                let text = " " + Self.progression(gap) + " "
+                let text = MarbleNotation.progression(gap)
                 self.cuts.append((column, text))
                 column += text.count
                 drawn = target
@@ -341,17 +336,6 @@ struct TextLayout {
         return overflow ? (a > b ? .max : .min) : result
     }
 
-    /// `480ms`, `1.5ms`, `2s`: exactly `nanoseconds`, as the notation reads a progression.
-    static func progression(_ nanoseconds: Int64) -> String {
-        if nanoseconds % 1_000_000_000 == 0 { return "\(nanoseconds / 1_000_000_000)s" }
-        let whole = nanoseconds / 1_000_000, rest = nanoseconds % 1_000_000
-        if rest == 0 { return "\(whole)ms" }
-        var fraction = String(rest)
-        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
-        while fraction.hasSuffix("0") { fraction.removeLast() }
-        return "\(whole).\(fraction)ms"
-    }
-
     /// Lane `index`'s line: `-` for each frame from its start (column 0, or its first `^`)
     /// to its end, its symbols (groups in parentheses), the cuts' progressions where it is
     /// running, spaces elsewhere.
@@ -360,7 +344,7 @@ struct TextLayout {
         let list = placed[index]
         guard !list.isEmpty || lane.subscribed == nil else { return "" }
         let start = lane.subscribed == nil ? 0 : (list.first { $0.symbol == "^" }?.column ?? 0)
-        let ends: Set<String> = ["|", "#", "\u{2016}", "!"]
+        let ends = Self.ends
         // Running between a subscription and its end; idle between an end and the next `^`.
         var running: [ClosedRange<Int>] = []
         var from: Int? = start

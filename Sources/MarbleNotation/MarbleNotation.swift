@@ -31,6 +31,16 @@ public enum MarbleNotation {
         case complete
         /// `‖`: the stream is interrupted (cancelled before it ended by itself).
         case interrupted
+
+        /// How a line writes it: the value's name, `#`, `|` or `‖`.
+        public var symbol: String {
+            switch self {
+            case let .value(name): return name
+            case .error: return "#"
+            case .complete: return "|"
+            case .interrupted: return String(MarbleNotation.interruptedSymbol)
+            }
+        }
     }
 
     /// One event of a marble line at a virtual time.
@@ -291,13 +301,7 @@ public enum MarbleNotation {
         }
         var groups: [(frame: Int64, symbols: [String])] = []
         for event in events {
-            let symbol: String
-            switch event.kind {
-            case let .value(name): symbol = name
-            case .error: symbol = "#"
-            case .complete: symbol = "|"
-            case .interrupted: symbol = String(Self.interruptedSymbol)
-            }
+            let symbol = event.kind.symbol
             let at = frameOf(event.time)
             if let last = groups.last, last.frame == at {
                 groups[groups.count - 1].symbols.append(symbol)
@@ -351,9 +355,14 @@ public enum MarbleNotation {
         guard frames > longestDashRun else { return String(repeating: "-", count: Int(max(0, frames))) }
         let (nanoseconds, overflow) = frames.multipliedReportingOverflow(by: frame)
         // Past Int64 nanoseconds no line could be parsed back anyway; say the most there is.
-        let total = overflow ? Int64.max : nanoseconds
-        let whole = total / 1_000_000
-        let fraction = total % 1_000_000
+        return progression(overflow ? Int64.max : nanoseconds)
+    }
+
+    /// A time progression of exactly `nanoseconds` (at least 0), surrounded by spaces
+    /// (` 1500ms `, ` 1.25ms `), which parses back to that duration.
+    public static func progression(_ nanoseconds: Int64) -> String {
+        let whole = nanoseconds / 1_000_000
+        let fraction = nanoseconds % 1_000_000
         guard fraction != 0 else { return " \(whole)ms " }
         var digits = String(fraction)
         digits = String(repeating: "0", count: 6 - digits.count) + digits

@@ -596,11 +596,11 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         // The event, and whatever its delivery does, is in the scope the instance was made in.
         let savedScope = state.pointee.scope
         if scope != 0 { state.pointee.scope = scope }
-        // The probe finds what it keeps on this instance through the context, during the send only.
         // Sent from outside any delivery (a callback on a queue of its own): caused by what
         // began the instance's work, if anything did.
         let savedCause = state.pointee.cause
         if savedCause == 0 && byOrigin { state.pointee.cause = delivery.pointer.pointee.origin }
+        // The probe finds what it keeps on this instance through the context, during the send only.
         let sequence = withUnsafeMutablePointer(to: &delivery.pointer.pointee.probeIDs) { ids in
             state.pointee.instanceIDs = ids
             defer { state.pointee.instanceIDs = nil }

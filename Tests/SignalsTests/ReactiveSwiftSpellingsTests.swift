@@ -241,7 +241,10 @@ final class IntervalAndInitialiserValueTests: XCTestCase {
         scheduler.advance(by: .milliseconds(100))
         XCTAssertEqual(values, [0, 1, 2, 3])
         XCTAssertTrue(interrupted)
-        XCTAssertEqual(SignalProducer.interval(.seconds(1), on: scheduler).node.name, "interval")
+        // The timer of the same call site feeds it, so a replay gives it the recorded ticks.
+        let node = SignalProducer.interval(.seconds(1), on: scheduler).node
+        XCTAssertEqual(node.name, "interval")
+        XCTAssertEqual(node.upstream.map(\.node.name), ["timer"])
     }
 
     func testInitValueIsAFunctionAndACallStillRecordsItsCallSite() {
@@ -273,5 +276,21 @@ final class NotificationSignalTests: XCTestCase {
         observing?.dispose()
         center.post(name: first, object: nil)
         XCTAssertEqual(names, [first], "no longer observed once the last observer left")
+    }
+
+    /// The center lets go of its observer (which holds the signal's instance) once the last
+    /// observer of the signal leaves.
+    func testTheCentersObserverIsRemovedWithTheLastObserver() {
+        let center = NotificationCenter()
+        weak var instance: AnyObject?
+        var observing: Disposable?
+        do {
+            let signal = center.reactive.notifications(forName: Notification.Name("marbles.first"))
+            instance = signal.core
+            observing = signal.observeValues { _ in }
+        }
+        XCTAssertNotNil(instance, "kept while observed")
+        observing?.dispose()
+        XCTAssertNil(instance, "the center's observer, and with it the instance, is gone")
     }
 }

@@ -50,21 +50,22 @@ extension SignalProducer where Value == Date, Error == Never {
 extension SignalProducer where Error == Never {
     /// Sends the elements of `values` one `interval` apart, the first one `interval` after the
     /// start, and completes at the tick after the last (ReactiveSwift's `interval`). An
-    /// endless sequence never completes. Each start walks the sequence anew; one node,
-    /// `interval`, whose parameters are the period and the scheduler.
+    /// endless sequence never completes. Each start walks the sequence anew. It is the
+    /// `timer` of the same call site (so a replay gives it the recorded ticks) feeding an
+    /// `interval` node.
     public static func interval<S: Sequence>(_ values: S, interval: DispatchTimeInterval, on scheduler: DateScheduler,
                                              file: StaticString = #fileID, line: UInt = #line)
         -> SignalProducer<S.Element, Never> where S.Element == Value {
-        let node = Node.make(.source, "interval", parameters: intervalParameters(interval.timeInterval, on: scheduler),
-                             file: file, line: line)
-        return SignalProducer(node: node) { observer, lifetime in
+        let ticks = SignalProducer<Date, Never>.timer(interval: interval, on: scheduler, file: file, line: line)
+        let node = Node.operator("interval", (ticks.node, .data), file: file, line: line)
+        return ticks.lift(node) { signal in
             var iterator = values.makeIterator()
-            let first = scheduler.currentDate.addingTimeInterval(interval.timeInterval)
-            lifetime += scheduler.schedule(after: first, interval: interval, leeway: .nanoseconds(0)) {
-                if let next = iterator.next() {
-                    observer.send(value: next)
-                } else {
-                    observer.sendCompleted()
+            return signal.derive(node) { (event: Signals.Event<Date, Never>, observer: Signals.Observer<S.Element, Never>) in
+                switch event {
+                case .value:
+                    if let next = iterator.next() { observer.send(value: next) } else { observer.sendCompleted() }
+                case .completed: observer.sendCompleted()
+                case .interrupted: observer.sendInterrupted()
                 }
             }
         }
