@@ -106,11 +106,11 @@ extension RecorderCore {
             return .other(text: text, json: text)
         case let encodable as Encodable:
             switch json(of: encodable) {
-            case let .success(json): return .other(text: String(describing: value), json: json)
-            case let .failure(failure): return .other(text: String(describing: value), json: nil, jsonError: failure.description)
+            case let .success(json): return .other(text: ValueDescription.describe(value), json: json)
+            case let .failure(failure): return .other(text: ValueDescription.describe(value), json: nil, jsonError: failure.description)
             }
         default:
-            return .other(text: String(describing: value), json: nil)
+            return .other(text: ValueDescription.describe(value), json: nil)
         }
     }
 }

@@ -26,7 +26,7 @@ final class ModuleLayeringTests: XCTestCase {
     ]
     /// Modules of the toolchain, always allowed (`CDispatch`: libdispatch's C API on Linux).
     private static let system: Set<String> = [
-        "Foundation", "Dispatch", "CDispatch", "Synchronization", "Glibc", "Darwin", "XCTest", "FoundationEssentials",
+        "Swift", "Foundation", "Dispatch", "CDispatch", "Synchronization", "Glibc", "Darwin", "XCTest", "FoundationEssentials",
     ]
 
     private let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

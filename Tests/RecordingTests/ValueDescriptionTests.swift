@@ -1,0 +1,129 @@
+import Foundation
+@testable import Recording
+import XCTest
+
+/// A recorded value's text, made from its type's plan, is `String(describing:)`'s byte for byte,
+/// for every kind of type a user sends, with the plan's own check turned off (so a difference
+/// shows here rather than being mended by the check).
+final class ValueDescriptionTests: XCTestCase {
+    struct Reading: Codable { var name: String; var value: Double; var tags: [String] }
+    struct Nested { var reading: Reading; var count: Int; var flag: Bool; var ratio: Float }
+    struct Generic<T> { var item: T; var items: [T] }
+    struct WithOptionals { var some: Reading?; var none: Int?; var text: String? }
+    struct WithCollections { var byName: [String: Int]; var set: Set<Int>; var nested: [[Reading]] }
+    struct WithEnum { var message: Message; var plain: Plain }
+    enum Message { case text(String), reading(Double, unit: String), ping }
+    enum Plain { case on, off }
+    struct WithTuple { var pair: (Int, String); var labelled: (x: Double, y: Double) }
+    struct WithAny { var any: Any; var described: any CustomStringConvertible }
+    final class Object { var count = 3 }
+    final class DescribedObject: CustomStringConvertible { var description: String { "described object" } }
+    struct WithObjects { var object: Object; var described: DescribedObject; var maybe: Object? }
+    struct WithWeak { weak var object: Object?; var count: Int }
+    struct WithUnowned { unowned var object: Object; var count: Int }
+    struct WithClosure { var action: () -> Int; var count: Int }
+    struct WithLazy { lazy var computed: Int = 4; var count = 1 }
+    struct Empty {}
+    struct Described: CustomStringConvertible { var id: Int; var description: String { "#\(id)" } }
+    struct DebugDescribed: CustomDebugStringConvertible { var id: Int; var debugDescription: String { "debug #\(id)" } }
+    struct BothDescribed: CustomStringConvertible, CustomDebugStringConvertible {
+        var description: String { "plain" }
+        var debugDescription: String { "debug" }
+    }
+    struct Streamed: TextOutputStreamable { func write<Target: TextOutputStream>(to target: inout Target) { target.write("streamed") } }
+    struct Mirrored: CustomReflectable {
+        var hidden = 1
+        var customMirror: Mirror { Mirror(self, children: ["shown": 2]) }
+    }
+    struct HoldsDescribed { var described: Described; var debug: DebugDescribed; var both: BothDescribed; var streamed: Streamed; var mirrored: Mirrored }
+    struct Quoting { var text: String; var character: Character; var scalar: Unicode.Scalar; var substring: Substring }
+    struct Numbers { var int8: Int8; var uint64: UInt64; var double: Double; var nan: Double; var infinity: Float; var decimal: Decimal }
+    struct FoundationValues { var date: Date; var url: URL; var data: Data; var uuid: UUID }
+    fileprivate struct Private { var id = 7 }
+    fileprivate struct HoldsPrivate { var inner = Private() }
+
+    /// Compares the plan's text with the standard library's, at the top and one level down
+    /// (where a struct is printed with its module and strings are quoted).
+    func check<T>(_ value: T, file: StaticString = #filePath, line: UInt = #line) {
+        let expected = String(describing: value)
+        let planned = withUnsafePointer(to: value) { ValueDescription.describe($0, verify: false) }
+        XCTAssertEqual(planned, expected, "\(T.self)", file: file, line: line)
+        XCTAssertEqual(ValueDescription.describe(value as Any), expected, file: file, line: line)
+        let inArray = [value]
+        let arrayText = withUnsafePointer(to: inArray) { ValueDescription.describe($0, verify: false) }
+        XCTAssertEqual(arrayText, String(describing: inArray), file: file, line: line)
+        let held = Generic(item: value, items: [value, value])
+        let heldText = withUnsafePointer(to: held) { ValueDescription.describe($0, verify: false) }
+        XCTAssertEqual(heldText, String(describing: held), file: file, line: line)
+    }
+
+    func testScalarsAndStrings() {
+        check(42)
+        check("a \"quoted\" line\nand a tab\t, and é")
+        check(1.5)
+        check(true)
+        check(Quoting(text: "x\"y", character: "\u{1F600}", scalar: "\u{7}", substring: "sub"[...]))
+        check(Numbers(int8: -3, uint64: .max, double: 0.1, nan: .nan, infinity: -.infinity, decimal: Decimal(string: "1.25")!))
+    }
+
+    func testStructs() {
+        let reading = Reading(name: "sensor-a", value: 21.5, tags: ["indoor", "floor \"1\""])
+        check(reading)
+        check(Nested(reading: reading, count: -1, flag: false, ratio: 0.25))
+        check(Generic(item: reading, items: []))
+        check(Generic(item: Generic(item: 1, items: [2]), items: []))
+        check(WithOptionals(some: reading, none: nil, text: "t"))
+        check(WithCollections(byName: ["one": 1], set: [5], nested: [[reading], []]))
+        check(Empty())
+        check(HoldsPrivate())
+        var lazy = WithLazy()
+        check(lazy)
+        _ = lazy.computed
+        check(lazy)
+    }
+
+    func testEnumsTuplesAndExistentials() {
+        check(WithEnum(message: .reading(3, unit: "°C"), plain: .off))
+        check(Message.text("hi"))
+        check(Plain.on)
+        check(WithTuple(pair: (1, "one"), labelled: (x: 1, y: 2)))
+        check(WithAny(any: Reading(name: "n", value: 1, tags: []), described: 5))
+        check((1, "tuple"))
+        check(Optional(Reading(name: "o", value: 0, tags: [])))
+        check(Int?.none)
+    }
+
+    func testObjectsWeakReferencesAndClosures() {
+        let object = Object()
+        check(WithObjects(object: object, described: DescribedObject(), maybe: nil))
+        check(WithWeak(object: object, count: 1))
+        check(WithWeak(object: nil, count: 2))
+        check(WithUnowned(object: object, count: 3))
+        check(WithClosure(action: { 1 }, count: 4))
+        check(object)
+        withExtendedLifetime(object) {}
+    }
+
+    func testTypesThatDescribeThemselves() {
+        check(Described(id: 1))
+        check(DebugDescribed(id: 2))
+        check(BothDescribed())
+        check(Streamed())
+        check(Mirrored())
+        check(HoldsDescribed(described: Described(id: 1), debug: DebugDescribed(id: 2), both: BothDescribed(),
+                             streamed: Streamed(), mirrored: Mirrored()))
+    }
+
+    func testFoundationValues() {
+        check(FoundationValues(date: Date(timeIntervalSince1970: 1_000_000), url: URL(string: "https://example.com/a?b=c")!,
+                               data: Data([1, 2, 3]), uuid: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!))
+    }
+
+    /// Many values of one type after its plan is made (the plan is kept per type).
+    func testEveryValueOfATypeAfterTheFirst() {
+        for index in 0..<50 {
+            let reading = Reading(name: "sensor-\(index)", value: Double(index) / 3, tags: Array(repeating: "t", count: index % 4))
+            check(reading)
+        }
+    }
+}
