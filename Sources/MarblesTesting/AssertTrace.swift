@@ -15,8 +15,8 @@ import XCTest
 /// Nodes are aligned by the pipeline's structure (sources by kind and label, then operator
 /// name, label and edge role under aligned upstream nodes), events compared by value, kind,
 /// thread and time (within `timeTolerance` nanoseconds; 0 for virtual traces). A changed
-/// parameter or a node moved to another file is a difference (`node-changed`); code moved to
-/// other lines of its file is not, unless `comparingLines` is true.
+/// parameter is a difference (`node-changed`); code moved, to other lines of its file or to
+/// another file, is not, unless `comparingLines` is true.
 public func assertTrace(_ bytes: [UInt8], matchesGolden path: String, timeTolerance: Int64? = nil,
                         comparingLines: Bool = false, file: StaticString = #filePath, line: UInt = #line) {
     guard let url = GoldenTrace.url(forGolden: path, sourceFile: "\(file)") else {

@@ -6,8 +6,9 @@ import TraceLog
 ///
 /// The comparison is `TraceDiff`'s (nodes aligned by the pipeline's structure, events by
 /// sequence, times within the tolerance — 0 for virtual traces), so a golden records what a
-/// pipeline does, not the byte layout of its file. A node whose code moved to another line of
-/// its file is not a difference unless lines are compared; a changed parameter always is.
+/// pipeline does, not the byte layout of its files. A node whose code moved, to another line of
+/// its file or to another file, is not a difference unless lines are compared; a changed
+/// parameter always is.
 public enum GoldenTrace {
     /// The environment variable that turns comparing into recording: `MARBLES_RECORD=1`.
     public static let recordVariable = "MARBLES_RECORD"
@@ -48,7 +49,7 @@ public enum GoldenTrace {
 
     /// Checks the trace `bytes` against the golden at `url`; with `record`, writes them there
     /// instead (creating directories). `timeTolerance` as in `TraceDiff`; with
-    /// `comparingLines`, a node whose call site moved to another line is a difference too.
+    /// `comparingLines`, a node whose call site moved (another line or file) is a difference too.
     public static func check(_ bytes: [UInt8], golden url: URL, record: Bool = recordingRequested,
                              timeTolerance: Int64? = nil, comparingLines: Bool = false) -> Outcome {
         let actual: Trace

@@ -315,8 +315,8 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
 
     /// A start of a timer made by `SignalProducer.timer(interval:on:)` on one of the
     /// environment's schedulers: when the trace recorded that timer (a `timer` source at the
-    /// same call site with the same parameters, or at another line of the same file when the
-    /// code moved and it is the only one), the k-th start re-sends the ticks of its k-th
+    /// same call site with the same parameters, or elsewhere in the same file, or in another
+    /// file, when the code moved and it is the only one there), the k-th start re-sends the ticks of its k-th
     /// recorded start, with their recorded dates at their recorded times, as `timer(label…)`
     /// does. Without a recording the timer runs on the scheduler's lane (a timer added since
     /// the recording). More starts than recorded are a `ReplayError` (`extraTimer`).
@@ -346,13 +346,16 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     // MARK: Internals
 
     /// The trace's operator timers recorded for `node`: unlabelled `timer` sources with its
-    /// parameters at its call site, else the one such timer elsewhere in its file.
+    /// parameters at its call site, else the one such timer elsewhere in its file, else (the
+    /// code moved to another file) the one such timer in the trace.
     private func recordedOperatorTimers(like node: Node) -> [NodeRecord] {
         let alike = trace.nodes.filter {
-            $0.kind == .source && $0.name == "timer" && $0.label == nil && $0.parameters == node.parameters && $0.file == node.file
+            $0.kind == .source && $0.name == "timer" && $0.label == nil && $0.parameters == node.parameters
         }
-        let here = alike.filter { $0.line == UInt64(node.line) }
-        return here.isEmpty && alike.count == 1 ? alike : here
+        let inFile = alike.filter { $0.file == node.file }
+        let here = inFile.filter { $0.line == UInt64(node.line) }
+        if !here.isEmpty || inFile.count > 1 { return here }
+        return inFile.isEmpty && alike.count == 1 ? alike : inFile
     }
 
     /// The lane of the thread an event was recorded on: its scheduler's name when one ran

@@ -225,7 +225,7 @@ public struct TraceDiff: Sendable {
     public let b: Side
     /// The tolerance applied, in nanoseconds; nil when shifts are only summarised.
     public let timeTolerance: Int64?
-    /// Whether a node whose call site moved to another line of the same file, and nothing
+    /// Whether a node whose call site moved (to another line or another file), and nothing
     /// else, is left out of the differences.
     public let ignoresLineShifts: Bool
     /// The differences grouped by root cause (`RootCauses`): each root cause, then the
@@ -239,6 +239,10 @@ public struct TraceDiff: Sendable {
     /// With `ignoresLineShifts`: how many aligned nodes moved to another line of their file
     /// and were otherwise unchanged (not differences).
     public let linesMoved: Int
+    /// With `ignoresLineShifts`: how many aligned nodes moved to another file (a function
+    /// extracted into a file of its own, a type moved) and were otherwise unchanged (not
+    /// differences).
+    public let filesMoved: Int
     /// Nodes only in one trace that ran inside a boundary call whose node both traces have:
     /// the service behind an `Environment.call`, which a replay does not run. Listed, not
     /// counted as differences.
@@ -256,8 +260,9 @@ public struct TraceDiff: Sendable {
 
     /// Compares `a` (expected) with `b` (actual). `timeTolerance` in nanoseconds; nil takes
     /// the default described on the type. With `ignoringLineShifts`, an aligned node whose
-    /// only change is its call site's line (code moved within its file) is not a difference;
-    /// its events are compared as always.
+    /// only change is its call site (code moved within its file or to another file: the
+    /// alignment knows a node by its place in the pipeline, not by where it was written) is
+    /// not a difference; its events are compared as always.
     public init(_ a: Trace, _ b: Trace, nameA: String = "A", nameB: String = "B", timeTolerance: Int64? = nil,
                 ignoringLineShifts: Bool = false) {
         let texts = DiffTexts()
@@ -308,6 +313,7 @@ public struct TraceDiff: Sendable {
         firstDivergence = ordered.first?.difference
         differences = Self.grouped(ordered, downstream: downstream)
         linesMoved = builder.linesMoved
+        filesMoved = builder.filesMoved
         insideCalls = builder.insideCalls
         timing = builder.timing()
         warnings = a.warnings + b.warnings
@@ -383,6 +389,7 @@ public struct TraceDiff: Sendable {
         /// What was found, where it goes in causal order, and its node's key (`nodeKey`).
         var found: [(place: Place, difference: Difference, node: UInt64)] = []
         var linesMoved = 0
+        var filesMoved = 0
         var insideCalls: [Difference] = []
         var matched = 0
         var totalShift: Int64 = 0
@@ -695,9 +702,13 @@ public struct TraceDiff: Sendable {
         }
 
         private mutating func compareNodes(_ nodeA: NodeRecord, _ nodeB: NodeRecord) {
-            let sameSite = nodeA.file == nodeB.file && (nodeA.line == nodeB.line || ignoringLineShifts)
+            let sameSite = (nodeA.file == nodeB.file && nodeA.line == nodeB.line) || ignoringLineShifts
             guard nodeA.parameters != nodeB.parameters || !sameSite else {
-                if nodeA.line != nodeB.line { linesMoved += 1 }
+                if nodeA.file != nodeB.file {
+                    filesMoved += 1
+                } else if nodeA.line != nodeB.line {
+                    linesMoved += 1
+                }
                 return
             }
             add(Difference(kind: .nodeChanged, node: describe(nodeA),

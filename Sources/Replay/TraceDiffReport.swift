@@ -56,6 +56,9 @@ extension TraceDiff {
             out += "lines: \(linesMoved) node\(linesMoved == 1 ? "" : "s") moved to other lines of their files "
                 + "(not differences here)\n"
         }
+        if filesMoved > 0 {
+            out += "files: \(filesMoved) node\(filesMoved == 1 ? "" : "s") moved to other files (not differences here)\n"
+        }
         if !insideCalls.isEmpty {
             out += "not compared: \(insideCalls.count) node\(insideCalls.count == 1 ? "" : "s") inside boundary calls "
                 + "(services a replay does not run):\n"

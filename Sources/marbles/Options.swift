@@ -45,7 +45,7 @@ struct ComparisonOptions: ParsableArguments {
         valueName: "duration"), transform: Self.duration)
     var timeTolerance: Int64?
 
-    @Flag(name: .long, help: "A node whose code only moved to another line of its file is not a difference (as for golden traces).")
+    @Flag(name: .long, help: "A node whose code only moved, to another line or another file, is not a difference (as for golden traces).")
     var ignoreLineShifts = false
 
     /// Whether either option was given.

@@ -212,7 +212,7 @@ final class OutputSafetyTests: CommandLineTestCase {
             try write("the old bytes\n", to: target)
             // Fill every block left, so the first byte of any new file finds the disk full.
             let filler = try XCTUnwrap(FileHandle(forWritingAtPath: {
-                FileManager.default.createFile(atPath: path("tiny/filler"), contents: nil)
+                _ = FileManager.default.createFile(atPath: path("tiny/filler"), contents: nil)
                 return path("tiny/filler")
             }()))
             while (try? filler.write(contentsOf: Data(count: 4096))) != nil {}

@@ -184,6 +184,33 @@ final class TimerReplayTests: XCTestCase {
         }
     }
 
+    /// A timer whose code moved to another file since the recording (a function extracted
+    /// into a file of its own) is found when it is the recording's only timer of its interval;
+    /// with two such timers in other files neither is taken, and the timer runs on the lane.
+    func testAnOperatorTimerMovedToAnotherFileIsStillFoundWhenItIsTheOnlyOne() throws {
+        let recordedIn = { (files: [String]) in
+            try craftedTrace([#"{"type":"thread","id":1,"name":"sensor"}"#] + files.enumerated().flatMap { index, file in [
+                #"{"type":"node","id":\#(index + 1),"kind":"source","name":"timer","parameters":"0.1s, on: sensor","file":"\#(file)","line":7,"upstream":[]}"#,
+                #"{"type":"subscribe","id":\#(index + 1),"node":\#(index + 1),"parent":0,"time":0,"thread":1}"#,
+            ] } + [
+                #"{"type":"event","seq":1,"time":103000000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"d1","json":785000000.5}"#,
+            ])
+        }
+        func replayedTicks(_ trace: Trace) throws -> [Double] {
+            let seen = Seen<Double>()
+            _ = try Replayer(trace: trace).replay { environment in
+                SignalProducer<Date, Never>.timer(interval: .milliseconds(100), on: environment.scheduler("sensor"))
+                    .take(first: 1)
+                    .startWithValues { seen.values.append($0.timeIntervalSinceReferenceDate) }
+            }
+            return seen.values
+        }
+        XCTAssertEqual(try replayedTicks(recordedIn(["App/Dashboard.swift"])), [785000000.5])
+        let ambiguous = try replayedTicks(recordedIn(["App/Dashboard.swift", "App/Settings.swift"]))
+        XCTAssertEqual(ambiguous.count, 1)
+        XCTAssertNotEqual(ambiguous, [785000000.5], "two candidates in other files: neither is taken")
+    }
+
     /// Replaying `trace` with the timer `make` gives started twice is an `extraTimer` error
     /// whose text contains `expected`.
     private func assertASecondStartIsAnError(_ trace: Trace, expecting expected: String,

@@ -18,6 +18,9 @@ private struct Autocomplete {
     var insertsMap = false
     /// Lines added above the debounce: every call site from the debounce down moves.
     var linesAdded: UInt = 0
+    /// The file the operators from the debounce down are written in: another one when the
+    /// function holding them was extracted into a file of its own.
+    var file: StaticString = #fileID
 
     /// Typing "s", "sw", "swi", a pause, "swif", "swift"; the service answers in 200 ms, so
     /// a search still running when the next one starts is interrupted by `.latest`.
@@ -39,23 +42,23 @@ private struct Autocomplete {
             if insertsMap {
                 text = text.map(line: 102) { $0.uppercased() }
             }
-            let moved = linesAdded
+            let moved = linesAdded, file = file
             let disposable = text
-                .debounce(debounce, on: ui, line: 103 + moved)
-                .flatMap(.latest, line: 104 + moved) { query in
-                    environment.call("search", line: 105 + moved) { () -> SignalProducer<[String], ServiceError> in
-                        SignalProducer(line: 106 + moved) { observer, lifetime in
+                .debounce(debounce, on: ui, file: file, line: 103 + moved)
+                .flatMap(.latest, file: file, line: 104 + moved) { query in
+                    environment.call("search", file: file, line: 105 + moved) { () -> SignalProducer<[String], ServiceError> in
+                        SignalProducer(file: file, line: 106 + moved) { observer, lifetime in
                             lifetime += network.schedule(after: network.currentDate.addingTimeInterval(0.200)) {
                                 observer.send(value: [query + "1", query + "2"])
                                 observer.sendCompleted()
                             }
                         }
                     }
-                    .retry(upTo: 2, line: 107 + moved)
-                    .flatMapError(line: 108 + moved) { _ in SignalProducer(value: [], line: 109 + moved) }
+                    .retry(upTo: 2, file: file, line: 107 + moved)
+                    .flatMapError(file: file, line: 108 + moved) { _ in SignalProducer(value: [], file: file, line: 109 + moved) }
                 }
-                .observe(on: ui, line: 110 + moved)
-                .observe(line: 111 + moved) { outcome.observe($0) }
+                .observe(on: ui, file: file, line: 110 + moved)
+                .observe(file: file, line: 111 + moved) { outcome.observe($0) }
             return (AnyDisposable { disposable?.dispose() }, { outcome.waitForEnd() })
         }
     }
@@ -130,6 +133,42 @@ final class TraceDiffAlignmentTests: XCTestCase {
         XCTAssertEqual(ignoring.linesMoved, 8)
         XCTAssertTrue(ignoring.text.contains("lines: 8 nodes moved to other lines of their files (not differences here)"),
                       ignoring.text)
+    }
+
+    /// A function extracted into a file of its own: every operator in it has another file and
+    /// line. Without the option each is a changed node and nothing else; with it the traces
+    /// are the same, the moves counted apart from line shifts, and a golden still matches.
+    func testCodeMovedToAnotherFileIsAChangedNodePerMovedNodeAndSameWhenMovesAreIgnored() throws {
+        let before = try Autocomplete().record()
+        let after = try Autocomplete(linesAdded: 40, file: "ReplayTests/SearchPipeline.swift").record()
+        let diff = TraceDiff(before, after)
+        XCTAssertEqual(Set(kinds(diff)), [.nodeChanged], diff.text)
+        XCTAssertEqual(diff.differences.count, 8, diff.text)
+        XCTAssertTrue(diff.differences.allSatisfy { $0.nodeB?.file == "ReplayTests/SearchPipeline.swift" }, diff.text)
+        XCTAssertTrue(diff.differences.allSatisfy { $0.nodeA?.parameters == $0.nodeB?.parameters })
+
+        let ignoring = TraceDiff(before, after, ignoringLineShifts: true)
+        XCTAssertTrue(ignoring.isSame, ignoring.text)
+        XCTAssertEqual(ignoring.filesMoved, 8)
+        XCTAssertEqual(ignoring.linesMoved, 0)
+        XCTAssertTrue(ignoring.text.contains("files: 8 nodes moved to other files (not differences here)"), ignoring.text)
+        XCTAssertGreaterThan(ignoring.timing.matched, 20, "every event was still compared")
+
+        // Moved and changed: the changed parameter is still the one difference.
+        let changed = TraceDiff(before, try Autocomplete(debounce: 0.2, file: "ReplayTests/SearchPipeline.swift").record(),
+                                ignoringLineShifts: true)
+        XCTAssertEqual(changed.rootCauses.map(\.kind), [.nodeChanged], changed.text)
+        XCTAssertTrue(changed.rootCauses.first?.node.hasPrefix("debounce(0.05s") == true, changed.text)
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("moved-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("autocomplete.trace")
+        _ = GoldenTrace.check(try Recording.simulated(Autocomplete().pipeline).bytes, golden: url, record: true)
+        let moved = try Recording.simulated(Autocomplete(file: "ReplayTests/SearchPipeline.swift").pipeline).bytes
+        XCTAssertEqual(GoldenTrace.check(moved, golden: url, record: false), .matched)
+        guard case .differs = GoldenTrace.check(moved, golden: url, record: false, comparingLines: true) else {
+            return XCTFail("expected the moved code to differ when call sites are compared")
+        }
     }
 
     func testALineShiftIsNotADifferenceForAGoldenUnlessLinesAreCompared() throws {

@@ -146,7 +146,10 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertTrue(TraceDiff(try trace(), moved, ignoringLineShifts: true).isSame)
         let otherFile = try trace { $0[3] = $0[3].replacingOccurrences(of: #""file":"App.swift","line":5"#,
                                                                       with: #""file":"Other.swift","line":5"#) }
-        XCTAssertEqual(kinds(TraceDiff(try trace(), otherFile, ignoringLineShifts: true)), [.nodeChanged])
+        XCTAssertEqual(kinds(TraceDiff(try trace(), otherFile)), [.nodeChanged])
+        let movedFile = TraceDiff(try trace(), otherFile, ignoringLineShifts: true)
+        XCTAssertTrue(movedFile.isSame, movedFile.text)
+        XCTAssertEqual([movedFile.filesMoved, movedFile.linesMoved], [1, 0])
     }
 
     func testServiceNodesInsideACallAreListedNotCounted() throws {
