@@ -153,7 +153,8 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         guard let observer = made else { return signal }
         let recorded = recordedNodes(named: "input", label: label, node: node)
         guard !recorded.isEmpty else {
-            fail(.missingInput, node, record: nil, message: "expected an input labelled \"\(label)\" in the trace; it has none")
+            fail(.missingInput, node, record: nil, message: "expected an input labelled \"\(label)\" in the trace; it has none"
+                    + Self.inputsRecorded(trace.nodes.filter { $0.name == "input" }.compactMap(\.label), near: label))
             return signal
         }
         let events = trace.events
@@ -636,9 +637,23 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         } catch {
             let shown = json.count > 60 ? String(json.prefix(60)) + "…" : json
             fail(.undecodable, node, record: "event seq \(record.sequence)",
-                 message: "expected \(article) \(what) of type \(T.self); the JSON \(shown) does not decode: \(Self.describe(error))")
+                 message: "expected \(article) \(what) of type \(T.self); the JSON \(shown) does not decode: \(Self.describe(error)). "
+                    + "The pipeline now reads \(T.self) where the recording has \(record.text.map { "\"\($0)\"" } ?? "another type"): "
+                    + "if the type changed on purpose, record the trace again (a golden: run the test with MARBLES_RECORD=1)")
             return nil
         }
+    }
+
+    /// What a missing input's error adds: the labels the trace's inputs have, the nearest
+    /// first, and what to do.
+    static func inputsRecorded(_ labels: [String], near label: String) -> String {
+        let distinct = Array(Set(labels)).sorted()
+        guard !distinct.isEmpty else { return " (it records no input at all: was it recorded from another pipeline?)" }
+        let nearest = ReplayError.nearest(to: label, among: distinct, count: 3)
+        let rest = distinct.count - nearest.count
+        return " (its inputs: \(nearest.map { "\"\($0)\"" }.joined(separator: ", "))\(rest > 0 ? " and \(rest) more" : "")). "
+            + "Use the label it was recorded with, or, if the input was renamed on purpose, record the trace again "
+            + "(a golden: run the test with MARBLES_RECORD=1)"
     }
 
     /// The value of the commonest payloads written plainly, read without `JSONDecoder` (most

@@ -52,6 +52,9 @@ final class ReplayErrorTests: XCTestCase {
         XCTAssertNil(error.record)
         XCTAssertTrue(error.description.hasPrefix("crafted.trace: replay error: input \"text\" @"), error.description)
         XCTAssertTrue(error.message.contains("expected an input labelled \"text\""), error.message)
+        // The labels the trace has, and the fix.
+        XCTAssertTrue(error.message.contains("(its inputs: \"query\")"), error.message)
+        XCTAssertTrue(error.message.contains("record the trace again (a golden: run the test with MARBLES_RECORD=1)"), error.message)
     }
 
     func testACallLabelTheTraceLacksIsAnError() throws {
@@ -80,6 +83,8 @@ final class ReplayErrorTests: XCTestCase {
         XCTAssertEqual(error.kind, .undecodable)
         XCTAssertEqual(error.record, "event seq 1")
         XCTAssertTrue(error.message.contains("expected a value of type Int; the JSON \"a\" does not decode"), error.message)
+        XCTAssertTrue(error.message.contains("The pipeline now reads Int where the recording has \"a\": if the type changed on purpose, "
+            + "record the trace again (a golden: run the test with MARBLES_RECORD=1)"), error.message)
     }
 
     func testACallFailureThatDoesNotDecodeIsAnError() throws {
