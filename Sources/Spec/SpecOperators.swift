@@ -118,6 +118,37 @@ enum SpecOperators {
                 observer.send(error: SpecFailure(factory([])))
             })
         },
+        "timer": { call in
+            // RxJS 7: timer(due) sends 0 after `due` ms and completes; timer(due, period) then
+            // sends 1, 2, … every `period` ms and never completes. A negative due is 0, a
+            // negative period is none. (For a retry's or a repeat's backoff:
+            // retry({delay: (e, n) => timer(n * 100)}).)
+            try call.expectArguments(1...2)
+            let due = max(0, try call.number(0)) / 1000
+            let period = call.positional.count < 2 ? nil : try call.number(1)
+            let every = period.flatMap { $0 < 0 ? nil : $0 / 1000 }
+            let scheduler = call.scheduler
+            let parameters = [due, every].compactMap { $0 }.map { SpecValue.format($0 * 1000) + "ms" }.joined(separator: ", ")
+            let node = Node.make(.source, "timer", parameters: parameters, file: SpecCall.file, line: call.line)
+            return stream(SpecProducer(node: node) { observer, lifetime in
+                let pending = SerialDisposable()
+                lifetime += pending
+                let start = scheduler.currentDate
+                func tick(_ index: Int) {
+                    // Each tick's time from the start, so periods add up without drift.
+                    let offset = due + Double(index) * (every ?? 0)
+                    pending.inner = scheduler.schedule(after: start.addingTimeInterval(offset)) {
+                        observer.send(value: .number(Double(index)))
+                        if every == nil {
+                            observer.sendCompleted()
+                        } else {
+                            tick(index + 1)
+                        }
+                    }
+                }
+                tick(0)
+            })
+        },
         "stream": { call in
             try call.expectArguments(1)
             let argument = call.positional[0]

@@ -43,7 +43,7 @@ struct PlayCommand: ParsableCommand {
         withLatestFrom(a, b, ..., project), switchMap, mergeMap, concatMap, exhaustMap, \
         takeUntil, catchError((error, caught) => ...), retry(count, delay:) or retry({count, delay, resetOnSuccess}) (delay: ms or (error, retries) => notifier), \
         timeout(each:, first:, with:) or timeout({each, first, with}) (failing with \"TimeoutError\"), and the functions of, empty, \
-        never, throwError(error or () => error), merge, concat, combineLatest, zip. \
+        never, throwError(error or () => error), timer(due, period?) (RxJS timer: 0 after due ms, then one more every period), merge, concat, combineLatest, zip. \
         Swift names (Signals semantics): \
         throttle, debounce, delay(d, on: "name") (completion delayed too), \
         flatMap(latest|merge|concat|race|throttle, f), skipRepeats, \

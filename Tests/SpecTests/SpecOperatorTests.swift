@@ -286,6 +286,21 @@ final class SpecOperatorTests: XCTestCase {
         XCTAssertEqual(try out("out = never()"), "")
         XCTAssertEqual(try out("out = throwError('x')"), "#")
     }
+
+    /// RxJS 7's timer: one value 0 after the due time, then completion; with a period, 0, 1,
+    /// 2, … every period from the due time; a negative due is 0 and a negative period none;
+    /// as a retry's backoff, each attempt waits longer.
+    func testTimerSendsAfterItsDueTimeAndThenEveryPeriod() throws {
+        XCTAssertEqual(try out("out = timer(3)"), "---(0|)")
+        XCTAssertEqual(try out("out = timer(0)"), "(0|)")
+        XCTAssertEqual(try out("out = timer(-5)"), "(0|)")
+        XCTAssertEqual(try out("out = timer(2, -1)"), "--(0|)")
+        XCTAssertEqual(try out("out = timer(2, 3).take(3)"), "--0--1--(2|)")
+        XCTAssertEqual(try out("hot a = -a-----|\nout = a.switchMap(v => timer(2, 1)).take(4)"), "---012(3|)")
+        // Backoff: each attempt fails 1 ms in; the n-th retry waits n ms. Attempts at 0, 2, 5
+        // and 9 ms; the last failure, at 10 ms, ends it.
+        XCTAssertEqual(try out("cold e = -#\nout = e.retry({count: 3, delay: (error, n) => timer(n)})"), "----------#")
+    }
 }
 
 /// Errors, same-frame ordering, completion while a timer is pending, and unsubscription,
