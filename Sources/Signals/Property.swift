@@ -213,8 +213,7 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
     /// A property that always holds `value`: its producer sends it and completes, its signal
     /// has already completed.
     public convenience init(value: Value, file: StaticString = #fileID, line: UInt = #line) {
-        let node = Node.make(.source, "Property(value:)", parameters: "\(value)", parametersAreData: true,
-                             file: file, line: line)
+        let node = Node.make(.source, "Property(value:)", file: file, line: line)
         self.init(getter: { value },
                   producer: { SignalProducer(node: node) { observer, _ in
                       observer.send(value: value)

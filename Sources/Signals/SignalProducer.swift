@@ -63,9 +63,12 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
     }
 
     /// Sends one value, then completes.
+    ///
+    /// Its node is its call site's, whatever the value: the value is data, recorded in the
+    /// event it sends, not part of the node (a producer made per value inside a `flatMap` is one
+    /// node, and making one describes nothing).
     public init(value: Value, file: StaticString = #fileID, line: UInt = #line) {
-        let node = Node.make(.source, "SignalProducer(value:)", parameters: "\(value)", parametersAreData: true,
-                             file: file, line: line)
+        let node = Node.make(.source, "SignalProducer(value:)", file: file, line: line)
         self.init(node: node) { observer, _ in
             observer.send(value: value)
             observer.sendCompleted()
@@ -100,8 +103,7 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
 
     /// Fails at once.
     public init(error: Error, file: StaticString = #fileID, line: UInt = #line) {
-        let node = Node.make(.source, "SignalProducer(error:)", parameters: "\(error)", parametersAreData: true,
-                             file: file, line: line)
+        let node = Node.make(.source, "SignalProducer(error:)", file: file, line: line)
         self.init(node: node) { observer, _ in observer.send(error: error) }
     }
 
@@ -336,8 +338,7 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
 extension SignalProducer where Error == Never {
     /// Sends one value, then completes (a producer that cannot fail).
     public init(value: Value, file: StaticString = #fileID, line: UInt = #line) {
-        let node = Node.make(.source, "SignalProducer(value:)", parameters: "\(value)", parametersAreData: true,
-                             file: file, line: line)
+        let node = Node.make(.source, "SignalProducer(value:)", file: file, line: line)
         self.init(node: node) { observer, _ in
             observer.send(value: value)
             observer.sendCompleted()
