@@ -27,14 +27,32 @@ enum DirectJSONEncoder {
     /// The JSON bytes of `value`, or nil when `JSONEncoder` must be asked instead. Errors
     /// thrown by the value's own `encode(to:)`, and non-finite numbers, are rethrown.
     static func encode<T: Encodable>(_ value: T) throws -> [UInt8]? {
+        guard case let .bytes(bytes)? = try encode(value, limit: .max) else { return nil }
+        return bytes
+    }
+
+    /// What `encode(_:limit:)` made.
+    enum Encoded {
+        case bytes([UInt8])
+        /// The JSON would take this many bytes, more than the limit: a string that would have
+        /// passed the limit was measured, not written, so a huge value costs a scan of its
+        /// text, not a copy of it.
+        case omitted(size: Int)
+    }
+
+    /// The JSON of `value` when it takes at most `limit` bytes, else its size; nil when
+    /// `JSONEncoder` must be asked instead.
+    static func encode<T: Encodable>(_ value: T, limit: Int) throws -> Encoded? {
         let writer = DirectJSONWriter()
+        writer.limit = limit
         do {
             try writer.encodeValue(value, at: nil)
         } catch {
             if writer.fallBack { return nil }
             throw error
         }
-        return writer.fallBack ? nil : writer.bytes
+        if writer.fallBack { return nil }
+        return writer.elided > 0 ? .omitted(size: writer.bytes.count + writer.elided) : .bytes(writer.bytes)
     }
 }
 
@@ -93,6 +111,12 @@ final class DirectJSONWriter {
     @exclusivity(unchecked) private var scratch: [UInt8] = []
     /// Set when the value cannot be written here; the whole encoding then falls back.
     @exclusivity(unchecked) private(set) var fallBack = false
+    /// The most bytes the JSON may take to be written whole (see `elided`).
+    @exclusivity(unchecked) var limit = Int.max
+    /// The bytes of strings measured rather than written, each of which would have taken the
+    /// JSON past `limit`: it is written as `""` and its other bytes counted here, so the
+    /// JSON's size is `bytes.count + elided`, and the structure around it stays well formed.
+    @exclusivity(unchecked) private(set) var elided = 0
 
     init() {
         bytes.reserveCapacity(512)
@@ -375,8 +399,17 @@ final class DirectJSONWriter {
 
     /// `string` as a JSON string: quotes, backslashes and C0 controls escaped, nothing else.
     func writeString(_ string: String) {
-        bytes.append(UInt8(ascii: "\""))
         var string = string
+        // Its UTF-8 is at most what it takes escaped: a string that may pass the limit is measured.
+        if bytes.count + string.utf8.count + 2 > limit {
+            let size = Self.escapedSize(&string)
+            if bytes.count + size > limit {
+                bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "\"")])
+                elided += size - 2
+                return
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
         string.withUTF8 { utf8 in
             var runStart = 0
             for index in utf8.indices {
@@ -403,6 +436,20 @@ final class DirectJSONWriter {
             if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The bytes `writeString` writes for `string`, quotes included.
+    static func escapedSize(_ string: inout String) -> Int {
+        string.withUTF8 { utf8 in
+            var size = utf8.count + 2
+            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x08, 0x09, 0x0A, 0x0C, 0x0D: size += 1
+                default: size += 5
+                }
+            }
+            return size
+        }
     }
 }
 

@@ -18,7 +18,11 @@ import TraceLog
 /// knows the event's ids appends the event and a copy of its value, whatever its type, to a
 /// ring of its own without a lock, numbered by an atomic counter, and the writer thread makes
 /// the value's text (`String(describing:)`) and JSON (`Encodable`) when it writes the line.
-/// So a value slow or large to describe or encode costs the writer, not the sender. A value
+/// So a value slow or large to describe or encode costs the writer, not the sender; and a
+/// huge one costs a scan, not a copy: its JSON past `maxJSONLength` is measured without being
+/// written (`jsonOmitted` gives its size), and its text is described only as far as the first
+/// `maxTextLength` characters need (a struct's fields, an array's elements and a string's
+/// characters past a few kilobytes are not visited for it). A value
 /// type's copy cannot change meanwhile; an object, or a value holding one, is kept alive until
 /// written and shows what it holds *when written*, within `flushInterval` of the send: a
 /// mutation made in between shows in the trace (send a value type, or a copy of the object's

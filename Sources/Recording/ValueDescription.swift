@@ -33,6 +33,12 @@ enum ValueDescription {
         guard let plan, !plan.disowned.load(ordering: .relaxed) else { return String(describing: value.pointee) }
         var text = ""
         plan.write(UnsafeRawPointer(value), debug: false, to: &text)
+        if text.utf8.count > cutoff {
+            // Perhaps cut: a beginning of the text, which the trace keeps only the first
+            // characters of. Enough of them, or the whole text after all.
+            let enough = text.index(text.startIndex, offsetBy: Recorder.maxTextLength + 1, limitedBy: text.endIndex)
+            return enough.map { $0 < text.endIndex } == true ? text : String(describing: value.pointee)
+        }
         if verify, plan.checksLeft.load(ordering: .relaxed) > 0 {
             plan.checksLeft.subtract(1, ordering: .relaxed)
             let expected = String(describing: value.pointee)
@@ -46,6 +52,12 @@ enum ValueDescription {
 
     /// How many values of a type are checked against the standard library's text.
     static let checkedValues = 4
+
+    /// The bytes of text past which a plan stops writing (a struct's next field, an array's next
+    /// element, the rest of a string): the trace keeps only the first `Recorder.maxTextLength`
+    /// characters, so a huge value is described in time proportional to this, not to its size.
+    /// The text is then a beginning of `String(describing:)`'s.
+    static let cutoff = 4096
 }
 
 /// How to write a value of one type, as `print` does (`debug` false) and as `debugPrint` does
@@ -92,6 +104,7 @@ final class DescriptionPlan: @unchecked Sendable {  // immutable but for its ato
             text += debug ? qualifiedName : name
             text += "("
             for (index, field) in fields.enumerated() {
+                if text.utf8.count > ValueDescription.cutoff { return }
                 if index > 0 { text += ", " }
                 text += field.label
                 text += ": "
@@ -175,6 +188,12 @@ extension Plans {
     /// ASCII with none of those three is written as it is, without the scalar-by-scalar walk.
     static func quoted(_ value: UnsafeRawPointer, _ text: inout String) {
         let string = value.load(as: String.self)
+        if string.utf8.count > ValueDescription.cutoff {
+            // The beginning only: its escaped text, without the closing quote, begins the whole one's.
+            var head = String(string.prefix(ValueDescription.cutoff)).debugDescription
+            head.removeLast()
+            return text += head
+        }
         var plain = true
         for byte in string.utf8 where byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
             || byte == UInt8(ascii: "\\") {
@@ -203,6 +222,7 @@ extension Array: PlannedContainer {
             value.assumingMemoryBound(to: [Element].self).pointee.withUnsafeBufferPointer { elements in
                 text += "["
                 for index in elements.indices {
+                    if text.utf8.count > ValueDescription.cutoff { return }
                     if index > 0 { text += ", " }
                     element.write(elements.baseAddress! + index, debug: true, to: &text)
                 }

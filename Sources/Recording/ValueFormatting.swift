@@ -10,6 +10,8 @@ extension RecorderCore {
         case string(String)
         /// `jsonError` says what the value's `encode(to:)` threw, when it threw.
         case other(text: String, json: String?, jsonError: String? = nil)
+        /// A value whose JSON would take `size` bytes, over `Recorder.maxJSONLength`.
+        case omitted(text: String, size: Int)
 
         /// Writes `text`, `truncated`, `json` and `jsonOmitted` as FORMAT.md orders them.
         func write(to line: inout JSONLine) {
@@ -36,16 +38,22 @@ extension RecorderCore {
                 } else {
                     line.field("json", rawJSON: json)
                 }
+            case let .omitted(text, size):
+                writeText(text, to: &line)
+                line.field("jsonOmitted", Int64(size))
             }
         }
 
         private func writeText(_ text: String, to line: inout JSONLine) {
-            // At most maxTextLength bytes means at most that many characters: no counting.
-            if text.utf8.count <= Recorder.maxTextLength || text.count <= Recorder.maxTextLength {
-                line.field("text", text)
-            } else {
-                line.field("text", String(text.prefix(Recorder.maxTextLength)) + "…")
+            // At most maxTextLength bytes means at most that many characters: no counting. Past
+            // that, only the first maxTextLength + 1 characters are walked, however long the text.
+            let cut = text.utf8.count <= Recorder.maxTextLength
+                ? nil : text.index(text.startIndex, offsetBy: Recorder.maxTextLength, limitedBy: text.endIndex)
+            if let cut, cut < text.endIndex {
+                line.field("text", String(text[..<cut]) + "…")
                 line.field("truncated", true)
+            } else {
+                line.field("text", text)
             }
         }
     }
@@ -70,13 +78,15 @@ extension RecorderCore {
         return nil
     }
 
-    /// The JSON of an `Encodable` value exactly as `encoder` writes it, or what encoding it
-    /// threw: by `DirectJSONEncoder`, several times cheaper, and through `encoder` only for
-    /// the values that encoder hands back.
-    static func json(of value: some Encodable) -> Result<String, EncodingFailure> {
+    /// The JSON of an `Encodable` value exactly as `encoder` writes it, when it takes at most
+    /// `limit` bytes, else its size (a huge string in it measured, not copied), or what
+    /// encoding it threw: by `DirectJSONEncoder`, several times cheaper, and through `encoder`
+    /// only for the values that encoder hands back.
+    static func json(of value: some Encodable, limit: Int) -> Result<DirectJSONEncoder.Encoded, EncodingFailure> {
         do {
-            if let bytes = try DirectJSONEncoder.encode(value) { return .success(String(decoding: bytes, as: UTF8.self)) }
-            return .success(String(decoding: try encoder.encode(value), as: UTF8.self))
+            if let encoded = try DirectJSONEncoder.encode(value, limit: limit) { return .success(encoded) }
+            let bytes = Array(try encoder.encode(value))
+            return .success(bytes.count > limit ? .omitted(size: bytes.count) : .bytes(bytes))
         } catch {
             return .failure(EncodingFailure(description: String(describing: error)))
         }
@@ -105,8 +115,10 @@ extension RecorderCore {
             let text = bool ? "true" : "false"
             return .other(text: text, json: text)
         case let encodable as Encodable:
-            switch json(of: encodable) {
-            case let .success(json): return .other(text: ValueDescription.describe(value), json: json)
+            switch json(of: encodable, limit: Recorder.maxJSONLength) {
+            case let .success(.bytes(json)):
+                return .other(text: ValueDescription.describe(value), json: String(decoding: json, as: UTF8.self))
+            case let .success(.omitted(size)): return .omitted(text: ValueDescription.describe(value), size: size)
             case let .failure(failure): return .other(text: ValueDescription.describe(value), json: nil, jsonError: failure.description)
             }
         default:

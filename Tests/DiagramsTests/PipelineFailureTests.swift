@@ -49,7 +49,7 @@ final class PipelineFailureTests: XCTestCase {
         func name(_ id: String) -> String { graph.nodes.first { $0.id == id }.map { "\($0.name)(\($0.parameters))" } ?? id }
         let inner = graph.edges.filter { $0.style == .inner }.map { "\(name($0.from)) -> \(name($0.to))" }
         XCTAssertEqual(inner, ["flatMapError() -> flatMap(latest)", "SignalProducer() -> call(search)",
-                               "SignalProducer(value:)([]) -> flatMapError()"])
+                               "SignalProducer(value:)() -> flatMapError()"])
     }
 
     func testFailingEdgesAreDrawnRedWithAKey() throws {

@@ -1,5 +1,7 @@
 import Foundation
 @testable import Recording
+import Signals
+import TraceLog
 import XCTest
 
 /// A recorded value's text, made from its type's plan, is `String(describing:)`'s byte for byte,
@@ -125,5 +127,70 @@ final class ValueDescriptionTests: XCTestCase {
             let reading = Reading(name: "sensor-\(index)", value: Double(index) / 3, tags: Array(repeating: "t", count: index % 4))
             check(reading)
         }
+    }
+}
+
+/// A huge value is measured, not copied: its JSON past the recorder's limit is omitted with its
+/// exact size, and its text is the beginning of the standard library's, however large the value.
+final class HugeValueTests: XCTestCase {
+    struct Page: Codable {
+        var title: String
+        var lines: [String]
+        var notes: [String: String]
+    }
+
+    private func page(lineCount: Int, lineLength: Int) -> Page {
+        // Quotes, backslashes and control characters, which escaping widens.
+        let line = String(repeating: "a\"b\\c\u{1}d\n", count: lineLength / 8)
+        return Page(title: "big", lines: Array(repeating: line, count: lineCount), notes: ["k": line])
+    }
+
+    func testAJSONPastTheLimitIsMeasuredExactly() throws {
+        for (lines, length, limit) in [(1, 200_000, 65_536), (40, 4_000, 65_536), (3, 100, 1_000), (3, 100, 10_000)] {
+            let value = page(lineCount: lines, lineLength: length)
+            let whole = try XCTUnwrap(try DirectJSONEncoder.encode(value))
+            switch try XCTUnwrap(try DirectJSONEncoder.encode(value, limit: limit)) {
+            case let .bytes(bytes):
+                XCTAssertLessThanOrEqual(whole.count, limit)
+                XCTAssertEqual(bytes, whole)
+            case let .omitted(size):
+                XCTAssertGreaterThan(whole.count, limit)
+                XCTAssertEqual(size, whole.count, "\(lines) lines of \(length)")
+            }
+        }
+    }
+
+    func testATextPastTheCutoffBeginsAsTheStandardLibrarysAndIsKeptAsLongAsTheTraceKeepsIt() {
+        let value = page(lineCount: 50, lineLength: 100_000)
+        let text = ValueDescription.describe(value)
+        let expected = String(describing: value)
+        XCTAssertLessThan(text.utf8.count, 3 * ValueDescription.cutoff, "described in proportion to the cutoff")
+        XCTAssertTrue(expected.hasPrefix(text))
+        XCTAssertEqual(String(text.prefix(Recorder.maxTextLength + 1)), String(expected.prefix(Recorder.maxTextLength + 1)))
+        // Characters made of many scalars: the cut text is too short to tell, and the whole
+        // text is made instead.
+        let marks = String(repeating: "e" + String(repeating: "\u{301}", count: 3000), count: 3)
+        let combining = Page(title: marks, lines: [], notes: [:])
+        XCTAssertEqual(ValueDescription.describe(combining), String(describing: combining))
+    }
+
+    /// Through a virtual recording: the trace keeps the truncated text and the JSON's size.
+    func testAHugeValueIsRecordedTruncatedWithItsJSONSize() throws {
+        let value = page(lineCount: 20, lineLength: 50_000)
+        let scheduler = TestScheduler()
+        let recorder = Recorder(clock: .virtual(scheduler))
+        recorder.start()
+        let (signal, input) = Signal<Page, Never>.pipe(named: "pages")
+        signal.observeValues { _ in }
+        input.send(value: value)
+        _ = try recorder.stop()
+        let trace = try Trace(bytes: recorder.bytes)
+        let values = trace.events.filter { $0.kind == .value }
+        XCTAssertEqual(values.count, 1)
+        let event = try XCTUnwrap(values.first)
+        XCTAssertEqual(event.text, String(String(describing: value).prefix(Recorder.maxTextLength)) + "…")
+        XCTAssertNil(event.json)
+        let whole = try XCTUnwrap(try DirectJSONEncoder.encode(value))
+        XCTAssertEqual(Int(event.omittedJSONBytes), whole.count)
     }
 }
