@@ -250,3 +250,11 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
 extension Recorder: ProbeStandIn {
     package var standsFor: Probe { core }
 }
+
+extension Recorder {
+    /// A call's request as JSON, exactly as a recording's subscription record holds it (the
+    /// replay finds recorded requests by it).
+    package static func requestJSON(_ request: some Encodable) -> String? {
+        RecorderCore.requestJSON(request)
+    }
+}

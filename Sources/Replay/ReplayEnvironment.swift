@@ -1,5 +1,6 @@
 import Locks
 import Foundation
+import Recording
 import Signals
 import TraceLog
 
@@ -457,7 +458,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     private func serve<Request: Codable & Equatable>(_ recording: BoundaryRecording, request: Request) -> Int? {
         // The same JSON as recorded finds its starts without decoding; a request whose JSON
         // differs can still be equal (`==` may ignore a field), so the rest are decoded.
-        let json = (try? Self.requestEncoder.encode(request)).map { String(decoding: $0, as: UTF8.self) }
+        let json = Recorder.requestJSON(request)
         let exact = json.flatMap { recording.byRequest[$0] } ?? []
         return withServed(recording) { served -> Int? in
             if let json, let index = served.takeFirst(of: exact, json: json) { return index }
@@ -482,7 +483,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     private func unrecordedRequestError<Request: Codable & Equatable>(
         _ recording: BoundaryRecording, request: Request, node: Node, label: String
     ) -> ReplayError {
-        let json = (try? Self.requestEncoder.encode(request)).map { String(decoding: $0, as: UTF8.self) } ?? "\(request)"
+        let json = Recorder.requestJSON(request) ?? "\(request)"
         let recorded = recording.subscriptions.compactMap(\.request)
         var distinct: [String] = []
         for request in recorded where !distinct.contains(request) { distinct.append(request) }
@@ -490,14 +491,22 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         let equalStarts = recorded.filter { $0 == json || (try? decoder.decode(Request.self, from: Data($0.utf8))) == request }.count
         let message: String
         if equalStarts > 0 {
-            message = "expected at most \(equalStarts) starts of \"\(label)\" with the request \(json), as recorded; "
+            message = "expected at most \(equalStarts) starts of \"\(label)\" with the request \(Self.shown(json)), as recorded; "
                 + "the pipeline starts it a \(Self.ordinal(equalStarts + 1)) time"
         } else {
-            message = "expected a recorded start of \"\(label)\" with the request \(json); the trace records none "
-                + "(nearest recorded: \(nearest.joined(separator: ", ")))"
+            message = "expected a recorded start of \"\(label)\" with the request \(Self.shown(json)); the trace records none "
+                + "(nearest recorded: \(nearest.map(Self.shown).joined(separator: ", ")))"
         }
         return ReplayError(kind: .unrecordedRequest, trace: traceName, node: node.replayDescription, record: nil,
                            message: message, request: json, nearestRecordedRequests: nearest)
+    }
+
+    /// A request's JSON as an error message shows it: whole up to 200 characters, else its
+    /// beginning and its size.
+    static func shown(_ json: String) -> String {
+        guard json.utf8.count > 200, let end = json.index(json.startIndex, offsetBy: 200, limitedBy: json.endIndex),
+              end < json.endIndex else { return json }
+        return json[..<end] + "… (\(json.utf8.count) bytes)"
     }
 
     /// Schedules the events of the recorded start `index` at their offsets from its start (a
@@ -590,14 +599,6 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         }
         return false
     }
-
-    /// Encodes a request as the recorder does (sorted keys), so equal requests usually have
-    /// equal JSON.
-    private static let requestEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     private func recordedNodes(named name: String, label: String, node: Node) -> [NodeRecord] {
         let labelled = trace.nodes.filter { $0.name == name && $0.label == label }

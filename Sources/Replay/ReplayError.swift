@@ -57,12 +57,21 @@ public struct ReplayError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Up to `count` of `candidates` nearest to `target` by edit distance (in characters),
-    /// nearest first; ties keep the candidates' order.
+    /// nearest first; ties keep the candidates' order. Only the first `compared` characters of
+    /// each are compared (the distance takes time in the product of the lengths: a request of
+    /// megabytes would take hours), then the lengths break ties.
     static func nearest(to target: String, among candidates: [String], count: Int) -> [String] {
-        let goal = Array(target)
-        let ranked = candidates.enumerated().map { (index: $0.offset, text: $0.element, distance: editDistance(goal, Array($0.element))) }
-        return ranked.sorted { ($0.distance, $0.index) < ($1.distance, $1.index) }.prefix(count).map(\.text)
+        let goal = Array(target.prefix(compared))
+        let ranked = candidates.enumerated().map { candidate in
+            (index: candidate.offset, text: candidate.element,
+             distance: editDistance(goal, Array(candidate.element.prefix(compared))),
+             lengths: abs(candidate.element.utf8.count - target.utf8.count))
+        }
+        return ranked.sorted { ($0.distance, $0.lengths, $0.index) < ($1.distance, $1.lengths, $1.index) }.prefix(count).map(\.text)
     }
+
+    /// How many characters of two texts `nearest` compares.
+    static let compared = 256
 
     /// The Levenshtein distance between two character sequences, in one row of memory.
     private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {

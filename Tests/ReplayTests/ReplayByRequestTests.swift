@@ -178,6 +178,38 @@ final class ReplayByRequestTests: XCTestCase {
         XCTAssertTrue(String(decoding: bytes, as: UTF8.self).contains(#""thread":1,"request":{"page":2,"text":"swim"}}"#))
     }
 
+    /// A request of megabytes is recorded, found by a replay, and, when the replay asks for
+    /// another one, named with the nearest recorded without comparing them whole (an edit
+    /// distance over every character would take hours).
+    func testABigRequestIsFoundAndAnotherIsNamedWithoutComparingItWhole() throws {
+        let big = String(repeating: "swim ", count: 400_000), other = big + "!"
+        let scheduler = TestScheduler()
+        let environment = VirtualEnvironment(scheduler: scheduler)
+        let bytes = Recorder.record(virtual: scheduler) {
+            environment.call("search", request: SearchRequest(text: big, page: 1)) { SignalProducer<Int, ServiceError>(value: 7) }
+                .startWithValues { _ in }
+        }
+        let trace = try Trace(bytes: bytes, name: "big")
+        XCTAssertEqual(trace.subscriptions.compactMap(\.request).map { $0.utf8.count }, [2_000_000 + #"{"page":1,"text":""}"#.utf8.count])
+        func replay(_ text: String) throws -> [Int] {
+            var values: [Int] = []
+            _ = try Replayer(trace: trace, name: "big").replay { environment in
+                environment.call("search", request: SearchRequest(text: text, page: 1)) { SignalProducer<Int, ServiceError>(value: 0) }
+                    .startWithValues { values.append($0) }
+            }
+            return values
+        }
+        XCTAssertEqual(try replay(big), [7])
+        XCTAssertThrowsError(try replay(other)) { error in
+            guard let error = error as? ReplayError else { return XCTFail("expected a ReplayError, got \(error)") }
+            XCTAssertEqual(error.kind, .unrecordedRequest)
+            XCTAssertEqual(error.nearestRecordedRequests.map { $0.utf8.count }, [2_000_000 + #"{"page":1,"text":""}"#.utf8.count])
+            // The message shows the beginning of each request and its size, not megabytes.
+            XCTAssertLessThan(error.description.utf8.count, 2_000, String(error.description.prefix(2_000)))
+            XCTAssertTrue(error.message.contains("… (2000021 bytes)"), String(error.message.prefix(2_000)))
+        }
+    }
+
     func testAChangedFilterGetsTheResponseRecordedForEachRequestNotTheNextInOrder() throws {
         let recorded = try Recording.simulated(autocomplete(minimumLength: 2)).trace
         // Recorded calls: sw, swi, swim, swif. Paired by order, "swim" would get "sw1".
