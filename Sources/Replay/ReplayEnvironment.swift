@@ -229,7 +229,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     ) -> SignalProducer<Value, Failure> {
         let node = Node.call(label, file: file, line: line)
         // Each start is paired with a recorded one as it is made, in the recorded order.
-        return SignalProducer(node: node, handlerWhenMade: { [self] in
+        return SignalProducer(node: node, causedByStart: true, handlerWhenMade: { [self] in
             guard let recording = boundaryRecording(named: "call", label: label, node: node) else {
                 fail(.missingCall, node, record: nil, message: "expected a call labelled \"\(label)\" in the trace; it has none")
                 return { _, _ in }
@@ -250,7 +250,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     ) -> SignalProducer<Value, Failure> {
         let node = Node.call(label, file: file, line: line)
         // Each start is paired with a recorded one as it is made, in the recorded order.
-        return SignalProducer(node: node, request: request, handlerWhenMade: { [self] in
+        return SignalProducer(node: node, request: request, causedByStart: true, handlerWhenMade: { [self] in
             guard let recording = boundaryRecording(named: "call", label: label, node: node) else {
                 fail(.missingCall, node, record: nil, message: "expected a call labelled \"\(label)\" in the trace; it has none")
                 return { _, _ in }

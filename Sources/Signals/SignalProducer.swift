@@ -57,10 +57,13 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
     /// An operator may make its inputs' instances in one order and begin them in another
     /// (`take(until:)` begins its trigger first), so a replay pairs each start of a boundary
     /// with its recorded subscription here, in the order both were made, not as it begins.
-    package init(node: Node, request: (any Encodable)? = nil,
+    /// `causedByStart` makes a boundary call's starts, each of whose events (its interruption
+    /// too) names the event that began it as a cause.
+    package init(node: Node, request: (any Encodable)? = nil, causedByStart: Bool = false,
                  handlerWhenMade: @escaping () -> (Signals.Observer<Value, Error>, Lifetime) -> Void) {
         self.init(node: node) {
-            let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false, request: request)
+            let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false, request: request,
+                                                causedByStart: causedByStart)
             let startHandler = handlerWhenMade()
             let input = core.input
             let lifetime = Lifetime(core.resources)
