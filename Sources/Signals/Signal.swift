@@ -632,12 +632,13 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         if state.pointee.otherCauses.isEmpty {
             Self.forEachObservation(in: delivery.pointer, forward)
         } else {
-            let savedOthers = state.pointee.otherCauses
+            var savedOthers = state.pointee.otherCauses
             state.pointee.otherCauses = []
             Self.forEachObservation(in: delivery.pointer, forward)
+            // A call's start added above is this event's cause only.
+            if startAdded { savedOthers.removeLast() }
             state.pointee.otherCauses = savedOthers
         }
-        if startAdded { state.pointee.otherCauses.removeLast() }
         state.pointee.cause = savedCause
         // A subscription made while this event was delivered is reported at its time.
         if state.pointee.hasPending { context._withUnsafeGuaranteedRef { $0.reportPendingNow() } }
