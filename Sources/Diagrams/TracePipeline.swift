@@ -171,10 +171,11 @@ extension PipelineGraph {
 /// feeding a `combineLatest` and a `zip`) has a subscription per consumer, and each edge
 /// carries only its own. Which ones a consumer observed is known from the causes: an event of
 /// the consumer caused by one of the subscription's, or an event of an inner stream the
-/// consumer started (a `flatMap`'s call, caused by the value that asked). A subscription that caused nothing in any
-/// consumer (it only failed into a `flatMapError`, whose fallback answered) went to the
-/// upstream's only consumer, when it has one; and an upstream with one subscription (a hot
-/// signal) feeds every consumer with it.
+/// consumer started (a `flatMap`'s call, caused by the value that asked). An interruption is
+/// no data: it links only through an interruption passed down to it, or through a call's
+/// request. A subscription that caused nothing in any consumer (it only failed into a
+/// `flatMapError`, whose fallback answered) went to the upstream's only consumer, when it has
+/// one; and an upstream with one subscription (a hot signal) feeds every consumer with it.
 ///
 /// Kept per subscription in flat arrays (about a dozen bytes each), not in sets and dictionaries: a
 /// trace of two million events has hundreds of thousands of subscriptions.
@@ -196,8 +197,10 @@ private struct EdgeCrossings {
     private static let seenBit: UInt8 = 1, failedBit: UInt8 = 2, interruptedBit: UInt8 = 4
 
     init(_ trace: Trace) {
+        var calls: Set<UInt64> = []
         for record in trace.nodes {
             for upstream in record.upstream { consumers[upstream.node, default: []].insert(record.id) }
+            if record.kind == .source && record.name == "call" { calls.insert(record.id) }
         }
         let events = trace.events
         var highest = -1
@@ -227,8 +230,18 @@ private struct EdgeCrossings {
                 starters.append(started.node)
                 parent = started.parent
             }
-            for cause in events.causes(at: position) {
+            // An interruption comes from a disposal, which is no data crossing an edge: the
+            // event being delivered when it came may be another branch's (a take(until:)
+            // ending tore this branch down). So an interruption's cause links only when it is
+            // an interruption passed down an edge; but a boundary call's interruption names,
+            // last, the value that started it, which reached its starters as its answer would
+            // have (a call torn down before it answered).
+            let causes = events.causes(at: position)
+            let interrupted = events.kind(at: position) == .interrupted
+            for (index, cause) in zip(causes.indices, causes) {
                 guard let origin = trace.eventPosition(sequence: cause) else { continue }
+                if interrupted && events.kind(at: origin) != .interrupted
+                    && !(calls.contains(node) && index == causes.endIndex - 1) { continue }
                 let originNode = events.node(at: origin)
                 if originNode != node { link(events.subscriptionIndex(at: origin), to: node) }
                 for starter in starters where starter != originNode && starter != node {

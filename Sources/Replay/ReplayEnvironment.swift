@@ -32,6 +32,11 @@ import TraceLog
 ///   they keep their order with the inputs. The interval and scheduler the pipeline asks for are not used: the ticks are
 ///   what happened.
 ///
+/// A start of a call or a timer is paired with a recorded one as its subscription is made,
+/// in the order the trace records subscriptions, not as its work begins: an operator may
+/// begin its inputs in another order than it made them (`take(until:)` begins its trigger
+/// first), and the k-th start to begin may be the recording's (k+1)-th.
+///
 /// A trace that does not fit (a label it lacks, more calls than recorded, a payload that does
 /// not decode) is recorded in `errors` and the boundary concerned stays silent; `Replayer`
 /// throws the first error after the run. Nothing traps.
@@ -225,19 +230,20 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         _ perform: @escaping () -> SignalProducer<Value, Failure>
     ) -> SignalProducer<Value, Failure> {
         let node = Node.call(label, file: file, line: line)
-        return SignalProducer(node: node) { [self] observer, lifetime in
+        // Each start is paired with a recorded one as it is made, in the recorded order.
+        return SignalProducer(node: node, causedByStart: true, handlerWhenMade: { [self] in
             guard let recording = boundaryRecording(named: "call", label: label, node: node) else {
                 fail(.missingCall, node, record: nil, message: "expected a call labelled \"\(label)\" in the trace; it has none")
-                return
+                return { _, _ in }
             }
             guard let index = serveInOrder(recording) else {
                 fail(.extraCall, node, record: nil,
                      message: "expected at most \(recording.subscriptions.count) starts of this call, as recorded; "
                         + "the pipeline starts it a \(Self.ordinal(recording.subscriptions.count + 1)) time")
-                return
+                return { _, _ in }
             }
-            redeliver(recording, index, node: node, into: observer, lifetime: lifetime)
-        }
+            return { [self] observer, lifetime in redeliver(recording, index, node: node, into: observer, lifetime: lifetime) }
+        })
     }
 
     public func call<Request: Codable & Equatable, Value: Codable, Failure: Swift.Error & Codable>(
@@ -245,46 +251,43 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         _ perform: @escaping () -> SignalProducer<Value, Failure>
     ) -> SignalProducer<Value, Failure> {
         let node = Node.call(label, file: file, line: line)
-        return SignalProducer(node: node, request: request) { [self] observer, lifetime in
+        // Each start is paired with a recorded one as it is made, in the recorded order.
+        return SignalProducer(node: node, request: request, causedByStart: true, handlerWhenMade: { [self] in
             guard let recording = boundaryRecording(named: "call", label: label, node: node) else {
                 fail(.missingCall, node, record: nil, message: "expected a call labelled \"\(label)\" in the trace; it has none")
-                return
+                return { _, _ in }
+            }
+            // Recorded without requests (format 1.0, or a pipeline that did not pass them):
+            // paired in order, as a call without a request is.
+            if let index = recording.hasRequests ? serve(recording, request: request) : serveInOrder(recording) {
+                return { [self] observer, lifetime in redeliver(recording, index, node: node, into: observer, lifetime: lifetime) }
             }
             guard recording.hasRequests else {
-                // Recorded without requests (format 1.0, or a pipeline that did not pass them):
-                // paired in order, as a call without a request is.
-                guard let index = serveInOrder(recording) else {
-                    fail(.extraCall, node, record: nil,
-                         message: "expected at most \(recording.subscriptions.count) starts of this call, as recorded; "
-                            + "the pipeline starts it a \(Self.ordinal(recording.subscriptions.count + 1)) time")
-                    return
-                }
-                redeliver(recording, index, node: node, into: observer, lifetime: lifetime)
-                return
-            }
-            if let index = serve(recording, request: request) {
-                redeliver(recording, index, node: node, into: observer, lifetime: lifetime)
-                return
+                fail(.extraCall, node, record: nil,
+                     message: "expected at most \(recording.subscriptions.count) starts of this call, as recorded; "
+                        + "the pipeline starts it a \(Self.ordinal(recording.subscriptions.count + 1)) time")
+                return { _, _ in }
             }
             let error = unrecordedRequestError(recording, request: request, node: node, label: label)
             switch unrecordedRequests {
             case .error:
                 lock.withLock { problems.append(error) }
+                return { _, _ in }
             case .empty:
                 lock.withLock { unserved.append(error) }
-                observer.sendCompleted()
+                return { observer, _ in observer.sendCompleted() }
             case let .fail(makeError):
                 let made = makeError(error)
                 guard let failure = made as? Failure else {
                     fail(.undecodable, node, record: nil,
                          message: "expected the error for an unrecorded request to be a \(Failure.self); "
                             + "the replay option made a \(type(of: made)) (\(error.message))")
-                    return
+                    return { _, _ in }
                 }
                 lock.withLock { unserved.append(error) }
-                observer.send(error: failure)
+                return { observer, _ in observer.send(error: failure) }
             }
-        }
+        })
     }
 
     public func timer(_ label: String, after delay: TimeInterval, repeating interval: TimeInterval?,
@@ -300,29 +303,25 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
             lock.withLock { if !simulating.contains(simulated) { simulating.append(simulated) } }
             return .timer(node: node, after: delay, repeating: interval, on: scheduler)
         }
-        return SignalProducer(node: node) { [self] observer, lifetime in
+        // Each start is paired with a recorded one as it is made, in the recorded order.
+        return SignalProducer(node: node, handlerWhenMade: { [self] in
             guard let recording = boundaryRecording(named: "timer", label: label, node: node) else {
                 fail(.missingTimer, node, record: nil, message: "expected a timer labelled \"\(label)\" in the trace; it has none")
-                return
+                return { _, _ in }
             }
-            guard let index = serveInOrder(recording) else {
-                fail(.extraTimer, node, record: nil,
-                     message: "expected at most \(recording.subscriptions.count) starts of this timer, as recorded; "
-                        + "the pipeline starts it a \(Self.ordinal(recording.subscriptions.count + 1)) time")
-                return
-            }
-            redeliver(recording, index, node: node, into: observer, lifetime: lifetime, atRecordedTimes: true)
-        }
+            return ticks(of: recording, node: node)
+        })
     }
 
     /// A start of a timer made by `SignalProducer.timer(interval:on:)` on one of the
-    /// environment's schedulers: when the trace recorded that timer (a `timer` source at the
-    /// same call site with the same parameters, or elsewhere in the same file, or in another
-    /// file, when the code moved and it is the only one there), the k-th start re-sends the ticks of its k-th
-    /// recorded start, with their recorded dates at their recorded times, as `timer(label…)`
-    /// does. Without a recording the timer runs on the scheduler's lane (a timer added since
-    /// the recording). More starts than recorded are a `ReplayError` (`extraTimer`).
-    func replayTicks(of node: Node, into observer: Signals.Observer<Date, Never>, lifetime: Lifetime) -> Bool {
+    /// environment's schedulers, as it is made: when the trace recorded that timer (a `timer`
+    /// source at the same call site with the same parameters, or elsewhere in the same file, or
+    /// in another file, when the code moved and it is the only one there), the k-th start made
+    /// re-sends the ticks of its k-th recorded start, with their recorded dates at their
+    /// recorded times, as `timer(label…)` does. Without a recording, nil: the timer runs on the
+    /// scheduler's lane (a timer added since the recording). More starts than recorded are a
+    /// `ReplayError` (`extraTimer`).
+    func recordedTicks(of node: Node) -> ((Signals.Observer<Date, Never>, Lifetime) -> Void)? {
         let key = "timer\u{0}\(node.parameters)\u{0}\(node.file):\(node.line)"
         guard let recording = boundaryRecording(key: key, name: "timer", { recordedOperatorTimers(like: node) }) else {
             // A timer at this call site recorded with another interval: the code changed it.
@@ -333,16 +332,23 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
                                                recorded: "timer, " + changed.parameters, replayed: "timer, " + node.parameters)
                 lock.withLock { if !simulating.contains(simulated) { simulating.append(simulated) } }
             }
-            return false
+            return nil
         }
+        return ticks(of: recording, node: node)
+    }
+
+    /// The start handler of the timer start being made: its recorded start's ticks, the next
+    /// one not served yet; none (and an `extraTimer` error) when all were.
+    private func ticks(of recording: BoundaryRecording, node: Node) -> (Signals.Observer<Date, Never>, Lifetime) -> Void {
         guard let index = serveInOrder(recording) else {
             fail(.extraTimer, node, record: nil,
                  message: "expected at most \(recording.subscriptions.count) starts of this timer, as recorded; "
                     + "the pipeline starts it a \(Self.ordinal(recording.subscriptions.count + 1)) time")
-            return true
+            return { _, _ in }
         }
-        redeliver(recording, index, node: node, into: observer, lifetime: lifetime, atRecordedTimes: true)
-        return true
+        return { [self] observer, lifetime in
+            redeliver(recording, index, node: node, into: observer, lifetime: lifetime, atRecordedTimes: true)
+        }
     }
 
     // MARK: Internals
@@ -778,8 +784,8 @@ final class ReplayScheduler: TimerReplayingScheduler, @unchecked Sendable {  // 
         lane.schedule(after: date, interval: interval, leeway: leeway, action: action)
     }
 
-    func replayTicks(of node: Node, into observer: Signals.Observer<Date, Never>, lifetime: Lifetime) -> Bool {
-        environment?.replayTicks(of: node, into: observer, lifetime: lifetime) ?? false
+    func recordedTicks(of node: Node) -> ((Signals.Observer<Date, Never>, Lifetime) -> Void)? {
+        environment?.recordedTicks(of: node)
     }
 }
 

@@ -140,33 +140,21 @@ extension SignalProducer {
     /// event that started the call (the request) as a further cause, whichever thread the
     /// service answers on: a service answering from a dispatch queue of its own carries no
     /// cause across, and its answer would otherwise be cut off from the input that asked
-    /// (end-to-end latency from the input, the data age of what a sink shows).
+    /// (end-to-end latency from the input, the data age of what a sink shows). Its
+    /// interruption carries it too: a call interrupted before it answered still names the
+    /// value that asked.
     package static func environmentCall(
         _ label: String, request: (any Encodable)? = nil, file: StaticString, line: UInt,
         _ perform: @escaping () -> SignalProducer
     ) -> SignalProducer {
-        SignalProducer(node: .call(label, file: file, line: line), request: request) { observer, lifetime in
-            let start = Instrumentation.probe == nil ? 0 : ProbeContext.current.cause
-            perform().startWithSignal { signal, interrupter in
-                if start == 0 {
+        SignalProducer(node: .call(label, file: file, line: line), request: request, causedByStart: true, handlerWhenMade: {
+            { observer, lifetime in
+                perform().startWithSignal { signal, interrupter in
                     signal.observeInternally(observer.send)
-                } else {
-                    signal.observeInternally { event in
-                        ProbeContext.withCurrent { context in
-                            let (delivering, others) = (context.cause, context.otherCauses)
-                            if delivering == 0 {
-                                context.cause = start
-                            } else if delivering != start {
-                                context.otherCauses = others + [start]
-                            }
-                            defer { (context.cause, context.otherCauses) = (delivering, others) }
-                            observer.send(event)
-                        }
-                    }
+                    lifetime += interrupter
                 }
-                lifetime += interrupter
             }
-        }
+        })
     }
 }
 

@@ -314,10 +314,16 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// Disposed when the signal terminates: the lifetime's resources.
     @usableFromInline let resources = CompositeDisposable()
     let detachWhenUnobserved: Bool
+    /// Whether each event of this instance, its interruption too, names the event that began
+    /// its work (`Delivery.origin`) as a cause: a boundary call's, whose request asked for
+    /// whatever it sends, however it ends. A call interrupted before it answered would
+    /// otherwise be cut off from the value that asked (and a figure's edge into the operator
+    /// that started it would miss that value).
+    @usableFromInline let causedByStart: Bool
 
     /// A signal instance of `node` with the given serializer (shared with its upstream), or a
     /// new one of its own. `request` is the request of a boundary call's start, reported with
-    /// its subscription.
+    /// its subscription; `causedByStart` for a boundary call's start (see `causedByStart`).
     ///
     /// Made while a probe is attached, the instance is reported to it a little later than it
     /// is made, with what held where it was made (its parent subscription, recording scope and
@@ -326,11 +332,12 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// whichever comes first. Until then `named(_:)` can still give it a labelled node of its
     /// own, so the label is in the node the probe first hears of (see `relabel(to:)`).
     @usableFromInline
-    init(node: Node, serializer: Lock? = nil, detachWhenUnobserved: Bool, request: Any? = nil) {
+    init(node: Node, serializer: Lock? = nil, detachWhenUnobserved: Bool, request: Any? = nil, causedByStart: Bool = false) {
         self.unretainedNode = .passUnretained(node)
         self.subscription = Instrumentation.newSubscription()
         self.serializer = serializer ?? Lock(recursive: true)
         self.detachWhenUnobserved = detachWhenUnobserved
+        self.causedByStart = causedByStart
         let instrumented = Instrumentation.probe != nil
         self.scope = instrumented ? ProbeContext.withCurrent { $0.scope } : 0
         if instrumented {
@@ -562,8 +569,9 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// delivers it.
     @inlinable @inline(never)
     func deliverInstrumented(_ event: Signals.Event<Value, Error>, probes: UInt) {
-        // An interruption comes from a disposal, not from the instance's work.
-        deliverInstrumented(probes: probes, caused: event.kind != .interrupted, report: { probes, context, node in
+        // An interruption comes from a disposal, not from the instance's work (but for a
+        // boundary call's, see `causedByStart`).
+        deliverInstrumented(probes: probes, caused: event.kind != .interrupted || causedByStart, report: { probes, context, node in
             if case let .failed(error) = event {
                 return withUnsafePointer(to: error) {
                     probes.send(node, subscription: subscription, kind: .failed, value: $0, context: context)
@@ -580,7 +588,9 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// `report` reports the event (`ProbeSet.send`) and returns its sequence number; `forward`
     /// delivers it to an observation. Specialised with the send path (unspecialised, it looked
     /// up the generic metadata of `Event` and `Observation` on every recorded event).
-    /// `byOrigin`: an event sent from outside any delivery is caused by `Delivery.origin`.
+    /// `byOrigin`: an event sent from outside any delivery is caused by `Delivery.origin`; a
+    /// boundary call's (`causedByStart`) sent inside another's delivery is caused by it too,
+    /// after the event delivered.
     @inlinable @inline(__always)
     func deliverInstrumented(probes raw: UInt, caused byOrigin: Bool,
                              report: (Instrumentation.ProbeSet, ProbeContext, Node) -> UInt64,
@@ -599,7 +609,13 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         // Sent from outside any delivery (a callback on a queue of its own): caused by what
         // began the instance's work, if anything did.
         let savedCause = state.pointee.cause
-        if savedCause == 0 && byOrigin { state.pointee.cause = delivery.pointer.pointee.origin }
+        var startAdded = false
+        if savedCause == 0 {
+            if byOrigin { state.pointee.cause = delivery.pointer.pointee.origin }
+        } else if causedByStart, case let origin = delivery.pointer.pointee.origin, origin != 0, origin != savedCause {
+            state.pointee.otherCauses.append(origin)
+            startAdded = true
+        }
         // The probe finds what it keeps on this instance through the context, during the send only.
         let sequence = withUnsafeMutablePointer(to: &delivery.pointer.pointee.probeIDs) { ids in
             state.pointee.instanceIDs = ids
@@ -616,9 +632,11 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         if state.pointee.otherCauses.isEmpty {
             Self.forEachObservation(in: delivery.pointer, forward)
         } else {
-            let savedOthers = state.pointee.otherCauses
+            var savedOthers = state.pointee.otherCauses
             state.pointee.otherCauses = []
             Self.forEachObservation(in: delivery.pointer, forward)
+            // A call's start added above is this event's cause only.
+            if startAdded { savedOthers.removeLast() }
             state.pointee.otherCauses = savedOthers
         }
         state.pointee.cause = savedCause

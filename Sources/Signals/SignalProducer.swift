@@ -48,8 +48,23 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
     /// probe with `request`: an `Environment`'s boundary call made with a request.
     public init(node: Node, request: (any Encodable)?,
                 _ startHandler: @escaping (Signals.Observer<Value, Error>, Lifetime) -> Void) {
+        self.init(node: node, request: request, handlerWhenMade: { startHandler })
+    }
+
+    /// A producer of `node` whose starts each get their start handler when their instance is
+    /// made: `handlerWhenMade` runs as each start's subscription is made, in the order a
+    /// trace records subscriptions, and the handler it returns runs when that start begins.
+    /// An operator may make its inputs' instances in one order and begin them in another
+    /// (`take(until:)` begins its trigger first), so a replay pairs each start of a boundary
+    /// with its recorded subscription here, in the order both were made, not as it begins.
+    /// `causedByStart` makes a boundary call's starts, each of whose events (its interruption
+    /// too) names the event that began it as a cause.
+    package init(node: Node, request: (any Encodable)? = nil, causedByStart: Bool = false,
+                 handlerWhenMade: @escaping () -> (Signals.Observer<Value, Error>, Lifetime) -> Void) {
         self.init(node: node) {
-            let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false, request: request)
+            let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false, request: request,
+                                                causedByStart: causedByStart)
+            let startHandler = handlerWhenMade()
             let input = core.input
             let lifetime = Lifetime(core.resources)
             // Holds the observer as long as the start can be interrupted, as a signal holds

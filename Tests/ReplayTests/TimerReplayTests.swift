@@ -211,6 +211,60 @@ final class TimerReplayTests: XCTestCase {
         XCTAssertNotEqual(ambiguous, [785000000.5], "two candidates in other files: neither is taken")
     }
 
+    /// `take(until:)` makes its source's start before its trigger's but begins the trigger
+    /// first. With one boundary as both, recorded in virtual time, the trigger's answer comes
+    /// first and ends the stream before the source sends anything. The replay pairs each start
+    /// with the recorded subscription made in the same order, so each start gets its own
+    /// recorded events: the stream ends the same way. Covered for an environment timer, an
+    /// operator timer and a call.
+    func testABoundaryThatIsItsOwnTakeUntilTriggerReplaysEachStartsOwnEvents() throws {
+        let boundaries: [(String, (Environment) -> SignalProducer<Int, Never>)] = [
+            ("environment timer", { $0.timer("tick", every: 0.25, on: $0.scheduler("clock")).map { _ in 1 } }),
+            ("operator timer", { SignalProducer<Date, Never>.timer(interval: .milliseconds(250), on: $0.scheduler("clock")).map { _ in 1 } }),
+            ("call", { environment in
+                let clock = environment.scheduler("clock")
+                return environment.call("ping") { () -> SignalProducer<Int, ServiceError> in
+                    SignalProducer { observer, lifetime in
+                        lifetime += clock.schedule(after: clock.currentDate.addingTimeInterval(0.25)) {
+                            observer.send(value: 1)
+                            observer.sendCompleted()
+                        }
+                    }
+                }
+                .flatMapError { _ in SignalProducer<Int, Never>.empty }
+            }),
+        ]
+        for (name, boundary) in boundaries {
+            func build(_ environment: Environment, seen: Seen<Int>) -> Disposable {
+                let answers = boundary(environment)
+                return answers.take(until: answers.map { _ in () }).start { event in
+                    switch event {
+                    case let .value(value): seen.values.append(value)
+                    default: seen.terminals.append("\(event.kind)")
+                    }
+                }
+            }
+            let scheduler = TestScheduler()
+            let environment = VirtualEnvironment(scheduler: scheduler)
+            let recordedSeen = Seen<Int>()
+            let bytes = Recorder.record(virtual: scheduler) {
+                let pipeline = build(environment, seen: recordedSeen)
+                scheduler.advance(by: 1)
+                pipeline.dispose()
+            }
+            let recorded = try Trace(bytes: bytes, name: name)
+            XCTAssertEqual(recordedSeen.values, [], name)
+            XCTAssertEqual(recordedSeen.terminals, ["completed"], name)
+
+            let replayedSeen = Seen<Int>()
+            let replay = try Replayer(trace: recorded).replay { build($0, seen: replayedSeen) }
+            XCTAssertEqual(replayedSeen.values, [], name)
+            XCTAssertEqual(replayedSeen.terminals, ["completed"], name)
+            let diff = TraceDiff(recorded, replay.trace)
+            XCTAssertTrue(diff.isSame, "\(name): \(diff.text)")
+        }
+    }
+
     /// Replaying `trace` with the timer `make` gives started twice is an `extraTimer` error
     /// whose text contains `expected`.
     private func assertASecondStartIsAnError(_ trace: Trace, expecting expected: String,

@@ -5,9 +5,11 @@ import Foundation
 /// multiples of the interval (a live timer drifts and its ticks run late; what the pipeline
 /// sampled is what happened, not what the interval says).
 public protocol TimerReplayingScheduler: DateScheduler {
-    /// Sends a start of the timer `node` its recorded ticks, until `lifetime` ends; false when
+    /// Called as a start of the timer `node` is made, so in the order a trace records the
+    /// timer's subscriptions (an operator may begin its inputs in another order): the start
+    /// handler that sends that start its recorded ticks until its lifetime ends; nil when
     /// there is no recording of that timer, which then runs as a timer on this scheduler.
-    func replayTicks(of node: Node, into observer: Observer<Date, Never>, lifetime: Lifetime) -> Bool
+    func recordedTicks(of node: Node) -> ((Observer<Date, Never>, Lifetime) -> Void)?
 }
 
 extension SignalProducer where Value == Date, Error == Never {
@@ -27,23 +29,26 @@ extension SignalProducer where Value == Date, Error == Never {
         let node = Node.make(.source, "timer",
                              parameters: intervalParameters(interval.timeInterval, on: scheduler),
                              file: file, line: line)
-        return SignalProducer(node: node) { observer, lifetime in
+        return SignalProducer(node: node, handlerWhenMade: {
             // A replay stands in for the timer with what it recorded (see TimerReplayingScheduler).
-            if let replaying = scheduler as? TimerReplayingScheduler,
-               replaying.replayTicks(of: node, into: observer, lifetime: lifetime) { return }
-            let machine = Machine(TimerStateMachine())
-            let first = scheduler.currentDate.addingTimeInterval(interval.timeInterval)
-            let ticks = scheduler.schedule(after: first, interval: interval, leeway: leeway) {
-                machine.step({ $0.tick() }) { action in
-                    if action == .emitTick { observer.send(value: scheduler.currentDate) }
+            if let replaying = scheduler as? TimerReplayingScheduler, let recorded = replaying.recordedTicks(of: node) {
+                return recorded
+            }
+            return { observer, lifetime in
+                let machine = Machine(TimerStateMachine())
+                let first = scheduler.currentDate.addingTimeInterval(interval.timeInterval)
+                let ticks = scheduler.schedule(after: first, interval: interval, leeway: leeway) {
+                    machine.step({ $0.tick() }) { action in
+                        if action == .emitTick { observer.send(value: scheduler.currentDate) }
+                    }
+                }
+                lifetime.observeEnded {
+                    machine.step({ $0.stop() }) { action in
+                        if action == .cancelTimer { ticks?.dispose() }
+                    }
                 }
             }
-            lifetime.observeEnded {
-                machine.step({ $0.stop() }) { action in
-                    if action == .cancelTimer { ticks?.dispose() }
-                }
-            }
-        }
+        })
     }
 }
 
