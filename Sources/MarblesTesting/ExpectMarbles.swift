@@ -189,6 +189,27 @@ private func run<Value, Failure>(_ producer: SignalProducer<Value, Failure>,
 ///               { $0["e1"].map(\.count) }, "-5--4-|")
 /// ```
 ///
+/// A pipeline's calls play the lines in `calls`: *every* start of a call plays its line anew
+/// from that start, whatever its request, and a `#` in it fails the call with the entry of
+/// `errors` for its label.
+///
+/// ```swift
+/// struct Offline: Error, Codable {}
+/// func search(in environment: Environment) -> SignalProducer<String, Offline> {
+///     SignalProducer(environment.input("query", of: String.self)).promoteError(Offline.self)
+///         .flatMap(.concat) { text in
+///             environment.call("search", request: text) { SignalProducer<String, Offline>(value: text) }
+///         }
+/// }
+/// // "a" starts a call at frame 1, answered at 3; "b" one at 7, answered at 9.
+/// expectMarbles(inputs: ["query": "-a-----b|"], calls: ["search": "--r|"],
+///               inputValues: ["a": "sw", "b": "swift", "r": "found"],
+///               { search(in: $0) }, "---r-----r|", values: ["r": "found"])
+/// // The first call fails: so does the search.
+/// expectMarbles(inputs: ["query": "-a-|"], calls: ["search": "--#"], inputValues: ["a": "sw"],
+///               errors: ["search": Offline()], { search(in: $0) }, "---#")
+/// ```
+///
 /// - Parameters:
 ///   - inputs: marble lines by input name (see `VirtualEnvironment`).
 ///   - calls: marble lines by call label, each start of a call playing its line.
