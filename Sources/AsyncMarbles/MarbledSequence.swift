@@ -26,9 +26,23 @@ protocol Tapped {
     var marblesNode: Node { get }
 }
 
-/// An `AsyncSequence` recorded as a node of the trace (`AsyncSequence.marbles(_:)`).
+/// An `AsyncSequence` recorded as a node of the trace (`AsyncSequence.marbles(_:)`): the
+/// same elements as its base, each one an event of its node while a recorder runs.
+///
+/// ```swift
+/// let (typed, keystrokes) = AsyncStream<String>.makeStream()
+/// let lengths = typed.marbles("typed").map { $0.count }.marbles("lengths")
+/// let recording = Recorder(clock: .real)
+/// recording.start()
+/// keystrokes.yield("swift")
+/// keystrokes.finish()
+/// for await length in lengths { print(length) }   // 5
+/// _ = try recording.stop()                        // recording.bytes: the typed and lengths nodes
+/// ```
 public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
+    /// The base sequence's elements, unchanged.
     public typealias Element = Base.Element
+    /// What the base sequence's iteration throws (`Never` for one that cannot fail).
     public typealias Failure = Base.Failure
 
     @usableFromInline let base: Base
@@ -50,6 +64,15 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
     }
 
     /// An iterator of a tapped sequence: one subscription of its node.
+    ///
+    /// ```swift
+    /// let numbers = AsyncStream<Int> { continuation in
+    ///     continuation.yield(1)
+    ///     continuation.finish()
+    /// }
+    /// var iterator = numbers.marbles("numbers").makeAsyncIterator()   // one subscription of the node
+    /// while let number = await iterator.next() { print(number) }
+    /// ```
     public struct Iterator: AsyncIteratorProtocol {
         @usableFromInline var base: Base.AsyncIterator
         @usableFromInline let node: Node

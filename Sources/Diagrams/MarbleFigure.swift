@@ -52,11 +52,15 @@ public struct MarbleFigure: Sendable, Equatable {
     /// a resubscription or failure of a node in an inner stream's chain (a `retry`'s), or
     /// one subscription's start and end in a lane merging several.
     public struct Mark: Sendable, Equatable {
+        /// What the mark shows: a subscription beginning at a time, or one ending as `End` says.
         public enum Kind: Sendable, Equatable {
+            /// A subscription began at this time.
             case subscribed(at: Int64)
+            /// A subscription ended so.
             case ended(End)
         }
 
+        /// What the mark shows.
         public var kind: Kind
         /// The node whose subscription it was (its trace id).
         public var node: UInt64?

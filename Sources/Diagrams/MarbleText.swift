@@ -83,8 +83,10 @@ public enum MarbleText {
         public var frame: Int64
         /// The time of column 0.
         public var start: Int64
+        /// The lanes, top to bottom.
         public var lanes: [Lane]
 
+        /// One lane of the drawing: its marble line and where each symbol of it falls.
         public struct Lane: Sendable {
             /// The marble line.
             public var text: String

@@ -20,8 +20,20 @@
 /// contain it and a spec's inputs may not use it.
 ///
 /// Times are virtual nanoseconds, so a line can be parsed with any frame duration.
+///
+/// ```swift
+/// let events = try MarbleNotation.parse("-a-(bc)-|")   // times in nanoseconds, 1 ms a frame
+/// print(events.map { "\($0.kind.symbol)@\($0.time / MarbleNotation.millisecond)" })
+/// // ["a@1", "b@3", "c@3", "|@8"]
+/// print(MarbleNotation.print(events))                  // "-a-(bc)-|"
+/// ```
 public enum MarbleNotation {
     /// What happens at a point of a marble line.
+    ///
+    /// ```swift
+    /// let failures = try MarbleNotation.parse("--#").filter { $0.kind == .error }
+    /// print(failures.map(\.time))   // [2000000]: the failure, at frame 2
+    /// ```
     public enum Kind: Equatable, Sendable {
         /// A value, named by its character (or, when printing, by any symbol).
         case value(String)
@@ -44,6 +56,12 @@ public enum MarbleNotation {
     }
 
     /// One event of a marble line at a virtual time.
+    ///
+    /// ```swift
+    /// let line = MarbleNotation.print([MarbleNotation.Event(time: 2_000_000, kind: .value("x")),
+    ///                                  MarbleNotation.Event(time: 3_000_000, kind: .complete)])
+    /// print(line)   // "--x|"
+    /// ```
     public struct Event: Equatable, Sendable {
         /// Nanoseconds from frame 0 (negative before a hot stream's `^`).
         public var time: Int64
@@ -59,6 +77,11 @@ public enum MarbleNotation {
     }
 
     /// A subscription line: when a subscriber subscribes and unsubscribes, if it does.
+    ///
+    /// ```swift
+    /// let subscription = try MarbleNotation.parseSubscription("--^---!")
+    /// print(subscription.subscribe ?? -1, subscription.unsubscribe ?? -1)   // 2000000 6000000
+    /// ```
     public struct Subscription: Equatable, Sendable {
         /// Nanoseconds of the `^`, if there is one.
         public var subscribe: Int64?
@@ -372,6 +395,14 @@ public enum MarbleNotation {
 }
 
 /// A marble line that does not follow the grammar: where, and what was expected.
+///
+/// ```swift
+/// do {
+///     _ = try MarbleNotation.parse("-a-|-b")
+/// } catch let error as MarbleSyntaxError {
+///     print(error)   // 1:6: … (line:column: what is wrong: here, a value after the completion)
+/// }
+/// ```
 public struct MarbleSyntaxError: Error, Equatable, CustomStringConvertible {
     /// 1-based line number.
     public let line: Int
@@ -394,6 +425,12 @@ public struct MarbleSyntaxError: Error, Equatable, CustomStringConvertible {
 /// A value whose display text is one printable character that means nothing else in the
 /// grammar keeps it; every other value gets the first free letter or digit. Names are given
 /// in the order values are first seen, so the same inputs always get the same names.
+///
+/// ```swift
+/// let legend = MarbleLegend(["a", "swift", "7", "swim"])
+/// print(legend.symbol(for: "swift"), legend.symbol(for: "a"))   // "b a": a long value gets a free letter
+/// print(legend.entries.map { "\($0.symbol) = \($0.text)" })     // ["b = swift", "c = swim"]
+/// ```
 public struct MarbleLegend: Sendable {
     /// Each named value's display text and its symbol, in the order first seen.
     public private(set) var entries: [(symbol: String, text: String)] = []

@@ -5,13 +5,26 @@ import Signals
 
 /// A marble line's events as Signals events, each at its virtual time in nanoseconds (from
 /// frame 0, or from the `^` of a hot line).
+///
+/// ```swift
+/// let scheduler = TestScheduler()
+/// let timeline: MarbleTimeline<String, Never> = [(time: 1_000_000, event: .value("a")),
+///                                                (time: 3_000_000, event: .completed)]
+/// let marbles = scheduler.cold(timeline, node: Node.make(.source, "letters", file: #fileID, line: #line))
+/// marbles.producer.startWithValues { print($0, "at", scheduler.now) }   // "a at 1000000"
+/// scheduler.run()
+/// ```
 public typealias MarbleTimeline<Value, Failure: Swift.Error> = [(time: Int64, event: Event<Value, Failure>)]
 
 /// What a marble line's symbols stand for: each value symbol's value, and the error `#` sends.
 ///
 /// ```swift
-/// let symbols = MarbleSymbols(["a": "swift", "b": "swim"], error: SearchError.offline)
+/// import MarbleNotation
+///
+/// struct Offline: Error {}
+/// let symbols = MarbleSymbols<String, Offline>(["a": "swift", "b": "swim"], error: Offline())
 /// let timeline = try symbols.timeline(MarbleNotation.parse("-a--b-#"))
+/// // [(1 ms, .value("swift")), (4 ms, .value("swim")), (6 ms, .failed(Offline()))], in nanoseconds
 /// ```
 public struct MarbleSymbols<Value, Failure: Swift.Error> {
     private let value: (String) -> Value?
@@ -72,6 +85,15 @@ public struct MarbleSymbols<Value, Failure: Swift.Error> {
 
 /// When each subscription to a marble stream began and ended, as RxJS's TestScheduler
 /// records them (`^` and `!` of a subscription line).
+///
+/// ```swift
+/// let scheduler = TestScheduler()
+/// let timeline: MarbleTimeline<Int, Never> = [(time: 2_000_000, event: .completed)]
+/// let marbles = scheduler.cold(timeline, node: Node.make(.source, "done", file: #fileID, line: #line))
+/// marbles.producer.start()
+/// scheduler.run()
+/// print(marbles.subscriptions.all)   // one subscription: from 0, ended at 2 ms
+/// ```
 public final class MarbleSubscriptions: @unchecked Sendable {
     // @unchecked: `log` is only touched under `lock`.
     private let lock = Lock()
@@ -103,6 +125,15 @@ public final class MarbleSubscriptions: @unchecked Sendable {
 ///
 /// Made by ``Signals/TestScheduler/hot(_:node:)``; its events are scheduled by
 /// ``scheduleEvents()``, so the caller decides where they fall among same-instant actions.
+///
+/// ```swift
+/// let scheduler = TestScheduler()
+/// let timeline: MarbleTimeline<String, Never> = [(time: 1_000_000, event: .value("click"))]
+/// let clicks = scheduler.hot(timeline, node: Node.make(.source, "clicks", file: #fileID, line: #line))
+/// clicks.signal.observeValues { print($0, "at", scheduler.now) }
+/// clicks.scheduleEvents()
+/// scheduler.run()   // prints "click at 1000000"
+/// ```
 public final class HotMarbles<Value, Failure: Swift.Error> {
     /// The running signal: a source node that events are sent into.
     public let signal: Signal<Value, Failure>
@@ -146,6 +177,16 @@ public final class HotMarbles<Value, Failure: Swift.Error> {
 
 /// A cold marble stream: each start sends the line's events anew, at their times from that
 /// start, on a `TestScheduler`; disposing a start cancels what it has not sent.
+///
+/// ```swift
+/// let scheduler = TestScheduler()
+/// let timeline: MarbleTimeline<String, Never> = [(time: 2_000_000, event: .value("ok"))]
+/// let reply = scheduler.cold(timeline, node: Node.make(.source, "reply", file: #fileID, line: #line))
+/// reply.producer.startWithValues { print("first start:", $0, scheduler.now) }    // at 2 ms
+/// scheduler.advance(by: 0.001)
+/// reply.producer.startWithValues { print("second start:", $0, scheduler.now) }   // at 3 ms
+/// scheduler.run()
+/// ```
 public final class ColdMarbles<Value, Failure: Swift.Error> {
     /// The stream; each start is logged in ``subscriptions``.
     public let producer: SignalProducer<Value, Failure>

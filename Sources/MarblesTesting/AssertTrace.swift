@@ -8,8 +8,11 @@ import XCTest
 /// the environment, (re)writes the golden instead and passes.
 ///
 /// ```swift
-/// let replay = try Replayer(trace: recording).replay { buildSearch(in: $0) }
-/// assertTrace(replay.bytes, matchesGolden: "golden/search.trace")
+/// func doubling(in environment: Environment) -> Disposable {
+///     environment.input("count", of: Int.self).map { $0 * 2 }.observeValues { _ in } ?? AnyDisposable()
+/// }
+/// let replay = try Replayer(contentsOf: URL(fileURLWithPath: "traces/count.trace")).replay(doubling)
+/// assertTrace(replay.bytes, matchesGolden: "golden/count.trace")   // traces/golden/count.trace
 /// ```
 ///
 /// Nodes are aligned by the pipeline's structure (sources by kind and label, then operator

@@ -17,6 +17,15 @@ extension TestScheduler {
     ///   - marbles: the line (`MarbleNotation`).
     ///   - symbols: what value symbols stand for and what `#` sends.
     ///   - frame: one frame, in seconds (1 ms, as in RxJS run mode).
+    ///
+    /// ```swift
+    /// let scheduler = TestScheduler()
+    /// let clicks = scheduler.hot("-a--b-|", symbols: MarbleSymbols<Int, Never>(["a": 1, "b": 2], error: nil))
+    /// var received: [Int] = []
+    /// clicks.observeValues { received.append($0) }
+    /// scheduler.run()
+    /// XCTAssertEqual(received, [1, 2])
+    /// ```
     public func hot<Value, Failure>(_ marbles: String, symbols: MarbleSymbols<Value, Failure>, frame: TimeInterval = 0.001,
                                     fileID: StaticString = #fileID, file: StaticString = #filePath,
                                     line: UInt = #line) -> Signal<Value, Failure> {
@@ -45,6 +54,15 @@ extension TestScheduler {
     ///
     /// A malformed line, or a symbol with no value, fails the test at the call site; the
     /// producer then sends nothing.
+    ///
+    /// ```swift
+    /// let scheduler = TestScheduler()
+    /// let reply = scheduler.cold("--r|", symbols: MarbleSymbols<String, MarbleError>(["r": "ok"], error: MarbleError()))
+    /// var events: [(time: Int64, event: Event<String, MarbleError>)] = []
+    /// reply.start { events.append((scheduler.now, $0)) }   // each start plays the line from then on
+    /// scheduler.run()
+    /// assertMarbles(events, "--r|", values: ["r": "ok"])
+    /// ```
     public func cold<Value, Failure>(_ marbles: String, symbols: MarbleSymbols<Value, Failure>, frame: TimeInterval = 0.001,
                                      fileID: StaticString = #fileID, file: StaticString = #filePath,
                                      line: UInt = #line) -> SignalProducer<Value, Failure> {
@@ -86,6 +104,14 @@ func nanoseconds(_ frame: TimeInterval) -> Int64 { Int64((frame * 1e9).rounded()
 /// `expected` (a `^` in it marks frame 0, the subscription): the same events in the same frames and order, each value equal to what its
 /// symbol stands for (its entry in `values`, else a value whose description is the symbol).
 /// On a mismatch the failure shows both lines under one legend.
+///
+/// ```swift
+/// let scheduler = TestScheduler()
+/// var events: [(time: Int64, event: Event<Int, Never>)] = []
+/// SignalProducer([1, 2]).delay(0.002, on: scheduler).start { events.append((scheduler.now, $0)) }
+/// scheduler.run()
+/// assertMarbles(events, "--(ab|)", values: ["a": 1, "b": 2])
+/// ```
 public func assertMarbles<Value: Equatable, Failure>(_ events: [(time: Int64, event: Event<Value, Failure>)], _ expected: String,
                                                      values: [String: Value] = [:], frame: TimeInterval = 0.001,
                                                      file: StaticString = #filePath, line: UInt = #line) {
@@ -111,7 +137,7 @@ public func assertMarbles<Value, Failure>(_ events: [(time: Int64, event: Event<
 /// marble line `expected` (see `assertMarbles(_:_:values:frame:file:line:)`).
 ///
 /// ```swift
-/// expectMarbles("---a-(b|)") { $0.hot("-a-b|").delay(0.002, on: $0) }
+/// expectMarbles("---a-b|") { $0.hot("-a-b|").delay(0.002, on: $0) }   // the completion is delayed too
 /// ```
 public func expectMarbles<Value: Equatable, Failure>(_ expected: String, values: [String: Value] = [:], frame: TimeInterval = 0.001,
                                                      file: StaticString = #filePath, line: UInt = #line,
@@ -161,6 +187,27 @@ private func run<Value, Failure>(_ producer: SignalProducer<Value, Failure>,
 /// ```swift
 /// expectMarbles(inputs: ["e1": "-a--b-|"], inputValues: ["a": "swift", "b": "swim"],
 ///               { $0["e1"].map(\.count) }, "-5--4-|")
+/// ```
+///
+/// A pipeline's calls play the lines in `calls`: *every* start of a call plays its line anew
+/// from that start, whatever its request, and a `#` in it fails the call with the entry of
+/// `errors` for its label.
+///
+/// ```swift
+/// struct Offline: Error, Codable {}
+/// func search(in environment: Environment) -> SignalProducer<String, Offline> {
+///     SignalProducer(environment.input("query", of: String.self)).promoteError(Offline.self)
+///         .flatMap(.concat) { text in
+///             environment.call("search", request: text) { SignalProducer<String, Offline>(value: text) }
+///         }
+/// }
+/// // "a" starts a call at frame 1, answered at 3; "b" one at 7, answered at 9.
+/// expectMarbles(inputs: ["query": "-a-----b|"], calls: ["search": "--r|"],
+///               inputValues: ["a": "sw", "b": "swift", "r": "found"],
+///               { search(in: $0) }, "---r-----r|", values: ["r": "found"])
+/// // The first call fails: so does the search.
+/// expectMarbles(inputs: ["query": "-a-|"], calls: ["search": "--#"], inputValues: ["a": "sw"],
+///               errors: ["search": Offline()], { search(in: $0) }, "---#")
 /// ```
 ///
 /// - Parameters:

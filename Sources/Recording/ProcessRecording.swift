@@ -14,6 +14,15 @@ import TraceLog
 /// marbles stats run.trace
 /// ```
 ///
+/// The program itself needs no code for it; it may ask whether it is being recorded, or end
+/// the recording early (before a long idle tail it does not want in the trace):
+///
+/// ```swift
+/// if ProcessRecording.isRecording {   // started with MARBLES_TRACE=FILE
+///     ProcessRecording.stop()           // the summary is written and the file closed now
+/// }
+/// ```
+///
 /// The recorder starts when the program is loaded (a constructor in `CProcessRecording`) and
 /// writes as a `Recorder(to:)` does: a new file is written in place, flushed at least every
 /// 100 ms, so a program killed with `kill -9` leaves its trace up to the last flush. It stops,

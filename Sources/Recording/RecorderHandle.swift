@@ -6,7 +6,13 @@ import TraceLog
 /// stop it.
 ///
 /// ```swift
-/// try Recorder.record(to: url) { runPipeline() }
+/// let live = LiveEnvironment()
+/// try Recorder.record(to: URL(fileURLWithPath: "traces/count.trace")) {
+///     let doubled = live.input("count", of: Int.self).map { $0 * 2 }.observeValues { print($0) }
+///     try live.send(3, to: "count")
+///     live.completeInputs()
+///     doubled?.dispose()
+/// }
 /// ```
 ///
 /// The recorder renumbers nodes, subscriptions and threads to trace-local ids in the order it
@@ -58,6 +64,16 @@ import TraceLog
 /// while the handle lives.
 public final class Recorder: Probe, @unchecked Sendable {  // immutable; the core guards its own state
     /// Where the recorder's times come from.
+    ///
+    /// ```swift
+    /// let scheduler = TestScheduler()
+    /// let recorder = Recorder(clock: .virtual(scheduler))   // times are the scheduler's: deterministic
+    /// recorder.start()
+    /// SignalProducer(value: 1).delay(1, on: scheduler).start()
+    /// scheduler.run()
+    /// _ = try recorder.stop()
+    /// let trace = recorder.bytes   // a virtual trace, the same bytes every run
+    /// ```
     public enum Clock {
         /// Real time: monotonic nanoseconds from the start of the recording. The header
         /// carries the wall clock at the origin, the process and the host.

@@ -9,11 +9,28 @@ import TraceLog
 /// pipeline does, not the byte layout of its files. A node whose code moved, to another line of
 /// its file or to another file, is not a difference unless lines are compared; a changed
 /// parameter always is.
+///
+/// ```swift
+/// let replay = try Replayer(contentsOf: URL(fileURLWithPath: "traces/count.trace")).replay { environment in
+///     environment.input("count", of: Int.self).observeValues { _ in } ?? AnyDisposable()
+/// }
+/// switch GoldenTrace.check(replay.bytes, golden: URL(fileURLWithPath: "traces/count.golden.trace")) {
+/// case .matched, .recorded: break
+/// case let .differs(report): print(report)
+/// case let .missing(path): print("no golden at", path, "- run with MARBLES_RECORD=1")
+/// case let .unreadable(message): print(message)
+/// }
+/// ```
 public enum GoldenTrace {
     /// The environment variable that turns comparing into recording: `MARBLES_RECORD=1`.
     public static let recordVariable = "MARBLES_RECORD"
 
     /// What a check found.
+    ///
+    /// ```swift
+    /// let outcome = GoldenTrace.check([], golden: URL(fileURLWithPath: "/tmp/none.trace"), record: false)
+    /// if case .unreadable = outcome { print("an empty trace is not a trace") }
+    /// ```
     public enum Outcome: Equatable, Sendable {
         /// The trace matches the golden.
         case matched

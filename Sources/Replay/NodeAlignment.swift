@@ -28,6 +28,13 @@ import TraceLog
 /// Each node is made ready, keyed and paired once; a look-ahead visits at most `lookAhead`
 /// levels below a waiting node: for a pipeline with a few edits, time and memory are linear
 /// in the number of nodes.
+///
+/// ```swift
+/// let a = try Trace(contentsOf: URL(fileURLWithPath: "a.trace"))
+/// let b = try Trace(contentsOf: URL(fileURLWithPath: "b.trace"))
+/// let alignment = NodeAlignment(a, b)
+/// for id in alignment.onlyInB { print("new in B:", b.node(id)?.name ?? "?") }
+/// ```
 public struct NodeAlignment: Sendable {
     /// Two aligned nodes, by their trace-local ids.
     public struct Pair: Equatable, Sendable {

@@ -44,9 +44,23 @@ import TraceLog
 /// When both a trace node at the requesting call site and others with the same label exist,
 /// the one at the call site is used; otherwise every node with the label is (a pipeline whose
 /// lines moved still replays).
+///
+/// ```swift
+/// let trace = try Trace(contentsOf: URL(fileURLWithPath: "traces/count.trace"))
+/// let scheduler = TestScheduler()
+/// let environment = ReplayEnvironment(trace: trace, scheduler: scheduler)
+/// environment.input("count", of: Int.self).observeValues { print("recorded", $0) }
+/// scheduler.run()              // re-sends the recorded values at their recorded times
+/// print(environment.errors)    // what did not fit the trace (a label it lacks…)
+/// ```
 public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mutable state only under `lock`
     /// How long a thread hop (`observe(on:)`, `start(on:)`) onto one of the environment's
     /// schedulers waits before it runs.
+    ///
+    /// ```swift
+    /// let replayer = try Replayer(contentsOf: URL(fileURLWithPath: "traces/search.trace"),
+    ///                             hopLatency: .asRecorded)   // each observe(on:) waits as it did live
+    /// ```
     public enum HopLatency: String, Sendable, Equatable {
         /// Hops run at once, in the same virtual instant.
         case zero
@@ -58,6 +72,13 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     }
 
     /// What a call made with a request the trace never recorded does.
+    ///
+    /// ```swift
+    /// struct SearchError: Error, Codable { var reason: String }
+    /// var replayer = try Replayer(contentsOf: URL(fileURLWithPath: "traces/search.trace"))
+    /// // A search for a text the recording never searched for fails as the service would:
+    /// replayer.unrecordedRequests = .fail { error in SearchError(reason: error.description) }
+    /// ```
     public enum UnrecordedRequests: Sendable {
         /// The replay fails with a `ReplayError` (`unrecordedRequest`) naming the call, its
         /// request and the nearest recorded requests; the call stays silent meanwhile.
@@ -792,6 +813,15 @@ final class ReplayScheduler: TimerReplayingScheduler, @unchecked Sendable {  // 
 /// A timer whose timing the replayed code changed (`sensor, every: 0.5s` recorded,
 /// `sensor, every: 0.25s` replayed): its ticks are made at the new timing in virtual time, a
 /// what-if replay, because the recorded ticks are what the old timing made.
+///
+/// ```swift
+/// func sampling(in environment: Environment) -> Disposable {
+///     environment.timer("tick", every: 0.5, on: environment.scheduler("main"))   // recorded every 1s
+///         .startWithValues { print("tick", $0) }
+/// }
+/// let result = try Replayer(contentsOf: URL(fileURLWithPath: "traces/thermostat.trace")).replay(sampling)
+/// for timer in result.simulatedTimers { print(timer) }   // timer "tick" … changed its timing
+/// ```
 public struct SimulatedTimer: Sendable, Hashable, CustomStringConvertible {
     public var label: String
     /// The call site that made it.

@@ -5,8 +5,29 @@ import TraceLog
 /// call or a timer the trace lacks, starts a call or a timer more often than recorded, makes a
 /// call with a request the trace never recorded, or a recorded value does not decode into the
 /// type the pipeline asks for.
+///
+/// ```swift
+/// func searching(in environment: Environment) -> Disposable {
+///     environment.input("query", of: String.self).observeValues { print($0) } ?? AnyDisposable()
+/// }
+/// do {
+///     _ = try Replayer(contentsOf: URL(fileURLWithPath: "traces/search.trace")).replay(searching)
+/// } catch let error as ReplayError where error.kind == .missingInput {
+///     print(error)   // names the input, the trace and the labels it has
+/// }
+/// ```
 public struct ReplayError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What does not fit.
+    ///
+    /// ```swift
+    /// func explain(_ error: ReplayError) -> String {
+    ///     switch error.kind {
+    ///     case .missingInput, .missingCall, .missingTimer: return "the trace lacks " + error.node
+    ///     case .extraCall, .extraTimer: return "started more often than recorded: " + error.node
+    ///     default: return error.message
+    ///     }
+    /// }
+    /// ```
     public enum Kind: String, Sendable {
         /// The pipeline asks for an input whose label no `input` node of the trace has.
         case missingInput
@@ -29,6 +50,7 @@ public struct ReplayError: Error, Equatable, Sendable, CustomStringConvertible {
         case unexpectedEvent
     }
 
+    /// What does not fit.
     public var kind: Kind
     /// The trace's file name (or the name given to it).
     public var trace: String

@@ -8,9 +8,14 @@ import Recording
 /// virtual trace.
 ///
 /// ```swift
-/// let replayer = try Replayer(contentsOf: url)
-/// let result = try replayer.replay { environment in buildSearch(in: environment) }
-/// try Data(result.bytes).write(to: out)
+/// func doubling(in environment: Environment) -> Disposable {
+///     environment.input("count", of: Int.self).map { $0 * 2 }.observeValues { print($0) }
+///         ?? AnyDisposable()
+/// }
+/// let replayer = try Replayer(contentsOf: URL(fileURLWithPath: "traces/count.trace"))
+/// let result = try replayer.replay(doubling)   // prints what the recording's inputs make
+/// try Data(result.bytes).write(to: URL(fileURLWithPath: "count.replay.trace"))
+/// if let pastEnd = result.pastEnd { print(pastEnd) }   // work that ran after the recording's end
 /// ```
 ///
 /// The pipeline is built against a `ReplayEnvironment`, so its inputs and calls re-emit what
@@ -126,6 +131,17 @@ public struct Replayer: Sendable {
 /// What a replay ran after the recording's end: work still waiting when the recorded run
 /// stopped (a retry's backoff that edited code moved later, a debounce, a delay), run in
 /// virtual time rather than cut off.
+///
+/// ```swift
+/// func delaying(in environment: Environment) -> Disposable {
+///     environment.input("count", of: Int.self).delay(5, on: environment.scheduler("main"))
+///         .observeValues { print("late", $0) } ?? AnyDisposable()
+/// }
+/// let result = try Replayer(contentsOf: URL(fileURLWithPath: "traces/count.trace")).replay(delaying)
+/// if let pastEnd = result.pastEnd {
+///     print(pastEnd.events, "events came after the recording's end at", pastEnd.recordedEnd, "ns")
+/// }
+/// ```
 public struct PastEnd: Sendable, Equatable, CustomStringConvertible {
     /// The virtual time of the last action run, in nanoseconds.
     public var ranTo: Int64
@@ -150,6 +166,15 @@ public struct PastEnd: Sendable, Equatable, CustomStringConvertible {
 
 /// The trace a replay produced: its bytes (a virtual trace, deterministic) and the same
 /// trace in memory.
+///
+/// ```swift
+/// func doubling(in environment: Environment) -> Disposable {
+///     environment.input("count", of: Int.self).map { $0 * 2 }.observeValues { print($0) } ?? AnyDisposable()
+/// }
+/// let result = try Replayer(contentsOf: URL(fileURLWithPath: "traces/count.trace")).replay(doubling)
+/// print(result.trace.events.count, "events;", result.notes)   // notes: past the end, unrecorded calls…
+/// try Data(result.bytes).write(to: URL(fileURLWithPath: "count.replay.trace"))
+/// ```
 public struct ReplayResult: Sendable {
     /// The trace file's contents, formatted from the recording the first time they are asked for.
     public var bytes: [UInt8] { output.bytes }

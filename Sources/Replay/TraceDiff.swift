@@ -32,8 +32,21 @@ import TraceLog
 /// node difference at its node's first event. They are then grouped by root cause
 /// (`RootCauses`): a changed node, a node or call in one trace only, a race, or a changed
 /// event nothing upstream explains, each followed by the differences downstream of it.
+///
+/// ```swift
+/// let diff = try TraceDiff(contentsOf: URL(fileURLWithPath: "traces/search.trace"),
+///                          URL(fileURLWithPath: "search.replay.trace"), nameA: "live", nameB: "replay")
+/// if !diff.isSame {
+///     print(diff.text)   // the differences grouped by root cause, the first divergence first
+/// }
+/// ```
 public struct TraceDiff: Sendable {
     /// The kinds of difference.
+    ///
+    /// ```swift
+    /// let diff = try TraceDiff(contentsOf: URL(fileURLWithPath: "a.trace"), URL(fileURLWithPath: "b.trace"))
+    /// let changedValues = diff.differences.filter { $0.kind == .valueDiffers }
+    /// ```
     public enum Kind: String, Codable, Sendable, CaseIterable {
         /// A node of A that B lacks.
         case nodeOnlyInA = "node-only-in-a"
@@ -109,6 +122,13 @@ public struct TraceDiff: Sendable {
     }
 
     /// One difference.
+    ///
+    /// ```swift
+    /// let diff = try TraceDiff(contentsOf: URL(fileURLWithPath: "a.trace"), URL(fileURLWithPath: "b.trace"))
+    /// for cause in diff.rootCauses {
+    ///     print(cause.kind.phrase, "at", cause.node, cause.a?.value ?? "-", "→", cause.b?.value ?? "-")
+    /// }
+    /// ```
     public struct Difference: Codable, Equatable, Sendable {
         public var kind: Kind
         /// The node, as `name(parameters) "label" @file:line` (A's, for aligned nodes).

@@ -3,6 +3,13 @@ import Locks
 // Action: a repeatable unit of work with availability and mutual exclusion, as in ReactiveSwift.
 
 /// Why an `Action`'s application failed: it was disabled, or its unit of work failed.
+///
+/// ```swift
+/// let refresh = Action<Void, Int, Never>(enabledIf: Property(value: false)) { SignalProducer(value: 1) }
+/// refresh.apply().startWithFailed { error in
+///     if case .disabled = error { print("refresh is disabled") }
+/// }
+/// ```
 public enum ActionError<Error: Swift.Error>: Swift.Error {
     /// The action was disabled (by its state, or because it was executing).
     case disabled
@@ -24,6 +31,17 @@ extension ActionError: Equatable where Error: Equatable {}
 /// In a recording the action is a source node `Action`; each application is an `apply` node
 /// fed by it, the unit of work a child of the application's subscription, and `events`,
 /// `values`, `errors`, `completed` and `disabledErrors` nodes of their own.
+///
+/// ```swift
+/// struct SignInError: Error {}
+/// let credentials = MutableProperty<String?>(nil)
+/// let signIn = Action<Void, Bool, SignInError>(unwrapping: credentials) { name, _ in
+///     SignalProducer(value: name == "ada")   // the unit of work: a request, in an app
+/// }
+/// signIn.values.observeValues { print("signed in:", $0) }
+/// credentials.value = "ada"
+/// signIn.apply().start()   // prints "signed in: true"
+/// ```
 public final class Action<Input, Output, Error: Swift.Error>: BindingTargetProvider, @unchecked Sendable {  // state only under `lock`
     /// The action's node.
     public let node: Node

@@ -6,6 +6,12 @@ import Locks
 /// Swift's `Synchronization` module has an `Atomic` type of its own. A file that imports
 /// only `Signals` gets this one; a file that imports both names the one it means:
 /// `Signals.Atomic` or `Synchronization.Atomic`.
+///
+/// ```swift
+/// let hits = Atomic(0)
+/// DispatchQueue.concurrentPerform(iterations: 100) { _ in hits.modify { $0 += 1 } }
+/// print(hits.value)   // 100
+/// ```
 public final class Atomic<Value>: @unchecked Sendable {  // the value only under `lock`
     private let lock = Lock()
     private var stored: Value

@@ -1,5 +1,13 @@
 /// An unordered collection whose elements are removed by the token their insertion gave
 /// (ReactiveSwift's `Bag`): what keeps a list of observers or handlers that may repeat.
+///
+/// ```swift
+/// var handlers = Bag<() -> Void>()
+/// let token = handlers.insert { print("first") }
+/// handlers.insert { print("second") }
+/// handlers.remove(using: token)
+/// handlers.forEach { $0() }   // prints "second"
+/// ```
 public struct Bag<Element>: RandomAccessCollection {
     /// Identifies one insertion; removing with it removes that element only.
     public struct Token: Hashable {

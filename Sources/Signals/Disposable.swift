@@ -2,6 +2,12 @@ import Locks
 import Synchronization
 
 /// Something that can be cancelled or released, at most once.
+///
+/// ```swift
+/// let ticks = SignalProducer<Int, Never>([1, 2, 3]).delay(1, on: QueueScheduler.main)
+/// let running: Disposable = ticks.startWithValues { print($0) }
+/// running.dispose()   // interrupts the producer: nothing is printed
+/// ```
 public protocol Disposable: AnyObject, Sendable {
     /// Whether `dispose()` has been called.
     var isDisposed: Bool { get }
@@ -10,6 +16,12 @@ public protocol Disposable: AnyObject, Sendable {
 }
 
 /// Runs an action once, on the first `dispose()`.
+///
+/// ```swift
+/// let cleanup = AnyDisposable { print("closed the connection") }
+/// cleanup.dispose()   // prints "closed the connection"
+/// cleanup.dispose()   // does nothing: an action runs once
+/// ```
 public final class AnyDisposable: Disposable, @unchecked Sendable {  // the action is taken once, after the atomic flag is won
     private let state = Synchronization.Atomic<Bool>(false)
     private var action: (() -> Void)?
@@ -36,6 +48,15 @@ public final class AnyDisposable: Disposable, @unchecked Sendable {  // the acti
 }
 
 /// Disposes many disposables together; anything added after disposal is disposed at once.
+///
+/// ```swift
+/// let (typed, input) = Signal<String, Never>.pipe()
+/// let observations = CompositeDisposable()
+/// observations += typed.observeValues { print("typed", $0) }
+/// observations += { print("screen closed") }
+/// input.send(value: "a")      // prints "typed a"
+/// observations.dispose()      // ends both: prints "screen closed"
+/// ```
 public final class CompositeDisposable: Disposable, @unchecked Sendable {  // disposables only under `lock`
     /// Removes one added disposable from the composite without disposing it.
     public struct Handle {
@@ -111,6 +132,15 @@ public final class CompositeDisposable: Disposable, @unchecked Sendable {  // di
 }
 
 /// Holds one disposable at a time; replacing it disposes the previous one.
+///
+/// ```swift
+/// let search = SerialDisposable()
+/// for text in ["s", "sw", "swift"] {
+///     // each new search disposes the one before
+///     search.inner = SignalProducer(value: text).startWithValues { print("searching", $0) }
+/// }
+/// search.dispose()
+/// ```
 public final class SerialDisposable: Disposable, @unchecked Sendable {  // state only under `lock`
     private let lock = Lock()
     private var current: Disposable?
@@ -147,6 +177,15 @@ public final class SerialDisposable: Disposable, @unchecked Sendable {  // state
 }
 
 /// Disposes what it wraps when it is deinitialised.
+///
+/// ```swift
+/// final class Screen {
+///     let observations = ScopedDisposable(CompositeDisposable())   // disposed with the screen
+///     init(typed: Signal<String, Never>) {
+///         observations += typed.observeValues { print("typed", $0) }
+///     }
+/// }
+/// ```
 public final class ScopedDisposable<Inner: Disposable>: Disposable, @unchecked Sendable {  // immutable; the inner disposable guards itself
     /// The wrapped disposable.
     public let inner: Inner

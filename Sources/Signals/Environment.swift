@@ -8,6 +8,20 @@ import Foundation
 /// it. Run live, they are real pipes, queues, services and clocks; replayed, the same code
 /// gets virtual-time stand-ins that re-emit what a trace recorded. Pure operator work in
 /// between is re-run, not re-read.
+///
+/// ```swift
+/// struct WeatherError: Error, Codable {}   // a call's error type must be Codable
+/// func thermostat(in environment: Environment) -> SignalProducer<String, WeatherError> {
+///     let main = environment.scheduler("main")
+///     let target = environment.input("target", of: Double.self)       // values sent from outside
+///     return environment.timer("sensor", every: 1, on: main)          // a tick every second
+///         .flatMap(.latest) { _ in
+///             environment.call("reading") { SignalProducer<Double, WeatherError>(value: 19.5) }
+///         }
+///         .combineLatest(with: SignalProducer(target).promoteError(WeatherError.self))
+///         .map { reading, target in reading < target ? "heat" : "idle" }
+/// }
+/// ```
 public protocol Environment: AnyObject, Sendable {
     /// A stream of values from outside, found in traces by its label.
     func input<Value: Codable>(_ label: String, of type: Value.Type, file: StaticString, line: UInt) -> Signal<Value, Never>
@@ -160,6 +174,14 @@ extension SignalProducer {
 
 /// The real world: inputs are pipes a script sends into, schedulers are dispatch queues
 /// (`main` is the main queue), calls run the real (or simulated) service.
+///
+/// ```swift
+/// let live = LiveEnvironment()
+/// let doubled = live.input("count", of: Int.self).map { $0 * 2 }
+/// doubled.observeValues { print($0) }
+/// try live.send(3, to: "count")   // prints 6
+/// live.completeInputs()           // or live.complete("count"), one input
+/// ```
 public final class LiveEnvironment: Environment, @unchecked Sendable {  // mutable state only under `lock`
     private let lock = Lock()
     private var inputs: [String: AnyInput] = [:]
@@ -277,7 +299,27 @@ private protocol AnyInput: AnyObject {
 
 /// Why a value sent into an environment's input (`LiveEnvironment.send(_:to:)`, a virtual
 /// environment's) did not reach it: the send is refused, never dropped without a word.
+///
+/// ```swift
+/// let live = LiveEnvironment()
+/// _ = live.input("query", of: String.self)
+/// do {
+///     try live.send(42, to: "query")
+/// } catch let error as InputError {
+///     print(error)   // the input "query" takes String, not Int
+/// }
+/// ```
 public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What was wrong with the send: the label, the value's type, or the input's state.
+    ///
+    /// ```swift
+    /// let live = LiveEnvironment()
+    /// do {
+    ///     try live.send("a", to: "qeury")
+    /// } catch let error as InputError {
+    ///     if case let .unknownLabel(inputs) = error.reason { print("known inputs:", inputs) }
+    /// }
+    /// ```
     public enum Reason: Equatable, Sendable {
         /// No input has the label; `inputs` are the labels of those there are.
         case unknownLabel(inputs: [String])
@@ -289,6 +331,7 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The label the value was sent to.
     public let label: String
+    /// Why the send was refused.
     public let reason: Reason
 
     public init(label: String, reason: Reason) {

@@ -3,6 +3,16 @@
 /// The grammar every stream obeys, and every operator relies on:
 /// `value* (failed | completed | interrupted)?` — any number of values, then at most one
 /// terminal event, then nothing. Events reach one observer one at a time, never concurrently.
+///
+/// ```swift
+/// SignalProducer<Int, Never>([1, 2]).start { event in
+///     switch event {
+///     case let .value(number): print("value", number)
+///     case .completed: print("completed")
+///     case .failed, .interrupted: break
+///     }
+/// }
+/// ```
 public enum Event<Value, Error: Swift.Error> {
     /// A value. Any number may be sent before a terminal event.
     case value(Value)
@@ -93,4 +103,8 @@ extension Event: CustomStringConvertible {
 }
 
 /// An error type with no values, for streams that cannot fail (ReactiveSwift's `NoError`).
+///
+/// ```swift
+/// let ticks: SignalProducer<Int, NoError> = SignalProducer([1, 2, 3])   // the same as Never
+/// ```
 public typealias NoError = Never

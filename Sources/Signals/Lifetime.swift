@@ -2,9 +2,25 @@
 ///
 /// A `Lifetime` ends once; what was added to it is disposed then. A stream's start handler
 /// gets the stream's lifetime, which ends when the stream terminates or is disposed.
+///
+/// ```swift
+/// let (lifetime, token) = Lifetime.make()
+/// let (clicks, click) = Signal<Void, Never>.pipe()
+/// lifetime += clicks.observeValues { print("clicked") }
+/// click.send(value: ())   // prints "clicked"
+/// token.end()             // ends the lifetime: the observation stops
+/// click.send(value: ())   // prints nothing
+/// ```
 public final class Lifetime: @unchecked Sendable {  // immutable; CompositeDisposable guards itself
     /// Ends its lifetime when it is deinitialised (an object's lifetime: keep the token as
     /// a stored property).
+    ///
+    /// ```swift
+    /// final class SearchScreen {
+    ///     private let token = Lifetime.Token()
+    ///     lazy var lifetime = Lifetime(token)   // ends when the screen is deinitialised
+    /// }
+    /// ```
     public final class Token: @unchecked Sendable {  // immutable; CompositeDisposable guards itself
         fileprivate let disposables = CompositeDisposable()
         public init() {}

@@ -6,6 +6,12 @@ import Synchronization
 ///
 /// An `Observer` is also the input end of a `Signal.pipe()` and what a `SignalProducer`'s
 /// start handler sends into.
+///
+/// ```swift
+/// let printer = Signal<Int, Never>.Observer(value: { print("got", $0) },
+///                                           completed: { print("done") })
+/// SignalProducer<Int, Never>([1, 2]).start(printer)   // got 1, got 2, done
+/// ```
 public final class Observer<Value, Error: Swift.Error>: @unchecked Sendable {  // immutable; an action of any type, serialised by its signal
     /// What an observer calls with each event (ReactiveSwift's `Signal.Observer.Action`).
     public typealias Action = (Event<Value, Error>) -> Void

@@ -7,6 +7,15 @@ import Locks
 /// `producer` sends the current value and then every change; `signal` sends only the changes
 /// made after it is observed. This is what ReactiveCocoa 2's `RACObserve(object, key)`
 /// becomes: keep the observed state in a `MutableProperty` and use its `producer`.
+///
+/// ```swift
+/// func show<P: PropertyProtocol>(_ property: P) where P.Value == String {
+///     property.producer.startWithValues { print("now", $0) }   // the current value, then each change
+/// }
+/// let name = MutableProperty("Ada")
+/// show(name)            // prints "now Ada"
+/// name.value = "Grace"  // prints "now Grace"
+/// ```
 public protocol PropertyProtocol: AnyObject, BindingSource {
     /// The current value.
     var value: Value { get }
@@ -20,6 +29,13 @@ public protocol PropertyProtocol: AnyObject, BindingSource {
 ///
 /// The property is a source node of the pipeline (`named(_:)` labels it). It completes its
 /// `signal` and `producer` observers when it is released; its `lifetime` ends then too.
+///
+/// ```swift
+/// let username = MutableProperty("", named: "username")
+/// let isValid = username.map { $0.count > 2 }
+/// isValid.producer.startWithValues { print("valid:", $0) }   // prints "valid: false"
+/// username.value = "ada"                                     // prints "valid: true"
+/// ```
 @propertyWrapper
 public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvider, @unchecked Sendable {  // immutable; the box guards the value
     /// The property's source node.
@@ -194,6 +210,15 @@ private final class PropertyBox<Value>: @unchecked Sendable {  // value in Prote
 
 /// A read-only property: a constant, a view of another property, or the latest value of a
 /// stream.
+///
+/// ```swift
+/// let (typed, input) = Signal<String, Never>.pipe()
+/// let latest = Property(initial: "", then: typed)
+/// input.send(value: "swift")
+/// print(latest.value)                    // "swift"
+/// let shouting = latest.map { $0.uppercased() }
+/// print(shouting.value)                  // "SWIFT"
+/// ```
 @propertyWrapper
 public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // immutable after init
     private let getter: () -> Value
@@ -334,6 +359,14 @@ extension PropertyProtocol {
 
 /// Something a binding can read from: a `Signal` or `SignalProducer` that cannot fail, or a
 /// property.
+///
+/// ```swift
+/// let (typed, input) = Signal<String, Never>.pipe()
+/// let text = MutableProperty("")
+/// text <~ typed                    // a Signal is a binding source; so are producers and properties
+/// input.send(value: "swift")
+/// print(text.value)                // "swift"
+/// ```
 public protocol BindingSource {
     associatedtype Value
     /// The values to bind.
@@ -351,6 +384,12 @@ extension Signal: BindingSource where Error == Never {
 }
 
 /// Something a binding can write to.
+///
+/// ```swift
+/// let count = MutableProperty(0)   // a MutableProperty is a binding target; so is an Action
+/// count <~ SignalProducer([1, 2, 3])
+/// print(count.value)               // 3
+/// ```
 public protocol BindingTargetProvider {
     associatedtype Value
     /// The target that receives the bound values.
@@ -361,6 +400,16 @@ public protocol BindingTargetProvider {
 ///
 /// ReactiveCocoa 2's `RAC(object, key) = signal` is
 /// `BindingTarget(object: object, keyPath: \.key, lifetime: lifetime) <~ signal`.
+///
+/// ```swift
+/// final class Label { var text = "" }
+/// let label = Label()
+/// let (lifetime, token) = Lifetime.make()
+/// let target = BindingTarget(object: label, keyPath: \.text, lifetime: lifetime)
+/// target <~ SignalProducer(value: "Hello")
+/// print(label.text)   // "Hello"
+/// token.end()         // ends every binding into the target
+/// ```
 public struct BindingTarget<Value>: BindingTargetProvider {
     /// When it ends, every binding into this target ends.
     public let lifetime: Lifetime
@@ -472,6 +521,7 @@ private func bind<S, T>(_ producer: SignalProducer<S, Never>, to target: Binding
 
 /// An optional target: bound to when there is one; a binding into nil ends at once.
 extension Optional: BindingTargetProvider where Wrapped: BindingTargetProvider {
+    /// The wrapped target's value type.
     public typealias Value = Wrapped.Value
 
     /// The wrapped target's, or one whose lifetime has ended.

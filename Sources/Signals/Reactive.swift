@@ -3,6 +3,16 @@ import Foundation
 /// A type that gives its values a `reactive` namespace (ReactiveSwift's
 /// `ReactiveExtensionsProvider`): extensions of `Reactive where Base == YourType` add the
 /// streams and binding targets of `YourType` there, apart from its own members.
+///
+/// ```swift
+/// final class Thermometer: ReactiveExtensionsProvider {
+///     let readings = MutableProperty(20.0)
+/// }
+/// extension Reactive where Base: Thermometer {
+///     var celsius: SignalProducer<Double, Never> { base.readings.producer }
+/// }
+/// Thermometer().reactive.celsius.startWithValues { print($0, "°C") }   // prints "20.0 °C"
+/// ```
 public protocol ReactiveExtensionsProvider {}
 
 extension ReactiveExtensionsProvider {
@@ -14,6 +24,13 @@ extension ReactiveExtensionsProvider {
 }
 
 /// The `reactive` namespace of a value: extend it to add reactive members to `Base`.
+///
+/// ```swift
+/// let saved = Notification.Name("saved")
+/// let notifications = NotificationCenter.default.reactive.notifications(forName: saved)
+/// notifications.observeValues { print("saved:", $0.name.rawValue) }
+/// NotificationCenter.default.post(name: saved, object: nil)   // prints "saved: saved"
+/// ```
 public struct Reactive<Base> {
     /// The value whose namespace this is.
     public let base: Base

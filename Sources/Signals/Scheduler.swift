@@ -3,6 +3,14 @@ import Foundation
 import Synchronization
 
 /// Runs actions: now, on a queue, on the main thread, or in virtual time.
+///
+/// ```swift
+/// let background: Scheduler = QueueScheduler(name: "background")
+/// SignalProducer(value: 42)
+///     .start(on: background)          // the work starts on the background queue
+///     .observe(on: QueueScheduler.main)
+///     .startWithValues { print("on main:", $0) }
+/// ```
 public protocol Scheduler: AnyObject, Sendable {
     /// A short name shown in traces and figures as the thread the actions run on.
     var name: String { get }
@@ -13,6 +21,13 @@ public protocol Scheduler: AnyObject, Sendable {
 }
 
 /// A scheduler that knows the time and can run actions later.
+///
+/// ```swift
+/// func autosave(_ edits: Signal<String, Never>, on scheduler: DateScheduler) -> Signal<String, Never> {
+///     edits.debounce(0.5, on: scheduler)   // time-based operators take a DateScheduler
+/// }
+/// let saved = autosave(Signal<String, Never>.never, on: QueueScheduler.main)
+/// ```
 public protocol DateScheduler: Scheduler {
     /// The scheduler's current time.
     var currentDate: Date { get }
@@ -90,6 +105,12 @@ func instrumented(_ action: @escaping () -> Void, on name: String) -> () -> Void
 }
 
 /// Runs every action at once, on the calling thread.
+///
+/// ```swift
+/// SignalProducer(value: 1)
+///     .observe(on: ImmediateScheduler())   // delivers at once, on the sending thread
+///     .startWithValues { print($0) }
+/// ```
 public final class ImmediateScheduler: Scheduler {
     public let name = "immediate"
     public init() {}
@@ -102,6 +123,10 @@ public final class ImmediateScheduler: Scheduler {
 }
 
 /// How urgent a background scheduler's work is (ReactiveCocoa's `RACSchedulerPriority`).
+///
+/// ```swift
+/// let thumbnails = QueueScheduler.background(priority: .low, name: "thumbnails")
+/// ```
 public enum SchedulerPriority: String, Sendable {
     case high, `default`, low, background
 
@@ -116,6 +141,14 @@ public enum SchedulerPriority: String, Sendable {
 }
 
 /// Runs actions in order on a serial dispatch queue.
+///
+/// ```swift
+/// let io = QueueScheduler(qos: .utility, name: "io")    // its name is the thread traces show
+/// SignalProducer(value: "data")
+///     .start(on: io)
+///     .observe(on: QueueScheduler.main)
+///     .startWithValues { print("on the main queue:", $0) }
+/// ```
 public final class QueueScheduler: DateScheduler, @unchecked Sendable {  // immutable; the queue serialises the actions
     public let name: String
     /// The serial queue the actions run on.
@@ -184,6 +217,12 @@ public final class QueueScheduler: DateScheduler, @unchecked Sendable {  // immu
 
 /// Runs actions on the main thread: at once when already there and nothing is queued
 /// before it, otherwise enqueued on the main queue (ReactiveSwift's `UIScheduler`).
+///
+/// ```swift
+/// let (status, input) = Signal<String, Never>.pipe()
+/// status.observe(on: UIScheduler()).observeValues { print("show", $0) }   // on the main thread
+/// input.send(value: "loaded")
+/// ```
 public final class UIScheduler: Scheduler, @unchecked Sendable {  // immutable but for an atomic counter
     public let name = "main"
     private let queued = Synchronization.Atomic<Int>(0)
@@ -209,6 +248,12 @@ public final class UIScheduler: Scheduler, @unchecked Sendable {  // immutable b
 }
 
 /// Runs the main queue of a command-line program, which has no UI run loop of its own.
+///
+/// ```swift
+/// var done = false
+/// QueueScheduler.main.schedule(after: 0.1) { done = true }
+/// let finished = MainLoop.run(until: { done }, timeout: 2)   // true: the action ran
+/// ```
 public enum MainLoop {
     /// Pumps the main run loop (and so the main dispatch queue) until `done` returns true
     /// or `timeout` seconds pass. Returns whether `done` became true. Call on the main thread.

@@ -7,7 +7,23 @@ import Synchronization
 /// A `Signal` is made by `Signal.pipe()` (you send into its input), by `Signal.init` (a
 /// generator sends), by operators on other signals, or by starting a `SignalProducer`.
 /// Every signal is a running instance — a *subscription* — of an instrumented `Node`.
+///
+/// ```swift
+/// let (typed, input) = Signal<String, Never>.pipe(named: "typed")
+/// typed.map { $0.count }.observeValues { print("length", $0) }
+/// input.send(value: "swift")   // prints "length 5"
+/// input.sendCompleted()
+/// ```
 public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // immutable; the core guards its state
+    /// What receives this signal's events (ReactiveSwift's nested `Signal.Observer`): the
+    /// input end of a `pipe()`, or an observer passed to `observe(_:)`.
+    ///
+    /// ```swift
+    /// let observer = Signal<String, Never>.Observer(value: { print("typed", $0) })
+    /// let (typed, input) = Signal<String, Never>.pipe()
+    /// typed.observe(observer)
+    /// input.send(value: "swift")   // prints "typed swift"
+    /// ```
     public typealias Observer = Signals.Observer<Value, Error>
     /// The events this signal sends: ReactiveSwift's nested `Signal.Event`, so that
     /// `Signal<Int, Never>.Event.value(1)` reads as it does there.

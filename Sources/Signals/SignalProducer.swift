@@ -1,5 +1,11 @@
 /// A cold stream: a recipe that does its work anew each time it is started, giving each
 /// start its own `Signal` (its own subscription).
+///
+/// ```swift
+/// let countdown = SignalProducer<Int, Never>([3, 2, 1]).map { "\($0)…" }
+/// countdown.startWithValues { print($0) }   // 3… 2… 1…
+/// countdown.startWithValues { print($0) }   // a second start runs it again: 3… 2… 1…
+/// ```
 public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  // a start closure; values cross threads by design, as in ReactiveSwift
     /// The signal each start gives (ReactiveSwift's `SignalProducer.ProducedSignal`).
     public typealias ProducedSignal = Signal<Value, Error>

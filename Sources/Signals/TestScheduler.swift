@@ -8,6 +8,17 @@ import Synchronization
 /// Time is integer nanoseconds from 0. Actions due at the same instant run in the order
 /// they were scheduled; an action scheduled while others run, for a time already reached,
 /// runs in the same advance. Dates convert to the nearest nanosecond.
+///
+/// ```swift
+/// let scheduler = TestScheduler()
+/// var received: [String] = []
+/// let (typed, input) = Signal<String, Never>.pipe()
+/// typed.debounce(0.5, on: scheduler).observeValues { received.append($0) }
+/// input.send(value: "sw")
+/// input.send(value: "swift")
+/// scheduler.advance(by: 0.5)   // virtual time: nothing waits
+/// print(received)              // ["swift"]
+/// ```
 public final class TestScheduler: DateScheduler, @unchecked Sendable {  // driven from one thread at a time, as a virtual clock must be
     /// A scheduled action, and the disposable that cancels it.
     private final class Item: Disposable, @unchecked Sendable {  // all but `disposed` only under the scheduler's lock
@@ -122,6 +133,15 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
 
     /// A view of a test scheduler under another name: the same clock and queue, but its
     /// actions run as that name (a replay keeps each recorded thread this way).
+    ///
+    /// ```swift
+    /// let scheduler = TestScheduler()
+    /// let main = scheduler.lane("main")       // the same clock; actions show as the "main" thread
+    /// let background = scheduler.lane("background")
+    /// main.schedule(after: 1) { print("on main at 1s") }
+    /// background.schedule(after: 2) { print("on background at 2s") }
+    /// scheduler.run()
+    /// ```
     public final class Lane: DateScheduler, @unchecked Sendable {  // immutable; its scheduler is driven from one thread at a time
         public let name: String
         /// The scheduler whose clock this lane shares.

@@ -4,6 +4,15 @@ import Locks
 /// `ValidatingProperty`): a valid value is stored, an invalid one is refused, and a value the
 /// validator coerces is stored as its replacement. `result` says what became of the latest
 /// value, including values set on the inner property directly (validated, never written back).
+///
+/// ```swift
+/// struct TooShort: Error {}
+/// let password = ValidatingProperty<String, TooShort>("") { $0.count >= 8 ? .valid : .invalid(TooShort()) }
+/// password.value = "secret"
+/// print(password.result.value.isInvalid)   // true: "secret" is refused
+/// password.value = "long secret"
+/// print(password.value)                    // "long secret"
+/// ```
 public final class ValidatingProperty<Value, ValidationError: Swift.Error>: PropertyProtocol, BindingTargetProvider,
     @unchecked Sendable {  // changes only under `lock`
     /// What the validator decides about a value.

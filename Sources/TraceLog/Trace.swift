@@ -3,6 +3,13 @@ import Foundation
 /// A whole trace in memory: nodes, subscriptions, threads, events, hops and marks, with
 /// lookups by id. Built on `TraceReader`; use the reader directly for traces too large for
 /// memory.
+///
+/// ```swift
+/// let trace = try Trace(contentsOf: URL(fileURLWithPath: "traces/search.trace"))
+/// for node in trace.nodes where node.label != nil {
+///     print(node.name, node.label!, trace.eventCount(of: node.id), "events")
+/// }
+/// ```
 public struct Trace: Sendable {
     /// An inner-stream edge derived from subscriptions' parents: `inner`'s subscriptions were
     /// started by subscriptions of `outer` (a `flatMap`, `flatten`, ...).

@@ -1,6 +1,14 @@
 import Foundation
 
 /// A problem in a trace file: where it is and what was expected there.
+///
+/// ```swift
+/// do {
+///     _ = try Trace(contentsOf: URL(fileURLWithPath: "traces/search.trace"))
+/// } catch let error as TraceError {
+///     print(error)   // traces/search.trace:12:5: error: … (where, and what was expected there)
+/// }
+/// ```
 public struct TraceError: Error, Equatable, CustomStringConvertible {
     /// The file's path (or the name given to in-memory bytes).
     public var file: String
@@ -40,6 +48,15 @@ public struct TraceWarning: Equatable, CustomStringConvertible, Sendable {
 /// A last line cut off mid-record (a process that died while writing) ends the trace with a
 /// warning, and so does a trace ending without its summary record (a recording cut between
 /// two lines). A malformed line anywhere else is an error naming file, line and column.
+///
+/// ```swift
+/// let reader = try TraceReader(url: URL(fileURLWithPath: "traces/search.trace"))
+/// var values = 0
+/// try reader.forEach { record in
+///     if case let .event(event) = record, event.kind == .value { values += 1 }
+/// }
+/// print(values, "values;", reader.warnings.count, "warnings")
+/// ```
 public final class TraceReader {
     /// The file's path, or the name given to in-memory bytes.
     public let name: String

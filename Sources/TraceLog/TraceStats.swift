@@ -29,6 +29,14 @@
 /// Records are checked as `Trace` checks them (`TraceValidator`): an undefined or repeated id,
 /// or a cause that is not an earlier event, is an error at its line. Latencies between times
 /// at the ends of `Int64` saturate instead of trapping.
+///
+/// ```swift
+/// let stats = try TraceStats.compute(TraceReader(url: URL(fileURLWithPath: "traces/search.trace")))
+/// print(stats.text)   // the table `marbles stats` prints
+/// for path in stats.paths {
+///     print(path.source.name, "→", path.sink.name, "p95:", path.latency?.p95 ?? 0, "ns")
+/// }
+/// ```
 public struct TraceStats: Sendable {
     /// One node's line of the table. A sink's events are the ones delivered to it.
     public struct NodeStats: Sendable {

@@ -7,6 +7,12 @@ enum FencedBlocks {
     static func blocks(in url: URL, language: String) throws -> [[String]] {
         let lines = try String(contentsOf: url, encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        return blocks(inLines: lines, language: language)
+    }
+
+    /// The blocks fenced as ```language in `lines` (a document's, or a doc comment's without
+    /// its `///`), in order.
+    static func blocks(inLines lines: [String], language: String) -> [[String]] {
         var blocks: [[String]] = []
         var current: [String]?
         for line in lines {

@@ -1,6 +1,15 @@
 // flatten, flatMap (RAC2: flattenMap): a stream of streams joined into one by a strategy.
 
 /// How a higher-order stream joins its inner streams (ReactiveSwift's `FlattenStrategy`).
+///
+/// ```swift
+/// let (queries, query) = Signal<String, Never>.pipe()
+/// func search(_ text: String) -> SignalProducer<[String], Never> { SignalProducer(value: [text + "!"]) }
+/// queries
+///     .flatMap(.latest) { search($0) }   // a new query interrupts the search before it
+///     .observeValues { print($0) }
+/// query.send(value: "swift")             // prints ["swift!"]
+/// ```
 public struct FlattenStrategy: Equatable, Sendable, CustomStringConvertible {
     enum Kind: Equatable, Sendable {
         case concurrent(limit: UInt)
@@ -51,6 +60,13 @@ public struct FlattenStrategy: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// A value that can be started as a `SignalProducer`: the inner streams `flatten` accepts.
+///
+/// ```swift
+/// let (photos, photo) = Signal<Property<Int>, Never>.pipe()
+/// photos.flatten(.latest)   // a property is convertible: its producer is started
+///     .observeValues { print("likes", $0) }
+/// photo.send(value: Property(value: 3))   // prints "likes 3"
+/// ```
 public protocol SignalProducerConvertible {
     associatedtype Value
     associatedtype Error: Swift.Error

@@ -1,6 +1,12 @@
 // logEvents: print what passes through, for debugging.
 
 /// The kinds of occurrence `logEvents` can report.
+///
+/// ```swift
+/// SignalProducer([1, 2])
+///     .logEvents(identifier: "numbers", events: [.value, .completed])
+///     .start()   // prints "[numbers] value 1 …", "[numbers] value 2 …", "[numbers] completed …"
+/// ```
 public enum LoggingEvent: String, CaseIterable, Sendable {
     /// A producer start is about to begin its work; then it has begun.
     case starting, started
@@ -19,6 +25,13 @@ public enum LoggingEvent: String, CaseIterable, Sendable {
 
 /// Receives what `logEvents` reports: the identifier, the occurrence (`value 3`,
 /// `completed`...), and the call site of `logEvents`.
+///
+/// ```swift
+/// var log: [String] = []
+/// let logger: EventLogger = { identifier, event, _, _ in log.append("\(identifier): \(event)") }
+/// SignalProducer(value: 1).logEvents(identifier: "one", events: [.value], logger: logger).start()
+/// print(log)   // ["one: value 1"]
+/// ```
 public typealias EventLogger = (_ identifier: String, _ event: String, _ file: String, _ line: UInt) -> Void
 
 /// Prints `[identifier] event file:line` to standard output.
@@ -29,6 +42,13 @@ public func defaultEventLog(identifier: String, event: String, file: String, lin
 /// ReactiveSwift's form of an event logger: the identifier, the occurrence, and the call
 /// site as a file name, a function name and an `Int` line. `logEvents` takes one of these
 /// as well as an `EventLogger`.
+///
+/// ```swift
+/// let logger: FunctionNamingEventLogger = { identifier, event, _, function, line in
+///     print("\(identifier) \(event) in \(function):\(line)")
+/// }
+/// SignalProducer(value: 1).logEvents(identifier: "one", logger: logger).start()
+/// ```
 public typealias FunctionNamingEventLogger = (
     _ identifier: String, _ event: String, _ fileName: String, _ functionName: String, _ lineNumber: Int
 ) -> Void

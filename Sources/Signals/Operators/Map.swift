@@ -60,6 +60,13 @@ extension Signal {
 }
 
 /// Optional values, for `skipNil`.
+///
+/// ```swift
+/// let (lookups, lookup) = Signal<Int?, Never>.pipe()
+/// lookups.skipNil().observeValues { print("found", $0) }   // Int? is an OptionalProtocol
+/// lookup.send(value: nil)   // dropped
+/// lookup.send(value: 7)     // prints "found 7"
+/// ```
 public protocol OptionalProtocol {
     associatedtype Wrapped
     var optional: Wrapped? { get }

@@ -1,6 +1,11 @@
 // materialize, dematerialize, materializeResults, dematerializeResults: events as values and back.
 
 /// A type that is an `Event`: lets `dematerialize()` be written for streams of events.
+///
+/// ```swift
+/// let events = SignalProducer<Signal<Int, Never>.Event, Never>([.value(1), .value(2), .completed])
+/// events.dematerialize().startWithValues { print($0) }   // 1, 2: the events become a stream's own
+/// ```
 public protocol EventProtocol {
     associatedtype Value
     associatedtype Error: Swift.Error

@@ -17,6 +17,13 @@ extension SignalProducer {
 
 /// One shared start of a producer and the hot signal that carries its events (ReactiveCocoa
 /// 2's `RACMulticastConnection`). Made by `SignalProducer.publish()`.
+///
+/// ```swift
+/// let connection = SignalProducer([1, 2, 3]).publish()
+/// connection.signal.observeValues { print("first observer", $0) }
+/// connection.signal.observeValues { print("second observer", $0) }
+/// connection.connect()   // one start; both observers see 1, 2, 3
+/// ```
 public final class MulticastConnection<Value, Error: Swift.Error>: @unchecked Sendable {  // connection only under `lock`
     /// The shared events: those of the source's one start, from when it is connected.
     public let signal: Signal<Value, Error>
