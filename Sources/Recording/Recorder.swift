@@ -527,17 +527,8 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// sorted keys; a request that does not encode is left out.
     public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any) {
         guard isRecordedThread else { return }
-        let json = (request as? Encodable).flatMap { Self.requestJSON($0) }
+        let json = (request as? Encodable).flatMap { Recorder.requestJSON($0) }
         didSubscribe(node, subscription: subscription, parent: parent, requestJSON: json)
-    }
-
-    /// A request's JSON as a subscription record holds it (sorted keys, `JSONEncoder`'s bytes),
-    /// made by `DirectJSONEncoder`: a big request costs one buffer of its size, not
-    /// `JSONEncoder`'s tree of boxed values. Nil when it does not encode. A replay encodes the
-    /// requests it is asked for the same way, to find them among the recorded ones.
-    static func requestJSON(_ request: some Encodable) -> String? {
-        guard case let .success(.bytes(bytes)) = json(of: request, limit: .max) else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     private func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, requestJSON: String?) {

@@ -268,9 +268,13 @@ extension Recorder: ProbeStandIn {
 }
 
 extension Recorder {
-    /// A call's request as JSON, exactly as a recording's subscription record holds it (the
-    /// replay finds recorded requests by it).
+    /// A call's request as JSON, as a subscription record holds it (sorted keys,
+    /// `JSONEncoder`'s bytes), made by `DirectJSONEncoder`: a big request costs one buffer of
+    /// its size, not `JSONEncoder`'s tree of boxed values. Nil when it does not encode. A
+    /// replay encodes the requests it is asked for the same way, to find them among the
+    /// recorded ones.
     package static func requestJSON(_ request: some Encodable) -> String? {
-        RecorderCore.requestJSON(request)
+        guard case let .success(.bytes(bytes)) = RecorderCore.json(of: request, limit: .max) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

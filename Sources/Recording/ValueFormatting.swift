@@ -8,6 +8,7 @@ extension RecorderCore {
     enum FormattedValue {
         case integer(Int64)
         case string(String)
+        /// `json` is at most `Recorder.maxJSONLength` bytes (a larger one is `omitted`);
         /// `jsonError` says what the value's `encode(to:)` threw, when it threw.
         case other(text: String, json: String?, jsonError: String? = nil)
         /// A value whose JSON would take `size` bytes, over `Recorder.maxJSONLength`.
@@ -33,11 +34,7 @@ extension RecorderCore {
                     line.field("jsonError", ifPresent: jsonError)
                     return
                 }
-                if json.utf8.count > Recorder.maxJSONLength {
-                    line.field("jsonOmitted", Int64(json.utf8.count))
-                } else {
-                    line.field("json", rawJSON: json)
-                }
+                line.field("json", rawJSON: json)
             case let .omitted(text, size):
                 writeText(text, to: &line)
                 line.field("jsonOmitted", Int64(size))

@@ -52,14 +52,10 @@ public final class Node: Sendable, Hashable, CustomStringConvertible {
     /// A user's name for the node, used to find it in traces and replays. Part of what tells
     /// nodes apart: one call site with two labels is two nodes.
     public let label: String?
-    /// Whether `parameters` show data rather than configuration (see `make`).
-    private let parametersAreData: Bool
-
-    private init(id: UInt64, kind: NodeKind, name: String, parameters: String, parametersAreData: Bool,
+    private init(id: UInt64, kind: NodeKind, name: String, parameters: String,
                  file: String, line: UInt, label: String?, upstream: [Edge]) {
         self.id = id
         self.label = label
-        self.parametersAreData = parametersAreData
         self.kind = kind
         self.name = name
         self.parameters = parameters
@@ -71,8 +67,7 @@ public final class Node: Sendable, Hashable, CustomStringConvertible {
     private struct Key: Hashable {
         let kind: NodeKind
         let name: String
-        /// Nil for parameters that are data.
-        let parameters: String?
+        let parameters: String
         let file: String
         let line: UInt
         /// The label given when the node was made.
@@ -89,11 +84,10 @@ public final class Node: Sendable, Hashable, CustomStringConvertible {
     /// - Parameters:
     ///   - kind: source, operator or sink.
     ///   - name: the operator's name, ReactiveSwift's spelling.
-    ///   - parameters: the operator's parameters, formatted (`0.5s, on: main`).
-    ///   - parametersAreData: true when `parameters` show data the node sends (the value of
-    ///     `SignalProducer(value:)`) rather than how it is configured: the first node made at
-    ///     the call site keeps them, and other data does not make another node — a producer
-    ///     made per value inside a `flatMap` is one node, not one per value.
+    ///   - parameters: the operator's parameters, formatted (`0.5s, on: main`): how it is
+    ///     configured, part of the node's identity. Data (a value sent, an error made per
+    ///     request) goes in the events, never here: a node per distinct value would grow the
+    ///     registry with the data.
     ///   - label: the node's label, when it has one from the start: two labels at one call
     ///     site are two nodes (two `pipe(named:)` in one helper).
     ///   - upstream: the nodes feeding this one, with their roles.
@@ -103,35 +97,31 @@ public final class Node: Sendable, Hashable, CustomStringConvertible {
         _ kind: NodeKind,
         _ name: String,
         parameters: String = "",
-        parametersAreData: Bool = false,
         label: String? = nil,
         upstream: [Edge] = [],
         file: StaticString,
         line: UInt
     ) -> Node {
-        make(kind, name, parameters: parameters, parametersAreData: parametersAreData, label: label, upstream: upstream,
-             file: "\(file)", line: line)
+        make(kind, name, parameters: parameters, label: label, upstream: upstream, file: "\(file)", line: line)
     }
 
-    /// As `make(_:_:parameters:parametersAreData:label:upstream:file:line:)`, with the file
+    /// As `make(_:_:parameters:label:upstream:file:line:)`, with the file
     /// as a `String`.
     public static func make(
         _ kind: NodeKind,
         _ name: String,
         parameters: String = "",
-        parametersAreData: Bool = false,
         label: String? = nil,
         upstream: [Edge] = [],
         file: String,
         line: UInt
     ) -> Node {
-        let key = Key(kind: kind, name: name, parameters: parametersAreData ? nil : parameters, file: file, line: line,
+        let key = Key(kind: kind, name: name, parameters: parameters, file: file, line: line,
                       label: label, upstream: upstream.map(\.node.id), roles: upstream.map(\.role.rawValue))
         return registry.modify { state in
             if let node = state.nodes[key] { return node }
             let node = Node(id: state.next, kind: kind, name: name, parameters: parameters,
-                            parametersAreData: parametersAreData, file: file, line: line, label: label,
-                            upstream: upstream)
+                            file: file, line: line, label: label, upstream: upstream)
             state.next += 1
             state.nodes[key] = node
             return node
@@ -143,8 +133,7 @@ public final class Node: Sendable, Hashable, CustomStringConvertible {
     /// of a call site does not show at its other uses. What `named(_:)` gives an instance.
     public func labelled(_ label: String) -> Node {
         if label == self.label { return self }
-        return Node.make(kind, name, parameters: parameters, parametersAreData: parametersAreData, label: label,
-                         upstream: upstream, file: file, line: line)
+        return Node.make(kind, name, parameters: parameters, label: label, upstream: upstream, file: file, line: line)
     }
 
     public static func == (lhs: Node, rhs: Node) -> Bool { lhs === rhs }
