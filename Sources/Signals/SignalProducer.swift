@@ -280,6 +280,19 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
               file: file, line: line)
     }
 
+    /// This producer, each of whose starts first asks `proceed`. When it answers `false` the
+    /// start is still made, and recorded, but its work never begins, so it sends nothing: how a
+    /// runner with limits (the spec language) stops a `retry` or `catchError` that starts its
+    /// upstream again at once, for ever, without time passing. Records no node of its own.
+    package func gatingStarts(_ proceed: @escaping () -> Bool) -> SignalProducer {
+        let upstream = self
+        return SignalProducer(node: node) {
+            let instance = upstream.instantiate()
+            guard proceed() else { return Instance(signal: instance.signal, interrupter: instance.interrupter) {} }
+            return instance
+        }
+    }
+
     // MARK: Lifting signal operators
 
     /// Applies a signal operator to each started signal. `node` is the operator's node.

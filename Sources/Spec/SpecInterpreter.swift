@@ -40,6 +40,29 @@ final class SpecInterpreter {
         }
     }
 
+    /// The instant of the latest restart `allowsRestart` counted, and how many it counted then.
+    private var restarts: (instant: Int64, count: Int) = (0, 0)
+    /// How many restarts of a `retry` or `catchError` upstream may happen at one instant. A
+    /// restart that takes no scheduled action (an upstream that fails as it starts) runs
+    /// inside one action, where the run's own action limits cannot see it.
+    static let restartsPerInstant = 10_000
+
+    /// Whether a `retry` or `catchError` at `location` may start its upstream again now. Past
+    /// `restartsPerInstant` restarts at one instant it records a located error and says no,
+    /// so the loop stops and the run ends with the error.
+    func allowsRestart(by name: String, at location: SpecLocation) -> Bool {
+        let now = scheduler.now
+        let count: Int = lock.withLock {
+            restarts = restarts.instant == now ? (now, restarts.count + 1) : (now, 1)
+            return restarts.count
+        }
+        guard count > Self.restartsPerInstant else { return true }
+        fail(location, "expected the streams to settle, but this \(name) started its input again \(Self.restartsPerInstant) "
+            + "times at \(SpecResult.milliseconds(now))ms without time passing: over an input that fails as it starts, it "
+            + "loops for ever")
+        return false
+    }
+
     /// A stream to be set once it is built, kept as long as this interpreter (see `lateStreams`).
     func lateStream() -> SpecLateStream {
         let late = SpecLateStream()
@@ -303,6 +326,13 @@ struct SpecCall {
     /// The receiver stream of a method call (function calls have none and never ask).
     var stream: SpecProducer {
         receiver ?? .empty
+    }
+
+    /// The receiver, for an operator that may start it again at once (`retry`, `catchError`):
+    /// its starts count towards `SpecInterpreter.restartsPerInstant`.
+    var restartableStream: SpecProducer {
+        let interpreter = interpreter, location = location, name = name
+        return stream.gatingStarts { interpreter.allowsRestart(by: name, at: location) }
     }
 
     /// Checks the number of positional arguments and the labels used.

@@ -138,14 +138,27 @@ extension SpecOperators {
     }
 
     /// RxJS's `catchError((error, caught) => ...)`: `caught` is this very stream, error handling
-    /// included, so returning it starts it again.
+    /// included, so returning it starts it again. Returned unchanged, it restarts the upstream
+    /// under this same operator (`flatMapError(restartingOnNil:)`), so a handler that answers
+    /// `caught` to a stream failing at once loops in constant stack until the run's limits
+    /// end it; a stream built from `caught` (`caught.take(1)`) is started as any other.
     static let catchError: Implementation = { call in
         try call.expectArguments(1)
-        let handler = try call.streamFunction(0)
-        let caught = call.interpreter.lateStream()
-        let result = call.stream.flatMapError(file: file, line: call.line) { [weak caught] failure in
-            handler([failure.value, .stream(SpecStream(caught?.producer ?? .empty))])
-        }
+        let handler = try call.function(0)
+        let location = call.argument(0, nil)?.location ?? call.location
+        let interpreter = call.interpreter
+        let caught = interpreter.lateStream()
+        let result = call.restartableStream.flatMapError(file: file, line: call.line, restartingOnNil: { [weak caught] failure -> SpecProducer? in
+            guard let caught, let producer = caught.producer else { return .empty }
+            let answer = handler([failure.value, .stream(SpecStream(caught: producer, by: caught))])
+            if case let .stream(stream) = answer, stream.caughtBy === caught { return nil }
+            do {
+                return try SpecCall.stream(answer, location)
+            } catch {
+                interpreter.fail(location, "expected the function to return a stream, found \(answer.typeName)")
+                return .empty
+            }
+        })
         caught.producer = result
         return stream(result)
     }
@@ -310,7 +323,7 @@ extension SpecOperators {
             let reset = call.argument(nil, "resetOnSuccess") == nil ? false : try call.bool(nil, "resetOnSuccess")
             if let delay = call.argument(nil, "delay"), case .lambda = delay.value {
                 let notifier = try call.streamFunction(nil, "delay")
-                return stream(call.stream.retry(upTo: count, resettingOnValue: reset, file: file, line: call.line) { failure, retries in
+                return stream(call.restartableStream.retry(upTo: count, resettingOnValue: reset, file: file, line: call.line) { failure, retries in
                     notifier([failure.value, .number(Double(retries))])
                 })
             }
@@ -319,14 +332,14 @@ extension SpecOperators {
                 guard !reset else {
                     // Signals' timed retry has no reset; a timer notifier does the same.
                     let scheduler = call.scheduler
-                    return stream(call.stream.retry(upTo: count, resettingOnValue: true, file: file, line: call.line) { _, _ in
+                    return stream(call.restartableStream.retry(upTo: count, resettingOnValue: true, file: file, line: call.line) { _, _ in
                         SpecProducer(value: .null).delay(interval, on: scheduler)
                     })
                 }
-                return stream(call.stream.retry(upTo: count, interval: interval, on: call.scheduler, file: file, line: call.line))
+                return stream(call.restartableStream.retry(upTo: count, interval: interval, on: call.scheduler, file: file, line: call.line))
             }
-            if reset { return stream(call.stream.retry(upTo: count, resettingOnValue: true, file: file, line: call.line)) }
-            return stream(call.stream.retry(upTo: count, file: file, line: call.line))
+            if reset { return stream(call.restartableStream.retry(upTo: count, resettingOnValue: true, file: file, line: call.line)) }
+            return stream(call.restartableStream.retry(upTo: count, file: file, line: call.line))
         },
         "timeout": { call in
             try call.expectArguments(0...1, labels: ["each", "first", "with"])

@@ -187,8 +187,19 @@ public struct SpecFailure: Error, Sendable, CustomStringConvertible, Encodable {
 /// producers that observe their running signal).
 public struct SpecStream: Sendable {
     public let producer: SignalProducer<SpecValue, SpecFailure>
+    /// Set only on a `catchError`'s `caught` argument, to the operator it starts again: a
+    /// handler that returns it unchanged restarts that operator rather than nesting a new one.
+    let caughtBy: SpecLateStream?
 
-    public init(_ producer: SignalProducer<SpecValue, SpecFailure>) { self.producer = producer }
+    public init(_ producer: SignalProducer<SpecValue, SpecFailure>) {
+        self.producer = producer
+        caughtBy = nil
+    }
+
+    init(caught producer: SignalProducer<SpecValue, SpecFailure>, by operator: SpecLateStream) {
+        self.producer = producer
+        caughtBy = `operator`
+    }
 }
 
 /// A function written in a spec (`x => x * 10`), closed over its scope.

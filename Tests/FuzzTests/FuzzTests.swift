@@ -239,7 +239,7 @@ enum Mutation {
 
     /// Applies one random mutation; returns what it did.
     static func apply(_ bytes: inout [UInt8], isSpec: Bool, random: inout SplitMix) -> String {
-        switch random.below(isSpec ? 8 : 7) {
+        switch random.below(isSpec ? 9 : 7) {
         case 0:
             guard !bytes.isEmpty else { return "nothing to flip" }
             let flips = 1 + random.below(4)
@@ -271,9 +271,33 @@ enum Mutation {
             return replaceString(&bytes, with: hostileStrings[random.below(hostileStrings.count)], random: &random)
         case 6:
             return swapIds(&bytes, random: &random)
-        default:
+        case 7:
             return renameStream(&bytes, random: &random)
+        default:
+            return resubscribe(&bytes, random: &random)
         }
+    }
+
+    /// Operators that start their input again, some for ever: the probe's first crash (issue
+    /// 31 item 1) was one of these over an input that fails.
+    static let resubscribers = [".retry()", ".retry(3)", ".catchError((e, c) => c)", ".catchError((e, c) => c.take(2))",
+                                ".catchError(e => throwError(e)).retry()", ".concat(throwError('x')).catchError((e, c) => c)"]
+
+    /// Appends a resubscribing operator to one stream definition of a spec (a line that is
+    /// not an input, an error table or a setting).
+    private static func resubscribe(_ bytes: inout [UInt8], random: inout SplitMix) -> String {
+        var lines = split(bytes)
+        let definitions = lines.indices.filter { index in
+            let line = String(decoding: lines[index], as: UTF8.self)
+            return line.contains("=") && !line.hasPrefix("#")
+                && !["hot ", "cold ", "error ", "frame ", "unsubscribe "].contains { line.hasPrefix($0) }
+        }
+        guard !definitions.isEmpty else { return "no definition to resubscribe" }
+        let at = definitions[random.below(definitions.count)]
+        let suffix = resubscribers[random.below(resubscribers.count)]
+        lines[at] = ArraySlice(Array(lines[at]) + Array(suffix.utf8))
+        bytes = join(lines)
+        return "line \(at + 1) + \(suffix)"
     }
 
     private static func split(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {

@@ -81,4 +81,48 @@ final class ConstantStackTests: XCTestCase {
         XCTAssertEqual(values.last, 100_000)
         XCTAssertTrue(completed)
     }
+
+    /// Issue 31 item 1: RxJS's `catchError((e, caught) => caught)` over a producer that fails
+    /// at once. Each `caught` was a new operator nested in the last, so the 20,000th
+    /// generation overflowed the stack, and its values passed every earlier generation.
+    func testCatchingByRestartingAProducerThatFailsAtOnceRunsInConstantStack() {
+        var starts = 0
+        var values: [Int] = []
+        var completed = false
+        var fallbacks = 0
+        SignalProducer<Int, Failure> { observer, _ in
+            starts += 1
+            if starts <= 100_000 {
+                observer.send(error: Failure())
+            } else {
+                observer.send(value: starts)
+                observer.sendCompleted()
+            }
+        }
+        .flatMapError(restartingOnNil: { _ -> SignalProducer<Int, Never>? in
+            fallbacks += 1
+            return nil
+        })
+        .start { event in
+            switch event {
+            case let .value(value): values.append(value)
+            case .completed: completed = true
+            default: XCTFail("unexpected \(event)")
+            }
+        }
+        XCTAssertEqual(starts, 100_001)
+        XCTAssertEqual(fallbacks, 100_000)
+        XCTAssertEqual(values, [100_001])
+        XCTAssertTrue(completed)
+    }
+
+    /// A fallback that is not the caught producer is started as `flatMapError` starts it, and
+    /// its failure is the result's.
+    func testCatchingWithAFallbackStartsItAndSendsItsEvents() {
+        var events: [String] = []
+        SignalProducer<Int, Failure>(error: Failure())
+            .flatMapError(restartingOnNil: { _ in SignalProducer<Int, Failure>([1, 2]) })
+            .start { events.append("\($0)") }
+        XCTAssertEqual(events, ["VALUE 1", "VALUE 2", "COMPLETED"])
+    }
 }

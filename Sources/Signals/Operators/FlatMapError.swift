@@ -64,3 +64,46 @@ extension SignalProducer {
         return lift(node) { $0.flatMapError({ _ in fallback }, node: node) }
     }
 }
+
+extension SignalProducer {
+    /// RxJS's `catchError((error, caught) => ...)`, whose handler may answer with `caught`, the
+    /// stream with this very error handling applied: on failure, `transform` gives the producer
+    /// to continue with, or `nil` for `caught`. Starting `caught` again is, event for event,
+    /// starting this producer again under the same handler, so that is what `nil` does: the
+    /// upstream is started again as a child of this operator's subscription, as `retry` starts
+    /// its attempts. Any number of failures at once then runs in constant stack, and a value of
+    /// the hundredth attempt passes one operator, not a hundred nested ones, each holding its
+    /// lock. Recorded as `flatMapError`.
+    package func flatMapError<F>(file: StaticString = #fileID, line: UInt = #line,
+                                 restartingOnNil transform: @escaping (Error) -> SignalProducer<Value, F>?)
+        -> SignalProducer<Value, F> {
+        let upstream = self
+        let node = Node.operator("flatMapError", (self.node, .data), file: file, line: line)
+        return SignalProducer<Value, F>(parenting: node) { observer, lifetime, subscription in
+            let current = SerialDisposable()
+            lifetime += current
+            // A failure sent while its attempt starts asks for the next attempt from inside
+            // that start: the trampoline runs it after the start returns.
+            let trampoline = Trampoline()
+            func attempt() {
+                trampoline.run(startAttempt)
+            }
+            func startAttempt() {
+                upstream.startAsChild(of: subscription, in: current) { event in
+                    switch event {
+                    case let .value(value): observer.send(value: value)
+                    case .completed: observer.sendCompleted()
+                    case .interrupted: observer.sendInterrupted()
+                    case let .failed(error):
+                        if let fallback = transform(error) {
+                            fallback.startAsChild(of: subscription, in: current, observer.send)
+                        } else {
+                            attempt()
+                        }
+                    }
+                }
+            }
+            attempt()
+        }
+    }
+}
