@@ -89,7 +89,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
         /// the sequence's type is known, after one load of the probe slot.
         @inlinable
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
-            if ended || Instrumentation.probe == nil {
+            if ended || !Instrumentation.isAttached {
                 return try await base.next(isolation: actor)
             }
             return try await recordedNext(isolation: actor)

@@ -5,9 +5,10 @@ import Synchronization
 import Locks
 
 /// What a `Recorder` is made of, and what is attached as the probe: everything but the
-/// handle. The probe set holds it strongly (no `weak` load per event), and keeps it as long as
-/// it keeps its sets (the process), so a stopped core lets go of every table, buffer and
-/// recorded byte it holds and only its small shell stays; the handle stops it when released.
+/// handle. The probe set holds it strongly (no `weak` load per event), until the set is
+/// replaced and no thread reads it any more (`Instrumentation`'s reclamation), which may be
+/// after `stop()`; so a stopped core lets go of every table, buffer and recorded byte it holds
+/// and only its small shell stays until it is freed; the handle stops it when released.
 final class RecorderCore: Probe, @unchecked Sendable {
     typealias Clock = Recorder.Clock
 
@@ -278,7 +279,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
     }
 
     /// What releasing the `Recorder` handle does: stops the recording if it still runs and
-    /// lets go of the in-memory trace. The probe sets keep the core's shell.
+    /// lets go of the in-memory trace. The core's shell goes when no probe set holds it.
     func abandon() {
         _ = try? stop()
         lock()
@@ -290,8 +291,8 @@ final class RecorderCore: Probe, @unchecked Sendable {
     }
 
     deinit {
-        // Only a core never started gets here (a started one is kept by the probe sets); one
-        // stopped has let go of its caches already.
+        // A core never started, or one stopped, which has let go of its caches already (a
+        // started one is held by the probe set until it stops).
         if !stopped {
             nodeCache.deallocate()
             subscriptionCache.deallocate()
@@ -417,7 +418,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         rings = [:]
         ringList = []
         // The writer's hand-off buffers (a quarter of a megabyte each by default): a stopped
-        // recorder's core stays referenced for the process by the probe sets it was in.
+        // recorder's core may stay referenced a while by the probe set it was in.
         spare = []
         pending = nil
         pendingMarks = []

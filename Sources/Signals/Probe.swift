@@ -290,9 +290,8 @@ package protocol ProbeStandIn: Probe {
 /// ```
 public enum Instrumentation {
     /// The attached probes as one: what `probe` returns. Each attachment and detachment makes
-    /// a new set, kept for the process so that a reader racing a change never sees a freed
-    /// one (a set is a few words per member); its members are weak, so a set keeps no probe
-    /// alive.
+    /// a new set; the one it replaces is freed once no thread can still be reading it (see
+    /// `change`). Its members are weak but for a recorder's core, held strongly.
     @usableFromInline
     final class ProbeSet: Probe, @unchecked Sendable {  // immutable but for `hops`, which is Protected
         /// A probe held weakly, or strongly when it was attached `retained`: reading a strong
@@ -358,7 +357,7 @@ public enum Instrumentation {
         }
 
         /// As `willSend(_:subscription:kind:value:causes:)`, passing the context on: what the
-        /// send path calls, on the set it borrows from `slot` (a set is kept for the process).
+        /// send path calls, on the set it borrows from `slot` (see `ProbeContext.beginBorrow`).
         @inlinable @inline(__always)
         func send<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
                          context: ProbeContext) -> UInt64 {
@@ -430,23 +429,58 @@ public enum Instrumentation {
         }
     }
 
+    /// The set attached now, unretained, or 0. Read without a retain on the send path, in a
+    /// borrow (`ProbeContext.beginBorrow`), so that a set replaced meanwhile is not freed under it.
     @usableFromInline static let slot = Synchronization.Atomic<UInt>(0)
-    /// Every set ever attached (see `ProbeSet`), the current one last.
-    private static let sets = Protected<[ProbeSet]>([])
+    /// Counts the changes of `slot`: a borrow announces the count it began under, and a set
+    /// replaced at count `r` is freed only once no borrow that began at or before `r` is left.
+    @usableFromInline static let epoch = Synchronization.Atomic<UInt64>(1)
+
+    /// The set in `slot`, which this keeps alive, and the sets it replaced that a borrow may
+    /// still be reading, each with the `epoch` it was replaced at.
+    private struct Sets {
+        var current: ProbeSet?
+        var retired: [(set: ProbeSet, epoch: UInt64)] = []
+    }
+    private static let sets = Protected(Sets())
+
+    /// Whether any probe is attached: one load and one branch, nothing borrowed.
+    @inlinable @inline(__always)
+    public static var isAttached: Bool { slot.load(ordering: .relaxed) != 0 }
 
     /// The attached probes as one probe, or nil when none is attached. With none attached
     /// this is one load and one branch (inlinable, so that it is one in the caller's module
-    /// too, not a call).
+    /// too, not a call); with some, the set is retained inside a borrow.
     @inlinable @inline(__always)
     public static var probe: Probe? {
-        let raw = slot.load(ordering: .acquiring)
-        if raw == 0 { return nil }
-        return Unmanaged<ProbeSet>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!).takeUnretainedValue()
+        if slot.load(ordering: .relaxed) == 0 { return nil }
+        return retainedSet()
+    }
+
+    /// The set in `slot`, retained before the borrow it was read in ends.
+    @usableFromInline
+    static func retainedSet() -> ProbeSet? {
+        ProbeContext.withCurrent { context in
+            context.beginBorrow()
+            let raw = slot.load(ordering: .sequentiallyConsistent)
+            guard raw != 0 else {
+                context.endBorrow()
+                return nil
+            }
+            let set = Unmanaged<ProbeSet>.fromOpaque(UnsafeRawPointer(bitPattern: raw)!).retain()
+            context.endBorrow()
+            return set.takeRetainedValue()
+        }
     }
 
     /// The probes attached now, in the order they were attached.
     public static var attached: [Probe] {
-        sets.current.last?.probes ?? []
+        sets.current.current?.probes ?? []
+    }
+
+    /// How many replaced sets wait to be freed: a test's view of `change`'s reclamation.
+    package static var setsAwaitingReclamation: Int {
+        sets.current.retired.count
     }
 
     /// Attaches `probe` beside any others already attached (attaching one twice does nothing).
@@ -456,8 +490,7 @@ public enum Instrumentation {
     }
 
     /// Attaches `probe`, held strongly when `retained`: every set made while it is attached
-    /// keeps it, and sets are kept for the process, so only a probe that lets go of its state
-    /// when detached (a recorder's core) should be retained.
+    /// keeps it, until that set is replaced and no thread reads it any more (see `change`).
     package static func attach(_ probe: Probe, retained: Bool) {
         let probe = (probe as? ProbeStandIn)?.standsFor ?? probe
         change { probes in
@@ -473,14 +506,37 @@ public enum Instrumentation {
         change { probes in probes.removeAll { $0.probe === probe } }
     }
 
+    /// Replaces the attached set by one with `edit`'s probes, and frees the sets replaced
+    /// before that no thread can still be reading.
+    ///
+    /// A thread reads `slot` inside a borrow (`ProbeContext.beginBorrow`): it stores the
+    /// `epoch` it began at in its context, then reads `slot`; this stores `slot`, then reads
+    /// `epoch` as the replaced set's, then scans every context. All sequentially consistent: a
+    /// thread that read the replaced set announced an epoch no later than the set's before it
+    /// read it, and so before this scan, which then sees it. A replaced set is freed once no
+    /// context announces an epoch at or before its own; one still read waits for a later change.
+    /// (Before, every set was kept for the process, and with it every recorder's core: about
+    /// 2 KB a recording, unbounded in a server that records a window now and then.)
     private static func change(_ edit: (inout [(probe: Probe, retained: Bool)]) -> Void) {
-        sets.modify { sets in
-            var probes = sets.last?.held ?? []
+        let freed: [ProbeSet] = sets.modify { sets in
+            var probes = sets.current?.held ?? []
             edit(&probes)
-            let set = ProbeSet(probes)
-            sets.append(set)
-            slot.store(probes.isEmpty ? 0 : UInt(bitPattern: Unmanaged.passUnretained(set).toOpaque()), ordering: .releasing)
+            let set = probes.isEmpty ? nil : ProbeSet(probes)
+            slot.store(set.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0,
+                       ordering: .sequentiallyConsistent)
+            if let replaced = sets.current {
+                sets.retired.append((replaced, epoch.load(ordering: .sequentiallyConsistent)))
+            }
+            epoch.add(1, ordering: .sequentiallyConsistent)
+            sets.current = set
+            guard !sets.retired.isEmpty else { return [] }
+            let oldestBorrow = ProbeContext.oldestBorrowEpoch()
+            let free = sets.retired.filter { $0.epoch < oldestBorrow }.map(\.set)
+            sets.retired.removeAll { $0.epoch < oldestBorrow }
+            return free
         }
+        // Freed here, outside the lock: a set may hold the last reference to a recorder's core.
+        withExtendedLifetime(freed) {}
     }
 
     private static let nextSubscription = Synchronization.Atomic<UInt64>(1)
@@ -532,10 +588,50 @@ public final class ProbeContext {
         /// What the probes keep on the signal instance whose event is being reported, during
         /// the report only (see `InstanceIDs`, `instanceIDs`); nil otherwise.
         @usableFromInline var instanceIDs: UnsafeMutablePointer<InstanceIDs>?
+        /// How many borrows of the probe set this thread is inside (see `beginBorrow`).
+        @usableFromInline var borrows = 0
         @usableFromInline init() {}
     }
 
     @usableFromInline let state: UnsafeMutablePointer<State>
+    /// The `Instrumentation.epoch` this thread's outermost borrow of the probe set began at,
+    /// or 0 outside any: what `Instrumentation.change` scans before it frees a replaced set.
+    @usableFromInline let borrowEpoch = Synchronization.Atomic<UInt64>(0)
+
+    /// Begins a borrow: until `endBorrow`, a probe set this thread reads from
+    /// `Instrumentation.slot` after this call is not freed, retained or not. Borrows nest;
+    /// the outermost announces the epoch (one atomic exchange), the others only count.
+    @inlinable @inline(__always)
+    package func beginBorrow() {
+        let borrows = state.pointee.borrows
+        state.pointee.borrows = borrows + 1
+        if borrows == 0 {
+            borrowEpoch.store(Instrumentation.epoch.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+        }
+    }
+
+    /// Ends the borrow `beginBorrow` began.
+    @inlinable @inline(__always)
+    package func endBorrow() {
+        let borrows = state.pointee.borrows - 1
+        state.pointee.borrows = borrows
+        if borrows == 0 { borrowEpoch.store(0, ordering: .releasing) }
+    }
+
+    /// Every thread's context, unretained: a context leaves as its thread ends (`deinit`).
+    private static let contexts = Protected<[ObjectIdentifier: Unmanaged<ProbeContext>]>([:])
+
+    /// The earliest epoch any thread's borrow began at, or `UInt64.max` when none borrows.
+    static func oldestBorrowEpoch() -> UInt64 {
+        contexts.modify { contexts in
+            var oldest = UInt64.max
+            for context in contexts.values {
+                let epoch = context._withUnsafeGuaranteedRef { $0.borrowEpoch.load(ordering: .sequentiallyConsistent) }
+                if epoch != 0 && epoch < oldest { oldest = epoch }
+            }
+            return oldest
+        }
+    }
 
     /// The sequence number of the event being delivered on this thread, or 0.
     @inlinable public var cause: UInt64 {
@@ -573,6 +669,7 @@ public final class ProbeContext {
     }
 
     deinit {
+        _ = Self.contexts.modify { $0.removeValue(forKey: ObjectIdentifier(self)) }
         // The thread ends (its context goes with it): its fast way to the context goes first,
         // so that whatever the thread still sends makes a new context rather than reach this one.
         if marbles_probe_context_get() == Unmanaged.passUnretained(self).toOpaque() { marbles_probe_context_set(nil) }
@@ -700,6 +797,7 @@ public final class ProbeContext {
             return Unmanaged<ProbeContext>.fromOpaque(pointer).takeUnretainedValue()
         }
         let context = ProbeContext()
+        contexts.modify { $0[ObjectIdentifier(context)] = .passUnretained(context) }
         let pointer = Unmanaged.passRetained(context).toOpaque()
         pthread_setspecific(key, pointer)
         marbles_probe_context_set(pointer)

@@ -99,7 +99,7 @@ extension DispatchTimeInterval {
 /// and the probe sees which scheduler runs them. Free when no probe is attached.
 @inline(__always)
 func instrumented(_ action: @escaping () -> Void, on name: String) -> () -> Void {
-    guard Instrumentation.probe != nil else { return action }
+    guard Instrumentation.isAttached else { return action }
     let captured = ProbeContext.current.capture()
     return { ProbeContext.current.with(captured, scheduler: name, action) }
 }

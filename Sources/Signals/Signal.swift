@@ -354,7 +354,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         self.serializer = serializer ?? Lock(recursive: true)
         self.detachWhenUnobserved = detachWhenUnobserved
         self.causedByStart = causedByStart
-        let instrumented = Instrumentation.probe != nil
+        let instrumented = Instrumentation.isAttached
         self.scope = instrumented ? ProbeContext.withCurrent { $0.scope } : 0
         if instrumented {
             ProbeContext.withCurrent { context in
@@ -599,8 +599,10 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     }
 
     /// Delivers with the attached probes' set, `raw` as `deliver` read it from the slot (not
-    /// zero), borrowed: a set is kept for the process, as the thread keeps its context. One
-    /// frame: the set and the context are held unretained and borrowed only around each use.
+    /// zero): read again inside a borrow (`ProbeContext.beginBorrow`), which keeps the set from
+    /// being freed until the report returns, as the thread keeps its context. One frame: the
+    /// set and the context are held unretained and borrowed only around each use. A set
+    /// detached since `deliver` read it (the slot now 0) reports nothing.
     /// `report` reports the event (`ProbeSet.send`) and returns its sequence number; `forward`
     /// delivers it to an observation. Specialised with the send path (unspecialised, it looked
     /// up the generic metadata of `Event` and `Observation` on every recorded event).
@@ -611,8 +613,6 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     func deliverInstrumented(probes raw: UInt, caused byOrigin: Bool,
                              report: (Instrumentation.ProbeSet, ProbeContext, Node) -> UInt64,
                              to forward: (Observation<Value, Error>) -> Void) {
-        // Not zero (`deliver` checked): no check and trap again here.
-        let probes = Unmanaged<Instrumentation.ProbeSet>.fromOpaque(UnsafeRawPointer(bitPattern: raw).unsafelyUnwrapped)
         let context = ProbeContext.unretainedCurrent
         let state = context._withUnsafeGuaranteedRef { $0.state }
         // Subscriptions made before this event are reported before it: this one (made on
@@ -634,9 +634,15 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         }
         // The probe finds what it keeps on this instance through the context, during the send only.
         let sequence = withUnsafeMutablePointer(to: &delivery.pointer.pointee.probeIDs) { ids in
+            context._withUnsafeGuaranteedRef { $0.beginBorrow() }
             state.pointee.instanceIDs = ids
-            defer { state.pointee.instanceIDs = nil }
-            return probes._withUnsafeGuaranteedRef { probes in
+            defer {
+                state.pointee.instanceIDs = nil
+                context._withUnsafeGuaranteedRef { $0.endBorrow() }
+            }
+            let current = Instrumentation.slot.load(ordering: .sequentiallyConsistent)
+            guard let pointer = UnsafeRawPointer(bitPattern: current) else { return UInt64(0) }
+            return Unmanaged<Instrumentation.ProbeSet>.fromOpaque(pointer)._withUnsafeGuaranteedRef { probes in
                 context._withUnsafeGuaranteedRef { context in
                     unretainedNode._withUnsafeGuaranteedRef { node in report(probes, context, node) }
                 }

@@ -317,7 +317,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     package func schedule(series dues: [Int64], lanes: [Int], names: [String],
                           action: @escaping (Int) -> Void) -> Disposable? {
         guard !dues.isEmpty else { return nil }
-        let captured = Instrumentation.probe != nil ? ProbeContext.current.capture() : nil
+        let captured = Instrumentation.isAttached ? ProbeContext.current.capture() : nil
         return lock.withLock {
             let clamped = dues.map { max($0, clock) }
             // Separate actions run by (due, order): the same order, by due time, ties in the order given.
@@ -414,7 +414,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // drive
     /// scheduler, if any.
     private func driving(_ body: () -> Void) {
         // A signal made just before is reported at the time it was made, before time moves.
-        if Instrumentation.probe != nil { ProbeContext.reportPending() }
+        if Instrumentation.isAttached { ProbeContext.reportPending() }
         let scope = recordingScope
         if scope == 0 { return body() }
         ProbeContext.current.inScope(scope, body)

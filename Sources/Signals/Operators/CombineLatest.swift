@@ -24,7 +24,7 @@ final class CombineLatestState<Value, Error: Swift.Error>: JoinState, @unchecked
             switch event {
             case let .value(store):
                 store()
-                let instrumented = Instrumentation.probe != nil
+                let instrumented = Instrumentation.isAttached
                 if instrumented { causes[index] = ProbeContext.current.cause }
                 guard let value = combine() else { return }
                 // The input that just sent is the primary cause; the others' latest are more.

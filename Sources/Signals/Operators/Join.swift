@@ -127,7 +127,7 @@ final class OperatorLock<Value, Error: Swift.Error>: @unchecked Sendable {  // d
     /// Sends a value now, with `otherCauses` as further causes for the probe. Inside `run`.
     func send(_ value: Value, otherCauses: [UInt64] = []) {
         guard !isTerminated else { return }
-        if otherCauses.isEmpty || Instrumentation.probe == nil {
+        if otherCauses.isEmpty || !Instrumentation.isAttached {
             output.send(value: value)
         } else {
             ProbeContext.current.withOtherCauses(otherCauses) { output.send(value: value) }

@@ -19,7 +19,7 @@ extension Signal {
         let queue = (scheduler as? QueueScheduler)?.queue
         return Signal.scheduled(node) { observer, lifetime, core in
             lifetime += self.observeInternally { event in
-                if let queue, Instrumentation.probe == nil {
+                if let queue, !Instrumentation.isAttached {
                     // Values of any type cross to the queue, as with every scheduler (see
                     // `QueueScheduler.schedule(_:)`); the queue delivers them serialised.
                     nonisolated(unsafe) let event = event

@@ -58,7 +58,7 @@ final class ReplayBuffer<Value, Error: Swift.Error>: @unchecked Sendable {  // m
     func attach(_ observer: Signals.Observer<Value, Error>) -> UInt64? {
         lock.lock()
         defer { lock.unlock() }
-        if Instrumentation.probe != nil {
+        if Instrumentation.isAttached {
             // A replayed value is caused by the upstream event that first brought it.
             let context = ProbeContext.current
             for entry in values {
@@ -98,7 +98,7 @@ final class ReplayBuffer<Value, Error: Swift.Error>: @unchecked Sendable {  // m
         case let .value(value):
             if capacity > 0 {
                 if values.count == capacity { values.removeFirst() }
-                let cause = Instrumentation.probe != nil ? ProbeContext.current.cause : 0
+                let cause = Instrumentation.isAttached ? ProbeContext.current.cause : 0
                 values.append((value, cause))
             }
         case .failed, .completed, .interrupted:

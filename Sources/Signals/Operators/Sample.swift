@@ -18,7 +18,7 @@ final class SampleState<Value, Sample, Output, Error: Swift.Error>: @unchecked S
         lock.run {
             switch event {
             case let .value(value):
-                machine.receive((value, Instrumentation.probe != nil ? ProbeContext.current.cause : 0))
+                machine.receive((value, Instrumentation.isAttached ? ProbeContext.current.cause : 0))
             case let .failed(error):
                 perform(machine.terminate(), ending: .failed(error))
             case .interrupted:
@@ -83,7 +83,7 @@ final class WithLatestState<Value, Latest, Error: Swift.Error>: @unchecked Senda
         guard case let .value(value) = event else { return }
         lock.run {
             latest = value
-            if Instrumentation.probe != nil { latestCause = ProbeContext.current.cause }
+            if Instrumentation.isAttached { latestCause = ProbeContext.current.cause }
         }
     }
 }

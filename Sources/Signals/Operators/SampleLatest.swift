@@ -16,7 +16,7 @@ final class SampleLatestState<Value, Error: Swift.Error>: @unchecked Sendable { 
     func source(_ event: Signals.Event<Value, Error>) {
         lock.withLock {
             if case let .value(value) = event {
-                machine.receive((value, Instrumentation.probe != nil ? ProbeContext.current.cause : 0))
+                machine.receive((value, Instrumentation.isAttached ? ProbeContext.current.cause : 0))
                 return
             }
             if case .forwardTermination = machine.terminate() { output.send(event) }
@@ -31,7 +31,7 @@ final class SampleLatestState<Value, Error: Swift.Error>: @unchecked Sendable { 
     func trigger() {
         lock.withLock {
             guard case let .emit(latest) = machine.trigger() else { return }
-            if Instrumentation.probe != nil {
+            if Instrumentation.isAttached {
                 // The trigger's event is the primary cause; the sampled value is another.
                 ProbeContext.current.withOtherCauses([latest.cause]) { output.send(value: latest.value) }
             } else {

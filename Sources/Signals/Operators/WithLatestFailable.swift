@@ -19,7 +19,7 @@ final class WithLatestFailableState<Value, Sample, Error: Swift.Error>: @uncheck
             switch event {
             case let .value(value):
                 guard let latest else { return }
-                if Instrumentation.probe != nil {
+                if Instrumentation.isAttached {
                     // The source's value is the primary cause; the samplee's latest is another.
                     ProbeContext.current.withOtherCauses([latestCause]) { output.send(value: (value, latest)) }
                 } else {
@@ -38,7 +38,7 @@ final class WithLatestFailableState<Value, Sample, Error: Swift.Error>: @uncheck
             switch event {
             case let .value(sample):
                 latest = sample
-                if Instrumentation.probe != nil { latestCause = ProbeContext.current.cause }
+                if Instrumentation.isAttached { latestCause = ProbeContext.current.cause }
             case let .failed(error): terminate(.failed(error))
             case .completed, .interrupted: break
             }

@@ -24,7 +24,7 @@ final class ZipState<Value, Error: Swift.Error>: JoinState, @unchecked Sendable 
             switch event {
             case let .value(store):
                 store()
-                let instrumented = Instrumentation.probe != nil
+                let instrumented = Instrumentation.isAttached
                 queued[index].append(instrumented ? ProbeContext.current.cause : 0)
                 guard queued.allSatisfy({ !$0.isEmpty }), let value = pop() else { return }
                 var others = queued.indices.map { queued[$0].popFirst() ?? 0 }
