@@ -525,14 +525,16 @@ final class RecorderCore: Probe, @unchecked Sendable {
     }
 
     /// Writes the request into the subscription record (`request`, format 1.1), as JSON with
-    /// sorted keys; a request that does not encode is left out.
+    /// sorted keys; a request that does not encode is left out, and one whose JSON is longer
+    /// than `RequestDigest.limit` is written as its size and hash (`requestOmitted`).
     public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any) {
         guard isRecordedThread else { return }
         let json = (request as? Encodable).flatMap { Recorder.requestJSON($0) }
         didSubscribe(node, subscription: subscription, parent: parent, requestJSON: json)
     }
 
-    private func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, requestJSON: String?) {
+    private func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, requestJSON json: String?) {
+        let (requestJSON, omitted) = json.map(RequestDigest.recorded) ?? (nil, nil)
         guard isRecordedThread else { return }
         let context = ProbeContext.current
         lock()
@@ -547,7 +549,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         subscriptionIDs[subscription] = id
         subscriptionCache.store(subscription, id)
         append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: parentID, time: time, thread: thread,
-                                             request: requestJSON)))
+                                             request: requestJSON, requestOmitted: omitted)))
     }
 
     public func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes tagged: Causes) -> UInt64 {

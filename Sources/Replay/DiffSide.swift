@@ -91,7 +91,7 @@ struct RequestContexts {
     }
 
     mutating func subscription(_ subscription: SubscriptionRecord) {
-        if calls.contains(subscription.node), let request = subscription.request {
+        if calls.contains(subscription.node), let request = subscription.requestKey {
             let number = requests.number(request) + 1
             bySubscription[subscription.id] = number
             if subscription.parent != 0 { lastStart[subscription.parent] = number }

@@ -400,7 +400,8 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         var nodes: String
         var subscriptions: [SubscriptionRecord]
         var events: [UInt64: [EventRecord]]
-        /// The indices of the subscriptions recorded with each request JSON, in order.
+        /// The indices of the subscriptions recorded with each request (`requestKey`: its JSON, or
+        /// for one left out, its digest), in order.
         var byRequest: [String: [Int]]
         /// Whether any start was recorded with a request.
         var hasRequests: Bool { !byRequest.isEmpty }
@@ -426,7 +427,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         }
         var byRequest: [String: [Int]] = [:]
         for (index, subscription) in subscriptions.enumerated() {
-            if let request = subscription.request { byRequest[request, default: []].append(index) }
+            if let request = subscription.requestKey { byRequest[request, default: []].append(index) }
         }
         let recording = BoundaryRecording(nodes: name + " " + recorded.map { String($0.id) }.joined(separator: ","),
                                           subscriptions: subscriptions, events: events, byRequest: byRequest)
@@ -485,7 +486,8 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     private func serve<Request: Codable & Equatable>(_ recording: BoundaryRecording, request: Request) -> Int? {
         // The same JSON as recorded finds its starts without decoding; a request whose JSON
         // differs can still be equal (`==` may ignore a field), so the rest are decoded.
-        let json = Recorder.requestJSON(request)
+        // A request too long to keep is found by its digest, as it was recorded.
+        let json = Recorder.requestJSON(request).map(RequestDigest.key(of:))
         let exact = json.flatMap { recording.byRequest[$0] } ?? []
         return withServed(recording) { served -> Int? in
             if let json, let index = served.takeFirst(of: exact, json: json) { return index }
@@ -510,12 +512,14 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     private func unrecordedRequestError<Request: Codable & Equatable>(
         _ recording: BoundaryRecording, request: Request, node: Node, label: String
     ) -> ReplayError {
+        // Shown as asked for; compared as recorded (a request too long to keep, by its digest).
         let json = Recorder.requestJSON(request) ?? "\(request)"
-        let recorded = recording.subscriptions.compactMap(\.request)
+        let key = RequestDigest.key(of: json)
+        let recorded = recording.subscriptions.compactMap(\.requestKey)
         var distinct: [String] = []
         for request in recorded where !distinct.contains(request) { distinct.append(request) }
-        let nearest = ReplayError.nearest(to: json, among: distinct, count: 3)
-        let equalStarts = recorded.filter { $0 == json || (try? decoder.decode(Request.self, from: Data($0.utf8))) == request }.count
+        let nearest = ReplayError.nearest(to: key, among: distinct, count: 3)
+        let equalStarts = recorded.filter { $0 == key || (try? decoder.decode(Request.self, from: Data($0.utf8))) == request }.count
         let message: String
         if equalStarts > 0 {
             message = "expected at most \(equalStarts) starts of \"\(label)\" with the request \(Self.shown(json)), as recorded; "

@@ -646,7 +646,7 @@ public struct TraceDiff: Sendable {
                 var starts: [UInt64: [Start]] = [:]
                 try side.forEachSubscription { subscription in
                     if wanted.contains(subscription.node) {
-                        starts[subscription.node, default: []].append((subscription.request, subscription.time))
+                        starts[subscription.node, default: []].append((subscription.requestKey, subscription.time))
                     }
                 }
                 return starts

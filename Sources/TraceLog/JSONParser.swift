@@ -379,8 +379,19 @@ struct JSONParser {
                     request = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<parser.index]), as: UTF8.self)
                 }
             }
+            // A request left out: both keys, in this order, or this fast path gives up.
+            var omitted: RequestDigest?
+            if parser.skip(",\"requestOmitted\":") {
+                guard request == nil, let size = parser.positive(closed: true),
+                      parser.skip(",\"requestHash\":\""), parser.index + 25 <= bytes.count,
+                      bytes[parser.index + 24] == UInt8(ascii: "\"") else { return nil }
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[parser.index..<parser.index + 24]), as: UTF8.self)
+                guard let hash = RequestDigest.hash(fromText: text), size <= UInt64(Int.max) else { return nil }
+                parser.index += 25
+                omitted = RequestDigest(bytes: Int(size), hash: hash)
+            }
             record = .subscribe(SubscriptionRecord(id: id, node: node, parent: parent, time: time, thread: thread,
-                                                   late: late, request: request))
+                                                   late: late, request: request, requestOmitted: omitted))
         } else if parser.skip("dispose\",\"sub\":") {
             guard let subscription = parser.positive(closed: true), parser.skip(",\"time\":"), let time = parser.writtenInteger(closed: true),
                   parser.skip(",\"thread\":"), let thread = parser.positive(closed: true) else { return nil }

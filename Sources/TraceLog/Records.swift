@@ -100,9 +100,12 @@ public struct SubscriptionRecord: Equatable, Sendable {
     /// The request of a boundary call made with one (`environment.call("search", request:)`),
     /// as JSON text: what a replay matches the call by (format 1.1).
     public var request: String?
+    /// A request whose JSON was longer than `RequestDigest.limit`, left out of the trace: its
+    /// size and hash, which a replay matches the call by instead.
+    public var requestOmitted: RequestDigest?
 
     public init(id: UInt64, node: UInt64, parent: UInt64, time: Int64, thread: UInt64, late: Bool = false,
-                request: String? = nil) {
+                request: String? = nil, requestOmitted: RequestDigest? = nil) {
         self.id = id
         self.node = node
         self.parent = parent
@@ -110,6 +113,82 @@ public struct SubscriptionRecord: Equatable, Sendable {
         self.thread = thread
         self.late = late
         self.request = request
+        self.requestOmitted = requestOmitted
+    }
+
+    /// What tells this start's request from another's: its JSON, or for one left out, its
+    /// digest's `key`. Nil for a start without a request.
+    public var requestKey: String? {
+        request ?? requestOmitted?.key
+    }
+}
+
+/// A request too long to keep in a trace, as a subscription record keeps it instead: the size
+/// of its JSON and a hash of those bytes (`requestOmitted`, `requestHash`). Two requests with
+/// the same JSON have the same digest in every process and on every machine.
+///
+/// ```swift
+/// let digest = RequestDigest(json: String(repeating: "a", count: 100_000))
+/// print(digest.bytes, digest.hashText)   // 100000 fnv1a64:…
+/// ```
+public struct RequestDigest: Equatable, Hashable, Sendable {
+    /// The longest request JSON a trace keeps whole, in bytes: as for values (64 KiB).
+    public static let limit = 64 << 10
+
+    /// The size of the request's JSON, in bytes.
+    public var bytes: Int
+    /// FNV-1a (64 bits) of the request's JSON bytes.
+    public var hash: UInt64
+
+    public init(bytes: Int, hash: UInt64) {
+        self.bytes = bytes
+        self.hash = hash
+    }
+
+    /// The digest of `json`.
+    public init(json: String) {
+        var json = json
+        self = json.withUTF8 { RequestDigest(utf8: $0) }
+    }
+
+    /// The digest of JSON text given as UTF-8 bytes.
+    public init(utf8: UnsafeBufferPointer<UInt8>) {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        self.init(bytes: utf8.count, hash: hash)
+    }
+
+    /// The hash as the trace writes it: `fnv1a64:` and 16 lowercase hexadecimal digits.
+    public var hashText: String {
+        let digits = String(hash, radix: 16)
+        return "fnv1a64:" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Reads `hashText`'s form back; nil for any other text.
+    public static func hash(fromText text: String) -> UInt64? {
+        guard text.hasPrefix("fnv1a64:") else { return nil }
+        let digits = text.dropFirst(8)
+        guard digits.count == 16, digits.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        return UInt64(digits, radix: 16)
+    }
+
+    /// The text that stands for the request where requests are compared and shown: never
+    /// valid JSON, so never equal to a request kept whole.
+    public var key: String {
+        "<request of \(bytes) bytes left out, \(hashText)>"
+    }
+
+    /// What a subscription record holds for a request's JSON: the JSON itself up to `limit`
+    /// bytes, else its digest.
+    public static func recorded(_ json: String) -> (request: String?, omitted: RequestDigest?) {
+        json.utf8.count > limit ? (nil, RequestDigest(json: json)) : (json, nil)
+    }
+
+    /// `requestKey` for a request's JSON: the JSON up to `limit` bytes, else its digest's key.
+    public static func key(of json: String) -> String {
+        json.utf8.count > limit ? RequestDigest(json: json).key : json
     }
 }
 

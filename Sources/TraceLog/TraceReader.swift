@@ -431,10 +431,11 @@ public final class TraceReader {
                                     line: try fields.unsigned("line"), label: try fields.optionalString("label"),
                                     upstream: upstream))
         case .subscribe:
+            let request = fields.raw("request").flatMap { $0 == "null" ? nil : $0 }
             return .subscribe(SubscriptionRecord(id: try fields.id("id"), node: try fields.id("node"),
                                                  parent: try fields.unsigned("parent"), time: try fields.integer("time"),
                                                  thread: try fields.id("thread"), late: try fields.optionalBool("late") ?? false,
-                                                 request: fields.raw("request").flatMap { $0 == "null" ? nil : $0 }))
+                                                 request: request, requestOmitted: try fields.requestDigest(besides: request)))
         case .dispose:
             return .dispose(DisposeRecord(subscription: try fields.id("sub"), time: try fields.integer("time"),
                                           thread: try fields.id("thread")))
@@ -679,6 +680,30 @@ struct Fields {
             throw FieldError(offset: field.range.lowerBound, expected: what)
         }
         return elements
+    }
+
+    /// A request left out (`requestOmitted` with `requestHash`), or nil when neither is there.
+    /// Both or neither, and not beside a `request` kept whole.
+    mutating func requestDigest(besides request: String?) throws -> RequestDigest? {
+        let size = field("requestOmitted"), hash = field("requestHash")
+        guard size != nil || hash != nil else { return nil }
+        guard let size else {
+            throw FieldError(offset: hash!.range.lowerBound, expected: "\"requestOmitted\" beside \"requestHash\"")
+        }
+        guard case let .integer(bytes) = size.value, bytes > 0 else {
+            throw FieldError(offset: size.range.lowerBound, expected: "a positive integer for \"requestOmitted\" (the request's size in bytes)")
+        }
+        guard request == nil else {
+            throw FieldError(offset: size.range.lowerBound, expected: "either \"request\" or \"requestOmitted\", not both")
+        }
+        guard let hash else {
+            throw FieldError(offset: size.range.lowerBound, expected: "\"requestHash\" beside \"requestOmitted\"")
+        }
+        guard let text = self.text(hash.value), let value = RequestDigest.hash(fromText: text) else {
+            throw FieldError(offset: hash.range.lowerBound,
+                             expected: "a \"requestHash\" of the form \"fnv1a64:\" and 16 lowercase hexadecimal digits")
+        }
+        return RequestDigest(bytes: Int(bytes), hash: value)
     }
 
     /// The field's JSON text as written.

@@ -44,6 +44,10 @@ extension TraceRecord {
             line.field("thread", subscription.thread)
             if subscription.late { line.field("late", true) }
             if let request = subscription.request { line.field("request", rawJSON: request) }
+            if let omitted = subscription.requestOmitted {
+                line.field("requestOmitted", Int64(omitted.bytes))
+                line.field("requestHash", omitted.hashText)
+            }
         case let .dispose(dispose):
             line.field("type", "dispose")
             line.field("sub", dispose.subscription)

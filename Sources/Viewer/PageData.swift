@@ -107,14 +107,14 @@ struct PageData {
                 case let .subscribed(subscription):
                     thread = trace.thread(subscription.thread)
                     row[1] = TracePage.Mark.subscribed.rawValue
-                    row[5] = subscription.request.map { strings.index($0) } ?? -1
+                    row[5] = subscription.requestKey.map { strings.index($0) } ?? -1
                     pendingCauses.append((entry.trace, []))
                 case let .event(event), let .delivered(event):
                     thread = trace.thread(event.thread)
                     row[1] = TracePage.Mark(event.kind).rawValue
                     row[3] = event.text.map { strings.index($0 + (event.truncated ? "…" : "")) } ?? -1
                     row[4] = event.json.map { strings.index($0) } ?? -1
-                    row[5] = trace.subscription(event.subscription)?.request.map { strings.index($0) } ?? -1
+                    row[5] = trace.subscription(event.subscription)?.requestKey.map { strings.index($0) } ?? -1
                     if case .delivered = item {
                         // Not an event of its own: no sequence number, and caused by the event it is.
                         pendingCauses.append((entry.trace, [event.sequence]))

@@ -178,9 +178,9 @@ final class ReplayByRequestTests: XCTestCase {
         XCTAssertTrue(String(decoding: bytes, as: UTF8.self).contains(#""thread":1,"request":{"page":2,"text":"swim"}}"#))
     }
 
-    /// A request of megabytes is recorded, found by a replay, and, when the replay asks for
-    /// another one, named with the nearest recorded without comparing them whole (an edit
-    /// distance over every character would take hours).
+    /// A request of megabytes is recorded by its size and hash (issue 33 item 4: it was kept
+    /// whole, and a replay of a trace holding one took gigabytes), found by a replay by its
+    /// digest, and, when the replay asks for another one, named with the nearest recorded.
     func testABigRequestIsFoundAndAnotherIsNamedWithoutComparingItWhole() throws {
         let big = String(repeating: "swim ", count: 400_000), other = big + "!"
         let scheduler = TestScheduler()
@@ -189,8 +189,13 @@ final class ReplayByRequestTests: XCTestCase {
             environment.call("search", request: SearchRequest(text: big, page: 1)) { SignalProducer<Int, ServiceError>(value: 7) }
                 .startWithValues { _ in }
         }
+        let size = 2_000_000 + #"{"page":1,"text":""}"#.utf8.count
+        XCTAssertLessThan(bytes.count, 10_000, "the request is in the trace")
         let trace = try Trace(bytes: bytes, name: "big")
-        XCTAssertEqual(trace.subscriptions.compactMap(\.request).map { $0.utf8.count }, [2_000_000 + #"{"page":1,"text":""}"#.utf8.count])
+        XCTAssertEqual(trace.subscriptions.compactMap(\.request), [])
+        XCTAssertEqual(trace.subscriptions.compactMap(\.requestOmitted),
+                       [RequestDigest(json: Recorder.requestJSON(SearchRequest(text: big, page: 1))!)])
+        XCTAssertEqual(trace.subscriptions.compactMap(\.requestOmitted?.bytes), [size])
         func replay(_ text: String) throws -> [Int] {
             var values: [Int] = []
             _ = try Replayer(trace: trace, name: "big").replay { environment in
@@ -203,10 +208,11 @@ final class ReplayByRequestTests: XCTestCase {
         XCTAssertThrowsError(try replay(other)) { error in
             guard let error = error as? ReplayError else { return XCTFail("expected a ReplayError, got \(error)") }
             XCTAssertEqual(error.kind, .unrecordedRequest)
-            XCTAssertEqual(error.nearestRecordedRequests.map { $0.utf8.count }, [2_000_000 + #"{"page":1,"text":""}"#.utf8.count])
-            // The message shows the beginning of each request and its size, not megabytes.
+            XCTAssertEqual(error.nearestRecordedRequests, [trace.subscriptions[0].requestKey!])
+            // The message shows each request's beginning or digest and its size, not megabytes.
             XCTAssertLessThan(error.description.utf8.count, 2_000, String(error.description.prefix(2_000)))
-            XCTAssertTrue(error.message.contains("… (2000021 bytes)"), String(error.message.prefix(2_000)))
+            XCTAssertTrue(error.message.contains("<request of 2000020 bytes left out, fnv1a64:"), error.message)
+            XCTAssertTrue(error.message.contains("… (2000021 bytes)"), error.message)
         }
     }
 
@@ -304,5 +310,44 @@ final class TraceRequestFieldTests: XCTestCase {
             #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":6,"thread":1,"request":null}"#,
         ])
         XCTAssertEqual(trace.subscriptions.map(\.request), [#"{"page":2,"text":"swim"}"#, nil])
+    }
+
+    /// A request left out is written as its size and hash, and both readers read it back; a
+    /// malformed one is a located error.
+    func testAnOmittedRequestRoundTripsAndAMalformedOneIsLocated() throws {
+        let digest = RequestDigest(json: String(repeating: "x", count: 70_000))
+        XCTAssertEqual(digest, RequestDigest(bytes: 70_000, hash: digest.hash))
+        let record = TraceRecord.subscribe(SubscriptionRecord(id: 3, node: 2, parent: 0, time: 5, thread: 1, requestOmitted: digest))
+        let line = String(decoding: record.jsonLine, as: UTF8.self)
+        XCTAssertEqual(line, #"{"type":"subscribe","id":3,"node":2,"parent":0,"time":5,"thread":1,"requestOmitted":70000,"requestHash":""#
+            + digest.hashText + "\"}\n")
+        let header = [#"{"type":"thread","id":1,"name":"main"}"#,
+                      #"{"type":"node","id":2,"kind":"source","name":"call","parameters":"s","file":"f","line":1,"label":"s","upstream":[]}"#]
+        // The writer's order (the fast path) and another order (the general path).
+        let trace = try craftedTrace(header + [
+            String(line.dropLast()),
+            #"{"type":"subscribe","thread":1,"id":4,"node":2,"parent":0,"time":6,"requestHash":""# + digest.hashText + #"","requestOmitted":70000}"#,
+        ])
+        XCTAssertEqual(trace.subscriptions.map(\.requestOmitted), [digest, digest])
+        XCTAssertEqual(trace.subscriptions.map(\.requestKey), [digest.key, digest.key])
+        for (bad, expected) in [(#""requestOmitted":70000"#, #"expected "requestHash" beside "requestOmitted""#),
+                                (#""requestOmitted":70000,"requestHash":"md5:00""#, "expected a \"requestHash\" of the form"),
+                                (#""requestOmitted":-1,"requestHash":"\#(digest.hashText)""#, "expected a positive integer for \"requestOmitted\""),
+                                (#""request":"a","requestOmitted":9,"requestHash":"\#(digest.hashText)""#, "not both")] {
+            XCTAssertThrowsError(try craftedTrace(header + [#"{"type":"subscribe","id":1,"node":2,"parent":0,"time":5,"thread":1,"# + bad + "}"])) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(error)")
+                XCTAssertTrue("\(error)".contains(":4:"), "\(error)")
+            }
+        }
+    }
+
+    /// The digest is FNV-1a over the JSON's bytes, the same in every process.
+    func testTheDigestIsFNV1a64() {
+        XCTAssertEqual(RequestDigest(json: "").hashText, "fnv1a64:cbf29ce484222325")
+        XCTAssertEqual(RequestDigest(json: "a").hashText, "fnv1a64:af63dc4c8601ec8c")
+        XCTAssertEqual(RequestDigest(json: "foobar").hashText, "fnv1a64:85944171f73967e8")
+        XCTAssertEqual(RequestDigest.hash(fromText: "fnv1a64:85944171f73967e8"), 0x8594_4171_F739_67E8)
+        XCTAssertNil(RequestDigest.hash(fromText: "fnv1a64:85944171F73967E8"))
+        XCTAssertEqual(RequestDigest.key(of: "\"short\""), "\"short\"")
     }
 }
