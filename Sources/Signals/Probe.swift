@@ -511,10 +511,12 @@ public enum Instrumentation {
     ///
     /// A thread reads `slot` inside a borrow (`ProbeContext.beginBorrow`): it stores the
     /// `epoch` it began at in its context, then reads `slot`; this stores `slot`, then reads
-    /// `epoch` as the replaced set's, then scans every context. All sequentially consistent: a
-    /// thread that read the replaced set announced an epoch no later than the set's before it
-    /// read it, and so before this scan, which then sees it. A replaced set is freed once no
-    /// context announces an epoch at or before its own; one still read waits for a later change.
+    /// `epoch` as the replaced set's, then scans every context. A thread that read the replaced
+    /// set announced an epoch no later than the set's before it read it, and so before this
+    /// scan, which then sees it: the stores and loads are sequentially consistent, or on Linux
+    /// the borrow's store is plain and this issues `membarrier` between its store and its scan
+    /// (the asymmetric form of the same fence). A replaced set is freed once no context
+    /// announces an epoch at or before its own; one still read waits for a later change.
     /// (Before, every set was kept for the process, and with it every recorder's core: about
     /// 2 KB a recording, unbounded in a server that records a window now and then.)
     private static func change(_ edit: (inout [(probe: Probe, retained: Bool)]) -> Void) {
@@ -530,6 +532,11 @@ public enum Instrumentation {
             epoch.add(1, ordering: .sequentiallyConsistent)
             sets.current = set
             guard !sets.retired.isEmpty else { return [] }
+            #if os(Linux)
+            // The borrows announced themselves with plain stores: a barrier on every thread
+            // first, or nothing is freed (a system without `membarrier` keeps the sets).
+            guard marbles_membarrier() == 0 else { return [] }
+            #endif
             let oldestBorrow = ProbeContext.oldestBorrowEpoch()
             let free = sets.retired.filter { $0.epoch < oldestBorrow }.map(\.set)
             sets.retired.removeAll { $0.epoch < oldestBorrow }
@@ -600,13 +607,23 @@ public final class ProbeContext {
 
     /// Begins a borrow: until `endBorrow`, a probe set this thread reads from
     /// `Instrumentation.slot` after this call is not freed, retained or not. Borrows nest;
-    /// the outermost announces the epoch (one atomic exchange), the others only count.
+    /// the outermost announces the epoch, the others only count.
+    ///
+    /// On Linux the announcement is a plain store that the compiler keeps before the read of
+    /// the slot, and the side that frees sets makes it visible with `membarrier` (every running
+    /// thread passes a full barrier) before it scans: nothing on the send path but the store.
+    /// Elsewhere, or where `membarrier` is refused, see `Instrumentation.change`.
     @inlinable @inline(__always)
     package func beginBorrow() {
         let borrows = state.pointee.borrows
         state.pointee.borrows = borrows + 1
         if borrows == 0 {
+            #if os(Linux)
+            borrowEpoch.store(Instrumentation.epoch.load(ordering: .acquiring), ordering: .relaxed)
+            marbles_compiler_barrier()
+            #else
             borrowEpoch.store(Instrumentation.epoch.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+            #endif
         }
     }
 

@@ -16,4 +16,16 @@ static inline void marbles_probe_context_set(void *context) {
     marbles_probe_context = context;
 }
 
+/// Keeps the compiler from moving memory accesses across it; no instruction. What a borrow of
+/// the probe set puts between announcing itself and reading the set, where the other side,
+/// which frees sets, pays for the processor's ordering with `marbles_membarrier`.
+static inline void marbles_compiler_barrier(void) {
+    __asm__ __volatile__("" ::: "memory");
+}
+
+/// Makes every thread of the process that is running pass a full memory barrier before this
+/// returns (Linux `membarrier`, private expedited; registered on the first call). Returns 0,
+/// or -1 where the system offers none: the caller must then not rely on it.
+int marbles_membarrier(void);
+
 #endif
