@@ -112,6 +112,13 @@ static inline Agnode_t *cgv_find_node(Agraph_t *g, const char *name) {
     return agnode(g, (char *)name, 0);
 }
 
+/* The laid-out graph's bounding box, in points: its width and height. */
+static inline void cgv_size(Agraph_t *g, double *width, double *height) {
+    boxf bb = GD_bb(g);
+    *width = bb.UR.x - bb.LL.x;
+    *height = bb.UR.y - bb.LL.y;
+}
+
 static inline char *cgv_get(void *obj, const char *name) {
     return agget(obj, (char *)name);
 }

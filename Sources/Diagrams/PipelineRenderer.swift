@@ -25,6 +25,17 @@ public enum PipelineRenderer {
             guard cgv_layout(gvc, g, "dot") == 0 else {
                 throw DiagramError.graphviz("the dot layout failed")
             }
+            // A PNG over cairo's bitmap limit is scaled down by Graphviz's cairo plugin, which
+            // says so on standard error in its own words; laid out again at a lower dpi
+            // instead, it fits (the caller warns about an image too long to read).
+            if format == .png, let points = boundingBox(of: g), max(points.width, points.height) * 2 > Double(Self.largestPNGSide) {
+                gvFreeLayout(gvc, g)
+                let dpi = Double(Self.largestPNGSide) * 72 / max(points.width, points.height)
+                cgv_set(g, "dpi", String(format: "%.3f", dpi))
+                guard cgv_layout(gvc, g, "dot") == 0 else {
+                    throw DiagramError.graphviz("the dot layout failed")
+                }
+            }
             defer { gvFreeLayout(gvc, g) }
             var buffer: UnsafeMutablePointer<CChar>?
             var length: UInt32 = 0
@@ -34,6 +45,17 @@ public enum PipelineRenderer {
             defer { gvFreeRenderData(buffer) }
             return Data(bytes: buffer, count: Int(length))
         }
+    }
+
+    /// The longest side a PNG is laid out for, in pixels: under cairo's 32767, with room for
+    /// the margin Graphviz adds.
+    static let largestPNGSide = 32_000
+
+    /// The laid-out graph's size in points, or nil when it has none.
+    private static func boundingBox(of g: UnsafeMutablePointer<Agraph_t>) -> (width: Double, height: Double)? {
+        var width = 0.0, height = 0.0
+        cgv_size(g, &width, &height)
+        return width > 0 && height > 0 ? (width, height) : nil
     }
 
     private static let heatColours = ["#ffffcc", "#fed976", "#fd8d3c", "#e31a1c", "#800026"]

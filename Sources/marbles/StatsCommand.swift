@@ -8,7 +8,8 @@ struct StatsCommand: ParsableCommand {
         commandName: "stats",
         abstract: "Summarise a trace's timing: events, stage latency, queue waits, drops, end-to-end latency.",
         discussion: """
-        Reads the trace in one streaming pass (constant memory, any size) and prints, per node: \
+        Reads the trace in one streaming pass (memory grows with its nodes, subscriptions and \
+        threads, not with its events: any number of events) and prints, per node: \
         events by kind (values, failed, done = completed, intr = interrupted); stage latency \
         (time from each event's primary cause to the event) as p50 / p95 / p99 / max; and \
         values dropped (upstream values that caused none of the node's values: what filter, \

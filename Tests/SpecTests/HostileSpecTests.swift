@@ -109,9 +109,10 @@ final class HostileSpecTests: XCTestCase {
     /// The same loop taking no time at all is caught at its instant, before it grows.
     func testALoopThatTakesNoTimeIsNamed() throws {
         let error = specError("cold e0 = #\nd1 = e0.catchError((e, c) => c)")
-        XCTAssertEqual(error?.message, "expected the streams to settle, but stream d1 resubscribes without time passing: "
-            + "1000 actions ran at 0ms; a catchError, retry or repeat that subscribes again at once loops for ever")
+        XCTAssertEqual(error?.message, "expected the streams to settle, but this catchError started its input again 10000 "
+            + "times at 0ms without time passing: over an input that fails as it starts, it loops for ever")
         XCTAssertEqual(error?.location.line, 2)
+        XCTAssertEqual(error?.location.column, 9)
     }
 
     /// A loop inside one action: an input that fails as it is subscribed, restarted at once.
@@ -127,6 +128,20 @@ final class HostileSpecTests: XCTestCase {
             XCTAssertEqual(error?.location.line, 1, spec)
             XCTAssertEqual(error?.location.column, 22, spec)
         }
+    }
+
+    /// A loop of scheduled actions at one instant that no restart makes: a timer with a period of 0.
+    func testATimerWithAPeriodOfZeroIsNamedAsALoopThatTakesNoTime() {
+        let error = specError("d1 = timer(0, 0)")
+        XCTAssertEqual(error?.message, "expected the streams to settle, but stream d1 ran 50000 actions at 0ms without time "
+            + "passing: a timer with a period of 0, or a stream that subscribes again at once, loops for ever")
+    }
+
+    /// Thousands of inputs sending at one frame are not a loop (they were taken for one at
+    /// 1,000 actions at an instant).
+    func testManyInputsSendingAtOneFrameAreNotALoop() throws {
+        let spec = (0..<3_000).map { "hot e\($0) = a|" } + ["out = merge(\((0..<3_000).map { "e\($0)" }.joined(separator: ", ")))"]
+        XCTAssertNil(specError(spec.joined(separator: "\n")))
     }
 
     func testTimersLeftRunningStillSuggestAnUnsubscribeLine() {
