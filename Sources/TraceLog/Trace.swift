@@ -162,11 +162,11 @@ public struct Trace: Sendable {
             while let record = try reader.next(handlingEvents: handle) {
                 append(&batch.pointee)
                 if let problem = add(record) {
-                    throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
+                    throw reader.problem(problem)
                 }
             }
         } catch let refusal as Refusal {
-            throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: refusal.problem)
+            throw reader.problem(refusal.problem)
         }
         append(&batch.pointee)
         warnings = reader.warnings
