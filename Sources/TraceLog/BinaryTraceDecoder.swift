@@ -80,8 +80,22 @@ final class BinaryTraceDecoder {
 
     /// The next record after the header, or nil at the end of the trace.
     func next() throws -> TraceRecord? {
+        try next(handlingEvents: false) { _, _ in }
+    }
+
+    /// The next record after the header, or nil at the end of the trace, except that (when
+    /// `handlingEvents`) an event
+    /// with an integer value or none, at most one cause and nothing else is handed to `event`
+    /// as a `WrittenEvent` (with no bytes: its value is its `jsonInteger`) instead of being
+    /// returned, as `TraceReader` hands on the event lines a writer writes: `Trace` keeps
+    /// them without a record made for each.
+    func next(handlingEvents: Bool,
+              _ event: (inout WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void) throws -> TraceRecord? {
         while true {
-            if cursor < payload.count { return try record() }
+            if cursor < payload.count {
+                if handlingEvents, try handOnPlainEvents(event) { continue }
+                return try record()
+            }
             if ended { return nil }
             guard let (kind, chunk, offset) = try nextChunk() else {
                 ended = true
@@ -283,6 +297,40 @@ final class BinaryTraceDecoder {
             throw error(at: recordOffset, "a record tag 1 to 8 (node, subscribe, dispose, thread, event, hop, mark, label), "
                         + "found \(tag)")
         }
+    }
+
+    /// Hands the plain events from `cursor` on to `handler` (`next(handlingEvents:)`); returns
+    /// whether there was one. Stops before any other record, leaving it to `record()`, which
+    /// says what is wrong with it, if anything.
+    private func handOnPlainEvents(_ handler: (inout WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
+        let length = 1 + Format.eventLength
+        let start = cursor
+        let none = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        try payload.withUnsafeBytes { raw in
+            while cursor + length <= raw.count, raw[cursor] == Format.Tag.event.rawValue {
+                let flags = raw[cursor + 66], kindNumber = raw[cursor + 65]
+                guard flags & ~Format.EventFlag.integer == 0, let kind = Format.eventKind(kindNumber),
+                      raw.loadUnaligned(fromByteOffset: cursor + 57, as: UInt64.self) == 0 else { break }
+                var event = WrittenEvent()
+                event.sequence = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 1, as: UInt64.self))
+                event.time = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 9, as: Int64.self))
+                event.node = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 17, as: UInt64.self))
+                event.subscription = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 25, as: UInt64.self))
+                event.thread = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 33, as: UInt64.self))
+                event.firstCause = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 41, as: UInt64.self))
+                event.kind = kind
+                if flags != 0 {
+                    event.jsonInteger = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 49, as: Int64.self))
+                    event.text = .plain(0..<0)
+                    event.json = 0..<0
+                    event.textIsJSONInteger = true
+                }
+                recordOffset = payloadOffset + Int64(cursor)
+                cursor += length
+                try handler(&event, none)
+            }
+        }
+        return cursor != start
     }
 
     private func event(_ fields: inout ChunkFields) throws -> EventRecord {

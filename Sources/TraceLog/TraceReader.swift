@@ -210,7 +210,11 @@ public final class TraceReader {
     private func next(handlingEvents: Bool,
                       _ event: (inout WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void) throws -> TraceRecord? {
         if let binary {
-            let record = try binary.next()
+            let record = try binary.next(handlingEvents: handlingEvents) { written, bytes in
+                noteSequence(written.sequence)
+                try event(&written, bytes)
+            }
+            if case let .event(event)? = record { noteSequence(event.sequence) }
             bytesRead = binary.bytesRead
             takeWarnings(of: binary)
             return record
@@ -328,6 +332,7 @@ public final class TraceReader {
     }
 
     private func warn(_ message: String, byteOffset: Int64? = nil) {
+        let byteOffset = byteOffset ?? binary?.recordOffset
         if warnings.count < Self.maxWarnings {
             warnings.append(TraceWarning(file: name, line: byteOffset == nil ? lineNumber : 0, message: message,
                                          byteOffset: byteOffset))

@@ -323,6 +323,56 @@ final class BinaryTraceTests: XCTestCase {
         ])
     }
 
+    func testPlainEventsReadInOnePassMakeTheTraceThatTheirRecordsMake() throws {
+        // Node 2 defined before node 1 (ids not at id - 1): events fall back from the batch.
+        let records: [TraceRecord] = [
+            .thread(ThreadRecord(id: 1, name: "main")),
+            .node(NodeRecord(id: 2, kind: .source, name: "pipe", file: "A.swift", line: 3)),
+            .node(NodeRecord(id: 1, kind: .operator, name: "map", file: "A.swift", line: 4, upstream: [.init(node: 2, role: .data)])),
+            .subscribe(SubscriptionRecord(id: 1, node: 2, parent: 0, time: 0, thread: 1)),
+            .subscribe(SubscriptionRecord(id: 2, node: 1, parent: 0, time: 0, thread: 1)),
+        ] + (1...40).map { sequence -> TraceRecord in
+            let value = String(sequence * 7 - 100)
+            return .event(EventRecord(sequence: UInt64(sequence), time: Int64(sequence), node: UInt64(sequence % 2 + 1),
+                                      subscription: UInt64(2 - sequence % 2), kind: sequence == 40 ? .completed : .value,
+                                      thread: 1, causes: sequence > 1 && sequence % 3 != 0 ? [UInt64(sequence - 1)] : [],
+                                      text: sequence == 40 ? nil : value, json: sequence == 40 ? nil : value))
+        }
+        var byRecords = Trace(header: TraceHeader(clock: .virtual))
+        for record in records { XCTAssertNil(byRecords.add(record)) }
+        let loaded = try Trace(bytes: binary(records, chunkLength: 200), name: "t.mtrace")
+        XCTAssertEqual(loaded.nodes, byRecords.nodes)
+        XCTAssertEqual(Array(loaded.events), Array(byRecords.events))
+        XCTAssertEqual((0..<40).map { loaded.events.payloadNumber(at: $0) }, (0..<40).map { byRecords.events.payloadNumber(at: $0) })
+        // A plain event of an undefined subscription is refused where it is.
+        var undefined = records
+        undefined.append(.event(EventRecord(sequence: 41, time: 41, node: 1, subscription: 9, kind: .value, thread: 1,
+                                            text: "1", json: "1")))
+        let bytes = binary(undefined)
+        XCTAssertThrowsError(try Trace(bytes: bytes, name: "t.mtrace")) { error in
+            // The last record of the last RECS chunk, before the SUMM-less end: 67 bytes and the checksum.
+            XCTAssertEqual((error as? TraceError)?.byteOffset, Int64(bytes.count - 4 - 67), "\(error)")
+        }
+    }
+
+    func testEventsOutOfSequenceOrderAreReadWithOneWarningAtTheFirst() throws {
+        let records: [TraceRecord] = [
+            .thread(ThreadRecord(id: 1, name: "main")),
+            .node(NodeRecord(id: 1, kind: .source, name: "pipe", file: "A.swift", line: 3)),
+            .subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: 0, thread: 1)),
+            .event(EventRecord(sequence: 2, time: 0, node: 1, subscription: 1, kind: .value, thread: 1)),
+            .event(EventRecord(sequence: 1, time: 0, node: 1, subscription: 1, kind: .value, thread: 1)),
+            .summary(SummaryRecord(events: 2, nodes: 1, subscriptions: 1, threads: 1)),
+        ]
+        let bytes = binary(records)
+        let trace = try Trace(bytes: bytes, name: "t.mtrace")
+        XCTAssertEqual(trace.events.count, 2)
+        XCTAssertEqual(trace.warnings.count, 1)
+        XCTAssertTrue(trace.warnings.first?.description.hasPrefix("t.mtrace: byte ") ?? false, "\(trace.warnings)")
+        XCTAssertTrue(trace.warnings.first?.message.hasPrefix("event 1 comes after event 2") ?? false, "\(trace.warnings)")
+        XCTAssertEqual(try self.records(bytes).warnings, trace.warnings)
+    }
+
     func testARecordTheTraceRefusesIsLocatedByItsByteOffset() throws {
         let bytes = binary([.thread(ThreadRecord(id: 1, name: "main")),
                             .dispose(DisposeRecord(subscription: 9, time: 0, thread: 1))])
