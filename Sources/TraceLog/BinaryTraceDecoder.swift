@@ -39,12 +39,17 @@ final class BinaryTraceDecoder {
     private var reportedCut = false
     private var ended = false
     private var unknownKinds: Set<UInt32> = []
+    /// `error(at:_:)` as a function value, for `ChunkFields`: made once, not once a record.
+    private let locate: (Int64, String) -> TraceError
 
     /// Reads the magic and the `HEAD` chunk from `readAhead`, then `input`.
     init(name: String, readAhead: [UInt8], input: Input) throws {
         self.name = name
         self.readAhead = readAhead
         self.input = input
+        locate = { offset, expected in
+            TraceError(file: name, line: 0, column: 0, message: "expected \(expected)", byteOffset: offset)
+        }
         let preamble = read(Format.preambleLength)
         let magicBytes = Array(preamble.prefix(Format.magic.count))
         guard magicBytes == Format.magic else {
@@ -397,10 +402,6 @@ final class BinaryTraceDecoder {
         TraceError(file: name, line: 0, column: 0, message: "expected \(expected)", byteOffset: offset)
     }
 
-    /// `error(at:_:)` as a function value, for `ChunkFields`.
-    private var locate: (Int64, String) -> TraceError { { [name] offset, expected in
-        TraceError(file: name, line: 0, column: 0, message: "expected \(expected)", byteOffset: offset)
-    } }
 
     private static func hex(_ bytes: [UInt8]) -> String {
         bytes.isEmpty ? "an empty file"
