@@ -157,10 +157,11 @@ final class BinaryTraceDecoder {
         guard rest > 0 else { return bytes }
         switch input {
         case let .file(file):
-            let start = bytes.count
-            bytes += repeatElement(0, count: rest)
-            let got = bytes.withUnsafeMutableBytes { fread($0.baseAddress! + start, 1, rest, file) }
-            bytes.removeLast(rest - got)
+            let read = [UInt8](unsafeUninitializedCapacity: rest) { buffer, count in
+                count = fread(buffer.baseAddress!, 1, rest, file)
+            }
+            if bytes.isEmpty { return read }
+            bytes += read
         case let .bytes(source, offset):
             let got = min(rest, source.count - offset)
             bytes += source[offset..<(offset + got)]

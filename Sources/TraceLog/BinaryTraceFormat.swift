@@ -74,20 +74,48 @@ package enum BinaryTraceFormat {
     }
 }
 
-/// CRC-32 as Ethernet, zlib and PNG compute it (IEEE 802.3, reflected), by a table of 256 entries.
+/// CRC-32 as Ethernet, zlib and PNG compute it (IEEE 802.3, reflected). Eight bytes a step
+/// through eight tables of 256 entries ("slicing by 8"): a byte at a time, the checksum was
+/// most of the cost of reading a binary trace.
 package enum CRC32 {
-    private static let table: [UInt32] = (0..<256).map { index in
-        var value = UInt32(index)
-        for _ in 0..<8 { value = value & 1 != 0 ? (value >> 1) ^ 0xEDB8_8320 : value >> 1 }
-        return value
-    }
+    /// Table `k` (entries `256 k ..< 256 (k + 1)`) gives the checksum of a byte followed by
+    /// `k` zero bytes.
+    private static let tables: [UInt32] = {
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for index in 0..<256 {
+            var value = UInt32(index)
+            for _ in 0..<8 { value = value & 1 != 0 ? (value >> 1) ^ 0xEDB8_8320 : value >> 1 }
+            tables[index] = value
+        }
+        for table in 1..<8 {
+            for index in 0..<256 {
+                let previous = tables[256 * (table - 1) + index]
+                tables[256 * table + index] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+            }
+        }
+        return tables
+    }()
 
     /// The checksum of `bytes`, continuing from `crc` (the checksum of the bytes before them, 0
     /// to start).
     package static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         var value = ~crc
-        table.withUnsafeBufferPointer { table in
-            for byte in bytes { value = table[Int((value ^ UInt32(byte)) & 0xFF)] ^ (value >> 8) }
+        tables.withUnsafeBufferPointer { table in
+            var position = 0
+            let count = bytes.count
+            while position + 8 <= count {
+                let low = value ^ UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self))
+                let high = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self))
+                value = table[7 * 256 + Int(low & 0xFF)] ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
+                    ^ table[5 * 256 + Int((low >> 16) & 0xFF)] ^ table[4 * 256 + Int(low >> 24)]
+                    ^ table[3 * 256 + Int(high & 0xFF)] ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
+                    ^ table[256 + Int((high >> 16) & 0xFF)] ^ table[Int(high >> 24)]
+                position += 8
+            }
+            while position < count {
+                value = table[Int((value ^ UInt32(bytes[position])) & 0xFF)] ^ (value >> 8)
+                position += 1
+            }
         }
         return ~value
     }

@@ -202,6 +202,23 @@ final class BinaryTraceTests: XCTestCase {
     func testCRC32IsTheIEEEChecksum() {
         XCTAssertEqual(CRC32.checksum(Array("123456789".utf8)), 0xCBF4_3926)
         XCTAssertEqual(CRC32.checksum([]), 0)
+        // Eight bytes a step and one at a time agree, at every length and split.
+        var random = SplitMix(seed: 28)
+        let bytes = (0..<100).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        func bitwise(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+            var value: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                value ^= UInt32(byte)
+                for _ in 0..<8 { value = value & 1 != 0 ? (value >> 1) ^ 0xEDB8_8320 : value >> 1 }
+            }
+            return ~value
+        }
+        for count in 0...bytes.count {
+            let split = count / 3
+            let first = CRC32.checksum(Array(bytes[..<split]))
+            let whole = Array(bytes[split..<count]).withUnsafeBytes { CRC32.checksum($0, continuing: first) }
+            XCTAssertEqual(whole, bitwise(bytes[..<count]), "\(count) bytes")
+        }
     }
 
     func testASmallTraceReadsBackItsRecords() throws {
