@@ -122,10 +122,13 @@ final class BinaryTraceDecoder {
                 payloadOffset = start
                 cursor = 0
             case .summary:
-                var fields = ChunkFields(bytes: chunk, start: start, error: locate)
-                let counts = try (0..<7).map { _ in try fields.u64() }
-                let duration = try fields.i64()
-                try fields.requireEnd("the SUMM chunk")
+                let (counts, duration) = try chunk.withUnsafeBytes { raw in
+                    var fields = ChunkFields(bytes: raw, start: start, error: locate)
+                    let counts = try (0..<7).map { _ in try fields.u64() }
+                    let duration = try fields.i64()
+                    try fields.requireEnd("the SUMM chunk")
+                    return (counts, duration)
+                }
                 sawSummary = true
                 recordOffset = start
                 return .summary(SummaryRecord(events: counts[0], nodes: counts[1], subscriptions: counts[2], threads: counts[3],
@@ -211,15 +214,21 @@ final class BinaryTraceDecoder {
     }
 
     private func addStrings(_ chunk: [UInt8], at start: Int64) throws {
-        var fields = ChunkFields(bytes: chunk, start: start, error: locate)
-        let count = try fields.u32()
-        for _ in 0..<count { strings.append(try fields.string()) }
-        try fields.requireEnd("the STRS chunk's \(count) strings")
+        try chunk.withUnsafeBytes { raw in
+            var fields = ChunkFields(bytes: raw, start: start, error: locate)
+            let count = try fields.u32()
+            for _ in 0..<count { strings.append(try fields.string()) }
+            try fields.requireEnd("the STRS chunk's \(count) strings")
+        }
     }
 
     private static func header(_ chunk: [UInt8], at start: Int64,
                                error: @escaping (Int64, String) -> TraceError) throws -> TraceHeader {
-        var fields = ChunkFields(bytes: chunk, start: start, error: error)
+        try chunk.withUnsafeBytes { try header(ChunkFields(bytes: $0, start: start, error: error), error: error) }
+    }
+
+    private static func header(_ fields: ChunkFields, error: (Int64, String) -> TraceError) throws -> TraceHeader {
+        var fields = fields
         let clockOffset = fields.offset
         let clock: TraceClock
         switch try fields.u8() {
@@ -258,8 +267,14 @@ final class BinaryTraceDecoder {
 
     private func record() throws -> TraceRecord {
         recordOffset = payloadOffset + Int64(cursor)
-        var fields = ChunkFields(bytes: payload, start: payloadOffset, position: cursor, error: locate)
-        defer { cursor = fields.position }
+        return try payload.withUnsafeBytes { raw in
+            var fields = ChunkFields(bytes: raw, start: payloadOffset, position: cursor, error: locate)
+            defer { cursor = fields.position }
+            return try record(&fields)
+        }
+    }
+
+    private func record(_ fields: inout ChunkFields) throws -> TraceRecord {
         let tag = try fields.u8()
         switch Format.Tag(rawValue: tag) {
         case .node:
@@ -417,13 +432,14 @@ final class BinaryTraceDecoder {
 
 /// Little-endian fields read from a chunk's payload, each checked to be within it.
 private struct ChunkFields {
-    let bytes: [UInt8]
+    /// The payload, valid while the fields are read.
+    let bytes: UnsafeRawBufferPointer
     /// Where the payload begins in the file.
     let start: Int64
     var position: Int
     let error: (Int64, String) -> TraceError
 
-    init(bytes: [UInt8], start: Int64, position: Int = 0, error: @escaping (Int64, String) -> TraceError) {
+    init(bytes: UnsafeRawBufferPointer, start: Int64, position: Int = 0, error: @escaping (Int64, String) -> TraceError) {
         self.bytes = bytes
         self.start = start
         self.position = position
@@ -452,7 +468,7 @@ private struct ChunkFields {
             throw error(offset, "a field of \(size) bytes; the chunk has \(bytes.count - position) bytes left")
         }
         defer { position += size }
-        return bytes.withUnsafeBytes { Value(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: Value.self)) }
+        return Value(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: Value.self))
     }
 
     mutating func u8() throws -> UInt8 { try load(UInt8.self) }
@@ -466,6 +482,6 @@ private struct ChunkFields {
         let count = Int(try u32())
         try require(count, "a string")
         defer { position += count }
-        return String(decoding: bytes[position..<(position + count)], as: UTF8.self)
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)]), as: UTF8.self)
     }
 }
