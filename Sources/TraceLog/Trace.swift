@@ -132,11 +132,12 @@ public struct Trace: Sendable {
     public init(reader: TraceReader, leavingOut: Parts = []) throws {
         self.init(header: reader.header)
         leftOut = leavingOut
-        // No event line is shorter than `shortestEventLine`: what is left of a file of known
-        // size holds at most so many events. The columns are allocated once for them, not
+        // No event line is shorter than `shortestEventLine` (no binary event than its fixed
+        // record): what is left of a file of known size holds at most so many events. The columns are allocated once for them, not
         // doubled (and copied) as they fill; room never written is never made resident.
         if let size = reader.size {
-            let most = Int(max(0, size - reader.bytesRead)) / Self.shortestEventLine
+            let shortest = reader.encoding == .binary ? 1 + BinaryTraceFormat.eventLength : Self.shortestEventLine
+            let most = Int(max(0, size - reader.bytesRead)) / shortest
             events.reserveCapacity(events: most, causes: most)
         }
         // Event lines as the writer writes them go into the event columns straight from the
@@ -162,11 +163,11 @@ public struct Trace: Sendable {
             while let record = try reader.next(handlingEvents: handle) {
                 append(&batch.pointee)
                 if let problem = add(record) {
-                    throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
+                    throw reader.problem(problem)
                 }
             }
         } catch let refusal as Refusal {
-            throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: refusal.problem)
+            throw reader.problem(refusal.problem)
         }
         append(&batch.pointee)
         warnings = reader.warnings

@@ -17,16 +17,21 @@ public struct TraceError: Error, Equatable, CustomStringConvertible {
     /// 1-based column in characters; 0 when the problem is the whole line.
     public var column: Int
     public var message: String
+    /// Where the problem is in a binary trace, which has no lines: the byte offset from the
+    /// file's start (`line` is then 0).
+    public var byteOffset: Int64?
 
-    public init(file: String, line: Int, column: Int, message: String) {
+    public init(file: String, line: Int, column: Int, message: String, byteOffset: Int64? = nil) {
         self.file = file
         self.line = line
         self.column = column
         self.message = message
+        self.byteOffset = byteOffset
     }
 
     /// One line, the file's name too (a newline in it shows as ⏎).
     public var description: String {
+        if let byteOffset { return "\(file.reportLine): byte \(byteOffset): error: \(message)" }
         if line == 0 { return "\(file.reportLine): error: \(message)" }
         if column == 0 { return "\(file.reportLine):\(line): error: \(message)" }
         return "\(file.reportLine):\(line):\(column): error: \(message)"
@@ -36,10 +41,24 @@ public struct TraceError: Error, Equatable, CustomStringConvertible {
 /// Something a reader skipped and went on: a record kind it does not know, a cut-off last line.
 public struct TraceWarning: Equatable, CustomStringConvertible, Sendable {
     public var file: String
+    /// 1-based line; 0 in a binary trace, which has no lines.
     public var line: Int
     public var message: String
+    /// Where in a binary trace the warning is about: the byte offset from the file's start.
+    public var byteOffset: Int64? = nil
 
-    public var description: String { "\(file.reportLine):\(line): warning: \(message)" }
+    public var description: String {
+        if let byteOffset { return "\(file.reportLine): byte \(byteOffset): warning: \(message)" }
+        return "\(file.reportLine):\(line): warning: \(message)"
+    }
+}
+
+/// How a trace's records are written down (FORMAT.md).
+public enum TraceEncoding: String, Sendable, CaseIterable {
+    /// JSON Lines: one JSON object a line; the interchange format.
+    case jsonLines = "jsonl"
+    /// Fixed-size binary records in checksummed chunks (FORMAT.md, "The binary encoding").
+    case binary
 }
 
 /// Reads a trace one record at a time, in constant memory: the header when opened, then
@@ -76,6 +95,11 @@ public final class TraceReader {
     /// Lines longer than this are an error: a reader must not need unbounded memory.
     public let maxLineLength: Int
     static let maxWarnings = 100
+
+    /// The trace's encoding, told by its first byte.
+    public var encoding: TraceEncoding { binary == nil ? .jsonLines : .binary }
+    /// The reader of a trace in the binary encoding; nil for JSON Lines.
+    private var binary: BinaryTraceDecoder?
 
     private var source: Source
     /// The bytes read and not yet consumed are `buffer[start..<end]`; `capacity` bytes are
@@ -138,6 +162,21 @@ public final class TraceReader {
         self.capacity = 1 << 20
         self.buffer = .allocate(capacity: 1 << 20)
         self.header = TraceHeader(clock: .virtual)
+        fill()
+        if end > start && buffer[start] == BinaryTraceFormat.magic[0] {
+            let readAhead = Array(UnsafeBufferPointer(start: buffer + start, count: end - start))
+            start = end
+            let input: BinaryTraceDecoder.Input
+            switch self.source {
+            case let .file(file): input = .file(file)
+            case let .bytes(bytes, offset): input = .bytes(bytes, offset)
+            }
+            let decoder = try BinaryTraceDecoder(name: name, readAhead: readAhead, input: input)
+            binary = decoder
+            header = decoder.header
+            takeWarnings(of: decoder)
+            return
+        }
         guard let first = try nextLine() else {
             throw TraceError(file: name, line: 1, column: 1, message: "expected a header line, found an empty file")
         }
@@ -170,6 +209,16 @@ public final class TraceReader {
 
     private func next(handlingEvents: Bool,
                       _ event: (inout WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void) throws -> TraceRecord? {
+        if let binary {
+            let record = try binary.next(handlingEvents: handlingEvents) { written, bytes in
+                noteSequence(written.sequence)
+                try event(&written, bytes)
+            }
+            if case let .event(event)? = record { noteSequence(event.sequence) }
+            bytesRead = binary.bytesRead
+            takeWarnings(of: binary)
+            return record
+        }
         while let line = try nextLine() {
             if let record = try decode(line, handlingEvents: handlingEvents, event) {
                 switch record {
@@ -282,12 +331,25 @@ public final class TraceReader {
         lastSequence = sequence
     }
 
-    private func warn(_ message: String) {
+    private func warn(_ message: String, byteOffset: Int64? = nil) {
+        let byteOffset = byteOffset ?? binary?.recordOffset
         if warnings.count < Self.maxWarnings {
-            warnings.append(TraceWarning(file: name, line: lineNumber, message: message))
+            warnings.append(TraceWarning(file: name, line: byteOffset == nil ? lineNumber : 0, message: message,
+                                         byteOffset: byteOffset))
         } else {
             suppressedWarnings += 1
         }
+    }
+
+    private func takeWarnings(of decoder: BinaryTraceDecoder) {
+        for warning in decoder.takeWarnings() { warn(warning.message, byteOffset: warning.offset) }
+    }
+
+    /// A problem with the record last read (an id it uses is not defined, say), located where
+    /// that record is: its line, or its byte offset in a binary trace.
+    package func problem(_ message: String) -> TraceError {
+        if let binary { return TraceError(file: name, line: 0, column: 0, message: message, byteOffset: binary.recordOffset) }
+        return TraceError(file: name, line: lineNumber, column: 0, message: message)
     }
 
     // MARK: Records

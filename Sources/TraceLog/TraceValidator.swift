@@ -89,7 +89,7 @@ public struct TraceValidator: Sendable {
     /// Checks the record `reader` just read; throws a `TraceError` at its line when it is wrong.
     public mutating func check(_ record: TraceRecord, readBy reader: TraceReader) throws {
         if let problem = check(record) {
-            throw TraceError(file: reader.name, line: reader.lineNumber, column: 0, message: problem)
+            throw reader.problem(problem)
         }
     }
 

@@ -13,7 +13,7 @@ struct DrawCommand: ParsableCommand {
         commandName: "draw",
         abstract: "Draw a marble diagram or a pipeline diagram of a trace or a .marbles spec.",
         discussion: """
-        The input is a trace (JSON Lines, see traces/FORMAT.md) or a .marbles spec (the \
+        The input is a trace (JSON Lines or binary, see traces/FORMAT.md) or a .marbles spec (the \
         language of 'marbles play'), recognised by its .marbles extension; a spec is run with \
         the real operators in virtual time and its trace drawn: without --nodes or --all, as \
         'marbles play --draw' draws it (one lane per named stream, under a box with its \

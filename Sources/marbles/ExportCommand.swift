@@ -36,7 +36,7 @@ struct ExportCommand: ParsableCommand {
     @Flag(name: .long, help: "The same as --format perfetto (the default), as earlier versions required.")
     var perfetto = false
 
-    @Argument(help: "The trace file to export (JSON Lines, see traces/FORMAT.md).")
+    @Argument(help: "The trace file to export (JSON Lines or binary, see traces/FORMAT.md).")
     var trace: String
 
     @OptionGroup var output: OutputOption

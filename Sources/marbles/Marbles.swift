@@ -18,7 +18,8 @@ struct Marbles: ParsableCommand {
         bidi characters as escapes (\\u{1B}).
         """,
         subcommands: [StatsCommand.self, ExportCommand.self, PlayCommand.self, RecordCommand.self, DrawCommand.self,
-                      DiffCommand.self, DemoCommand.self, ReplayCommand.self, ViewCommand.self]
+                      DiffCommand.self, DemoCommand.self, ReplayCommand.self, ViewCommand.self,
+                      ConvertCommand.self]
     )
 
     /// Parses and runs the verb: the one place where how a verb ended becomes a message and

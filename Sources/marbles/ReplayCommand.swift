@@ -42,7 +42,7 @@ struct ReplayCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The recorded trace to replay (JSON Lines, see traces/FORMAT.md).")
+    @Argument(help: "The recorded trace to replay (JSON Lines or binary, see traces/FORMAT.md).")
     var trace: String
 
     @OptionGroup var scenarioOption: ScenarioOption

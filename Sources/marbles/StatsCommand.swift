@@ -42,7 +42,7 @@ struct StatsCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The trace file to analyse (JSON Lines, see traces/FORMAT.md).")
+    @Argument(help: "The trace file to analyse (JSON Lines or binary, see traces/FORMAT.md).")
     var trace: String
 
     @Flag(name: .long, help: "Print one JSON document (integer nanoseconds, fixed key order) instead of the table.")

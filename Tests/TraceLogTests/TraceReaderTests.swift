@@ -279,7 +279,12 @@ final class TraceReaderTests: XCTestCase {
 
     func testABinaryFileIsAnError() {
         let binary: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF, 0x10]
-        expectError(binary, line: 1, column: 1, containing: "'{' to open a record")
+        // Its first byte is the binary encoding's: the error is located by byte offset.
+        XCTAssertThrowsError(try Trace(bytes: binary, name: "t.trace")) { error in
+            XCTAssertEqual("\(error)", "t.trace: byte 0: error: expected a trace: JSON Lines, whose first record opens with "
+                           + "'{', or the binary encoding's magic 89 4D 52 42 0D 0A 1A 0A; found 89 50 4E 47 0D 0A 1A 0A")
+        }
+        expectError(Array(binary.dropFirst()), line: 1, column: 1, containing: "'{' to open a record")
     }
 
     func testInvalidUTF8InAStringIsAnError() {

@@ -78,17 +78,21 @@ enum TraceGenerator {
     }
 }
 
-/// Writing and reading JSON Lines.
+/// Writing and reading JSON Lines and the binary encoding.
 enum TraceIO {
     static func measure(events: Int, runs: Int, directory: URL, table: inout Table) throws {
         let url = directory.appendingPathComponent("marbles-bench-io.trace")
         let exported = directory.appendingPathComponent("marbles-bench-io.json")
+        let binaryURL = directory.appendingPathComponent("marbles-bench-io.mtrace")
         defer {
             try? FileManager.default.removeItem(at: url)
             try? FileManager.default.removeItem(at: exported)
+            try? FileManager.default.removeItem(at: binaryURL)
         }
         var writeRates: [Double] = [], writeMBs: [Double] = [], readRates: [Double] = [], readMBs: [Double] = []
         var exportMBs: [Double] = []
+        var binaryReadRates: [Double] = [], loadRates: [Double] = [], binaryLoadRates: [Double] = []
+        var binaryBytes: Int64 = 0
         for _ in 0..<runs {
             var written = (records: 0, bytes: Int64(0))
             let writeTime = try seconds { written = try TraceGenerator.write(to: url, events: events) }
@@ -109,6 +113,31 @@ enum TraceIO {
             readMBs.append(Double(written.bytes) / readTime / 1e6)
             let exportTime = try seconds { _ = try PerfettoExport.export(TraceReader(url: url), to: exported) }
             exportMBs.append(Double(written.bytes) / exportTime / 1e6)
+
+            // The same trace in the binary encoding, read record by record and loaded whole.
+            FileManager.default.createFile(atPath: binaryURL.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: binaryURL)
+            try TraceConversion.convert(TraceReader(url: url), to: .binary) { handle.write(Data($0)) }
+            try handle.close()
+            binaryBytes = Int64((try FileManager.default.attributesOfItem(atPath: binaryURL.path)[.size] as? Int) ?? 0)
+            var binaryRead = 0
+            let binaryReadTime = try seconds {
+                let reader = try TraceReader(url: binaryURL)
+                binaryRead = 1
+                while let _ = try reader.next() { binaryRead += 1 }
+            }
+            guard binaryRead == written.records else {
+                throw BenchError("trace I/O: wrote \(written.records) records, read back \(binaryRead) from the binary encoding")
+            }
+            binaryReadRates.append(Double(binaryRead) / binaryReadTime)
+            var loaded = 0, binaryLoaded = 0
+            let loadTime = try seconds { loaded = try Trace(contentsOf: url).events.count }
+            let binaryLoadTime = try seconds { binaryLoaded = try Trace(contentsOf: binaryURL).events.count }
+            guard loaded == binaryLoaded, loaded > 0 else {
+                throw BenchError("trace I/O: loaded \(loaded) events from JSON Lines, \(binaryLoaded) from binary")
+            }
+            loadRates.append(Double(loaded) / loadTime)
+            binaryLoadRates.append(Double(binaryLoaded) / binaryLoadTime)
         }
         let section = "trace I/O"
         table.add(Row(section: section, figure: "write JSON Lines, \(millions(Double(events))) events (TraceRecord.write)",
@@ -119,6 +148,17 @@ enum TraceIO {
                       target: "≥ 3 M records/s", met: readRate >= 3e6))
         table.add(Row(section: section, figure: "Perfetto export of that trace (PerfettoExport.export)",
                       value: "\(decimal(median(exportMBs))) MB/s of trace"))
+        let binaryRate = median(binaryReadRates)
+        let sizes = "\(decimal(Double(binaryBytes) / 1e6)) MB binary"
+        table.add(Row(section: section, figure: "read the binary encoding of that trace (TraceReader.next; \(sizes))",
+                      value: "\(millions(binaryRate)) records/s, \(decimal(binaryRate / readRate, 2))x JSON Lines"))
+        let loadRate = median(loadRates), binaryLoadRate = median(binaryLoadRates)
+        table.add(Row(section: section, figure: "load JSON Lines into memory (Trace(contentsOf:))",
+                      value: "\(millions(loadRate)) events/s"))
+        table.add(Row(section: section, figure: "load the binary encoding into memory (Trace(contentsOf:))",
+                      value: "\(millions(binaryLoadRate)) events/s, \(decimal(binaryLoadRate / loadRate, 2))x JSON Lines",
+                      target: "≥ 10x JSON Lines, ≥ 20 M events/s",
+                      met: binaryLoadRate >= 10 * loadRate && binaryLoadRate >= 20e6))
     }
 }
 

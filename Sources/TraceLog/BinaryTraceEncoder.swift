@@ -1,0 +1,247 @@
+/// Writes trace records in the binary encoding (FORMAT.md, "The binary encoding"): the
+/// magic, a `HEAD` chunk, then the records in `RECS` chunks of about `chunkLength` bytes, each
+/// after a `STRS` chunk with the strings it is the first to use, and the summary in `SUMM`.
+///
+/// Records are kept until a chunk is full, `flush()` or the summary; `takeBytes()` hands over
+/// the complete chunks made so far, so a writer can append them to a file as it goes.
+///
+/// ```swift
+/// var encoder = BinaryTraceEncoder(header: TraceHeader(clock: .virtual))
+/// encoder.append(.thread(ThreadRecord(id: 1, name: "main")))
+/// encoder.append(.summary(SummaryRecord(threads: 1)))
+/// let bytes = encoder.takeBytes()   // a whole binary trace
+/// print(bytes.count)
+/// ```
+public struct BinaryTraceEncoder {
+    private typealias Format = BinaryTraceFormat
+
+    /// Complete chunks not yet taken.
+    private var output: [UInt8] = []
+    /// The payload of the `RECS` chunk being filled, and of the `STRS` chunk before it.
+    private var records: [UInt8] = []
+    private var strings: [UInt8] = []
+    private var newStrings: UInt32 = 0
+    /// The number of each string in the table, by its bytes (`String`'s own equality would take
+    /// two spellings of "é" for one, and change the text converted back).
+    private var numbers: [StringBytes: UInt32] = [:]
+    private let chunkLength: Int
+
+    /// Starts a trace with `header`; a chunk of records is written once it holds about
+    /// `chunkLength` bytes.
+    public init(header: TraceHeader, chunkLength: Int = 1 << 16) {
+        self.chunkLength = max(1, min(chunkLength, Format.maxChunkLength / 2))
+        output = Format.magic
+        output.appendLittleEndian(Format.major)
+        output.appendLittleEndian(Format.minor)
+        var payload: [UInt8] = []
+        payload.append(header.clock == .real ? 1 : 0)
+        payload.appendLittleEndian(UInt16(clamping: header.major))
+        payload.appendLittleEndian(UInt16(clamping: header.minor))
+        var present: UInt8 = 0
+        if header.wallClock != nil { present |= 1 << 0 }
+        if header.wallClockNanoseconds != nil { present |= 1 << 1 }
+        if header.pid != nil { present |= 1 << 2 }
+        if header.process != nil { present |= 1 << 3 }
+        if header.host != nil { present |= 1 << 4 }
+        payload.append(present)
+        if let wallClock = header.wallClock { payload.appendString(wallClock) }
+        if let nanoseconds = header.wallClockNanoseconds { payload.appendLittleEndian(nanoseconds) }
+        if let pid = header.pid { payload.appendLittleEndian(pid) }
+        if let process = header.process { payload.appendString(process) }
+        if let host = header.host { payload.appendString(host) }
+        Self.appendChunk(.header, payload, to: &output)
+    }
+
+    /// The complete chunks written since the last call (the first call's begin with the magic).
+    public mutating func takeBytes() -> [UInt8] {
+        defer { output = [] }
+        return output
+    }
+
+    /// Ends the chunk being filled, so that `takeBytes()` hands over every record appended.
+    public mutating func flush() {
+        if newStrings > 0 {
+            var payload: [UInt8] = []
+            payload.reserveCapacity(4 + strings.count)
+            payload.appendLittleEndian(newStrings)
+            payload += strings
+            Self.appendChunk(.strings, payload, to: &output)
+            strings.removeAll(keepingCapacity: true)
+            newStrings = 0
+        }
+        if !records.isEmpty {
+            Self.appendChunk(.records, records, to: &output)
+            records.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Appends a record after the header. A second header cannot be written: it is ignored.
+    public mutating func append(_ record: TraceRecord) {
+        switch record {
+        case .header:
+            return
+        case let .summary(summary):
+            flush()
+            var payload: [UInt8] = []
+            for count in [summary.events, summary.nodes, summary.subscriptions, summary.threads, summary.hops,
+                          summary.marks, summary.dropped] {
+                payload.appendLittleEndian(count)
+            }
+            payload.appendLittleEndian(summary.duration)
+            Self.appendChunk(.summary, payload, to: &output)
+            return
+        case let .node(node):
+            let kind = number(node.kind.rawValue), name = number(node.name), parameters = number(node.parameters)
+            let file = number(node.file), label = node.label.map { number($0) } ?? 0
+            let roles = node.upstream.map { number($0.role.rawValue) }
+            records.append(Format.Tag.node.rawValue)
+            records.appendLittleEndian(node.id)
+            for reference in [kind, name, parameters, file] { records.appendLittleEndian(reference) }
+            records.appendLittleEndian(node.line)
+            records.appendLittleEndian(label)
+            records.appendLittleEndian(UInt32(node.upstream.count))
+            for (edge, role) in zip(node.upstream, roles) {
+                records.appendLittleEndian(edge.node)
+                records.appendLittleEndian(role)
+            }
+        case let .subscribe(subscription):
+            let request = subscription.request.map { number($0) } ?? 0
+            records.append(Format.Tag.subscribe.rawValue)
+            records.appendLittleEndian(subscription.id)
+            records.appendLittleEndian(subscription.node)
+            records.appendLittleEndian(subscription.parent)
+            records.appendLittleEndian(subscription.time)
+            records.appendLittleEndian(subscription.thread)
+            records.append(subscription.late ? 1 : 0)
+            records.appendLittleEndian(request)
+        case let .dispose(dispose):
+            records.append(Format.Tag.dispose.rawValue)
+            records.appendLittleEndian(dispose.subscription)
+            records.appendLittleEndian(dispose.time)
+            records.appendLittleEndian(dispose.thread)
+        case let .thread(thread):
+            let name = number(thread.name), scheduler = thread.scheduler.map { number($0) } ?? 0
+            records.append(Format.Tag.thread.rawValue)
+            records.appendLittleEndian(thread.id)
+            records.appendLittleEndian(name)
+            records.appendLittleEndian(scheduler)
+            records.append(thread.os == nil ? 0 : 1)
+            records.appendLittleEndian(thread.os ?? 0)
+        case let .event(event):
+            appendEvent(event)
+        case let .hop(hop):
+            let scheduler = number(hop.scheduler)
+            records.append(Format.Tag.hop.rawValue)
+            records.appendLittleEndian(hop.id)
+            records.appendLittleEndian(hop.node)
+            records.appendLittleEndian(hop.subscription)
+            records.appendLittleEndian(scheduler)
+            records.appendLittleEndian(hop.enqueued)
+            records.appendLittleEndian(hop.from)
+            records.append((hop.started == nil ? 0 : 1) | (hop.to == nil ? 0 : 2))
+            records.appendLittleEndian(hop.started ?? 0)
+            records.appendLittleEndian(hop.to ?? 0)
+        case let .mark(mark):
+            let label = number(mark.label)
+            records.append(Format.Tag.mark.rawValue)
+            records.appendLittleEndian(mark.time)
+            records.appendLittleEndian(mark.thread)
+            records.appendLittleEndian(label)
+        case let .label(label):
+            let text = number(label.label)
+            records.append(Format.Tag.label.rawValue)
+            records.appendLittleEndian(label.node)
+            records.appendLittleEndian(text)
+        }
+        if records.count + strings.count >= chunkLength { flush() }
+    }
+
+    private mutating func appendEvent(_ event: EventRecord) {
+        var flags: UInt8 = event.truncated ? Format.EventFlag.truncated : 0
+        var integer: Int64 = 0
+        var text: UInt32 = 0, json: UInt32 = 0
+        if !event.truncated, let eventText = event.text, event.json == eventText, let value = Int64(eventText),
+           String(value) == eventText {
+            flags |= Format.EventFlag.integer
+            integer = value
+        } else {
+            text = event.text.map { number($0) } ?? 0
+            json = event.json.map { number($0) } ?? 0
+        }
+        if event.causes.count > 1 { flags |= Format.EventFlag.moreCauses }
+        if event.omittedJSONBytes != 0 { flags |= Format.EventFlag.omitted }
+        let jsonError = event.jsonError.map { number($0) }
+        if jsonError != nil { flags |= Format.EventFlag.jsonError }
+        records.append(Format.Tag.event.rawValue)
+        records.appendLittleEndian(event.sequence)
+        records.appendLittleEndian(event.time)
+        records.appendLittleEndian(event.node)
+        records.appendLittleEndian(event.subscription)
+        records.appendLittleEndian(event.thread)
+        records.appendLittleEndian(event.causes.first ?? 0)
+        records.appendLittleEndian(integer)
+        records.appendLittleEndian(text)
+        records.appendLittleEndian(json)
+        records.append(Format.number(of: event.kind))
+        records.append(flags)
+        if event.causes.count > 1 {
+            records.appendLittleEndian(UInt32(event.causes.count - 1))
+            for cause in event.causes.dropFirst() { records.appendLittleEndian(cause) }
+        }
+        if event.omittedJSONBytes != 0 { records.appendLittleEndian(event.omittedJSONBytes) }
+        if let jsonError { records.appendLittleEndian(jsonError) }
+    }
+
+    /// The number of `string` in the table, adding it to the next `STRS` chunk when new.
+    private mutating func number(_ string: String) -> UInt32 {
+        if let known = numbers[StringBytes(string)] { return known }
+        // A string that would make the strings' chunk too long goes in the next one.
+        if newStrings > 0, strings.count + string.utf8.count + 8 > Format.maxChunkLength { flush() }
+        let next = UInt32(numbers.count + 1)
+        numbers[StringBytes(string)] = next
+        strings.appendString(string)
+        newStrings += 1
+        return next
+    }
+
+    private static func appendChunk(_ kind: Format.Kind, _ payload: [UInt8], to output: inout [UInt8]) {
+        let start = output.count
+        output.appendLittleEndian(kind.rawValue)
+        output.appendLittleEndian(UInt32(payload.count))
+        output += payload
+        let checksum = output.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        output.appendLittleEndian(checksum)
+    }
+}
+
+/// A string compared and hashed by its UTF-8 bytes.
+private struct StringBytes: Hashable {
+    var string: String
+
+    init(_ string: String) {
+        var string = string
+        string.makeContiguousUTF8()
+        self.string = string
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.string.utf8.elementsEqual(rhs.string.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        var string = string
+        string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+extension [UInt8] {
+    /// Appends `value`'s bytes, least significant first.
+    @inline(__always)
+    package mutating func appendLittleEndian<Value: FixedWidthInteger>(_ value: Value) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+
+    /// Appends a string as its UTF-8 byte count (`u32`) and bytes.
+    mutating func appendString(_ string: String) {
+        appendLittleEndian(UInt32(string.utf8.count))
+        append(contentsOf: string.utf8)
+    }
+}

@@ -1,0 +1,127 @@
+/// The constants of the binary encoding (FORMAT.md, "The binary encoding"), shared by its
+/// writer (`BinaryTraceEncoder`) and its reader (`BinaryTraceDecoder`).
+package enum BinaryTraceFormat {
+    /// The first eight bytes of every binary trace. The first cannot begin a JSON Lines trace.
+    package static let magic: [UInt8] = [0x89, 0x4D, 0x52, 0x42, 0x0D, 0x0A, 0x1A, 0x0A]
+    /// The encoding's own version (not the trace model's, which the header carries).
+    package static let major: UInt16 = 1
+    package static let minor: UInt16 = 0
+    /// Magic and version.
+    package static let preambleLength = 12
+    /// Kind, length; then payload; then the checksum.
+    package static let chunkHeaderLength = 8
+    package static let checksumLength = 4
+    /// No chunk is longer: a reader must not need unbounded memory for one.
+    package static let maxChunkLength = 128 << 20
+    /// The fixed part of an event record, its tag not counted.
+    package static let eventLength = 66
+
+    /// The conventional file extension of a binary trace.
+    package static let fileExtension = "mtrace"
+
+    /// A chunk's kind: four ASCII letters, read as one little-endian `u32`.
+    package enum Kind: UInt32 {
+        case header = 0x4441_4548 // "HEAD"
+        case strings = 0x5352_5453 // "STRS"
+        case records = 0x5343_4552 // "RECS"
+        case summary = 0x4D4D_5553 // "SUMM"
+    }
+
+    /// The kind's four letters, for messages; other bytes as `\xNN`.
+    package static func name(ofKind kind: UInt32) -> String {
+        (0..<4).map { shift -> String in
+            let byte = UInt8(truncatingIfNeeded: kind >> (8 * UInt32(shift)))
+            if (0x20...0x7E).contains(byte) { return String(UnicodeScalar(byte)) }
+            let hex = String(byte, radix: 16, uppercase: true)
+            return "\\x" + (hex.count == 1 ? "0" : "") + hex
+        }.joined()
+    }
+
+    /// The tags of the records in a `RECS` chunk.
+    package enum Tag: UInt8 {
+        case node = 1, subscribe, dispose, thread, event, hop, mark, label
+    }
+
+    /// The flags of an event record.
+    package enum EventFlag {
+        package static let truncated: UInt8 = 1 << 0
+        package static let integer: UInt8 = 1 << 1
+        package static let moreCauses: UInt8 = 1 << 2
+        package static let omitted: UInt8 = 1 << 3
+        package static let jsonError: UInt8 = 1 << 4
+        package static let all: UInt8 = 0x1F
+    }
+
+    /// An event kind's number in an event record.
+    package static func number(of kind: EventKind) -> UInt8 {
+        switch kind {
+        case .value: 0
+        case .failed: 1
+        case .completed: 2
+        case .interrupted: 3
+        }
+    }
+
+    /// The event kind of a number, nil for none.
+    package static func eventKind(_ number: UInt8) -> EventKind? {
+        switch number {
+        case 0: .value
+        case 1: .failed
+        case 2: .completed
+        case 3: .interrupted
+        default: nil
+        }
+    }
+}
+
+/// CRC-32 as Ethernet, zlib and PNG compute it (IEEE 802.3, reflected). Eight bytes a step
+/// through eight tables of 256 entries ("slicing by 8"): a byte at a time, the checksum was
+/// most of the cost of reading a binary trace.
+package enum CRC32 {
+    /// Table `k` (entries `256 k ..< 256 (k + 1)`) gives the checksum of a byte followed by
+    /// `k` zero bytes.
+    private static let tables: [UInt32] = {
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for index in 0..<256 {
+            var value = UInt32(index)
+            for _ in 0..<8 { value = value & 1 != 0 ? (value >> 1) ^ 0xEDB8_8320 : value >> 1 }
+            tables[index] = value
+        }
+        for table in 1..<8 {
+            for index in 0..<256 {
+                let previous = tables[256 * (table - 1) + index]
+                tables[256 * table + index] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+            }
+        }
+        return tables
+    }()
+
+    /// The checksum of `bytes`, continuing from `crc` (the checksum of the bytes before them, 0
+    /// to start).
+    package static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        var value = ~crc
+        tables.withUnsafeBufferPointer { table in
+            var position = 0
+            let count = bytes.count
+            while position + 8 <= count {
+                let low = value ^ UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self))
+                let high = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self))
+                value = table[7 * 256 + Int(low & 0xFF)] ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
+                    ^ table[5 * 256 + Int((low >> 16) & 0xFF)] ^ table[4 * 256 + Int(low >> 24)]
+                    ^ table[3 * 256 + Int(high & 0xFF)] ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
+                    ^ table[256 + Int((high >> 16) & 0xFF)] ^ table[Int(high >> 24)]
+                position += 8
+            }
+            while position < count {
+                value = table[Int((value ^ UInt32(bytes[position])) & 0xFF)] ^ (value >> 8)
+                position += 1
+            }
+        }
+        return ~value
+    }
+
+    /// The checksum of `bytes`.
+    package static func checksum(_ bytes: [UInt8]) -> UInt32 {
+        bytes.withUnsafeBytes { checksum($0) }
+    }
+}
