@@ -291,9 +291,18 @@ final class BinaryTraceDecoder {
                                     line: line, label: label, upstream: upstream))
         case .subscribe:
             let id = try fields.u64(), node = try fields.u64(), parent = try fields.u64(), time = try fields.i64()
-            let thread = try fields.u64(), late = try flags(&fields, within: 1) != 0, request = try optionalString(&fields)
-            return .subscribe(SubscriptionRecord(id: id, node: node, parent: parent, time: time, thread: thread, late: late,
-                                                 request: request))
+            let thread = try fields.u64(), flags = try flags(&fields, within: 3), request = try optionalString(&fields)
+            var omitted: RequestDigest?
+            if flags & 2 != 0 {
+                let offset = fields.offset
+                let bytes = try fields.u64(), hash = try fields.u64()
+                guard request == nil, bytes > 0, bytes <= UInt64(Int.max) else {
+                    throw error(at: offset, "a left-out request's size above 0, and no request beside it")
+                }
+                omitted = RequestDigest(bytes: Int(bytes), hash: hash)
+            }
+            return .subscribe(SubscriptionRecord(id: id, node: node, parent: parent, time: time, thread: thread,
+                                                 late: flags & 1 != 0, request: request, requestOmitted: omitted))
         case .dispose:
             return .dispose(DisposeRecord(subscription: try fields.u64(), time: try fields.i64(), thread: try fields.u64()))
         case .thread:

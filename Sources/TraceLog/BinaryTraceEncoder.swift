@@ -112,8 +112,12 @@ public struct BinaryTraceEncoder {
             records.appendLittleEndian(subscription.parent)
             records.appendLittleEndian(subscription.time)
             records.appendLittleEndian(subscription.thread)
-            records.append(subscription.late ? 1 : 0)
+            records.append((subscription.late ? 1 : 0) | (subscription.requestOmitted != nil ? 2 : 0))
             records.appendLittleEndian(request)
+            if let omitted = subscription.requestOmitted {
+                records.appendLittleEndian(UInt64(omitted.bytes))
+                records.appendLittleEndian(omitted.hash)
+            }
         case let .dispose(dispose):
             records.append(Format.Tag.dispose.rawValue)
             records.appendLittleEndian(dispose.subscription)

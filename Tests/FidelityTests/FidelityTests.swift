@@ -19,6 +19,13 @@ struct FidelityCheck {
 
     /// Where the recorded run happens.
     enum Mode { case live, virtual }
+
+    /// A live run whose threads stayed blocked (a deadlock): they are left blocked, and the
+    /// seed is reported rather than the suite waiting for ever.
+    struct BlockedRun: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "did not finish: \(reason) (a deadlock?)" }
+    }
     let mode: Mode
 
     init(seed: UInt64, profile: GeneratedPipeline.Profile = .full, mode: Mode = .live) {
@@ -113,11 +120,21 @@ struct FidelityCheck {
             thread.start()
         }
         let ended = liveSink.ended(within: 20)
-        drivers.wait()
+        // A run that never ends may be threads blocked for good (a deadlock): waited for a
+        // while, not for ever, so the seed is reported with its pipeline, not a hung suite.
+        guard drivers.wait(timeout: .now() + (ended ? 60 : 5)) == .success else {
+            // The blocked threads keep their locks; the recorder is stopped, so the rest of the
+            // suite records nothing into it.
+            _ = try? recorder.stop()
+            throw BlockedRun(reason: "its input threads were still blocked \(ended ? 60 : 25) s after it started")
+        }
         for queue in 0..<pipeline.queues {
             let drained = DispatchSemaphore(value: 0)
             environment.scheduler("q\(queue)").schedule { drained.signal() }
-            drained.wait()
+            guard drained.wait(timeout: .now() + (ended ? 60 : 5)) == .success else {
+                _ = try? recorder.stop()
+                throw BlockedRun(reason: "its queue q\(queue) was still blocked after it should have ended")
+            }
         }
         return (try finish(recorder, disposable, live, "live"), liveSink, live, ended)
     }

@@ -8,23 +8,6 @@ import XCTest
 /// the same bytes; every reader reads it as it reads the JSON Lines; a cut file reads up to its
 /// last complete chunk with the cut reported; corrupted bytes give an error at a byte offset.
 final class BinaryTraceTests: XCTestCase {
-    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    /// Every committed trace and the diagram tests' fixture, as bytes, by file name.
-    private func committedTraces() throws -> [(name: String, bytes: [UInt8])] {
-        var files: [URL] = []
-        for folder in ["traces", "traces/golden"] {
-            files += try FileManager.default.contentsOfDirectory(at: Self.root.appendingPathComponent(folder),
-                                                                 includingPropertiesForKeys: nil)
-                .filter { $0.pathExtension == "trace" }
-        }
-        files.append(Self.root.appendingPathComponent("Tests/DiagramsTests/Support/autocomplete.trace"))
-        files.sort { $0.path < $1.path }
-        XCTAssertGreaterThan(files.count, 10)
-        return try files.map { ($0.lastPathComponent, Array(try Data(contentsOf: $0))) }
-    }
-
     private func records(_ bytes: [UInt8], name: String = "t.mtrace") throws -> (records: [TraceRecord], warnings: [TraceWarning]) {
         let reader = try TraceReader(bytes: bytes, name: name)
         var records: [TraceRecord] = [.header(reader.header)]
@@ -110,7 +93,7 @@ final class BinaryTraceTests: XCTestCase {
     }
 
     func testABinaryTraceCutAtEveryOffsetOfItsLastChunksReadsUpToItsLastCompleteChunk() throws {
-        let bytes = Array(try Data(contentsOf: Self.root.appendingPathComponent("traces/swift-search.trace")))
+        let bytes = Array(try Data(contentsOf: repositoryRoot.appendingPathComponent("traces/swift-search.trace")))
         var encoder: BinaryTraceEncoder?
         try TraceReader(bytes: bytes).forEachWithHeader { record in
             if case let .header(header) = record { encoder = BinaryTraceEncoder(header: header, chunkLength: 300) } else { encoder?.append(record) }
@@ -445,10 +428,14 @@ private enum FuzzedTrace {
                                                 upstream: upstream)))
             case 2:
                 subscriptions += 1
+                // A request kept whole, one left out (its size and hash), or none.
+                let kept = random.chance(30)
+                let omitted = !kept && random.chance(15)
+                    ? RequestDigest(bytes: RequestDigest.limit + 1 + random.below(1 << 20), hash: random.next()) : nil
                 records.append(.subscribe(SubscriptionRecord(id: UInt64(subscriptions), node: UInt64(random.int(1...9)),
                                                              parent: UInt64(random.below(subscriptions)), time: integer(&random),
                                                              thread: UInt64(random.int(1...9)), late: random.chance(30),
-                                                             request: random.chance(30) ? request(&random) : nil)))
+                                                             request: kept ? request(&random) : nil, requestOmitted: omitted)))
             case 3:
                 records.append(.dispose(DisposeRecord(subscription: UInt64(random.int(1...9)), time: integer(&random),
                                                       thread: UInt64(random.int(1...9)))))

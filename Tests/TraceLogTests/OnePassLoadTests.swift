@@ -9,23 +9,6 @@ import TestSupport
 /// the same located error. A line with a space before its record always takes the general
 /// path, so a copy of a trace with every line so indented is read the general way.
 final class OnePassLoadTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    /// Every committed trace and the diagram tests' fixture, as bytes, by file name.
-    private func committedTraces() throws -> [(name: String, bytes: [UInt8])] {
-        var files: [URL] = []
-        for folder in ["traces", "traces/golden"] {
-            files += try FileManager.default.contentsOfDirectory(at: Self.root.appendingPathComponent(folder),
-                                                                 includingPropertiesForKeys: nil)
-                .filter { $0.pathExtension == "trace" }
-        }
-        files.append(Self.root.appendingPathComponent("Tests/DiagramsTests/Support/autocomplete.trace"))
-        files.sort { $0.path < $1.path }
-        XCTAssertGreaterThan(files.count, 10)
-        return try files.map { ($0.lastPathComponent, Array(try Data(contentsOf: $0))) }
-    }
-
     /// The lines of `bytes` (without their newlines; the last may be cut).
     private func lines(_ bytes: [UInt8]) -> [[UInt8]] {
         var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
