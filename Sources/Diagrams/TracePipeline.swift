@@ -195,6 +195,9 @@ private struct EdgeCrossings {
     private var consumers: [UInt64: Set<UInt64>] = [:]
     private static let several = UInt32.max
     private static let seenBit: UInt8 = 1, failedBit: UInt8 = 2, interruptedBit: UInt8 = 4
+    /// Subscriptions whose events caused nothing in any consumer, given by elimination to the
+    /// one consumer still short of an upstream subscription (see `assignUnlinked`), by index.
+    private var assigned: [Int: UInt64] = [:]
 
     init(_ trace: Trace) {
         var calls: Set<UInt64> = []
@@ -249,6 +252,27 @@ private struct EdgeCrossings {
                 }
             }
         }
+        assignUnlinked(trace)
+    }
+
+    /// A subscription of a node fed to several consumers whose values every consumer dropped
+    /// (a `filter` that let none through, its stream then torn down) is linked to none by
+    /// causes. Each consumer's subscription observes one subscription of the node; when
+    /// exactly one consumer has more subscriptions than subscriptions of the node linked to it,
+    /// the unlinked ones are its.
+    private mutating func assignUnlinked(_ trace: Trace) {
+        var counts: [UInt64: Int] = [:]
+        for record in trace.subscriptions { counts[record.node, default: 0] += 1 }
+        for (upstream, subscriptions) in subscriptionsOf where subscriptions.count > 1 {
+            guard let fed = consumers[upstream], fed.count > 1 else { continue }
+            let unlinked = subscriptions.filter { !isLinked(Int($0), toAnyOf: fed) }
+            guard !unlinked.isEmpty else { continue }
+            let short = fed.filter { consumer in
+                (counts[consumer] ?? 0) > subscriptions.filter { isLinked(Int($0), to: consumer) }.count
+            }
+            guard short.count == 1, let consumer = short.first else { continue }
+            for subscription in unlinked { assigned[Int(subscription)] = consumer }
+        }
     }
 
     private mutating func link(_ subscription: Int, to node: UInt64) {
@@ -284,7 +308,7 @@ private struct EdgeCrossings {
         for index in subscriptions {
             let subscription = Int(index)
             let observed = subscriptions.count == 1 || isLinked(subscription, to: downstream)
-                || (fed.count == 1 && !isLinked(subscription, toAnyOf: fed))
+                || (fed.count == 1 && !isLinked(subscription, toAnyOf: fed)) || assigned[subscription] == downstream
             guard observed else { continue }
             total.values += Int(values[subscription])
             if flags[subscription] & Self.failedBit != 0 { total.failed += 1 }

@@ -448,17 +448,39 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         }
     }
 
-    /// Sends `event` from any thread: waits for the serializer.
+    /// Sends `event` from any thread: a value waits for the serializer; a terminal event that
+    /// finds it held by another thread is left for that thread to deliver once it lets go
+    /// (`DeferredInterruptions`), as ReactiveSwift commits a termination it cannot send at
+    /// once. Waiting there could deadlock: the holder may be delivering into a signal whose
+    /// serializer this thread holds (a `take(until:)` ending on one thread disposes a `merge`
+    /// input, whose interruption goes into the merge another thread is delivering through,
+    /// towards the `take(until:)`). Values still waiting for the serializer are dropped.
     @inlinable
     func send(_ event: Signals.Event<Value, Error>) {
         let ending = event.isTerminating
-        if ending { terminating.store(true, ordering: .relaxed) }
-        serializer.lock()
+        if ending {
+            terminating.store(true, ordering: .relaxed)
+            guard serializer.tryLock() else {
+                deferTerminal(event)
+                return
+            }
+        } else {
+            serializer.lock()
+        }
         let terminated = ending || !terminating.load(ordering: .relaxed) ? deliver(event) : false
         serializer.unlock()
         if terminated { release() }
         if DeferredInterruptions.pending.load(ordering: .sequentiallyConsistent) != 0 {
             DeferredInterruptions.run(serializer)
+        }
+    }
+
+    /// Leaves terminal `event` for the thread holding the serializer (see `send(_:)`).
+    @usableFromInline
+    func deferTerminal(_ event: Signals.Event<Value, Error>) {
+        DeferredInterruptions.add(serializer) { [weak self] in
+            guard let self else { return }
+            if self.deliver(event) { self.release() }
         }
     }
 

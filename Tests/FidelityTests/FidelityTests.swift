@@ -253,6 +253,7 @@ final class FidelityTests: XCTestCase {
         20251,  // virtual: a timer as its own take(until:) trigger got the other start's recorded ticks
         20289,  // virtual: a call interrupted before it answered left the value that asked off a figure's edge
         40144,  // virtual: a teardown from another branch counted as a value crossing the edge into a flatMap
+        1300950,  // virtual: a value a filter fed to two consumers dropped, its stream then torn down, was on no edge
     ]
 
     /// The live runs' operators: not those an operator timer decides (see the class's note).

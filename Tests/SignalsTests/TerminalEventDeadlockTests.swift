@@ -1,0 +1,56 @@
+import Foundation
+import Locks
+import Signals
+import XCTest
+
+/// A terminal event sent into a signal another thread is delivering through does not wait
+/// for it: it is left for that thread (issue 27's live soak and a helper's full run each hung
+/// once on seed 38: a `take(until:)` whose completion disposed the start, on one thread,
+/// while an input's value went through the `merge` below it towards the `take(until:)`, on
+/// another). Real threads, ordered by semaphores; a deadlock is reported after a bounded
+/// wait rather than hanging the suite.
+final class TerminalEventDeadlockTests: XCTestCase {
+    func testAnEndingThatDisposesTheStartDoesNotWaitForADeliveryOnAnotherThread() {
+        let (a, aInput) = Signal<Int, Never>.pipe()
+        let (b, _) = Signal<Int, Never>.pipe()
+        let (trigger, triggerInput) = Signal<Void, Never>.pipe()
+        let inside = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
+        let events = Protected<[String]>([])
+        // The value 1 waits inside the merge's delivery (its serializer held) until the
+        // trigger has ended the take(until:).
+        let producer = SignalProducer.merge(SignalProducer(a), SignalProducer(b))
+            .map { value -> Int in
+                if value == 1 {
+                    inside.signal()
+                    _ = proceed.wait(timeout: .now() + 10)
+                }
+                return value
+            }
+            .take(until: trigger)
+        let start = SerialDisposable()
+        // The completion is delivered under the take(until:)'s serializer, and disposes the
+        // start there: the merge's inputs are interrupted into the merge the other thread holds.
+        start.inner = producer.start { event in
+            events.modify { $0.append("\(event)") }
+            if case .completed = event { start.dispose() }
+        }
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            aInput.send(value: 1)
+            done.leave()
+        }.start()
+        done.enter()
+        Thread {
+            inside.wait()
+            triggerInput.send(value: ())
+            proceed.signal()
+            done.leave()
+        }.start()
+        guard done.wait(timeout: .now() + 30) == .success else {
+            return XCTFail("deadlocked: the ending waited for the merge, which waited for the take(until:)")
+        }
+        // The value reached the take(until:) after it had completed.
+        XCTAssertEqual(events.current, ["COMPLETED"])
+    }
+}
