@@ -78,4 +78,21 @@ final class StoppedRecorderMemoryTests: XCTestCase {
         _ = try last.stop()
         XCTAssertEqual(cores.filter { $0() != nil }.count, 0, "recorders' cores still alive")
     }
+
+    /// Issue 33 item 6: 10,000 start/stop cycles with no events left 3-4.5 KB each for the
+    /// process (RSS 19 -> 65 MB). Every cycle's core is freed now, so nothing is left.
+    func testTenThousandRecorderCyclesLeaveNoCoreBehind() throws {
+        var alive = 0
+        for _ in 0..<10_000 {
+            weak var core: RecorderCore?
+            do {
+                let recorder = Recorder(clock: .real)
+                core = recorder.core
+                recorder.start()
+                _ = try recorder.stop()
+            }
+            if core != nil { alive += 1 }
+        }
+        XCTAssertEqual(alive, 0, "cores kept after their recorder stopped and was released")
+    }
 }
