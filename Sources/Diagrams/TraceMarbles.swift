@@ -102,13 +102,15 @@ private struct TraceMarbleBuilder {
     var valueCauses: [(sequence: UInt64, causes: [UInt64])] = []
     var firstCauses: [UInt64] = []
 
-    /// 40 bytes a drawn subscription (a long trace draws hundreds of thousands in merged
+    /// 48 bytes a drawn subscription (a long trace draws hundreds of thousands in merged
     /// lanes): its end's kind and time, a failure's message in `failureMessages`, where an
     /// optional `MarbleFigure.End` and disposal time took 72.
     struct LaneEvents {
         var endTime: Int64 = 0
         /// The time of its first disposal, when `isDisposed`.
         var disposedTime: Int64 = 0
+        /// The time of its latest value.
+        var lastValueTime: Int64 = .min
         /// How many lanes still read it.
         var readers: Int32 = 0
         /// Its list in `marbleLists`, and for a lane of a merged group the group's row in the
@@ -134,7 +136,10 @@ private struct TraceMarbleBuilder {
         case .completed: return .completed(at: events.endTime)
         case .failed: return .failed(at: events.endTime, message: failureMessages[Int32(entry)] ?? "")
         case .interrupted: return .interrupted(at: events.endTime)
-        case .none: return events.isDisposed ? .disposed(at: events.disposedTime) : nil
+        // A value delivered after its subscription's disposal (live, a delivery on one thread
+        // racing the teardown on another) is drawn, and the disposal at its time: nothing
+        // follows a lane's end.
+        case .none: return events.isDisposed ? .disposed(at: max(events.disposedTime, events.lastValueTime)) : nil
         }
     }
 
@@ -255,6 +260,7 @@ private struct TraceMarbleBuilder {
                     if let hop { use(hop, by: laneEvents[entry], cause: 1) }
                 }
                 laneEvents[entry].marbles += 1
+                laneEvents[entry].lastValueTime = max(laneEvents[entry].lastValueTime, event.time)
                 marbleLists[Int(laneEvents[entry].list)].append(.init(
                     id: event.sequence, time: event.time, display: TextSafety.truncated(text, to: TextSafety.displayLimit),
                     full: TextSafety.truncated(text, to: TextSafety.fullLimit), thread: thread, hoppedFrom: hop))

@@ -200,3 +200,31 @@ final class MarbleTextRoundTripTests: XCTestCase {
         XCTAssertGreaterThan(lanes, 100)
     }
 }
+
+/// Live, a value can be delivered after its subscription's disposal was recorded: the delivery
+/// on one thread raced the teardown on another. The lane ends at that value, not before it,
+/// so its text line reads back (issue 27's live soak found `!   h`: the value after the end).
+final class ValueAfterDisposalTests: XCTestCase {
+    func testTheDisposalIsDrawnNoEarlierThanTheLastValueDelivered() throws {
+        let lines = [
+            #"{"type":"header","format":"marbles-trace","version":"1.1","unit":"ns","clock":"real"}"#,
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":2,"name":"worker"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"pipe","parameters":"","file":"f","line":1,"upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"event","seq":1,"time":1000000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"a"}"#,
+            #"{"type":"dispose","sub":1,"time":5000000,"thread":1}"#,
+            #"{"type":"event","seq":2,"time":7000000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"b"}"#,
+        ]
+        let trace = try Trace(bytes: Array((lines.joined(separator: "\n") + "\n").utf8), name: "race.trace")
+        var figure = try MarbleFigure(trace: trace, options: .init(selection: .all))
+        guard case let .lane(lane)? = figure.rows.first(where: { if case .lane = $0 { return true } else { return false } }) else {
+            return XCTFail("no lane")
+        }
+        XCTAssertEqual(lane.end, .disposed(at: 7_000_000))
+        for cuts in [true, false] {
+            figure.cutsIdleTime = cuts
+            XCTAssertEqual(MarbleText.roundTripProblems(figure), [], MarbleText.render(figure))
+        }
+    }
+}
