@@ -213,12 +213,13 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
     // MARK: Starting
 
     /// Starts the producer; `setup` attaches to the new signal before any work begins.
-    /// The disposable interrupts this start.
+    /// The disposable interrupts this start; disposed inside `setup`, the work never begins
+    /// (as in ReactiveSwift): the signal is interrupted and nothing of the producer runs.
     @discardableResult
     public func startWithSignal<R>(_ setup: (Signal<Value, Error>, Disposable) -> R) -> R {
         let instance = instantiate()
         let result = setup(instance.signal, instance.interrupter)
-        instance.begin()
+        if !instance.interrupter.isDisposed { instance.begin() }
         return result
     }
 

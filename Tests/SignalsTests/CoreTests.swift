@@ -71,6 +71,21 @@ final class CoreTests: XCTestCase {
         XCTAssertEqual(events, ["INTERRUPTED"])
     }
 
+    func testDisposingAStartBeforeItsWorkBeginsRunsNothingOfTheProducer() {
+        var starts = 0
+        let producer = SignalProducer<Int, Never> { observer, _ in
+            starts += 1
+            observer.send(value: 1)
+        }
+        var events: [String] = []
+        producer.map { $0 + 1 }.startWithSignal { signal, disposable in
+            signal.observe { events.append("\($0)") }
+            disposable.dispose()
+        }
+        XCTAssertEqual(starts, 0)
+        XCTAssertEqual(events, ["INTERRUPTED"])
+    }
+
     func testMapFilterOnAProducer() {
         var values: [Int] = []
         SignalProducer([1, 2, 3, 4, 5])
