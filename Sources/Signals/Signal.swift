@@ -777,6 +777,9 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         }
     }
 
+    /// Whether nothing observes this instance: every observation added has been disposed.
+    var isUnobserved: Bool { membership.withLock { $0.live == 0 } }
+
     /// Adds an observer. A `gated` observation (a user's, made by `observe`) is disposed only
     /// once a delivery to it in flight on another thread has finished, so that nothing reaches
     /// it after `dispose()` returns. Operators' own observations are not gated: what reaches

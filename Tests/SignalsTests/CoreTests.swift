@@ -86,6 +86,26 @@ final class CoreTests: XCTestCase {
         XCTAssertEqual(events, ["INTERRUPTED"])
     }
 
+    func testAStartNothingObservesOrHoldsEndsWhenItsSetupReturns() {
+        var ended = false
+        let producer = SignalProducer<Int, Never> { _, lifetime in
+            lifetime.observeEnded { ended = true }
+        }
+        producer.map { $0 + 1 }.startWithSignal { _, _ in }
+        XCTAssertTrue(ended)
+
+        // Held or observed, it runs on.
+        ended = false
+        var held: Signal<Int, Never>?
+        producer.startWithSignal { signal, _ in held = signal }
+        XCTAssertFalse(ended)
+        var events: [String] = []
+        held?.observe { events.append("\($0)") }
+        producer.startWithSignal { signal, _ in signal.observe { events.append("\($0)") } }
+        XCTAssertFalse(ended)
+        XCTAssertEqual(events, [])
+    }
+
     func testMapFilterOnAProducer() {
         var values: [Int] = []
         SignalProducer([1, 2, 3, 4, 5])
