@@ -40,6 +40,11 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
     @usableFromInline
     init(core: SignalCore<Value, Error>) { self.core = core }
 
+    /// A signal that nothing observes and nothing holds can never be observed again: its
+    /// instance is disposed now, releasing its resources and detaching it from its upstream,
+    /// as ReactiveSwift disposes a signal that deinitialises with no observer.
+    deinit { core.shellReleased() }
+
     /// A signal whose events `generator` sends through the given observer. The lifetime ends
     /// when the signal terminates; add resources to it to release them then.
     public convenience init(
@@ -775,6 +780,20 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         if DeferredInterruptions.pending.load(ordering: .sequentiallyConsistent) != 0 {
             DeferredInterruptions.run(serializer)
         }
+    }
+
+    /// The `Signal` of this instance was released: with no observer, nothing can reach the
+    /// instance any more, so it detaches and releases its resources (see `Signal.deinit`).
+    func shellReleased() {
+        let detach: Bool = membership.withLock { membership in
+            guard membership.live == 0 && !membership.closed else { return false }
+            membership.closed = true
+            membershipChanged.store(true, ordering: .releasing)
+            return true
+        }
+        guard detach else { return }
+        takeMembershipChangesIfFree()
+        release()
     }
 
     /// Whether nothing observes this instance: every observation added has been disposed.

@@ -106,6 +106,36 @@ final class CoreTests: XCTestCase {
         XCTAssertEqual(events, [])
     }
 
+    func testASignalNothingObservesOrHoldsIsDisposed() {
+        let (source, input) = Signal<Int, Never>.pipe()
+        var mapped = 0
+        var ended = false
+        func makeAndDrop() {
+            _ = Signal<Int, Never> { _, lifetime in lifetime.observeEnded { ended = true } }
+            _ = source.map { value -> Int in
+                mapped += 1
+                return value
+            }
+        }
+        makeAndDrop()
+        XCTAssertTrue(ended)
+        input.send(value: 1)
+        XCTAssertEqual(mapped, 0)
+
+        // Held, or observed, a signal lives on.
+        let held = source.map { value -> Int in
+            mapped += 1
+            return value
+        }
+        source.map { value -> Int in
+            mapped += 1
+            return value
+        }.observeValues { _ in }
+        input.send(value: 2)
+        XCTAssertEqual(mapped, 2)
+        withExtendedLifetime(held) {}
+    }
+
     func testMapFilterOnAProducer() {
         var values: [Int] = []
         SignalProducer([1, 2, 3, 4, 5])
