@@ -160,8 +160,10 @@ public final class QueueScheduler: DateScheduler, @unchecked Sendable {  // immu
         self.name = name
     }
 
-    /// A scheduler over a new serial queue, which targets `targeting` when one is given.
-    public convenience init(qos: DispatchQoS = .default, name: String = "queue", targeting: DispatchQueue? = nil) {
+    /// A scheduler over a new serial queue, which targets `targeting` when one is given. By
+    /// default (`.unspecified`) the queue has no QoS of its own: the work runs at the QoS of
+    /// whoever scheduled it, as with ReactiveSwift's `QueueScheduler`.
+    public convenience init(qos: DispatchQoS = .unspecified, name: String = "queue", targeting: DispatchQueue? = nil) {
         self.init(queue: DispatchQueue(label: "marbles.\(name)", qos: qos, target: targeting), name: name)
     }
 
@@ -204,7 +206,10 @@ public final class QueueScheduler: DateScheduler, @unchecked Sendable {  // immu
         let timer = DispatchSource.makeTimerSource(queue: queue)
         nonisolated(unsafe) let action = instrumented(action, on: name)  // as in `schedule(_:)`
         timer.schedule(wallDeadline: Self.wallTime(date), repeating: interval, leeway: leeway)
-        timer.setEventHandler { action() }
+        // The handler holds the timer, so it repeats until the disposable cancels it, whether
+        // or not anything holds the disposable (as in ReactiveSwift); cancelling releases the
+        // handler, and with it the timer.
+        timer.setEventHandler { withExtendedLifetime(timer) { action() } }
         timer.resume()
         return AnyDisposable { timer.cancel() }
     }

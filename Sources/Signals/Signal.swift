@@ -40,6 +40,11 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
     @usableFromInline
     init(core: SignalCore<Value, Error>) { self.core = core }
 
+    /// A signal that nothing observes and nothing holds can never be observed again: its
+    /// instance is disposed now, releasing its resources and detaching it from its upstream,
+    /// as ReactiveSwift disposes a signal that deinitialises with no observer.
+    deinit { core.shellReleased() }
+
     /// A signal whose events `generator` sends through the given observer. The lifetime ends
     /// when the signal terminates; add resources to it to release them then.
     public convenience init(
@@ -336,10 +341,18 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// otherwise be cut off from the value that asked (and a figure's edge into the operator
     /// that started it would miss that value).
     @usableFromInline let causedByStart: Bool
+    /// The scheduler of an asynchronous operator (ReactiveSwift's `observe(on:)`, `delay`,
+    /// `debounce`, `throttle`), nil for every other signal: its interruption by a disposal is
+    /// delivered on that scheduler, as ReactiveSwift delivers it (see `interrupt()`).
+    @usableFromInline let interruptionScheduler: Scheduler?
+    /// Set once an interruption is on its way to `interruptionScheduler`: it replaces any
+    /// terminal event sent meanwhile (a completion the operator had already scheduled).
+    @usableFromInline let interruptionScheduled = Synchronization.Atomic<Bool>(false)
 
     /// A signal instance of `node` with the given serializer (shared with its upstream), or a
     /// new one of its own. `request` is the request of a boundary call's start, reported with
-    /// its subscription; `causedByStart` for a boundary call's start (see `causedByStart`).
+    /// its subscription; `causedByStart` for a boundary call's start (see `causedByStart`);
+    /// `interruptingOn` for an asynchronous operator (see `interruptionScheduler`).
     ///
     /// Made while a probe is attached, the instance is reported to it a little later than it
     /// is made, with what held where it was made (its parent subscription, recording scope and
@@ -348,8 +361,10 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// whichever comes first. Until then `named(_:)` can still give it a labelled node of its
     /// own, so the label is in the node the probe first hears of (see `relabel(to:)`).
     @usableFromInline
-    init(node: Node, serializer: Lock? = nil, detachWhenUnobserved: Bool, request: Any? = nil, causedByStart: Bool = false) {
+    init(node: Node, serializer: Lock? = nil, detachWhenUnobserved: Bool, request: Any? = nil, causedByStart: Bool = false,
+         interruptingOn interruptionScheduler: Scheduler? = nil) {
         self.unretainedNode = .passUnretained(node)
+        self.interruptionScheduler = interruptionScheduler
         self.subscription = Instrumentation.newSubscription()
         self.serializer = serializer ?? Lock(recursive: true)
         self.detachWhenUnobserved = detachWhenUnobserved
@@ -459,6 +474,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     func send(_ event: Signals.Event<Value, Error>) {
         let ending = event.isTerminating
         if ending {
+            if interruptionScheduler != nil && interruptionScheduled.load(ordering: .acquiring) { return }
             terminating.store(true, ordering: .relaxed)
             guard serializer.tryLock() else {
                 deferTerminal(event)
@@ -490,8 +506,24 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// it to deliver once it lets go (`DeferredInterruptions`). Waiting there instead could
     /// deadlock: that thread may be delivering into a signal whose serializer this thread
     /// holds, as one input of a `merge` ends the merge while another input delivers into it.
+    ///
+    /// An asynchronous operator (`interruptionScheduler`) stops at once: what it sends from
+    /// now on is dropped, and the interruption is delivered on its scheduler, replacing a
+    /// terminal event already on its way there (ReactiveSwift's semantics).
     @usableFromInline
     func interrupt() {
+        if let scheduler = interruptionScheduler {
+            guard !membership.withLock({ $0.closed }),
+                  !interruptionScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            terminating.store(true, ordering: .relaxed)
+            scheduleHop(on: scheduler, of: self) { self.interruptNow() }
+            return
+        }
+        interruptNow()
+    }
+
+    /// Interrupts this signal now (see `interrupt()`).
+    private func interruptNow() {
         guard serializer.tryLock() else {
             DeferredInterruptions.add(serializer) { [weak self] in
                 guard let self else { return }
@@ -775,6 +807,23 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
             DeferredInterruptions.run(serializer)
         }
     }
+
+    /// The `Signal` of this instance was released: with no observer, nothing can reach the
+    /// instance any more, so it detaches and releases its resources (see `Signal.deinit`).
+    func shellReleased() {
+        let detach: Bool = membership.withLock { membership in
+            guard membership.live == 0 && !membership.closed else { return false }
+            membership.closed = true
+            membershipChanged.store(true, ordering: .releasing)
+            return true
+        }
+        guard detach else { return }
+        takeMembershipChangesIfFree()
+        release()
+    }
+
+    /// Whether nothing observes this instance: every observation added has been disposed.
+    var isUnobserved: Bool { membership.withLock { $0.live == 0 } }
 
     /// Adds an observer. A `gated` observation (a user's, made by `observe`) is disposed only
     /// once a delivery to it in flight on another thread has finished, so that nothing reaches

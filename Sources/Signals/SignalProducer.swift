@@ -14,7 +14,7 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
     /// The work begins only after the consumer has attached to `signal`.
     @usableFromInline
     struct Instance {
-        @usableFromInline let signal: Signal<Value, Error>
+        @usableFromInline var signal: Signal<Value, Error>
         @usableFromInline let interrupter: Disposable
         @usableFromInline let begin: () -> Void
 
@@ -213,12 +213,20 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
     // MARK: Starting
 
     /// Starts the producer; `setup` attaches to the new signal before any work begins.
-    /// The disposable interrupts this start.
+    /// The disposable interrupts this start; disposed inside `setup`, the work never begins
+    /// (as in ReactiveSwift): the signal is interrupted and nothing of the producer runs.
+    ///
+    /// A start whose signal nothing observes and nothing holds once `setup` has returned
+    /// could never be observed: it is interrupted then, which ends its work and its lifetime,
+    /// as ReactiveSwift disposes such a signal.
     @discardableResult
     public func startWithSignal<R>(_ setup: (Signal<Value, Error>, Disposable) -> R) -> R {
-        let instance = instantiate()
+        var instance = instantiate()
         let result = setup(instance.signal, instance.interrupter)
-        instance.begin()
+        if !instance.interrupter.isDisposed { instance.begin() }
+        if isKnownUniquelyReferenced(&instance.signal) && instance.signal.core.isUnobserved {
+            instance.interrupter.dispose()
+        }
         return result
     }
 

@@ -77,7 +77,7 @@ final class ViewCommandLineTests: CommandLineTestCase {
         // One row per node in the lane table, which the script fills from the data.
         XCTAssertEqual(page.dom.components(separatedBy: "<tr").count - 1, 21)
         // The search for "magi" finds the interruption of the call made with that request.
-        XCTAssertTrue(page.dom.contains("<li data-kind=\"interrupted\"><button>interrupted · search · 2.291743074 s · request \"magi\"</button></li>"),
+        XCTAssertTrue(page.dom.contains("<li data-kind=\"interrupted\"><button>interrupted · search · 2.293169616 s · request \"magi\"</button></li>"),
                       page.dom)
     }
 

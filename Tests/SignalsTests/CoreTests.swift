@@ -71,6 +71,71 @@ final class CoreTests: XCTestCase {
         XCTAssertEqual(events, ["INTERRUPTED"])
     }
 
+    func testDisposingAStartBeforeItsWorkBeginsRunsNothingOfTheProducer() {
+        var starts = 0
+        let producer = SignalProducer<Int, Never> { observer, _ in
+            starts += 1
+            observer.send(value: 1)
+        }
+        var events: [String] = []
+        producer.map { $0 + 1 }.startWithSignal { signal, disposable in
+            signal.observe { events.append("\($0)") }
+            disposable.dispose()
+        }
+        XCTAssertEqual(starts, 0)
+        XCTAssertEqual(events, ["INTERRUPTED"])
+    }
+
+    func testAStartNothingObservesOrHoldsEndsWhenItsSetupReturns() {
+        var ended = false
+        let producer = SignalProducer<Int, Never> { _, lifetime in
+            lifetime.observeEnded { ended = true }
+        }
+        producer.map { $0 + 1 }.startWithSignal { _, _ in }
+        XCTAssertTrue(ended)
+
+        // Held or observed, it runs on.
+        ended = false
+        var held: Signal<Int, Never>?
+        producer.startWithSignal { signal, _ in held = signal }
+        XCTAssertFalse(ended)
+        var events: [String] = []
+        held?.observe { events.append("\($0)") }
+        producer.startWithSignal { signal, _ in signal.observe { events.append("\($0)") } }
+        XCTAssertFalse(ended)
+        XCTAssertEqual(events, [])
+    }
+
+    func testASignalNothingObservesOrHoldsIsDisposed() {
+        let (source, input) = Signal<Int, Never>.pipe()
+        var mapped = 0
+        var ended = false
+        func makeAndDrop() {
+            _ = Signal<Int, Never> { _, lifetime in lifetime.observeEnded { ended = true } }
+            _ = source.map { value -> Int in
+                mapped += 1
+                return value
+            }
+        }
+        makeAndDrop()
+        XCTAssertTrue(ended)
+        input.send(value: 1)
+        XCTAssertEqual(mapped, 0)
+
+        // Held, or observed, a signal lives on.
+        let held = source.map { value -> Int in
+            mapped += 1
+            return value
+        }
+        source.map { value -> Int in
+            mapped += 1
+            return value
+        }.observeValues { _ in }
+        input.send(value: 2)
+        XCTAssertEqual(mapped, 2)
+        withExtendedLifetime(held) {}
+    }
+
     func testMapFilterOnAProducer() {
         var values: [Int] = []
         SignalProducer([1, 2, 3, 4, 5])

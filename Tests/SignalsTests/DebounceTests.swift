@@ -48,6 +48,35 @@ final class DebounceTests: XCTestCase {
         XCTAssertTrue(scheduler.isEmpty)
     }
 
+    func testTerminalEventsArriveOnTheSchedulerNotAtOnce() {
+        // ReactiveSwift's debounce sends completion on its scheduler, a pending value dropped.
+        for discardWhenCompleted in [true, false] {
+            let scheduler = TestScheduler()
+            let (signal, input) = Signal<Int, Never>.pipe()
+            var events: [String] = []
+            signal.debounce(1, on: scheduler, discardWhenCompleted: discardWhenCompleted)
+                .observe { events.append($0.value.map(String.init) ?? $0.kind.rawValue) }
+            if discardWhenCompleted { input.send(value: 1) }
+            input.sendCompleted()
+            XCTAssertEqual(events, [])
+            scheduler.advance()
+            XCTAssertEqual(events, ["completed"])
+            scheduler.run()
+            XCTAssertEqual(events, ["completed"])
+        }
+    }
+
+    func testInterruptingAProducerDeliversTheInterruptionOnTheScheduler() {
+        let scheduler = TestScheduler()
+        var events: [String] = []
+        let disposable = SignalProducer<Int, Never>.never.debounce(1, on: scheduler)
+            .start { events.append($0.kind.rawValue) }
+        disposable.dispose()
+        XCTAssertEqual(events, [])
+        scheduler.advance()
+        XCTAssertEqual(events, ["interrupted"])
+    }
+
     func testRAC2ThrottleIsADebounce() {
         expectMarbles("-----b----c|") { $0.hot("a-b----c---|").throttle(quietPeriod: 0.003, on: $0) }
         let scheduler = TestScheduler()
@@ -87,6 +116,23 @@ final class ThrottleTests: XCTestCase {
 
     func testProducerThrottlesEachStart() {
         expectMarbles("a--c|") { $0.cold("abc-|").throttle(0.003, on: $0) }
+    }
+
+    func testTerminalEventsArriveOnTheSchedulerNotAtOnce() {
+        // ReactiveSwift's throttle sends completion on its scheduler, a waiting value dropped.
+        let scheduler = TestScheduler()
+        let (signal, input) = Signal<Int, Never>.pipe()
+        var events: [String] = []
+        signal.throttle(1, on: scheduler).observe { events.append($0.value.map(String.init) ?? $0.kind.rawValue) }
+        input.send(value: 0)
+        scheduler.advance()
+        input.send(value: 1)
+        input.sendCompleted()
+        XCTAssertEqual(events, ["0"])
+        scheduler.advance()
+        XCTAssertEqual(events, ["0", "completed"])
+        scheduler.run()
+        XCTAssertEqual(events, ["0", "completed"])
     }
 
     func testNodeCarriesIntervalAndScheduler() {

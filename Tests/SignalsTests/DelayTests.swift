@@ -26,6 +26,17 @@ final class DelayTests: XCTestCase {
         expectMarbles("--ab|") { $0.hot("ab|").delay(0.002, on: $0) }
     }
 
+    func testInterruptingAProducerDeliversTheInterruptionOnTheScheduler() {
+        let scheduler = TestScheduler()
+        var events: [String] = []
+        let disposable = SignalProducer<Int, Never>(value: 1).delay(1, on: scheduler)
+            .start { events.append($0.value.map(String.init) ?? $0.kind.rawValue) }
+        disposable.dispose()
+        XCTAssertEqual(events, [])
+        scheduler.run()
+        XCTAssertEqual(events, ["interrupted"])
+    }
+
     func testInterruptingAProducerCancelsWhatIsOnItsWay() {
         let scheduler = TestScheduler()
         let collector = Collector<String, MarbleError>(scheduler)

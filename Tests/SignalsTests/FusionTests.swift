@@ -114,8 +114,11 @@ final class FusionTests: XCTestCase {
 
     func testTheLastObserverLeavingDetachesTheChainFromItsUpstream() {
         let probe = TestProbe()
+        // Held past the recording: a pipe nothing observes or holds is disposed, too.
+        var held: Signal<Int, Never>?
         probe.attached {
             let (signal, input) = Signal<Int, Never>.pipe()
+            held = signal
             let disposable = signal.map { $0 }.filter { _ in true }.observeValues { _ in }
             input.send(value: 1)
             disposable?.dispose()
@@ -123,6 +126,7 @@ final class FusionTests: XCTestCase {
         }
         XCTAssertEqual(probe.sent.map { "\($0.node) \($0.value ?? "-")" }, ["pipe 1", "map 1", "filter 1", "pipe 2"])
         XCTAssertEqual(Set(probe.disposed.map(\.node.name)), ["map", "filter"])
+        XCTAssertNotNil(held)
     }
 
     /// Observers join and leave a fused chain from other threads while one thread sends:

@@ -116,6 +116,28 @@ final class StartOnTests: XCTestCase {
         XCTAssertTrue(upstreamEnded)
     }
 
+    func testInterruptingAProducerDeliversTheInterruptionOnTheScheduler() {
+        let scheduler = TestScheduler()
+        var events: [String] = []
+        let disposable = SignalProducer<Int, Never>.never.observe(on: scheduler).start { events.append($0.kind.rawValue) }
+        disposable.dispose()
+        XCTAssertEqual(events, [])
+        scheduler.advance()
+        XCTAssertEqual(events, ["interrupted"])
+    }
+
+    func testAnInterruptionReplacesWhatIsStillOnItsWay() {
+        // The values and completion the upstream sent at once are still queued on the
+        // scheduler when the start is interrupted: only the interruption arrives.
+        let scheduler = TestScheduler()
+        var events: [String] = []
+        let disposable = SignalProducer<Int, Never>([1, 2]).observe(on: scheduler)
+            .start { events.append($0.value.map(String.init) ?? $0.kind.rawValue) }
+        disposable.dispose()
+        scheduler.run()
+        XCTAssertEqual(events, ["interrupted"])
+    }
+
     func testStartIsReportedAsAHop() {
         let probe = TestProbe()
         let scheduler = TestScheduler()

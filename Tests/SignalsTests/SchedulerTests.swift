@@ -167,6 +167,25 @@ final class SchedulerTests: XCTestCase {
         XCTAssertFalse(ran)
     }
 
+    func testQueueSchedulerRepeatsWhenNothingHoldsTheDisposable() {
+        let scheduler = QueueScheduler(name: "ticker")
+        let done = expectation(description: "ran three times")
+        var count = 0
+        func scheduleAndDropTheDisposable() {
+            _ = scheduler.schedule(after: Date(), interval: .milliseconds(10), leeway: .seconds(0)) {
+                count += 1
+                if count == 3 { done.fulfill() }
+            }
+        }
+        scheduleAndDropTheDisposable()
+        wait(for: [done], timeout: 10)
+    }
+
+    func testQueueSchedulerQueueHasNoQoSOfItsOwnByDefault() {
+        XCTAssertEqual(QueueScheduler(name: "worker").queue.qos, .unspecified)
+        XCTAssertEqual(QueueScheduler(qos: .utility, name: "io").queue.qos, .utility)
+    }
+
     func testQueueSchedulerRunsInOrderOnItsQueue() {
         let scheduler = QueueScheduler(name: "worker")
         let done = expectation(description: "ran")

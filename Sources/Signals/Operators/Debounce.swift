@@ -10,20 +10,22 @@ extension Signal {
     /// the input is; `debounce` lets nothing through until the input pauses.
     /// ReactiveCocoa 2's `throttle:` is this operator, spelt `throttle(quietPeriod:on:)`.
     ///
-    /// Failure and interruption are forwarded at once and drop a pending value.
+    /// Every terminal event is delivered on `scheduler`, after what it already holds, as in
+    /// ReactiveSwift; failure and interruption drop a pending value. An interruption by a
+    /// disposal (of a producer's start) is delivered on `scheduler` too.
     ///
     /// - Parameters:
     ///   - interval: the quiet period, in seconds.
     ///   - scheduler: where values are sent and the time is read.
     ///   - discardWhenCompleted: when true (the default) completion drops a pending value and
-    ///     is sent at once; when false the pending value is sent at the end of its quiet
+    ///     is sent on the scheduler's next turn; when false the pending value is sent at the end of its quiet
     ///     period, followed by completion.
     ///   - file: the call site's file, recorded with the operator's node.
     ///   - line: the call site's line, recorded with the operator's node.
     public func debounce(_ interval: TimeInterval, on scheduler: DateScheduler,
                          discardWhenCompleted: Bool = true,
                          file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
-        debounce(interval, on: scheduler, discardWhenCompleted: discardWhenCompleted,
+        debounce(interval, on: scheduler, discardWhenCompleted: discardWhenCompleted, asynchronous: true,
                  node: .operator("debounce",
                                  parameters: debounceParameters(interval, scheduler, discardWhenCompleted),
                                  (node, .data), file: file, line: line))
@@ -36,17 +38,20 @@ extension Signal {
     /// `throttle:0.5` is `throttle(quietPeriod: 0.5, on: scheduler)`.
     public func throttle(quietPeriod: TimeInterval, on scheduler: DateScheduler,
                          file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
-        debounce(quietPeriod, on: scheduler, discardWhenCompleted: true,
+        debounce(quietPeriod, on: scheduler, discardWhenCompleted: true, asynchronous: false,
                  node: .operator("throttle(quietPeriod:)",
                                  parameters: intervalParameters(quietPeriod, on: scheduler),
                                  (node, .data), file: file, line: line))
     }
 
+    /// `asynchronous` for ReactiveSwift's `debounce`, whose terminal events are delivered on
+    /// the scheduler; ReactiveCocoa 2's `throttle:` sends them at once.
     func debounce(_ interval: TimeInterval, on scheduler: DateScheduler,
-                  discardWhenCompleted: Bool, node: Node) -> Signal<Value, Error> {
+                  discardWhenCompleted: Bool, asynchronous: Bool, node: Node) -> Signal<Value, Error> {
         timed(node, on: scheduler,
               DebounceStateMachine<Value>(interval: interval,
-                                          completion: discardWhenCompleted ? .discardPending : .sendPendingWhenDue))
+                                          completion: discardWhenCompleted ? .discardPending : .sendPendingWhenDue),
+              asynchronous: asynchronous)
     }
 }
 
@@ -63,7 +68,9 @@ extension SignalProducer {
                          file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
         let node = Node.operator("debounce", parameters: debounceParameters(interval, scheduler, discardWhenCompleted),
                                  (self.node, .data), file: file, line: line)
-        return lift(node) { $0.debounce(interval, on: scheduler, discardWhenCompleted: discardWhenCompleted, node: node) }
+        return lift(node) {
+            $0.debounce(interval, on: scheduler, discardWhenCompleted: discardWhenCompleted, asynchronous: true, node: node)
+        }
     }
 
     /// ReactiveCocoa 2's `throttle:`, which is a debounce: a value passes only after
@@ -74,6 +81,8 @@ extension SignalProducer {
         let node = Node.operator("throttle(quietPeriod:)",
                                  parameters: intervalParameters(quietPeriod, on: scheduler),
                                  (self.node, .data), file: file, line: line)
-        return lift(node) { $0.debounce(quietPeriod, on: scheduler, discardWhenCompleted: true, node: node) }
+        return lift(node) {
+            $0.debounce(quietPeriod, on: scheduler, discardWhenCompleted: true, asynchronous: false, node: node)
+        }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 extension Signal {
     /// Sends values and completion `interval` seconds later, on `scheduler`. Failure and
-    /// interruption are sent at once (through `scheduler`) and drop what is still delayed.
+    /// interruption are sent at once (through `scheduler`) and drop what is still delayed; so
+    /// is an interruption by a disposal (of a producer's start), as in ReactiveSwift.
     public func delay(_ interval: TimeInterval, on scheduler: DateScheduler,
                       file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
         delay(interval, on: scheduler,
@@ -12,7 +13,7 @@ extension Signal {
 
     func delay(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node,
                completion: DelayStateMachine.Completion = .delayed) -> Signal<Value, Error> {
-        Signal.scheduled(node) { observer, lifetime, _ in
+        Signal.scheduled(node, interruptingOn: scheduler) { observer, lifetime, _ in
             let machine = Machine(DelayStateMachine(interval: interval, completion: completion))
             // The deliveries on their way, so that ending the signal cancels (and releases) them.
             let inFlight = CompositeDisposable()

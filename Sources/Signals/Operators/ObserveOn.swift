@@ -4,7 +4,8 @@ extension Signal {
     /// Forwards every event on `scheduler` (ReactiveCocoa 2: `deliverOn:`), in order when the
     /// scheduler is serial. Each event is a thread hop the probe sees: `hopEnqueued` when it
     /// is enqueued, `hopStarted` when it runs on the target, and the event sent there has the
-    /// upstream event as its cause.
+    /// upstream event as its cause. An interruption by a disposal (of a producer's start) is
+    /// delivered on `scheduler` too, and drops the events still on their way, as in ReactiveSwift.
     @inlinable
     public func observe(on scheduler: Scheduler,
                         file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
@@ -17,7 +18,7 @@ extension Signal {
         // With no probe attached, a hop onto a queue scheduler is a bare `async`: the hops are
         // not kept (below), so the cancellable wrapper `schedule` makes would be made for nothing.
         let queue = (scheduler as? QueueScheduler)?.queue
-        return Signal.scheduled(node) { observer, lifetime, core in
+        return Signal.scheduled(node, interruptingOn: scheduler) { observer, lifetime, core in
             lifetime += self.observeInternally { event in
                 if let queue, !Instrumentation.isAttached {
                     // Values of any type cross to the queue, as with every scheduler (see

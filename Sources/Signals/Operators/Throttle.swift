@@ -10,7 +10,9 @@ extension Signal {
     /// Compare `debounce(_:on:)`, which waits for the input to pause. ReactiveCocoa 2's
     /// `throttle:` is that debounce, spelt `throttle(quietPeriod:on:)` here.
     ///
-    /// A terminal event is forwarded at once and drops a value still waiting.
+    /// A terminal event is delivered on `scheduler`, after what it already holds (as in
+    /// ReactiveSwift), and drops a value still waiting. An interruption by a disposal (of a
+    /// producer's start) is delivered on `scheduler` too.
     public func throttle(_ interval: TimeInterval, on scheduler: DateScheduler,
                          file: StaticString = #fileID, line: UInt = #line) -> Signal<Value, Error> {
         throttle(interval, on: scheduler,
@@ -19,7 +21,7 @@ extension Signal {
     }
 
     func throttle(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node) -> Signal<Value, Error> {
-        timed(node, on: scheduler, ThrottleStateMachine<Value>(interval: interval))
+        timed(node, on: scheduler, ThrottleStateMachine<Value>(interval: interval), asynchronous: true)
     }
 }
 

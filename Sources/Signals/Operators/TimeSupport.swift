@@ -28,12 +28,17 @@ extension Signal {
     /// A serialised operator signal of `node` whose generator also gets the new signal's
     /// subscription id (to report hops and to parent the streams it starts). Inlinable so the
     /// send closure is made where the value type is known (see `Signal.init(node:...)`).
+    ///
+    /// `interruptingOn`: the scheduler of an asynchronous operator (ReactiveSwift's
+    /// `observe(on:)`, `delay`, `debounce`, `throttle`), on which its interruption by a
+    /// disposal is delivered (`SignalCore.interrupt()`).
     @inlinable
     static func scheduled(
         _ node: Node,
+        interruptingOn scheduler: Scheduler? = nil,
         _ generator: (Observer, Lifetime, SignalCore<Value, Error>) -> Void
     ) -> Signal {
-        let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: true)
+        let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: true, interruptingOn: scheduler)
         generator(core.input, Lifetime(core.resources), core)
         return Signal(core: core)
     }
@@ -93,10 +98,16 @@ public protocol TimedStateMachine {
 extension Signal {
     /// The effects around a timer-driven operator's state machine: each upstream event and
     /// each firing of the one timer takes a transition, then performs the action it returned.
+    ///
+    /// `asynchronous`: the operator is one of ReactiveSwift's asynchronous operators
+    /// (`debounce`, `throttle`), which deliver every terminal event on their scheduler, as a
+    /// hop of its own after what the scheduler already holds, and whose interruption by a
+    /// disposal is delivered there too. The others (RxJS's, which end at once) send a
+    /// terminal event where its transition was taken.
     func timed<State: TimedStateMachine>(_ node: Node, on scheduler: DateScheduler,
-                                         _ state: State) -> Signal<Value, Error>
+                                         _ state: State, asynchronous: Bool = false) -> Signal<Value, Error>
     where State.Value == Value {
-        Signal.scheduled(node) { observer, lifetime, _ in
+        Signal.scheduled(node, interruptingOn: asynchronous ? scheduler : nil) { observer, lifetime, core in
             let machine = Machine(state)
             let timer = SerialDisposable()
             lifetime += timer
@@ -115,11 +126,15 @@ extension Signal {
                 case let .complete(value):
                     timer.dispose()
                     if let value { observer.send(value: value) }
-                    observer.sendCompleted()
+                    terminate(.completed)
                 case .forwardTermination:
                     timer.dispose()
-                    if let event { observer.send(event) }
+                    if let event { terminate(event) }
                 }
+            }
+            func terminate(_ event: Signals.Event<Value, Error>) {
+                guard asynchronous else { return observer.send(event) }
+                scheduleHop(on: scheduler, of: core) { observer.send(event) }
             }
             func arm(_ request: TimerRequest) {
                 timer.inner = scheduler.schedule(after: request.date) {

@@ -22,8 +22,13 @@ enum Pipelines {
         let scheduler = TestScheduler()
         let main = scheduler.lane("main")
         let background = scheduler.lane("background")
+        // The text field outlives the recording, as a screen's does: a signal nothing observes
+        // or holds is disposed.
+        var textField: Signal<String, SearchError>?
+        defer { _ = textField }
         return Recorder.record(virtual: scheduler) {
             let (text, input) = Signal<String, SearchError>.pipe(named: "searchText")
+            textField = text
             text.filter { $0.count > 2 }
                 .debounce(0.5, on: main)
                 .flatMap(.latest) { query in
