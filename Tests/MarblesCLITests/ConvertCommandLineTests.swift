@@ -57,8 +57,8 @@ final class ConvertCommandLineTests: CommandLineTestCase {
         let view = try marbles(["view", "a.bin", "b.bin", "-o", "v.html"])
         XCTAssertEqual(view.status, 0, view.err)
         XCTAssertEqual(try marbles(["view", "a", "b", "-o", "w.html"]).status, 0)
-        XCTAssertEqual(try String(contentsOfFile: path("v.html")).replacingOccurrences(of: ".bin", with: ""),
-                       try String(contentsOfFile: path("w.html")))
+        XCTAssertEqual(try String(contentsOfFile: path("v.html"), encoding: .utf8).replacingOccurrences(of: ".bin", with: ""),
+                       try String(contentsOfFile: path("w.html"), encoding: .utf8))
     }
 
     func testACorruptedBinaryTraceIsAnErrorAtItsByteOffset() throws {
