@@ -566,7 +566,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// Delivers `value`, lent, to the observers; the caller holds the serializer.
     @inlinable @inline(__always)
     func deliver(value: Value) {
-        _ = deliver(terminal: false, instrumented: { deliverInstrumented(value: value, probes: $0) },
+        _ = deliver(terminal: false, instrumented: { deliverInstrumented(value: value) },
                     to: { $0.deliver(value: value) })
     }
 
@@ -579,19 +579,19 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
             deliver(value: value)
             return false
         }
-        return deliver(terminal: true, instrumented: { deliverInstrumented(event, probes: $0) },
+        return deliver(terminal: true, instrumented: { deliverInstrumented(event) },
                        to: { $0.deliver(event) })
     }
 
     /// Delivers an event to the observers, each reached by `forward`, or with `instrumented`
-    /// when a probe is attached (given what `Instrumentation.slot` held); the caller holds the
-    /// serializer. Returns whether the event terminated the signal.
+    /// when a probe is attached; the caller holds the serializer. Returns whether the event
+    /// terminated the signal.
     ///
     /// Every event, value or not, takes this one path. The closures are inlined and the value
     /// or event lent to them, so nothing is copied on the way; the instrumented delivery is a
     /// function of its own, so that the delivery without a probe keeps a small frame.
     @inlinable @inline(__always)
-    func deliver(terminal: Bool, instrumented: (UInt) -> Void,
+    func deliver(terminal: Bool, instrumented: () -> Void,
                  to forward: (Observation<Value, Error>) -> Void) -> Bool {
         let state = delivery.pointer
         if membershipChanged.load(ordering: .acquiring) { takeMembershipChanges() }
@@ -600,9 +600,8 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
             guard close() else { return false }
         }
         state.pointee.depth += 1
-        let probes = Instrumentation.slot.load(ordering: .acquiring)
-        if probes != 0 {
-            instrumented(probes)
+        if Instrumentation.isAttached {
+            instrumented()
         } else {
             Self.forEachObservation(in: state, forward)
         }
@@ -627,8 +626,8 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
 
     /// Reports `value` to the probes, lent as its own type, and delivers it.
     @inlinable @inline(never)
-    func deliverInstrumented(value: Value, probes: UInt) {
-        deliverInstrumented(probes: probes, caused: true, report: { probes, context, node in
+    func deliverInstrumented(value: Value) {
+        deliverInstrumented(caused: true, report: { probes, context, node in
             withUnsafePointer(to: value) {
                 probes.send(node, subscription: subscription, kind: .value, value: $0, context: context)
             }
@@ -638,10 +637,10 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// Reports a terminal `event` to the probes (a failure's error lent as its own type) and
     /// delivers it.
     @inlinable @inline(never)
-    func deliverInstrumented(_ event: Signals.Event<Value, Error>, probes: UInt) {
+    func deliverInstrumented(_ event: Signals.Event<Value, Error>) {
         // An interruption comes from a disposal, not from the instance's work (but for a
         // boundary call's, see `causedByStart`).
-        deliverInstrumented(probes: probes, caused: event.kind != .interrupted || causedByStart, report: { probes, context, node in
+        deliverInstrumented(caused: event.kind != .interrupted || causedByStart, report: { probes, context, node in
             if case let .failed(error) = event {
                 return withUnsafePointer(to: error) {
                     probes.send(node, subscription: subscription, kind: .failed, value: $0, context: context)
@@ -652,9 +651,9 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         }, to: { $0.deliver(event) })
     }
 
-    /// Delivers with the attached probes' set, `raw` as `deliver` read it from the slot (not
-    /// zero): read again inside a borrow (`ProbeContext.beginBorrow`), which keeps the set from
-    /// being freed until the report returns, as the thread keeps its context. One frame: the
+    /// Delivers with the attached probes' set, which `deliver` found attached: read from the
+    /// slot inside a borrow (`ProbeContext.beginBorrow`), which keeps the set from being freed
+    /// until the report returns, as the thread keeps its context. One frame: the
     /// set and the context are held unretained and borrowed only around each use. A set
     /// detached since `deliver` read it (the slot now 0) reports nothing.
     /// `report` reports the event (`ProbeSet.send`) and returns its sequence number; `forward`
@@ -664,7 +663,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// boundary call's (`causedByStart`) sent inside another's delivery is caused by it too,
     /// after the event delivered.
     @inlinable @inline(__always)
-    func deliverInstrumented(probes raw: UInt, caused byOrigin: Bool,
+    func deliverInstrumented(caused byOrigin: Bool,
                              report: (Instrumentation.ProbeSet, ProbeContext, Node) -> UInt64,
                              to forward: (Observation<Value, Error>) -> Void) {
         let context = ProbeContext.unretainedCurrent
