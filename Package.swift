@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "ReadmeTests", dependencies: ["Marbles", "MarblesTesting"]),
         .testTarget(name: "SignalsTests", dependencies: ["TestSupport", "Locks", "Signals", "MarbleNotation", "MarbleStreams", "MarblesTesting"]),
         .testTarget(name: "TraceLogTests", dependencies: ["TestSupport", "TraceLog", "Recording", "Signals"]),
-        .testTarget(name: "RecordingTests", dependencies: ["Recording", "TraceLog", "Signals"]),
+        .testTarget(name: "RecordingTests", dependencies: ["TestSupport", "Recording", "TraceLog", "Signals"]),
         .testTarget(name: "TutorialsTests", dependencies: ["Tutorials", "Demo", "Signals", "TraceLog", "Recording", "MarbleStreams"]),
         .testTarget(name: "DemoTests", dependencies: ["Demo", "Tutorials", "TraceLog"]),
         // Support/autocomplete.trace is read by path from the source tree, not bundled.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TestSupport
 import Signals
 import XCTest
 @testable import Recording
@@ -47,19 +47,7 @@ final class StoppedRecorderMemoryTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: url) }
         let (signal, input) = Signal<Int, Never>.pipe(named: "load")
         let observation = signal.map { $0 + 1 }.observeValues { _ in }
-        let stop = Synchronization.Atomic<Bool>(false)
-        let done = DispatchGroup()
-        for thread in 0..<4 {
-            done.enter()
-            Thread {
-                var value = thread
-                while !stop.load(ordering: .relaxed) {
-                    input.send(value: value)
-                    value += 1
-                }
-                done.leave()
-            }.start()
-        }
+        let threads = SendingThreads(count: 4) { _ in { input.send(value: $0) } }
         var cores: [() -> RecorderCore?] = []
         for _ in 0..<200 {
             let recorder = try Recorder(to: url, flushInterval: .milliseconds(1))
@@ -69,8 +57,7 @@ final class StoppedRecorderMemoryTests: XCTestCase {
             input.send(value: -1)
             try recorder.stop()
         }
-        stop.store(true, ordering: .relaxed)
-        done.wait()
+        threads.stop()
         observation?.dispose()
         // A set read by a thread when it was replaced waits for the next change.
         let last = Recorder(clock: .real)

@@ -1,6 +1,6 @@
 @testable import Signals
 import Foundation
-import Synchronization
+import TestSupport
 import XCTest
 
 /// Issue 31 item 4, issue 33 item 6: every attachment and detachment makes a new probe set,
@@ -56,23 +56,13 @@ final class ProbeSetReclamationTests: XCTestCase {
     }
 
     /// Threads sending all along while probes come and go (a server recording a window now and
-    /// then): every probe detached is freed by the end, and what each thread saw while it was
-    /// attached reached it. A stress test on outcomes (ThreadSanitizer checks the borrows).
+    /// then): every probe detached is freed by the end. A stress test on outcomes
+    /// (ThreadSanitizer checks the borrows).
     func testProbesAttachedAndDetachedWhileThreadsSendAreAllFreed() {
-        let stop = Synchronization.Atomic<Bool>(false)
-        let done = DispatchGroup()
-        for thread in 0..<4 {
-            done.enter()
-            Thread {
-                let (signal, input) = Signal<Int, Never>.pipe()
-                signal.map { $0 * 2 }.filter { $0 >= 0 }.observeValues { _ in }
-                var value = thread
-                while !stop.load(ordering: .relaxed) {
-                    input.send(value: value)
-                    value += 1
-                }
-                done.leave()
-            }.start()
+        let threads = SendingThreads(count: 4) { _ in
+            let (signal, input) = Signal<Int, Never>.pipe()
+            signal.map { $0 * 2 }.filter { $0 >= 0 }.observeValues { _ in }
+            return { input.send(value: $0) }
         }
         var probes: [() -> HeldProbe?] = []
         for _ in 0..<2_000 {
@@ -81,8 +71,7 @@ final class ProbeSetReclamationTests: XCTestCase {
             Instrumentation.attach(probe, retained: true)
             Instrumentation.detach(probe)
         }
-        stop.store(true, ordering: .relaxed)
-        done.wait()
+        threads.stop()
         let last = HeldProbe()
         Instrumentation.attach(last, retained: true)
         Instrumentation.detach(last)
