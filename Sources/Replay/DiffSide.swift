@@ -290,6 +290,65 @@ final class DiffSide {
         }
     }
 
+    /// Calls `body` with each event's position, sequence number, time, thread (the trace's
+    /// id, and the logical thread as `DiffEvent.thread` numbers it), node id and first cause, in
+    /// the order they were read.
+    func forEachEventThread(_ body: (_ position: Int, _ sequence: UInt64, _ time: Int64, _ threadID: UInt64,
+                                     _ thread: UInt32, _ node: UInt64, _ firstCause: UInt64?) throws -> Void) throws {
+        switch source {
+        case let .trace(trace):
+            let events = trace.events
+            var threadNumbers: [UInt64: UInt32] = [:]
+            for position in events.indices {
+                let threadID = events.thread(at: position)
+                let thread = threadNumbers[threadID] ?? texts.threads.number(trace.logicalThreadName(threadID))
+                threadNumbers[threadID] = thread
+                try body(position, events.sequence(at: position), events.time(at: position), threadID, thread,
+                         events.node(at: position), events.firstCause(at: position))
+            }
+        case let .file(url, _):
+            let reader = try TraceReader(url: url)
+            var threadNumbers: [UInt64: UInt32] = [:]
+            var position = 0
+            while let record = try reader.next() {
+                switch record {
+                case let .thread(thread):
+                    threadNumbers[thread.id] = texts.threads.number(thread.scheduler ?? thread.name)
+                case let .event(event):
+                    // The first pass checked that every event's thread is defined.
+                    try body(position, event.sequence, event.time, event.thread, threadNumbers[event.thread] ?? 0,
+                             event.node,
+                             event.causes.first)
+                    position += 1
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with the thread (the trace's id) and time of each subscribe and dispose
+    /// record: the work a thread did between events.
+    func forEachSubscriptionChange(_ body: (_ threadID: UInt64, _ time: Int64) throws -> Void) throws {
+        switch source {
+        case let .trace(trace):
+            for subscription in trace.subscriptions { try body(subscription.thread, subscription.time) }
+            for disposal in trace.disposals { try body(disposal.thread, disposal.time) }
+        case let .file(url, _):
+            let reader = try TraceReader(url: url)
+            while let record = try reader.next() {
+                switch record {
+                case let .subscribe(subscription): try body(subscription.thread, subscription.time)
+                case let .dispose(disposal): try body(disposal.thread, disposal.time)
+                default: break
+                }
+            }
+        }
+    }
+
+    /// The name of a logical thread `DiffEvent.thread` numbers.
+    func threadName(_ number: UInt32) -> String { texts.threads.string(number) }
+
     /// Calls `body` with each subscription, in the order they were read.
     func forEachSubscription(_ body: (SubscriptionRecord) throws -> Void) throws {
         switch source {

@@ -157,6 +157,9 @@ public struct TraceDiff: Sendable {
         /// For a consequence, the number (1-based position in `differences`) of the root
         /// cause that explains it; nil for a root cause (see `TraceDiff.differences`).
         public var consequenceOf: Int?
+        /// For a root cause or the first divergence whose live event ran while another thread
+        /// was delivering a cascade of its own: that race (see `Race`); nil otherwise.
+        public var race: Race?
 
         public init(kind: Kind, node: String, index: Int? = nil, a: EventRef? = nil, b: EventRef? = nil,
                     shift: Int64? = nil, events: Int? = nil, nodeA: NodeAttributes? = nil, nodeB: NodeAttributes? = nil,
@@ -175,7 +178,7 @@ public struct TraceDiff: Sendable {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case kind, node, index, a, b, shift, events, consequenceOf
+            case kind, node, index, a, b, shift, events, consequenceOf, race
         }
 
         /// `a` and `b` hold the events, for a changed node its attributes on each side, or for a
@@ -188,6 +191,7 @@ public struct TraceDiff: Sendable {
             shift = try container.decodeIfPresent(Int64.self, forKey: .shift)
             events = try container.decodeIfPresent(Int.self, forKey: .events)
             consequenceOf = try container.decodeIfPresent(Int.self, forKey: .consequenceOf)
+            race = try container.decodeIfPresent(Race.self, forKey: .race)
             if kind == .nodeChanged {
                 nodeA = try container.decodeIfPresent(NodeAttributes.self, forKey: .a)
                 nodeB = try container.decodeIfPresent(NodeAttributes.self, forKey: .b)
@@ -208,6 +212,7 @@ public struct TraceDiff: Sendable {
             try container.encodeIfPresent(shift, forKey: .shift)
             try container.encodeIfPresent(events, forKey: .events)
             try container.encodeIfPresent(consequenceOf, forKey: .consequenceOf)
+            try container.encodeIfPresent(race, forKey: .race)
             if kind == .nodeChanged {
                 try container.encodeIfPresent(nodeA, forKey: .a)
                 try container.encodeIfPresent(nodeB, forKey: .b)
@@ -330,13 +335,48 @@ public struct TraceDiff: Sendable {
         try builder.run()
         let ordered = try builder.ordered()
         let downstream = try builder.downstream()
-        firstDivergence = ordered.first?.difference
-        differences = Self.grouped(ordered, downstream: downstream)
+        var first = ordered.first?.difference
+        var grouped = Self.grouped(ordered, downstream: downstream)
+        if first != nil {
+            try Self.nameRaces(&grouped, &first, a, b)
+        }
+        firstDivergence = first
+        differences = grouped
         linesMoved = builder.linesMoved
         filesMoved = builder.filesMoved
         insideCalls = builder.insideCalls
         timing = builder.timing()
         warnings = a.warnings + b.warnings
+    }
+
+    /// Whether the traces differ and the first divergence ran in a race between threads of a
+    /// live trace (`Race`): a replay runs each cascade whole, so it cannot decide such a race
+    /// as the live run did, and what follows may all be its consequence.
+    public var divergesAtARace: Bool { firstDivergence?.race != nil }
+
+    /// Names the race each root cause and the first divergence ran in, when a side is a live
+    /// recording (the first such side; a virtual run has no races) and its event's cascade
+    /// interleaved with another thread's (`Interleavings`).
+    private static func nameRaces(_ differences: inout [Difference], _ first: inout Difference?,
+                                  _ a: DiffSide, _ b: DiffSide) throws {
+        let liveIsA = a.header.clock != .virtual
+        guard liveIsA || b.header.clock != .virtual else { return }
+        let live = liveIsA ? a : b
+        let interleavings = try Interleavings(live)
+        func describe(_ id: UInt64) -> String { live.node(id).map(TraceDiff.describe) ?? "node \(id)" }
+        func race(of difference: Difference) -> Race? {
+            if let own = liveIsA ? difference.a : difference.b {
+                return interleavings.race(atSequence: own.seq, describe: describe)
+            }
+            if let other = liveIsA ? difference.b : difference.a {
+                return interleavings.race(atTime: other.time, describe: describe)
+            }
+            return nil
+        }
+        for index in differences.indices where differences[index].consequenceOf == nil {
+            differences[index].race = race(of: differences[index])
+        }
+        if let divergence = first { first?.race = race(of: divergence) }
     }
 
     /// The differences in causal order regrouped: each root cause, then its consequences.
@@ -889,25 +929,37 @@ struct CallBoundary {
                 hangsFromAligned.insert(node.id)
             }
         }
+        // The largest set of nodes whose effects stay within the calls and the set: start from
+        // every node that may be inside and take out, until none is left to take, each whose
+        // events caused an event outside. A node whose events cause its own later events (a
+        // service's answer, then its interruption when the call is no longer wanted) or a
+        // cycle of such nodes stays in: a least fixed point would never admit them.
         var causallyInside = Set<UInt64>()
+        for node in side.nodes where !calls.contains(node.id) {
+            if let caused = effects[node.id], !caused.isEmpty {
+                causallyInside.insert(node.id)
+            } else if node.kind == .sink, !node.upstream.isEmpty {
+                causallyInside.insert(node.id)
+            } else if node.kind == .source, node.upstream.isEmpty {
+                // A service's source whose events caused nothing (interrupted before it
+                // answered, the call no longer wanted): the subscription test decides.
+                causallyInside.insert(node.id)
+            }
+        }
         var changed = true
         while changed {
             changed = false
-            for node in side.nodes where !calls.contains(node.id) && !causallyInside.contains(node.id) {
-                let isInside: Bool
+            for node in side.nodes where causallyInside.contains(node.id) {
+                let stays: Bool
                 if let caused = effects[node.id], !caused.isEmpty {
-                    isInside = caused.allSatisfy { calls.contains($0) || causallyInside.contains($0) }
-                } else if node.kind == .sink, !node.upstream.isEmpty {
-                    isInside = node.upstream.allSatisfy { causallyInside.contains($0.node) }
-                } else if node.kind == .source, node.upstream.isEmpty {
-                    // A service's source whose events caused nothing (interrupted before it
-                    // answered, the call no longer wanted): the subscription test decides.
-                    isInside = true
+                    stays = caused.allSatisfy { calls.contains($0) || causallyInside.contains($0) }
+                } else if node.kind == .sink {
+                    stays = node.upstream.allSatisfy { causallyInside.contains($0.node) }
                 } else {
-                    isInside = false
+                    stays = true
                 }
-                if isInside {
-                    causallyInside.insert(node.id)
+                if !stays {
+                    causallyInside.remove(node.id)
                     changed = true
                 }
             }

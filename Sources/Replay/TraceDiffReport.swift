@@ -26,10 +26,15 @@ extension TraceDiff {
         if let root = differences.first, let first = firstDivergence {
             out += "root cause: \(Self.line(root))\n"
             out += "first divergence: \(Self.line(first))\n"
+            if let race = first.race {
+                out += "   a race: \(Self.line(race)); a replay runs each cascade whole, so it cannot decide "
+                    + "this race as the live run did\n"
+            }
             var number = 0
             while number < differences.count {
                 let root = number + 1
                 out += "\(root). \(Self.line(differences[number]))\n"
+                if let race = differences[number].race { out += "   a race: \(Self.line(race))\n" }
                 number += 1
                 var consequences: [(number: Int, difference: Difference)] = []
                 while number < differences.count, differences[number].consequenceOf == root {
@@ -121,6 +126,14 @@ extension TraceDiff {
     /// holding a newline shown with `⏎`, see `reportLine`).
     public static func line(_ difference: Difference) -> String {
         text(of: difference).reportLine
+    }
+
+    /// A race on one line: which thread ran the event while which other thread delivered
+    /// which cascade.
+    static func line(_ race: Race) -> String {
+        let other = race.otherThread == race.thread ? "another thread of \(race.otherThread)" : race.otherThread
+        return ("on \(race.thread) while \(other) was delivering the cascade that began at "
+            + "\(race.otherNode) (seq \(race.otherSeq))").reportLine
     }
 
     private static func text(of difference: Difference) -> String {

@@ -176,6 +176,77 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertEqual(withoutCall.insideCalls, [])
     }
 
+    /// Generated pipeline seed 65 (live): `flatMap(.latest)` switched away from a call just after
+    /// its service answered, so the service's interruption names its own answer as its cause. A
+    /// node whose events cause its own later events is still inside the call.
+    func testAServiceWhoseAnswerCausesItsOwnInterruptionIsStillInsideTheCall() throws {
+        let call = [
+            #"{"type":"node","id":3,"kind":"source","name":"call","parameters":"search","file":"App.swift","line":7,"label":"search","upstream":[]}"#,
+            #"{"type":"subscribe","id":3,"node":3,"parent":2,"time":1000,"thread":1}"#,
+        ]
+        let service = [
+            #"{"type":"node","id":4,"kind":"source","name":"SignalProducer","parameters":"","file":"Service.swift","line":9,"upstream":[]}"#,
+            #"{"type":"subscribe","id":4,"node":4,"parent":2,"time":1000,"thread":1}"#,
+            #"{"type":"event","seq":7,"time":5000,"node":4,"sub":4,"kind":"value","thread":2,"causes":[2],"text":"1","json":1}"#,
+        ]
+        let answer = #"{"type":"event","seq":8,"time":5000,"node":3,"sub":3,"kind":"value","thread":2,"causes":[7],"text":"1","json":1}"#
+        let interrupted = #"{"type":"event","seq":9,"time":5100,"node":4,"sub":4,"kind":"interrupted","thread":2,"causes":[7]}"#
+        let live = try trace { $0 += call + service + [answer, interrupted] }
+        let replay = try trace { $0 += call + [answer.replacingOccurrences(of: "[7]", with: "[2]")] }
+        let diff = TraceDiff(live, replay, timeTolerance: 0)
+        XCTAssertTrue(diff.isSame, diff.text)
+        XCTAssertEqual(diff.insideCalls.map(\.node), ["SignalProducer @Service.swift:9"])
+    }
+
+    /// Two inputs on two threads into one `merge`. Live, the `ui` thread's value reached the
+    /// merge while `main` was still delivering its own (their cascades overlap in time); a
+    /// replay that lacks that value names the race. Moved apart in time, the same difference
+    /// is no race.
+    func testADifferenceWhereTwoLiveThreadsCascadesOverlappedIsNamedARace() throws {
+        func live(uiAt time: Int) throws -> Trace {
+            try craftedTrace([
+                #"{"type":"thread","id":1,"name":"main"}"#,
+                #"{"type":"thread","id":2,"name":"ui"}"#,
+                #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"a","file":"App.swift","line":3,"label":"a","upstream":[]}"#,
+                #"{"type":"node","id":2,"kind":"source","name":"input","parameters":"b","file":"App.swift","line":4,"label":"b","upstream":[]}"#,
+                #"{"type":"node","id":3,"kind":"operator","name":"merge","parameters":"","file":"App.swift","line":5,"upstream":[{"node":1,"role":"data"},{"node":2,"role":"data"}]}"#,
+                #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+                #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+                #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
+                #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+                #"{"type":"event","seq":2,"time":"# + "\(time)" + #","node":2,"sub":2,"kind":"value","thread":2,"causes":[],"text":"2","json":2}"#,
+                #"{"type":"event","seq":3,"time":"# + "\(time + 50)" + #","node":3,"sub":3,"kind":"value","thread":2,"causes":[2],"text":"2","json":2}"#,
+                #"{"type":"event","seq":4,"time":1500,"node":3,"sub":3,"kind":"value","thread":1,"causes":[1],"text":"1","json":1}"#,
+            ], clock: "real")
+        }
+        let replay = try craftedTrace([
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":2,"name":"ui"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"a","file":"App.swift","line":3,"label":"a","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"source","name":"input","parameters":"b","file":"App.swift","line":4,"label":"b","upstream":[]}"#,
+            #"{"type":"node","id":3,"kind":"operator","name":"merge","parameters":"","file":"App.swift","line":5,"upstream":[{"node":1,"role":"data"},{"node":2,"role":"data"}]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":2,"time":1000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[1],"text":"1","json":1}"#,
+            #"{"type":"event","seq":3,"time":1200,"node":2,"sub":2,"kind":"value","thread":2,"causes":[],"text":"2","json":2}"#,
+        ])
+        let racing = TraceDiff(try live(uiAt: 1200), replay, nameA: "live", nameB: "replay")
+        XCTAssertTrue(racing.divergesAtARace, racing.text)
+        XCTAssertEqual(racing.firstDivergence?.race,
+                       .init(thread: "ui", otherThread: "main", otherSeq: 1, otherNode: #"input "a" @App.swift:3"#))
+        XCTAssertTrue(racing.text.contains(#"   a race: on ui while main was delivering the cascade that began at input "a" @App.swift:3 (seq 1)"#),
+                      racing.text)
+        XCTAssertTrue(racing.json.contains(#""race":{"otherNode":"input \"a\" @App.swift:3","otherSeq":1"#), racing.json)
+        let apart = TraceDiff(try live(uiAt: 2000), replay, nameA: "live", nameB: "replay")
+        XCTAssertFalse(apart.isSame)
+        XCTAssertFalse(apart.divergesAtARace, apart.text)
+        XCTAssertFalse(apart.text.contains("a race"), apart.text)
+        // Two virtual runs have no races.
+        XCTAssertFalse(TraceDiff(replay, try trace()).divergesAtARace)
+    }
+
     func testTheFirstDivergenceInCausalOrderComesFirst() throws {
         let changed = try trace {
             $0[9] = $0[9].replacingOccurrences(of: #""json":"B""#, with: #""json":"X""#)

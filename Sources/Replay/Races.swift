@@ -1,0 +1,155 @@
+import TraceLog
+
+extension TraceDiff {
+    /// Why a difference may be a race a replay cannot reproduce: in the live trace, the event
+    /// ran while another thread was in the middle of delivering a cascade of its own.
+    ///
+    /// A *cascade* is what one event the environment delivered (an input's value, a timer's
+    /// tick, a service's answer, a teardown) set off synchronously on its thread: the events
+    /// whose first cause leads back to it on that thread. A replay runs each cascade whole, at
+    /// its recorded time, on one thread. Live, two threads' cascades can interleave: one thread's
+    /// value crosses an operator that another thread is tearing down, or reaches
+    /// `combineLatest` while the other's value is on its way there. When a difference's live
+    /// event belongs to a cascade that interleaved with another thread's (another thread
+    /// recorded an event between its cascade's first and last events, or its cascade began
+    /// while the other's was still running), the replay could not have decided that race the
+    /// same way, and the report names it: which threads, and where the other cascade began.
+    ///
+    /// This is evidence, not proof: the interleaving is where the race could be decided, and
+    /// a difference there is reported as a race even when something else also changed.
+    public struct Race: Codable, Equatable, Sendable {
+        /// The thread of the live event that differs.
+        public var thread: String
+        /// The other thread, whose cascade was being delivered meanwhile.
+        public var otherThread: String
+        /// The event the other thread's cascade began with (its sequence number in the live trace).
+        public var otherSeq: UInt64
+        /// That event's node, as a difference names nodes.
+        public var otherNode: String
+    }
+}
+
+/// The cascades of a live trace, to tell whether an event ran while another thread's cascade
+/// was in progress (`TraceDiff.Race`). A cascade lasts from its first event to the last thing
+/// its thread recorded before the thread's next cascade began: its events, and the subscribe
+/// and dispose records in between (a `flatMap(.latest)` switching to a new inner stream
+/// records only those), each within `gap` of what the cascade did before. Two cascades of
+/// different threads race when those spans overlap.
+///
+/// Built from two passes over the side; it keeps about 48 bytes an event, so a side of more
+/// than `limit` events is not examined.
+struct Interleavings {
+    /// The most events examined: past it, no difference is named a race.
+    static let limit = 2_000_000
+    /// The longest pause, in nanoseconds, between two things a cascade did: a subscribe or
+    /// dispose record later than this after the cascade's last one is not part of it.
+    static let gap: Int64 = 1_000_000
+    /// How far (in events) the search for another thread's cascade goes.
+    static let reach = 10_000
+
+    private var sequence: [UInt64] = []
+    /// Each event's thread as the trace numbers it: two threads that serve one queue in turn
+    /// have one logical name but never run at once, so only these tell a race.
+    private var threadID: [UInt64] = []
+    /// Each event's logical thread, for the report.
+    private var thread: [UInt32] = []
+    private var time: [Int64] = []
+    private var node: [UInt64] = []
+    /// The position of the event each event's cascade began with.
+    private var root: [Int32] = []
+    /// For a cascade's first event, when the cascade ended; else unused.
+    private var end: [Int64] = []
+    private var positions = SequencePositions()
+    private let side: DiffSide?
+
+    /// Nothing examined: no event is in a race.
+    init() { side = nil }
+
+    init(_ side: DiffSide) throws {
+        guard side.eventCount <= Self.limit else {
+            self.side = nil
+            return
+        }
+        self.side = side
+        // Each thread's cascades, by their first events' positions, in order.
+        var cascades: [UInt64: [Int32]] = [:]
+        try side.forEachEventThread { position, sequence, time, threadID, thread, node, firstCause in
+            positions.append(sequence)
+            self.sequence.append(sequence)
+            self.threadID.append(threadID)
+            self.thread.append(thread)
+            self.time.append(time)
+            self.node.append(node)
+            var origin = Int32(position)
+            if let firstCause, let parent = positions.position(of: firstCause), parent < position,
+               self.threadID[parent] == threadID {
+                origin = root[parent]
+            } else {
+                cascades[threadID, default: []].append(origin)
+            }
+            root.append(origin)
+            end.append(time)
+            end[Int(origin)] = max(end[Int(origin)], time)
+        }
+        // The subscribe and dispose records a thread made during a cascade (after its first
+        // event, before the thread's next cascade) extend it, each no later than `gap` after
+        // what the cascade did last: a thread that went idle and later disposed of something
+        // (the end of the run) did not stay in the cascade all along.
+        var changes: [(thread: UInt64, time: Int64)] = []
+        try side.forEachSubscriptionChange { threadID, instant in
+            if cascades[threadID] != nil { changes.append((threadID, instant)) }
+        }
+        changes.sort { ($0.thread, $0.time) < ($1.thread, $1.time) }
+        for (threadID, instant) in changes {
+            guard let starts = cascades[threadID] else { continue }
+            var low = 0, high = starts.count
+            while low < high {
+                let middle = (low + high) / 2
+                if self.time[Int(starts[middle])] <= instant { low = middle + 1 } else { high = middle }
+            }
+            guard low > 0 else { continue }
+            let origin = Int(starts[low - 1])
+            if instant > end[origin], instant - end[origin] <= Self.gap { end[origin] = instant }
+        }
+    }
+
+    /// The race the event numbered `sequence` ran in, if its cascade overlapped another
+    /// thread's; `describe` names a node by its id.
+    func race(atSequence sequence: UInt64, describe: (UInt64) -> String) -> TraceDiff.Race? {
+        guard side != nil, let position = positions.position(of: sequence) else { return nil }
+        return race(at: position, describe: describe)
+    }
+
+    /// The race of the events that straddle `instant` (the last one recorded at or before it,
+    /// and the next), for a difference with no live event of its own: an event only the
+    /// replay has, at the time it has it.
+    func race(atTime instant: Int64, describe: (UInt64) -> String) -> TraceDiff.Race? {
+        guard side != nil, !time.isEmpty else { return nil }
+        var before: Int?
+        for position in time.indices where time[position] <= instant {
+            if before.map({ time[position] >= time[$0] }) ?? true { before = position }
+        }
+        let candidates = [before, before.map { $0 + 1 } ?? 0].compactMap { $0 }.filter { $0 < time.count }
+        for position in candidates {
+            if let race = race(at: position, describe: describe) { return race }
+        }
+        return nil
+    }
+
+    private func race(at position: Int, describe: (UInt64) -> String) -> TraceDiff.Race? {
+        guard let side else { return nil }
+        let origin = Int(root[position]), own = threadID[position]
+        let span = time[origin]...max(time[origin], end[origin])
+        // The cascades of other threads that began within reach, before or after this one.
+        var index = max(0, origin - Self.reach)
+        while index < min(time.count, origin + Self.reach) {
+            defer { index += 1 }
+            guard threadID[index] != own, Int(root[index]) == index else { continue }
+            if span.overlaps(time[index]...max(time[index], end[index])) {
+                return TraceDiff.Race(thread: side.threadName(thread[position]), otherThread: side.threadName(thread[index]),
+                                      otherSeq: sequence[index], otherNode: describe(node[index]))
+            }
+        }
+        return nil
+    }
+}
