@@ -16,14 +16,20 @@ public struct MarbleTraceFile {
 
     /// Reads the structure of the trace at `url`, its errors and warnings named `name`.
     public init(url: URL, name: String) throws {
-        input = try MarbleInput(url: url, name: name)
+        input = try MarbleInput(path: PathName(url.path), name: name)
+    }
+
+    /// Reads the structure of the trace at `path` (its bytes used as given), its errors and
+    /// warnings named `name`.
+    package init(path: PathName, name: String) throws {
+        input = try MarbleInput(path: path, name: name)
     }
 }
 
 /// Where a marble figure's events are read from, as often as the figure needs.
 enum MarbleEventFeed {
     case trace(Trace)
-    case file(URL, name: String)
+    case file(PathName, name: String)
 
     /// Calls `event` with each event and `other` with each other record, in the order of the
     /// trace, and returns what the reader skipped. A file's records are read again each time;
@@ -38,8 +44,8 @@ enum MarbleEventFeed {
             for position in trace.events.indices { try body(trace.events[position]) }
             for disposal in trace.disposals { try other(.dispose(disposal)) }
             return trace.warnings
-        case let .file(url, name):
-            let reader = try TraceReader(url: url, name: name)
+        case let .file(path, name):
+            let reader = try TraceReader(path: path, name: name)
             var validator = TraceValidator()
             while let record = try reader.next() {
                 if validating { try validator.check(record, readBy: reader) }
@@ -200,9 +206,9 @@ struct MarbleInput {
         try self.init(feed: .trace(trace), structure: trace)
     }
 
-    /// The input of the trace file at `url`: its records checked and its structure kept.
-    init(url: URL, name: String) throws {
-        try self.init(feed: .file(url, name: name), structure: Trace(header: TraceReader(url: url, name: name).header))
+    /// The input of the trace file at `path`: its records checked and its structure kept.
+    init(path: PathName, name: String) throws {
+        try self.init(feed: .file(path, name: name), structure: Trace(header: TraceReader(path: path, name: name).header))
     }
 
     private init(feed: MarbleEventFeed, structure given: Trace) throws {

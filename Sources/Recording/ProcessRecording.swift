@@ -55,14 +55,15 @@ public enum ProcessRecording {
     public static func startFromEnvironment() {
         marbles_process_recording_linked()
         guard let value = getenv(variable), value.pointee != 0 else { return }
-        let path = String(cString: value)
+        // The file's bytes as given: a name that is not UTF-8 names that file, not another.
+        let path = PathName(cString: value)
         unsetenv(variable)
         guard recorder.current == nil else { return }
         let started: Recorder
         do {
-            started = try Recorder(to: URL(fileURLWithPath: path), clock: .real)
+            started = try Recorder(to: path, url: URL(fileURLWithPath: path.shown), clock: .real)
         } catch {
-            let line = "marbles: \(variable)=\(path): cannot record: \(error); the program runs unrecorded\n"
+            let line = "marbles: \(variable)=\(path.shown): cannot record: \(error); the program runs unrecorded\n"
             _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
             return
         }

@@ -175,7 +175,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
     var fileClosed = false
     /// For a recording that replaces an existing trace: the temporary file it writes, renamed
     /// over `target` when it stops (see `init(to:)`).
-    var replacing: (temporary: String, target: String)?
+    var replacing: (temporary: PathName, target: PathName)?
     /// The summary written at `stop()`, kept because the tables it counts are then released.
     var finalSummary: SummaryRecord?
 
@@ -195,20 +195,29 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// pipe is written in place from the start.
     convenience init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
                      flushInterval: Duration = .milliseconds(100), counterClock: Bool = true) throws {
+        try self.init(to: PathName(url.path), url: url, clock: clock, bufferCapacity: bufferCapacity,
+                      flushInterval: flushInterval, counterClock: counterClock)
+    }
+
+    /// A recorder writing to the file at `path`, its bytes used as given (a name that is not
+    /// UTF-8 too), as `init(to:)` does; `url` is what the recorder's `url` and its messages
+    /// show.
+    convenience init(to path: PathName, url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
+                     flushInterval: Duration = .milliseconds(100), counterClock: Bool = true) throws {
         let fd: Int32
-        var replacing: (temporary: String, target: String)?
-        if let (target, existing) = Self.existingFile(at: url.path) {
+        var replacing: (temporary: PathName, target: PathName)?
+        if let (target, existing) = Self.existingFile(at: path) {
             switch ReplacementFile.make(beside: target, keeping: existing) {
             case let .failure(error):
                 throw TraceError(file: url.path, line: 0, column: 0,
                                  message: "cannot create the trace: cannot create a file in the folder "
-                                     + "\(ReplacementFile.folder(of: target)) to replace it with: \(error.reason)")
+                                     + "\(target.folder.shown) to replace it with: \(error.reason)")
             case let .success((temporary, descriptor)):
                 fd = descriptor
                 replacing = (temporary, target)
             }
         } else {
-            fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            fd = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
             guard fd >= 0 else {
                 throw TraceError(file: url.path, line: 0, column: 0,
                                  message: "cannot create the trace: \(String(cString: strerror(errno)))")
@@ -225,13 +234,14 @@ final class RecorderCore: Probe, @unchecked Sendable {
 
     /// The regular file at `path`, by its real path (a symbolic link to it stays a link), and
     /// its status; nil when there is none there (or something else: a device, a pipe).
-    private static func existingFile(at path: String) -> (path: String, status: stat)? {
+    private static func existingFile(at path: PathName) -> (path: PathName, status: stat)? {
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, let resolved = realpath(path, nil) else {
+        guard path.withCString({ stat($0, &status) }) == 0, status.st_mode & S_IFMT == S_IFREG,
+              let resolved = path.withCString({ realpath($0, nil) }) else {
             return nil
         }
         defer { free(resolved) }
-        return (String(cString: resolved), status)
+        return (PathName(cString: resolved), status)
     }
 
     /// A recorder writing to the open file `fd` (which it owns and closes at stop), known to
@@ -394,12 +404,15 @@ final class RecorderCore: Probe, @unchecked Sendable {
         if let replacing {
             self.replacing = nil
             if writeError == nil {
-                if rename(replacing.temporary, replacing.target) != 0 {
+                let renamed = replacing.temporary.withCString { temporary in
+                    replacing.target.withCString { rename(temporary, $0) }
+                }
+                if renamed != 0 {
                     writeError = "cannot replace the earlier trace with it: \(String(cString: strerror(errno)))"
                 }
             }
             // Not renamed: the earlier trace stays, the incomplete one goes.
-            if writeError != nil { unlink(replacing.temporary) }
+            if writeError != nil { _ = replacing.temporary.withCString(unlink) }
         }
         // A stopped recorder lets go of everything but its result (and, in memory, the
         // trace) at once, whoever still holds it.

@@ -113,6 +113,12 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
         core = try RecorderCore(to: url, clock: clock, bufferCapacity: bufferCapacity, flushInterval: flushInterval)
     }
 
+    /// A recorder writing to the file at `path`, its bytes used as given (a name that is not
+    /// UTF-8 too), as `init(to:)` writes to a URL's; `url` is what its `url` and messages show.
+    package init(to path: PathName, url: URL, clock: Clock = .real) throws {
+        core = try RecorderCore(to: path, url: url, clock: clock)
+    }
+
     /// A recorder writing to `descriptor`, a file its caller has already opened (and the
     /// recorder now owns and closes at stop), known to the user as `url`. The command line
     /// records into files it made itself this way: opening them again by path could make a

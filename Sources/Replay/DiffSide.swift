@@ -140,7 +140,7 @@ final class DiffSide {
 
     private enum Source {
         case trace(Trace)
-        case file(URL, EventSpill)
+        case file(PathName, name: String, EventSpill)
     }
 
     /// The side of `trace`, held in memory.
@@ -170,14 +170,14 @@ final class DiffSide {
         requestByPosition = contexts.byPosition
     }
 
-    /// Reads the trace at `url`, checking every record as `Trace` does (the same errors, at the
-    /// same lines), and keeps its events by node.
-    init(contentsOf url: URL, texts: DiffTexts, spillLimit: Int = EventSpill.limit) throws {
-        let reader = try TraceReader(url: url)
+    /// Reads the trace at `path`, named `name` in messages, checking every record as `Trace`
+    /// does (the same errors, at the same lines), and keeps its events by node.
+    init(path: PathName, name: String, texts: DiffTexts, spillLimit: Int = EventSpill.limit) throws {
+        let reader = try TraceReader(path: path, name: name)
         header = reader.header
         self.texts = texts
         let spill = EventSpill(limit: spillLimit, name: reader.name)
-        source = .file(url, spill)
+        source = .file(path, name: name, spill)
         var validator = TraceValidator()
         var threadNumbers: [UInt64: UInt32] = [:]
         var contexts = RequestContexts(requests: texts.requests)
@@ -231,7 +231,7 @@ final class DiffSide {
     func events(of id: UInt64, from start: Int = 0, limit: Int = .max) throws -> [DiffEvent] {
         guard let index = nodeIndex[id] else { return [] }
         switch source {
-        case let .file(_, spill):
+        case let .file(_, _, spill):
             return try spill.events(of: index, from: start, limit: limit)
         case let .trace(trace):
             var threadNumbers: [UInt64: UInt32] = [:]
@@ -262,8 +262,8 @@ final class DiffSide {
         case let .trace(trace):
             let events = trace.events
             for position in events.indices { try body(events.sequence(at: position), events.time(at: position)) }
-        case let .file(url, _):
-            let reader = try TraceReader(url: url)
+        case let .file(path, name, _):
+            let reader = try TraceReader(path: path, name: name)
             while let record = try reader.next() {
                 if case let .event(event) = record { try body(event.sequence, event.time) }
             }
@@ -279,8 +279,8 @@ final class DiffSide {
             for position in events.indices {
                 try body(position, events.sequence(at: position), events.node(at: position), events.causes(at: position))
             }
-        case let .file(url, _):
-            let reader = try TraceReader(url: url)
+        case let .file(path, name, _):
+            let reader = try TraceReader(path: path, name: name)
             var position = 0
             while let record = try reader.next() {
                 guard case let .event(event) = record else { continue }
@@ -306,8 +306,8 @@ final class DiffSide {
                 try body(position, events.sequence(at: position), events.time(at: position), threadID, thread,
                          events.node(at: position), events.firstCause(at: position))
             }
-        case let .file(url, _):
-            let reader = try TraceReader(url: url)
+        case let .file(path, name, _):
+            let reader = try TraceReader(path: path, name: name)
             var threadNumbers: [UInt64: UInt32] = [:]
             var position = 0
             while let record = try reader.next() {
@@ -334,8 +334,8 @@ final class DiffSide {
         case let .trace(trace):
             for subscription in trace.subscriptions { try body(subscription.thread, subscription.time) }
             for disposal in trace.disposals { try body(disposal.thread, disposal.time) }
-        case let .file(url, _):
-            let reader = try TraceReader(url: url)
+        case let .file(path, name, _):
+            let reader = try TraceReader(path: path, name: name)
             while let record = try reader.next() {
                 switch record {
                 case let .subscribe(subscription): try body(subscription.thread, subscription.time)
@@ -354,8 +354,8 @@ final class DiffSide {
         switch source {
         case let .trace(trace):
             for subscription in trace.subscriptions { try body(subscription) }
-        case let .file(url, _):
-            let reader = try TraceReader(url: url)
+        case let .file(path, name, _):
+            let reader = try TraceReader(path: path, name: name)
             while let record = try reader.next() {
                 if case let .subscribe(subscription) = record { try body(subscription) }
             }

@@ -65,6 +65,15 @@ public struct Replayer: Sendable {
                   unrecordedRequests: unrecordedRequests)
     }
 
+    /// A replayer of the trace at `path` (its bytes used as given, a name that is not UTF-8
+    /// too), named `name` in messages (the path as shown when nil).
+    package init(path: PathName, name: String? = nil, hopLatency: ReplayEnvironment.HopLatency = .zero,
+                 unrecordedRequests: ReplayEnvironment.UnrecordedRequests = .error) throws {
+        let name = name ?? path.shown
+        self.init(trace: try Trace(path: path, name: name), name: name, hopLatency: hopLatency,
+                  unrecordedRequests: unrecordedRequests)
+    }
+
     /// The virtual time the replay runs to: the recording's end (its summary's duration, or
     /// its latest event when it was cut off).
     public var end: Int64 {

@@ -304,8 +304,18 @@ public struct TraceDiff: Sendable {
     /// line, as `Trace(contentsOf:)` reports.
     public init(contentsOf a: URL, _ b: URL, nameA: String = "A", nameB: String = "B", timeTolerance: Int64? = nil,
                 ignoringLineShifts: Bool = false) throws {
-        try self.init(contentsOf: a, b, nameA: nameA, nameB: nameB, timeTolerance: timeTolerance,
-                      ignoringLineShifts: ignoringLineShifts, spillLimit: EventSpill.limit, window: Self.window)
+        try self.init(path: PathName(a.path), PathName(b.path), fileNames: (a.relativePath, b.relativePath), nameA: nameA,
+                      nameB: nameB, timeTolerance: timeTolerance, ignoringLineShifts: ignoringLineShifts)
+    }
+
+    /// Compares the trace files at `a` and `b`, their bytes used as given (a name that is not
+    /// UTF-8 too), as `init(contentsOf:_:)` does; `fileNames` name the files in a malformed
+    /// trace's error (the paths as shown when nil).
+    package init(path a: PathName, _ b: PathName, fileNames: (String, String)? = nil, nameA: String = "A",
+                 nameB: String = "B", timeTolerance: Int64? = nil, ignoringLineShifts: Bool = false) throws {
+        try self.init(path: a, b, fileNames: fileNames ?? (a.shown, b.shown), nameA: nameA, nameB: nameB,
+                      timeTolerance: timeTolerance, ignoringLineShifts: ignoringLineShifts, spillLimit: EventSpill.limit,
+                      window: Self.window)
     }
 
     /// How many events of each node of a pair are compared at a time while they agree.
@@ -313,11 +323,11 @@ public struct TraceDiff: Sendable {
 
     /// `spillLimit`: how many events of a side wait in memory before they go to its temporary
     /// file; `window`: how many events of each node are compared at a time while they agree.
-    init(contentsOf a: URL, _ b: URL, nameA: String, nameB: String, timeTolerance: Int64?, ignoringLineShifts: Bool,
-         spillLimit: Int, window: Int) throws {
+    init(path a: PathName, _ b: PathName, fileNames: (String, String), nameA: String, nameB: String, timeTolerance: Int64?,
+         ignoringLineShifts: Bool, spillLimit: Int, window: Int) throws {
         let texts = DiffTexts()
-        let sideA = try DiffSide(contentsOf: a, texts: texts, spillLimit: spillLimit)
-        let sideB = try DiffSide(contentsOf: b, texts: texts, spillLimit: spillLimit)
+        let sideA = try DiffSide(path: a, name: fileNames.0, texts: texts, spillLimit: spillLimit)
+        let sideB = try DiffSide(path: b, name: fileNames.1, texts: texts, spillLimit: spillLimit)
         try self.init(sideA, sideB, nameA: nameA, nameB: nameB, timeTolerance: timeTolerance,
                       ignoringLineShifts: ignoringLineShifts, window: window)
     }

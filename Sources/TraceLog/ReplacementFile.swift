@@ -10,16 +10,15 @@ package enum ReplacementFile {
     /// Makes the temporary file for the target at `resolved` (symbolic links resolved), keeping
     /// `existing`'s mode and owner when there is a file to replace. Returns its path and an
     /// open descriptor (close-on-exec), or the `errno` of the failure to make it.
-    package static func make(beside resolved: String, keeping existing: stat?) -> Result<(path: String, descriptor: Int32), Errno> {
-        let folder = self.folder(of: resolved)
-        var base = PathName.lastComponent(of: resolved)
+    package static func make(beside resolved: PathName, keeping existing: stat?) -> Result<(path: PathName, descriptor: Int32), Errno> {
+        let folder = resolved.folder
         // Room for the prefix and suffix within a file name's 255 bytes.
-        while base.utf8.count > 200 { base.removeLast() }
+        let base = PathName(bytes: resolved.lastComponent.bytes.prefix(200))
         var generator = SystemRandomNumberGenerator()
         while true {
             let suffix = String(generator.next() as UInt32, radix: 16)
-            let temporary = folder + "/." + base + ".marbles-" + String(repeating: "0", count: 8 - suffix.count) + suffix
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let temporary = folder.appending(PathName(".") + base + (".marbles-" + String(repeating: "0", count: 8 - suffix.count) + suffix))
+            let descriptor = temporary.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
             if descriptor < 0 {
                 if errno == EEXIST || errno == EINTR { continue }
                 return .failure(Errno(code: errno))
@@ -30,11 +29,6 @@ package enum ReplacementFile {
             }
             return .success((temporary, descriptor))
         }
-    }
-
-    /// The folder holding `path`: `.` for a bare name.
-    package static func folder(of path: String) -> String {
-        PathName.folder(of: path)
     }
 
     /// An `errno` value, with its reason.

@@ -121,6 +121,12 @@ public struct Trace: Sendable {
         try self.init(reader: TraceReader(url: url), leavingOut: leavingOut)
     }
 
+    /// Loads the trace at `path` (its bytes used as given), named `name` in messages (the
+    /// path as shown when nil), without the records in `leavingOut`.
+    package init(path: PathName, name: String? = nil, leavingOut: Parts = []) throws {
+        try self.init(reader: TraceReader(path: path, name: name), leavingOut: leavingOut)
+    }
+
     /// Loads a trace held in memory (a `Recorder`'s `bytes`).
     public init(bytes: [UInt8], name: String = "<memory>") throws {
         try self.init(reader: TraceReader(bytes: bytes, name: name))

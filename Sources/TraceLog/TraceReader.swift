@@ -134,8 +134,15 @@ public final class TraceReader {
     /// (when nil, the path the URL was made from, relative if it was: a command line's
     /// messages name a file as it was typed).
     public convenience init(url: URL, name: String? = nil, maxLineLength: Int = 64 << 20) throws {
-        let name = name ?? url.relativePath
-        guard let file = fopen(url.path, "rb") else {
+        try self.init(path: PathName(url.path), name: name ?? url.relativePath, maxLineLength: maxLineLength)
+    }
+
+    /// Opens the trace at `path`, its bytes used as given (a name that is not UTF-8 too), and
+    /// reads its header; `name` stands for the file in messages (when nil, the path as shown,
+    /// a byte that is not UTF-8 as `\xFF`).
+    package convenience init(path: PathName, name: String? = nil, maxLineLength: Int = 64 << 20) throws {
+        let name = name ?? path.shown
+        guard let file = path.withCString({ fopen($0, "rb") }) else {
             throw TraceError(file: name, line: 0, column: 0,
                              message: "cannot open the trace: \(String(cString: strerror(errno)))")
         }

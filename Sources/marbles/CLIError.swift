@@ -48,6 +48,11 @@ struct CLIError: Error, CustomStringConvertible {
         CLIError("\(path): error: \(what)".reportLine)
     }
 
+    /// A problem with the file at `path`, named as given, a byte that is not UTF-8 as `\xFF`.
+    static func file(_ path: PathName, _ what: String) -> CLIError {
+        file(path.shown, what)
+    }
+
     var description: String { message ?? "exit status \(status)" }
 }
 

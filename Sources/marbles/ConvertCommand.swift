@@ -34,7 +34,7 @@ struct ConvertCommand: ParsableCommand {
     )
 
     @Argument(help: "The trace file to convert (JSON Lines or binary, see traces/FORMAT.md).")
-    var trace: String
+    var trace: PathName
 
     @Option(name: .long, help: ArgumentHelp(
         "The encoding to write: binary or jsonl (JSON Lines). The default is the one the trace is not in.",
@@ -46,13 +46,13 @@ struct ConvertCommand: ParsableCommand {
     func run() throws {
         let input = try InputFile(trace)
         let file = try OutputFile(output.output, option: "-o", inputs: [input])
-        let reader = try TraceReader(url: URL(fileURLWithPath: input.path))
+        let reader = try input.traceReader()
         let encoding = to ?? (reader.encoding == .binary ? .jsonLines : .binary)
         let pending = try file.begin()
         let records = try TraceConversion.convert(reader, to: encoding) { try pending.write($0) }
         Console.warn(reader.warnings)
         let names: [TraceEncoding: String] = [.binary: "binary", .jsonLines: "JSON Lines"]
-        try Console.print("wrote \(output.output): \(records) records, \(names[encoding] ?? "") from \(names[reader.encoding] ?? "")\n")
+        try Console.print("wrote \(output.output.shown): \(records) records, \(names[encoding] ?? "") from \(names[reader.encoding] ?? "")\n")
         try pending.commit()
     }
 }

@@ -52,19 +52,12 @@ struct DemoCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("The folder holding traces/ (and diagrams/); the current folder by default.",
                                             valueName: "dir"))
-    var root = "."
+    var root = PathName(".")
 
     func run() throws {
         let scenarios = scenario.map { [$0.scenario] } ?? Scenarios.all
-        let top = URL(fileURLWithPath: root, isDirectory: true)
-        if !fromRecordings {
-            do {
-                try FileManager.default.createDirectory(at: top.appendingPathComponent("traces"),
-                                                        withIntermediateDirectories: true)
-            } catch {
-                throw Self.failure("cannot create \(top.appendingPathComponent("traces").path): \(error.localizedDescription)")
-            }
-        }
+        let top = root
+        if !fromRecordings { try Self.makeFolders(top.appending(PathName("traces"))) }
         var rows: [DemoRow] = []
         for (index, scenario) in scenarios.enumerated() {
             let counter = "[\(index + 1)/\(scenarios.count)] \(scenario.name)"
@@ -84,12 +77,12 @@ struct DemoCommand: ParsableCommand {
         }
     }
 
-    private func run(_ scenario: Scenario, counter: String, top: URL) throws -> DemoRow {
+    private func run(_ scenario: Scenario, counter: String, top: PathName) throws -> DemoRow {
         let recordingPath = Figures.recordingPath(scenario)
-        let recordingURL = top.appendingPathComponent(recordingPath)
+        let recordingFile = top.appending(PathName(recordingPath))
         if !fromRecordings {
             // The recording replaces the committed one only once it has finished.
-            let pending = try OutputFile(recordingURL.path, option: "the recording").begin()
+            let pending = try OutputFile(recordingFile, option: "the recording").begin()
             try Console.print("\(counter): recording live for \(String(format: "%.1f", scenario.duration)) s → \(recordingPath)\n")
             do {
                 try LiveRunner.record(scenario, into: pending.recorder())
@@ -97,14 +90,14 @@ struct DemoCommand: ParsableCommand {
                 throw pending.failure(error.message)
             }
             try pending.commit()
-        } else if !FileManager.default.fileExists(atPath: recordingURL.path) {
-            throw Self.failure("\(recordingURL.path): no recording of \(scenario.name); run `marbles demo` "
+        } else if recordingFile.withCString({ access($0, F_OK) }) != 0 {
+            throw Self.failure("\(recordingFile.shown): no recording of \(scenario.name); run `marbles demo` "
                 + "(or `marbles record --scenario \(scenario.name) -o \(recordingPath)`) first")
         }
-        let input = try InputFile(recordingURL.path)
+        let input = try InputFile(recordingFile)
         do {
-            let recording = try Trace(contentsOf: recordingURL)
-            let stats = try TraceStats.compute(TraceReader(url: recordingURL))
+            let recording = try Trace(reader: input.traceReader())
+            let stats = try TraceStats.compute(input.traceReader())
             try Console.print("\(counter): replaying in virtual time\n")
             let replay = try Figures.replay(scenario, from: recording, name: recordingPath)
             let agreement = Figures.agreement(of: recording, and: replay.trace, recordingName: recordingPath,
@@ -113,9 +106,9 @@ struct DemoCommand: ParsableCommand {
                 + (agreement.isSame ? "values agree" : "\(agreement.differences.count) differences") + "\n")
             for file in try Figures.files(of: scenario, replay: replay) {
                 try Console.print("\(counter): writing \(file.path)\n")
-                let url = top.appendingPathComponent(file.path)
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try OutputFile(url.path, option: "the demo's output", inputs: [input]).write(file.bytes)
+                let path = top.appending(PathName(file.path))
+                try Self.makeFolders(path.folder)
+                try OutputFile(path, option: "the demo's output", inputs: [input]).write(file.bytes)
             }
             return DemoRow(scenario: scenario, recording: recording, stats: stats, agreement: agreement)
         } catch let error as TraceError {
@@ -128,6 +121,23 @@ struct DemoCommand: ParsableCommand {
             throw error
         } catch {
             throw Self.failure("\(scenario.name): \(error.localizedDescription)")
+        }
+    }
+
+    /// Makes the folder `path` and any missing folder above it, as `mkdir -p` does, by its
+    /// bytes as given.
+    private static func makeFolders(_ path: PathName) throws {
+        var status = stat()
+        if path.withCString({ stat($0, &status) }) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR else {
+                throw failure("cannot create the folder \(path.shown): it is \(kindName(status))")
+            }
+            return
+        }
+        let parent = path.folder
+        if parent != path { try makeFolders(parent) }
+        guard path.withCString({ mkdir($0, 0o777) }) == 0 || errno == EEXIST else {
+            throw failure("cannot create the folder \(path.shown): \(errnoReason())")
         }
     }
 }

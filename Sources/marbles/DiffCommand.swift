@@ -57,10 +57,10 @@ struct DiffCommand: ParsableCommand {
     )
 
     @Argument(help: "The expected trace (A).")
-    var a: String
+    var a: PathName
 
     @Argument(help: "The actual trace (B), compared against A.")
-    var b: String
+    var b: PathName
 
     @OptionGroup(title: "Comparing two traces")
     var comparison: ComparisonOptions
@@ -74,7 +74,7 @@ struct DiffCommand: ParsableCommand {
     @Option(name: .customLong("draw"), help: ArgumentHelp(
         "Also draw both traces as one marble diagram, each lane of A above the same lane of B, differences marked ≠; the extension picks the format: .svg, .png, .pdf or .txt.",
         valueName: "file"))
-    var drawPath: String?
+    var drawPath: PathName?
 
     @Flag(name: .customLong("no-cuts"), help: "With --draw: draw time linearly, every wait at its true length, without cutting out long idle gaps.")
     var noCuts = false
@@ -88,21 +88,20 @@ struct DiffCommand: ParsableCommand {
 
     func run() throws {
         let inputA = try InputFile(a), inputB = try InputFile(b)
-        let urlA = URL(fileURLWithPath: a), urlB = URL(fileURLWithPath: b)
         let diff: TraceDiff
         var pending: PendingOutput?
         if let drawPath {
             // The figure draws both whole traces: they are read into memory, without the hops
             // and marks neither the diff nor the figure uses.
             let drawing = try MarbleDrawing(drawPath, inputs: [inputA, inputB], cuts: !noCuts)
-            let traceA = try Trace(contentsOf: urlA, leavingOut: [.hops, .marks])
-            let traceB = try Trace(contentsOf: urlB, leavingOut: [.hops, .marks])
+            let traceA = try Trace(reader: inputA.traceReader(), leavingOut: [.hops, .marks])
+            let traceB = try Trace(reader: inputB.traceReader(), leavingOut: [.hops, .marks])
             Console.warn(traceA.warnings + traceB.warnings)
-            diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: comparison.timeTolerance,
+            diff = TraceDiff(traceA, traceB, nameA: a.shown, nameB: b.shown, timeTolerance: comparison.timeTolerance,
                              ignoringLineShifts: comparison.ignoreLineShifts)
             pending = try drawing.begin { try DiffFigure.make(traceA, traceB, diff: diff) }
         } else {
-            diff = try TraceDiff(contentsOf: urlA, urlB, nameA: a, nameB: b, timeTolerance: comparison.timeTolerance,
+            diff = try TraceDiff(path: a, b, fileNames: (inputA.name, inputB.name), nameA: a.shown, nameB: b.shown, timeTolerance: comparison.timeTolerance,
                                  ignoringLineShifts: comparison.ignoreLineShifts)
             Console.warn(diff.warnings)
         }

@@ -77,7 +77,7 @@ struct DrawCommand: ParsableCommand {
     }
 
     @Argument(help: "The trace file, or a .marbles spec to run and draw.")
-    var input: String
+    var input: PathName
 
     // Two flags rather than one `EnumerableFlag`: its help printed "(default: --marble)" after
     // --marble, and giving both printed the parser's "Value to be set with flag '--pipeline'
@@ -94,12 +94,13 @@ struct DrawCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp(
         "The file to write: .svg, .png, .pdf, .txt (marble lines) or .dot (the laid-out pipeline graph); - for standard output in the --format given. Standard output (marble lines) when absent.",
         valueName: "file"))
-    var output: String?
+    var output: PathName?
 
     @Option(help: ArgumentHelp("The figure's format when it is not the output file's extension: with -o -, or to override it (svg, png, pdf, txt, dot). Default for -o -: txt for a marble diagram, dot for a pipeline.", valueName: "format"))
     var format: FigureFormat?
 
-    @Option(help: "Comma-separated nodes to draw lanes for, each by label, operator name or id (3 or #3). Default: the nodes on a path from a source to a sink.")
+    @Option(help: "Comma-separated nodes to draw lanes for, each by label, operator name or id (3 or #3). Default: the nodes on a path from a source to a sink.",
+            transform: textArgument)
     var nodes: String?
 
     @Flag(help: "Draw a lane for every node except sinks, not only those on a source-to-sink path.")
@@ -111,7 +112,7 @@ struct DrawCommand: ParsableCommand {
     @Flag(help: "Colour pipeline nodes by the time they took working (p95 stage latency), intended waits (debounce, throttle, delay, timeout, sample) apart, with a legend (pipeline diagrams).")
     var heat = false
 
-    @Option(help: "A title above the figure. Default: the input's file name.")
+    @Option(help: "A title above the figure. Default: the input's file name.", transform: textArgument)
     var title: String?
 
     @Flag(name: .customLong("no-cuts"), help: "Draw time linearly, every wait at its true length, without cutting out long idle gaps (marble diagrams).")
@@ -127,9 +128,12 @@ struct DrawCommand: ParsableCommand {
     /// output) text for a marble diagram and DOT for a pipeline.
     private var figureFormat: FigureFormat? {
         if let format { return format }
-        guard let output, output != "-" else { return kind == .marble ? .txt : .dot }
+        guard let output, !output.is("-") else { return kind == .marble ? .txt : .dot }
         return FigureFormat(path: output)
     }
+
+    /// Whether the input is a `.marbles` spec, by its extension.
+    private var isSpec: Bool { input.fileExtension.is("marbles") }
 
     /// The formats each kind of figure can be written in.
     private var allowed: [FigureFormat] { kind == .marble ? [.svg, .png, .pdf, .txt] : [.svg, .png, .pdf, .dot] }
@@ -138,7 +142,7 @@ struct DrawCommand: ParsableCommand {
         if marble && pipeline { throw ValidationError("--marble and --pipeline draw two different figures; give one") }
         if nodes != nil && all { throw ValidationError("--nodes and --all choose lanes in two ways; give one") }
         if noCuts && kind == .pipeline { throw ValidationError("--no-cuts goes with a marble diagram; a pipeline diagram has no time axis") }
-        if split && (kind == .pipeline || output == nil || output == "-" || figureFormat == .txt) {
+        if split && (kind == .pipeline || output == nil || output?.is("-") == true || figureFormat == .txt) {
             throw ValidationError("--split goes with a marble diagram written to -o FILE.svg, .png or .pdf")
         }
         if !(400...16_000).contains(width) { throw ValidationError("--width must be between 400 and 16000 pixels") }
@@ -160,12 +164,11 @@ struct DrawCommand: ParsableCommand {
     func run() throws {
         let source = try InputFile(input)
         let file = try output.map { try OutputFile($0, option: "-o", inputs: [source]) }
-        let name = PathName.lastComponent(of: input)
+        let name = input.lastComponent.shown
         let figureTitle = title ?? name
         // A marble diagram of a trace file is drawn from the file, read twice, never held
         // whole: a 2 M-event trace is half a gigabyte (a named pipe can be read only once).
-        let drawn: Drawn = kind == .marble && source.isRegularFile && PathName.fileExtension(of: input) != "marbles"
-            ? .file(URL(fileURLWithPath: input)) : try load(source)
+        let drawn: Drawn = kind == .marble && source.isRegularFile && !isSpec ? .file(input) : try load(source)
         let data: Data
         do {
             switch kind {
@@ -179,8 +182,8 @@ struct DrawCommand: ParsableCommand {
                 let options = MarbleOptions(selection: selection, causes: causes, title: figureTitle)
                 var figure: MarbleFigure
                 switch drawn {
-                case let .file(url):
-                    figure = try streamedFigure(url, options: options)
+                case let .file(path):
+                    figure = try streamedFigure(path, options: options)
                 case let .loaded(trace, _, spec?) where nodes == nil && !all:
                     // A spec's run, with no lanes asked for, is drawn as `play --draw` draws it.
                     figure = try SpecFigure.make(result: spec, trace: trace, causes: causes, title: figureTitle)
@@ -189,7 +192,7 @@ struct DrawCommand: ParsableCommand {
                 }
                 figure.cutsIdleTime = !noCuts
                 let marbleFormat = MarbleFormat(rawValue: figureFormat?.rawValue ?? "") ?? .txt
-                if split, let file, file.path != "-" {
+                if split, let file, !file.path.is("-") {
                     let parts = MarbleRenderer.parts(figure, maxHeight: Double(Mural.limit) / 2)
                     if parts.count > 1 {
                         try writeParts(parts, format: marbleFormat, of: file, source: source)
@@ -226,7 +229,7 @@ struct DrawCommand: ParsableCommand {
             try Console.print(String(decoding: data, as: UTF8.self))
             return
         }
-        if figureFormat == .png, let warning = Mural.warning(png: data, path: file.path, marble: kind == .marble, canSplit: kind == .marble) {
+        if figureFormat == .png, let warning = Mural.warning(png: data, path: file.path.shown, marble: kind == .marble, canSplit: kind == .marble) {
             Console.error(warning)
         }
         try file.write(figureBytes(data, isText: figureFormat == .txt))
@@ -235,9 +238,9 @@ struct DrawCommand: ParsableCommand {
     /// Writes each of `parts` to `FILE-1.EXT`, `FILE-2.EXT`, … beside `file`, each checked as
     /// an output like `file`, and says on standard error what was written.
     private func writeParts(_ parts: [MarbleFigure], format: MarbleFormat, of file: OutputFile, source: InputFile) throws {
-        let ext = PathName.fileExtension(of: file.path)
-        let base = ext.isEmpty ? file.path : String(file.path.dropLast(ext.count + 1))
-        let paths = parts.indices.map { "\(base)-\($0 + 1).\(ext)" }
+        let ext = file.path.fileExtension
+        let base = file.path.removingExtension
+        let paths = parts.indices.map { base + "-\($0 + 1)." + ext }
         let files = try paths.map { try OutputFile($0, option: "-o", inputs: [source]) }
         for (part, partFile) in zip(parts, files) {
             let pending = try partFile.begin()
@@ -251,23 +254,23 @@ struct DrawCommand: ParsableCommand {
                     throw Self.failure("\(error)")
                 }
                 try pending.write(Array(data))
-                if format == .png, let warning = Mural.warning(png: data, path: partFile.path, marble: true) { Console.error(warning) }
+                if format == .png, let warning = Mural.warning(png: data, path: partFile.path.shown, marble: true) { Console.error(warning) }
             }
             try pending.commit()
         }
-        Console.error("marbles: \(file.path) drawn in \(parts.count) parts: \(paths.joined(separator: ", "))")
+        Console.error("marbles: \(file.path.shown) drawn in \(parts.count) parts: \(paths.map(\.shown).joined(separator: ", "))")
     }
 
     /// What a figure is drawn from: a trace file read as the figure is made, or a loaded trace.
     private enum Drawn {
-        case file(URL)
+        case file(PathName)
         case loaded(Trace, bytes: [UInt8]?, spec: SpecResult?)
     }
 
-    /// The marble diagram of the trace file at `url`, read as it is made; what the reading
+    /// The marble diagram of the trace file at `path`, read as it is made; what the reading
     /// held is freed before the figure is laid out.
-    private func streamedFigure(_ url: URL, options: MarbleOptions) throws -> MarbleFigure {
-        let file = try MarbleTraceFile(url: url, name: input)
+    private func streamedFigure(_ path: PathName, options: MarbleOptions) throws -> MarbleFigure {
+        let file = try MarbleTraceFile(path: path, name: input.shown)
         Console.warn(file.warnings)
         return try MarbleFigure(file: file, options: options)
     }
@@ -277,12 +280,12 @@ struct DrawCommand: ParsableCommand {
     /// streamed into the `Trace`, never held whole in memory: a 2 M-event trace is half a
     /// gigabyte.
     private func load(_ source: InputFile) throws -> Drawn {
-        guard PathName.fileExtension(of: input) == "marbles" else {
+        guard isSpec else {
             let contents = heat ? try source.contents() : nil
             // Neither figure draws hops or marks, and a pipeline no ends of subscriptions.
             let unused: Trace.Parts = kind == .marble ? [.hops, .marks] : [.hops, .marks, .disposals]
-            let trace = try contents.map { try Trace(bytes: $0, name: input) }
-                ?? Trace(reader: TraceReader(url: URL(fileURLWithPath: input), name: input), leavingOut: unused)
+            let trace = try contents.map { try Trace(bytes: $0, name: source.name) }
+                ?? Trace(reader: source.traceReader(), leavingOut: unused)
             Console.warn(trace.warnings)
             return .loaded(trace, bytes: contents, spec: nil)
         }
@@ -290,12 +293,12 @@ struct DrawCommand: ParsableCommand {
         guard let text = String(bytes: contents, encoding: .utf8) else {
             throw CLIError.file(input, "expected UTF-8 text")
         }
-        let document = try SpecDocument.parse(text, file: input)
+        let document = try SpecDocument.parse(text, file: source.name)
         // The spec's clock is the thread "test", as in `play`: `observe(on: "main")` is a hop.
         let scheduler = TestScheduler()
         var result: SpecResult?
         let bytes = try Recorder.record(virtual: scheduler) { result = try document.run(on: scheduler) }
-        return .loaded(try Trace(bytes: bytes, name: input), bytes: bytes, spec: result)
+        return .loaded(try Trace(bytes: bytes, name: source.name), bytes: bytes, spec: result)
     }
 }
 

@@ -37,21 +37,21 @@ struct ExportCommand: ParsableCommand {
     var perfetto = false
 
     @Argument(help: "The trace file to export (JSON Lines or binary, see traces/FORMAT.md).")
-    var trace: String
+    var trace: PathName
 
     @OptionGroup var output: OutputOption
 
     func run() throws {
         let input = try InputFile(trace)
         let file = try OutputFile(output.output, option: "-o", inputs: [input])
-        let reader = try TraceReader(url: URL(fileURLWithPath: input.path))
+        let reader = try input.traceReader()
         let pending = try file.begin()
         let summary: PerfettoExport.Summary
         switch format {
         case .perfetto: summary = try PerfettoExport.export(reader) { try pending.write($0) }
         }
         Console.warn(reader.warnings)
-        try Console.print("wrote \(output.output): \(summary.traceEvents) trace events, \(summary.flows) flow arrows\n")
+        try Console.print("wrote \(output.output.shown): \(summary.traceEvents) trace events, \(summary.flows) flow arrows\n")
         try pending.commit()
     }
 }

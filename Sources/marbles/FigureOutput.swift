@@ -20,13 +20,13 @@ struct MarbleDrawing {
     static let expected = "--draw needs a file ending in .svg, .png, .pdf or .txt"
 
     /// The format `path`'s extension names, if it is one a marble diagram can be written in.
-    static func format(of path: String) -> MarbleFormat? {
-        MarbleFormat(rawValue: PathName.fileExtension(of: path).lowercased())
+    static func format(of path: PathName) -> MarbleFormat? {
+        MarbleFormat(rawValue: path.fileExtension.shown.lowercased())
     }
 
     /// Checks `path` (already validated to have a format's extension) as an output of a verb
     /// reading `inputs`.
-    init(_ path: String, inputs: [InputFile], cuts: Bool = true) throws {
+    init(_ path: PathName, inputs: [InputFile], cuts: Bool = true) throws {
         guard let format = Self.format(of: path) else { throw CLIError.file(path, Self.expected) }
         self.format = format
         self.cuts = cuts
@@ -43,7 +43,7 @@ struct MarbleDrawing {
         } catch let error as DiagramError {
             throw CLIError.file(file.path, "cannot draw the diagram: \(error)")
         }
-        if format == .png, let warning = Mural.warning(png: data, path: file.path, marble: true) { Console.error(warning) }
+        if format == .png, let warning = Mural.warning(png: data, path: file.path.shown, marble: true) { Console.error(warning) }
         let pending = try file.begin()
         try pending.write(figureBytes(data, isText: format == .txt))
         return pending

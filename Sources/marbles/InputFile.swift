@@ -1,4 +1,5 @@
 import Foundation
+import TraceLog
 
 /// Which file a path names: its device and inode, so two paths naming the same file (through
 /// `./`, a symbolic link or a hard link) compare equal.
@@ -35,27 +36,35 @@ func kindName(_ status: stat) -> String {
 /// or a file the user may not read is refused with that reason. Its identity lets the
 /// verb's outputs refuse to overwrite it.
 struct InputFile {
-    /// The path as given.
-    let path: String
+    /// The path as given, its bytes used as they are (a name that is not UTF-8 too).
+    let path: PathName
     /// The file's device and inode.
     let identity: FileIdentity
     /// A regular file, which can be read more than once (not a pipe or standard input).
     let isRegularFile: Bool
+    /// Whether the file is standard input (`-`).
+    let isStandardInput: Bool
+
+    /// How messages name the file: the path as shown (a byte that is not UTF-8 as `\xFF`), or
+    /// `<stdin>`.
+    var name: String { isStandardInput ? "<stdin>" : path.shown }
 
     /// Checks that `path` can be read as a file. A regular file and a named pipe (a shell's
     /// `<(…)`) can; with `allowStandardInput`, `-` is standard input.
-    init(_ path: String, allowStandardInput: Bool = false) throws {
+    init(_ path: PathName, allowStandardInput: Bool = false) throws {
         self.path = path
         var status = stat()
-        if allowStandardInput && path == "-" {
+        if allowStandardInput && path.is("-") {
             guard fstat(STDIN_FILENO, &status) == 0 else {
                 throw CLIError.file("<stdin>", "cannot read standard input: \(errnoReason())")
             }
             identity = FileIdentity(status)
             isRegularFile = false
+            isStandardInput = true
             return
         }
-        guard stat(path, &status) == 0 else {
+        isStandardInput = false
+        guard path.withCString({ stat($0, &status) }) == 0 else {
             let reason = errno == ENOENT ? "no such file" : errnoReason()
             throw CLIError.file(path, "cannot read: \(reason)")
         }
@@ -63,7 +72,7 @@ struct InputFile {
         case S_IFREG, S_IFIFO: break
         default: throw CLIError.file(path, "cannot read: it is \(kindName(status)), not a file")
         }
-        guard access(path, R_OK) == 0 else {
+        guard path.withCString({ access($0, R_OK) }) == 0 else {
             throw CLIError.file(path, "cannot read: \(errnoReason())")
         }
         identity = FileIdentity(status)
@@ -72,7 +81,7 @@ struct InputFile {
 
     /// The file's whole contents.
     func contents() throws -> [UInt8] {
-        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = isStandardInput ? STDIN_FILENO : path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { throw CLIError.file(path, "cannot read: \(errnoReason())") }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         var bytes: [UInt8] = []
@@ -82,9 +91,15 @@ struct InputFile {
             if count == 0 { return bytes }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw CLIError.file(path == "-" ? "<stdin>" : path, "cannot read: \(errnoReason())")
+                throw CLIError.file(name, "cannot read: \(errnoReason())")
             }
             bytes += chunk[..<count]
         }
+    }
+
+    /// A reader of the trace in the file (a regular file or a named pipe), named as messages
+    /// name the file.
+    func traceReader() throws -> TraceReader {
+        try TraceReader(path: path, name: name)
     }
 }

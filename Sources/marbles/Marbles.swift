@@ -15,7 +15,9 @@ struct Marbles: ParsableCommand {
         (a file, standard output) that cannot be written; `diff` and `demo` exit 1 when \
         traces disagree. No verb replaces one of its inputs, a device or a file it did not \
         finish (see each verb's help). Text printed from traces and specs shows control and \
-        bidi characters as escapes (\\u{1B}).
+        bidi characters as escapes (\\u{1B}). A file name is used byte for byte as given, one \
+        that is not UTF-8 too, and messages show such a byte as \\xFF; text that is not a file \
+        name (a title, node names) must be UTF-8.
         """,
         subcommands: [StatsCommand.self, ExportCommand.self, PlayCommand.self, RecordCommand.self, DrawCommand.self,
                       DiffCommand.self, DemoCommand.self, ReplayCommand.self, ViewCommand.self,
@@ -31,26 +33,21 @@ struct Marbles: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         Interruption.install()
         do {
-            try requireUTF8Arguments()
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments())
             try command.run()
         } catch {
             stop(error)
         }
     }
 
-    /// Refuses an argument that is not UTF-8, a file name with a byte such as 0xFF: Swift
-    /// reads arguments as text and would replace the byte with U+FFFD, naming another file —
-    /// one that a verb would then read or replace. The byte is shown as `\xFF`.
-    private static func requireUTF8Arguments() throws {
-        for index in 1..<Int(CommandLine.argc) {
-            guard let argument = CommandLine.unsafeArgv[index] else { continue }
-            let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self),
-                                                  count: strlen(argument)))
-            guard let shown = PathName.escapingInvalidUTF8(bytes) else { continue }
-            throw CLIError("marbles: error: argument \(index) (\(shown)) is not UTF-8 text; marbles reads file names "
-                + "as UTF-8 and would name another file. Rename the file, or give a link to it with a UTF-8 name; "
-                + "nothing was read or written")
+    /// The arguments after the program's name, each as `PathName.argumentText` of its bytes:
+    /// a file name that is not UTF-8 (`$'\xff.json'`) reaches its verb as those bytes, which
+    /// the verb uses as given, instead of as text with U+FFFD in their place (`CommandLine
+    /// .arguments`), which names another file.
+    private static func arguments() -> [String] {
+        (1..<Int(CommandLine.argc)).map { index in
+            guard let argument = CommandLine.unsafeArgv[index] else { return "" }
+            return PathName.argumentText(PathName(cString: argument).bytes)
         }
     }
 
@@ -67,7 +64,8 @@ struct Marbles: ParsableCommand {
         case is TraceError, is SpecError, is ReplayError:
             Console.error("\(error)")
         default:
-            let message = fullMessage(for: error)
+            // The parser's message may quote an argument, a byte that is not UTF-8 shown as `\xFF`.
+            let message = PathName.showingArgumentBytes(fullMessage(for: error))
             if exitCode(for: error) == .success {
                 do {
                     try Console.print(message + "\n")

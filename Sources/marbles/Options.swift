@@ -34,7 +34,7 @@ struct ScenarioOption: ParsableArguments {
 struct OutputOption: ParsableArguments {
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp(
         "The file to write: created, or replaced once complete.", valueName: "file"))
-    var output: String
+    var output: PathName
 }
 
 /// How two traces are compared (`diff`, and `view` of two traces): what time shift and
@@ -65,8 +65,8 @@ enum FigureFormat: String, ExpressibleByArgument, CaseIterable {
     case svg, png, pdf, txt, dot
 
     /// The format `path`'s extension names, if any.
-    init?(path: String) {
-        self.init(rawValue: PathName.fileExtension(of: path).lowercased())
+    init?(path: PathName) {
+        self.init(rawValue: path.fileExtension.shown.lowercased())
     }
 }
 
@@ -87,4 +87,22 @@ enum UnrecordedRequestsChoice: String, ExpressibleByArgument, CaseIterable {
 enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
     /// Chrome trace-event JSON, which Perfetto and chrome://tracing open.
     case perfetto
+}
+
+/// A file named on the command line, taken as the bytes it was given: the argument parser
+/// parses `String`s, so `main` hands it each argument as `PathName.argumentText` (a byte that
+/// is not UTF-8 as a private character), and this turns a file argument back into its exact
+/// bytes.
+extension PathName: ExpressibleByArgument {}
+
+/// The value of an option that is text, not a file name (a title, node names): its argument,
+/// which `main` gave the parser as `PathName.argumentText`, decoded. Bytes that are not UTF-8
+/// are refused: the value is shown as text, where U+FFFD in their place would not say what
+/// was given.
+@Sendable func textArgument(_ argument: String) throws -> String {
+    guard let text = PathName(argument: argument).text else {
+        // The parser's message quotes the value, its bytes shown as `\xFF` (`main`).
+        throw ValidationError("expected UTF-8 text, which is shown as text, not used as a file name")
+    }
+    return text
 }

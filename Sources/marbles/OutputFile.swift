@@ -20,20 +20,20 @@ import Recording
 ///   (`beginRecording()`), so a killed process leaves its partial trace under the name asked
 ///   for.
 struct OutputFile {
-    /// The path as given.
-    let path: String
+    /// The path as given, its bytes used as they are (a name that is not UTF-8 too).
+    let path: PathName
     /// How the verb names it in messages: `-o`, `--draw`, `--trace`.
     let option: String
     private let mode: Mode
     /// The absolute path written once symbolic links are resolved, and the existing file's
     /// device and inode, to tell two outputs apart.
-    private let canonical: String
+    private let canonical: PathName
     private let identity: FileIdentity?
 
     private enum Mode {
         /// Replace (or create) the regular file at `resolved`, the path with symbolic links
         /// followed; `existing` is its status when there is one, to keep its mode and owner.
-        case replace(resolved: String, existing: stat?)
+        case replace(resolved: PathName, existing: stat?)
         /// Write into the device or pipe.
         case inPlace
         /// Write to standard output (`-`), which then is the verb's output: its other text
@@ -55,50 +55,49 @@ struct OutputFile {
 
     /// Checks `path` as the target of `option` for a verb reading `inputs`; throws the reason
     /// it cannot be written.
-    init(_ path: String, option: String, inputs: [InputFile] = []) throws {
+    init(_ path: PathName, option: String, inputs: [InputFile] = []) throws {
         self.path = path
         self.option = option
-        if path == "-" {
+        if path.is("-") {
             mode = .standardOutput
-            canonical = "<stdout>"
+            canonical = PathName("<stdout>")
             identity = nil
             Console.outputTaken()
             return
         }
-        guard !path.isEmpty, !path.hasSuffix("/") else {
+        guard !path.isEmpty, !path.endsInSlash else {
             throw CLIError.file(path, "cannot write: \(option) needs a file name, not \(path.isEmpty ? "an empty one" : "a folder")")
         }
         var status = stat()
-        if stat(path, &status) != 0 {
+        if path.withCString({ stat($0, &status) }) != 0 {
             guard errno == ENOENT else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
             var link = stat()
-            if lstat(path, &link) == 0 {
+            if path.withCString({ lstat($0, &link) }) == 0 {
                 throw CLIError.file(path, "cannot write: it is a symbolic link to a file that does not exist")
             }
-            let folder = ReplacementFile.folder(of: path)
+            let folder = path.folder
             try Self.checkFolder(folder, for: path)
             mode = .replace(resolved: path, existing: nil)
             identity = nil
-            canonical = (realpath(folder, nil).map { Self.string($0) } ?? folder) + "/" + PathName.lastComponent(of: path)
+            canonical = (Self.realPath(folder) ?? folder).appending(path.lastComponent)
             return
         }
         let identity = FileIdentity(status)
         self.identity = identity
         if let input = inputs.first(where: { $0.identity == identity }) {
-            throw CLIError.file(path, "\(option) is the same file as the input \(input.path == "-" ? "<stdin>" : input.path); "
+            throw CLIError.file(path, "\(option) is the same file as the input \(input.name); "
                 + "nothing was written")
         }
         switch status.st_mode & S_IFMT {
         case S_IFREG:
-            guard let resolved = realpath(path, nil) else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
-            let target = Self.string(resolved)
-            try Self.checkFolder(ReplacementFile.folder(of: target), for: path)
+            guard let target = Self.realPath(path) else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
+            try Self.checkFolder(target.folder, for: path)
             // Replacing goes through a rename, which only the folder's permission governs: a
             // file its owner made read-only, or one the user may not write, is refused here,
             // as cp refuses to write it (root too, who may write anything, when the file has
             // no write bit at all: that says "keep this").
             let writeBits = mode_t(S_IWUSR) | mode_t(S_IWGRP) | mode_t(S_IWOTH)
-            if status.st_mode & writeBits == 0 || access(path, W_OK) != 0 {
+            if status.st_mode & writeBits == 0 || path.withCString({ access($0, W_OK) }) != 0 {
                 let mode = String(format: "%04o", status.st_mode & 0o7777)
                 let why = status.st_mode & writeBits == 0 ? "the file is read-only (mode \(mode))"
                     : "you may not write the file (mode \(mode))"
@@ -107,9 +106,9 @@ struct OutputFile {
             mode = .replace(resolved: target, existing: status)
             canonical = target
         case S_IFCHR, S_IFIFO:
-            guard access(path, W_OK) == 0 else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
+            guard path.withCString({ access($0, W_OK) }) == 0 else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
             mode = .inPlace
-            canonical = realpath(path, nil).map { Self.string($0) } ?? path
+            canonical = Self.realPath(path) ?? path
         default:
             throw CLIError.file(path, "cannot write: it is \(kindName(status)); \(option) needs a file "
                 + "(or a character device or named pipe, written in place)")
@@ -148,12 +147,12 @@ struct OutputFile {
     func begin() throws -> PendingOutput {
         switch mode {
         case .inPlace:
-            return PendingOutput(path: path, writing: path, descriptor: nil, ending: .inPlace)
+            return PendingOutput(name: path.shown, writing: path, descriptor: nil, ending: .inPlace)
         case .standardOutput:
             let descriptor = dup(STDOUT_FILENO)
             guard descriptor >= 0 else { throw CLIError.file("<stdout>", "cannot write: \(errnoReason())") }
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            return PendingOutput(path: "<stdout>", writing: "/dev/stdout", descriptor: descriptor, ending: .inPlace)
+            return PendingOutput(name: "<stdout>", writing: PathName("/dev/stdout"), descriptor: descriptor, ending: .inPlace)
         case let .replace(resolved, existing):
             // An existing target is locked while this run writes its replacement: another run
             // writing it (a `record` still running) holds the lock, and this one is refused
@@ -163,10 +162,10 @@ struct OutputFile {
             case let .failure(error):
                 if let lock { close(lock) }
                 throw CLIError.file(path, "cannot write: cannot create a file in the folder "
-                                    + "\(ReplacementFile.folder(of: resolved)): \(error.reason)")
+                                    + "\(resolved.folder.shown): \(error.reason)")
             case let .success((temporary, descriptor)):
                 Interruption.register(temporary)
-                let pending = PendingOutput(path: path, writing: temporary, descriptor: descriptor,
+                let pending = PendingOutput(name: path.shown, writing: temporary, descriptor: descriptor,
                                             ending: .rename(over: resolved, existed: existing != nil))
                 pending.lockDescriptor = lock
                 return pending
@@ -177,8 +176,8 @@ struct OutputFile {
     /// Opens the existing target at `resolved` and takes an exclusive lock on it without
     /// waiting; the descriptor holds the lock until closed. Throws when another process holds
     /// it (a run writing the same file).
-    static func lockExisting(_ resolved: String, for path: String) throws -> Int32 {
-        let descriptor = open(resolved, O_RDONLY | O_CLOEXEC)
+    static func lockExisting(_ resolved: PathName, for path: PathName) throws -> Int32 {
+        let descriptor = resolved.withCString { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
@@ -195,34 +194,36 @@ struct OutputFile {
     /// is replaced through a temporary file, as `begin()` does.
     func beginRecording() throws -> PendingOutput {
         guard case .replace(let resolved, existing: nil) = mode else { return try begin() }
-        let descriptor = open(resolved, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        let descriptor = resolved.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
         guard descriptor >= 0 else { throw CLIError.file(path, "cannot write: \(errnoReason())") }
         // Locked while recorded into (the recorder's copy of the descriptor shares the lock), so
         // a second run to the same name is refused instead of replacing it mid-recording.
         _ = flock(descriptor, LOCK_EX | LOCK_NB)
-        return PendingOutput(path: path, writing: resolved, descriptor: descriptor, ending: .created)
+        return PendingOutput(name: path.shown, writing: resolved, descriptor: descriptor, ending: .created)
     }
 
 
     /// Checks that files can be made in `folder`.
-    private static func checkFolder(_ folder: String, for path: String) throws {
+    private static func checkFolder(_ folder: PathName, for path: PathName) throws {
         var status = stat()
-        guard stat(folder, &status) == 0 else {
+        guard folder.withCString({ stat($0, &status) }) == 0 else {
             let reason = errno == ENOENT ? "the folder \(folder) does not exist" : "\(folder): \(errnoReason())"
             throw CLIError.file(path, "cannot write: \(reason)")
         }
         guard status.st_mode & S_IFMT == S_IFDIR else {
             throw CLIError.file(path, "cannot write: \(folder) is \(kindName(status)), not a folder")
         }
-        guard access(folder, W_OK | X_OK) == 0 else {
+        guard folder.withCString({ access($0, W_OK | X_OK) }) == 0 else {
             throw CLIError.file(path, "cannot write: cannot create a file in the folder \(folder): \(errnoReason())")
         }
     }
 
-    /// A C string from `realpath`, freed.
-    private static func string(_ pointer: UnsafeMutablePointer<CChar>) -> String {
-        defer { free(pointer) }
-        return String(cString: pointer)
+    /// `path` with symbolic links resolved and made absolute (`realpath`), or nil with `errno`
+    /// set.
+    static func realPath(_ path: PathName) -> PathName? {
+        guard let resolved = path.withCString({ realpath($0, nil) }) else { return nil }
+        defer { free(resolved) }
+        return PathName(cString: resolved)
     }
 }
 
@@ -234,43 +235,49 @@ final class PendingOutput {
     enum Ending {
         /// A temporary file, renamed over `over` on commit; `existed` says whether there was
         /// a file to keep.
-        case rename(over: String, existed: Bool)
+        case rename(over: PathName, existed: Bool)
         /// A new file at the target, kept on commit and removed otherwise.
         case created
         /// A device or pipe, written in place.
         case inPlace
     }
 
-    /// The target's path as given, for messages.
-    private let path: String
+    /// The target as messages name it: its path as given, shown (or `<stdout>`).
+    private let name: String
     /// The file written: the temporary file, the created file, or the device or pipe.
-    private let writingPath: String
+    let writingPath: PathName
     private var descriptor: Int32?
     private let ending: Ending
     private var finished = false
     /// A descriptor holding the lock on the file being replaced, closed when done.
     fileprivate var lockDescriptor: Int32?
 
-    fileprivate init(path: String, writing: String, descriptor: Int32?, ending: Ending) {
-        self.path = path
+    fileprivate init(name: String, writing: PathName, descriptor: Int32?, ending: Ending) {
+        self.name = name
         writingPath = writing
         self.descriptor = descriptor
         self.ending = ending
     }
 
-    /// Where a writer that opens the file itself writes.
-    var url: URL { URL(fileURLWithPath: writingPath) }
-
-    /// A live recorder writing this output. A file this output made (a temporary file or a
-    /// created target) is handed to the recorder open — a copy of its descriptor — rather than
-    /// opened again by path, which could make the file anew after an interruption removed it;
-    /// a device or pipe is opened by the recorder.
-    func recorder() throws -> Recorder {
-        guard let descriptor else { return try Recorder(to: url, clock: .real) }
+    /// A live recorder writing this output, on `clock`. A file this output made (a temporary
+    /// file or a created target) is handed to the recorder open — a copy of its descriptor —
+    /// rather than opened again by path, which could make the file anew after an interruption
+    /// removed it; a device or pipe is opened by the recorder, by its path's bytes.
+    func recorder(clock: Recorder.Clock = .real) throws -> Recorder {
+        // What the recorder's messages name: the file as given (the command line's own
+        // messages name it so, `failure(_:)`).
+        let url = URL(fileURLWithPath: writingPath.shown)
+        guard let descriptor else {
+            do {
+                return try Recorder(to: writingPath, url: url, clock: clock)
+            } catch let error as TraceError {
+                throw failure(error.message)
+            }
+        }
         let copy = dup(descriptor)
         guard copy >= 0 else { throw failure(errnoReason()) }
         _ = fcntl(copy, F_SETFD, FD_CLOEXEC)
-        return Recorder(writingTo: copy, url: url, clock: .real)
+        return Recorder(writingTo: copy, url: url, clock: clock)
     }
 
     deinit {
@@ -279,13 +286,13 @@ final class PendingOutput {
         guard !finished else { return }
         if let descriptor { close(descriptor) }
         if case .inPlace = ending { return }
-        unlink(writingPath)
+        _ = writingPath.withCString(unlink)
     }
 
     /// Appends `bytes`.
     func write(_ bytes: [UInt8]) throws {
         if descriptor == nil {
-            let opened = open(writingPath, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            let opened = writingPath.withCString { open($0, O_WRONLY | O_NOCTTY | O_CLOEXEC) }
             guard opened >= 0 else { throw failure(errnoReason()) }
             descriptor = opened
         }
@@ -311,7 +318,10 @@ final class PendingOutput {
             return
         }
         guard fsync(descriptor) == 0 else { throw failure(errnoReason()) }
-        if case let .rename(target, _) = ending, rename(writingPath, target) != 0 { throw failure(errnoReason()) }
+        if case let .rename(target, _) = ending,
+           writingPath.withCString({ temporary in target.withCString { rename(temporary, $0) } }) != 0 {
+            throw failure(errnoReason())
+        }
         finished = true
         close(descriptor)
     }
@@ -325,7 +335,7 @@ final class PendingOutput {
         case .rename(_, existed: false), .created: outcome = "; no file was made"
         case .inPlace: outcome = ""
         }
-        return CLIError.file(path, "cannot write: \(reason)\(outcome)")
+        return CLIError.file(name, "cannot write: \(reason)\(outcome)")
     }
 }
 
@@ -335,7 +345,7 @@ final class PendingOutput {
 /// and for a recording holds the partial trace.) A file the run created as its target
 /// (`beginRecording()`) is not temporary and stays, readable up to its last flush.
 enum Interruption {
-    private static let pending = Protected<Set<String>>([])
+    private static let pending = Protected<Set<PathName>>([])
     private static let sources = Protected<[DispatchSourceSignal]>([])
     /// The signal a verb that ends gracefully took instead of the default (`interceptOnce`),
     /// 0 while none came.
@@ -357,12 +367,12 @@ enum Interruption {
     }
 
     /// Removes `path` if the process is interrupted before `unregister(path)`.
-    static func register(_ path: String) {
+    static func register(_ path: PathName) {
         pending.modify { _ = $0.insert(path) }
     }
 
     /// `path` was renamed or removed: an interruption leaves it alone.
-    static func unregister(_ path: String) {
+    static func unregister(_ path: PathName) {
         pending.modify { _ = $0.remove(path) }
     }
 
@@ -391,7 +401,7 @@ enum Interruption {
                     intercepted.modify { $0 = signal }
                     return
                 }
-                for path in pending.current { unlink(path) }
+                for path in pending.current { _ = path.withCString(unlink) }
                 Foundation.signal(signal, SIG_DFL)
                 #if os(Linux)
                 var raised = sigset_t()

@@ -73,7 +73,7 @@ struct PlayCommand: ParsableCommand {
     )
 
     @Argument(help: "The spec file, or '-' to read standard input.")
-    var spec: String
+    var spec: PathName
 
     @Flag(help: """
     Print JSON instead of the diagram: {"streams": {NAME: {"events": [{"t": MS, "kind": \
@@ -84,17 +84,17 @@ struct PlayCommand: ParsableCommand {
 
     @Option(name: .customLong("trace"), help: ArgumentHelp(
         "Also record the run as a trace (JSON Lines, virtual clock) to this file.", valueName: "file"))
-    var tracePath: String?
+    var tracePath: PathName?
 
     @Option(name: .customLong("draw"), help: ArgumentHelp(
         "Also draw the run as a marble diagram to this file, from the run's trace: one lane per named stream, marbles coloured by the thread that delivered them (the spec's clock is the thread \"test\", observe(on: NAME) moves values to NAME); the extension picks the format: .svg, .png, .pdf or .txt.",
         valueName: "file"))
-    var drawPath: String?
+    var drawPath: PathName?
 
     @Flag(help: "With --draw: an arrow from each marble to the marbles it caused.")
     var causes = false
 
-    @Option(help: "With --draw: a title above the figure (none when absent).")
+    @Option(help: "With --draw: a title above the figure (none when absent).", transform: textArgument)
     var title: String?
 
     @Flag(name: .customLong("no-cuts"), help: "With --draw: draw time linearly, every wait at its true length, without cutting out long idle gaps.")
@@ -114,7 +114,7 @@ struct PlayCommand: ParsableCommand {
         let trace = try tracePath.map { try OutputFile($0, option: "--trace", inputs: [source]) }
         let drawing = try drawPath.map { try MarbleDrawing($0, inputs: [source], cuts: !noCuts) }
         try OutputFile.requireDistinct([trace, drawing?.file])
-        let name = spec == "-" ? "<stdin>" : spec
+        let name = source.name
         guard let text = String(bytes: try source.contents(), encoding: .utf8) else {
             throw CLIError.file(name, "expected UTF-8 text")
         }
@@ -127,10 +127,16 @@ struct PlayCommand: ParsableCommand {
         let pendingTrace = try trace?.begin()
         if let pendingTrace {
             do {
-                result = try Recorder.record(to: pendingTrace.url, clock: .virtual(scheduler)) {
-                    try document.run(on: scheduler)
+                let recorder = try pendingTrace.recorder(clock: .virtual(scheduler))
+                recorder.start()
+                do {
+                    result = try document.run(on: scheduler)
+                } catch {
+                    _ = try? recorder.stop()
+                    throw error
                 }
-                if drawing != nil { recorded = try Trace(reader: TraceReader(url: pendingTrace.url, name: name)) }
+                try recorder.stop()
+                if drawing != nil { recorded = try Trace(reader: TraceReader(path: pendingTrace.writingPath, name: name)) }
             } catch let error as TraceError {
                 // The only trace here is the one being written.
                 throw pendingTrace.failure(error.message)

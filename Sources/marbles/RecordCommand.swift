@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Recording
 import TraceLog
 import Tutorials
 
@@ -73,7 +74,7 @@ struct RecordCommand: ParsableCommand {
             throw ValidationError("give --scenario NAME or -- PROGRAM ARGS, not both")
         }
         if !command.isEmpty && seed != nil { throw ValidationError("--seed chooses a tutorial scenario's draws; a program has its own") }
-        if !command.isEmpty && output.output == "-" {
+        if !command.isEmpty && output.output.is("-") {
             throw ValidationError("-o - cannot take a program's trace: its standard output is the program's own; give a file")
         }
     }
@@ -103,11 +104,11 @@ struct RecordCommand: ParsableCommand {
         }
         if let error = failedStep.value { throw error }
         try Console.print("\(scenario.name): \(summary.events) events, \(summary.nodes) nodes, \(summary.hops) thread hops "
-            + "→ \(output.output)\n")
+            + "→ \(output.output.shown)\n")
         try pending.commit()
         if let signal = Interruption.interrupted {
             let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP"
-            throw CLIError.stopped(by: signal, "marbles: recording stopped early by \(name): \(output.output) holds "
+            throw CLIError.stopped(by: signal, "marbles: recording stopped early by \(name): \(output.output.shown) holds "
                 + "the run up to then, whole, with its summary")
         }
     }
@@ -121,29 +122,31 @@ struct RecordCommand: ParsableCommand {
         // run to the same file is refused rather than one trace lost.
         _ = try OutputFile(output.output, option: "-o")
         var target = output.output
-        if !target.hasPrefix("/") {
-            let folder = FileManager.default.currentDirectoryPath
-            target = folder + (folder.hasSuffix("/") ? "" : "/") + target
+        if !target.isAbsolute {
+            guard let folder = getcwd(nil, 0) else { throw CLIError.file(output.output, "cannot write: \(errnoReason())") }
+            defer { free(folder) }
+            target = PathName(cString: folder).appending(target)
         }
         var existing = stat()
-        let lock = stat(target, &existing) == 0 && existing.st_mode & S_IFMT == S_IFREG
+        let lock = target.withCString({ stat($0, &existing) }) == 0 && existing.st_mode & S_IFMT == S_IFREG
             ? try OutputFile.lockExisting(target, for: output.output) : nil
         defer { if let lock { close(lock) } }
-        var environment = ProcessInfo.processInfo.environment
-        environment["MARBLES_TRACE"] = target
+        // The program and its arguments byte for byte as given (a file name among them that is
+        // not UTF-8 too).
+        let arguments = command.map { PathName(argument: $0) }
         let status: Int32
         do {
             // The program gets Ctrl-C too (one process group); marbles waits for it to finish
             // its trace rather than ending first.
             Interruption.interceptOnce()
-            status = try ProgramRun.run(command, environment: environment)
+            status = try ProgramRun.run(arguments, setting: ProcessRecording.variable, to: target.bytes)
         } catch let error as ProgramRun.Failure {
-            throw CLIError.file(command[0], "cannot run: \(error.reason); nothing was recorded")
+            throw CLIError.file(arguments[0], "cannot run: \(error.reason); nothing was recorded")
         }
-        let program = PathName.lastComponent(of: command[0])
+        let program = arguments[0].lastComponent.shown
         var summary: SummaryRecord?
         do {
-            try TraceReader(url: URL(fileURLWithPath: target)).forEach { record in
+            try TraceReader(path: target, name: output.output.shown).forEach { record in
                 if case let .summary(closing) = record { summary = closing }
             }
         } catch {
@@ -167,17 +170,27 @@ enum ProgramRun {
         let reason: String
     }
 
-    /// Runs `arguments` (the program found on PATH as a shell finds it) with `environment`,
-    /// and returns its exit status, or 128 plus the signal that ended it.
-    static func run(_ arguments: [String], environment: [String: String]) throws -> Int32 {
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    /// Runs `arguments` (the program found on PATH as a shell finds it) with this process's
+    /// environment and `variable` set to `value`, each byte as given, and returns its exit
+    /// status, or 128 plus the signal that ended it.
+    static func run(_ arguments: [PathName], setting variable: String, to value: [UInt8]) throws -> Int32 {
+        let argv = arguments.map { $0.withCString { strdup($0) } } + [nil]
+        var environment: [UnsafeMutablePointer<CChar>?] = []
+        var entry = environ
+        while let variableEntry = entry.pointee {
+            if !PathName(cString: variableEntry).bytes.starts(with: Array((variable + "=").utf8)) {
+                environment.append(strdup(variableEntry))
+            }
+            entry += 1
+        }
+        environment.append(PathName(bytes: Array((variable + "=").utf8) + value).withCString { strdup($0) })
+        let envp = environment + [nil]
         defer {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, arguments[0], nil, nil, argv, envp)
+        let spawned = posix_spawnp(&pid, argv[0]!, nil, nil, argv, envp)
         guard spawned == 0 else { throw Failure(reason: String(cString: strerror(spawned))) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {

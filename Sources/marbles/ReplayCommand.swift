@@ -43,7 +43,7 @@ struct ReplayCommand: ParsableCommand {
     )
 
     @Argument(help: "The recorded trace to replay (JSON Lines or binary, see traces/FORMAT.md).")
-    var trace: String
+    var trace: PathName
 
     @OptionGroup var scenarioOption: ScenarioOption
 
@@ -63,7 +63,7 @@ struct ReplayCommand: ParsableCommand {
         let input = try InputFile(trace)
         let file = try OutputFile(output.output, option: "-o", inputs: [input])
         let scenario = scenarioOption.scenario()
-        let replayer = try Replayer(contentsOf: URL(fileURLWithPath: input.path),
+        let replayer = try Replayer(path: input.path, name: input.name,
                                     hopLatency: hopLatency == .recorded ? .asRecorded : .zero,
                                     unrecordedRequests: unrecordedRequests == .empty ? .empty : .error)
         Console.warn(replayer.trace.warnings)
@@ -72,12 +72,12 @@ struct ReplayCommand: ParsableCommand {
         Console.warn(result.unrecordedCalls.map { call in
             "\(call.trace): warning: \(call.node): \(call.message); it completed without a value (--unrecorded-requests empty)"
         })
-        Console.warn(result.notes.map { "\(trace): note: \($0)" })
+        Console.warn(result.notes.map { "\(input.name): note: \($0)" })
         let pending = try file.begin()
         try pending.write(result.bytes)
         let summary = result.trace.summary
-        try Console.print("replayed \(scenario.name) from \(trace): \(summary?.events ?? 0) events, \(summary?.nodes ?? 0) nodes "
-            + "in \(TraceDiff.duration(summary?.duration ?? 0)) of virtual time → \(output.output)\n")
+        try Console.print("replayed \(scenario.name) from \(input.name): \(summary?.events ?? 0) events, \(summary?.nodes ?? 0) nodes "
+            + "in \(TraceDiff.duration(summary?.duration ?? 0)) of virtual time → \(output.output.shown)\n")
         try pending.commit()
     }
 }

@@ -43,7 +43,7 @@ struct StatsCommand: ParsableCommand {
     )
 
     @Argument(help: "The trace file to analyse (JSON Lines or binary, see traces/FORMAT.md).")
-    var trace: String
+    var trace: PathName
 
     @Flag(name: .long, help: "Print one JSON document (integer nanoseconds, fixed key order) instead of the table.")
     var json = false
@@ -64,7 +64,7 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         let input = try InputFile(trace)
-        let stats = try TraceStats.compute(TraceReader(url: URL(fileURLWithPath: input.path)), window: window)
+        let stats = try TraceStats.compute(input.traceReader(), window: window)
         Console.warn(stats.warnings)
         try json ? Console.printJSON(stats.json) : Console.print(stats.text)
     }

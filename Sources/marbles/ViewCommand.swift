@@ -47,15 +47,15 @@ struct ViewCommand: ParsableCommand {
     )
 
     @Argument(help: "The trace to show (A when a second is given).")
-    var a: String
+    var a: PathName
 
     @Argument(help: "A second trace (B) to compare with A.")
-    var b: String?
+    var b: PathName?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The HTML file to write.", valueName: "file"))
-    var output: String
+    var output: PathName
 
-    @Option(name: .long, help: "The page's title (default: the trace's file name).")
+    @Option(name: .long, help: "The page's title (default: the trace's file name).", transform: textArgument)
     var title: String?
 
     @OptionGroup(title: "Comparing two traces")
@@ -70,26 +70,26 @@ struct ViewCommand: ParsableCommand {
     func run() throws {
         let inputs = try ([a] + (b.map { [$0] } ?? [])).map { try InputFile($0) }
         let target = try OutputFile(output, option: "-o", inputs: inputs)
-        let traceA = try Trace(contentsOf: URL(fileURLWithPath: a))
-        let traceB = try b.map { try Trace(contentsOf: URL(fileURLWithPath: $0)) }
+        let traceA = try Trace(reader: inputs[0].traceReader())
+        let traceB = try b.map { _ in try Trace(reader: inputs[1].traceReader()) }
         Console.warn(traceA.warnings + (traceB?.warnings ?? []))
         // The per-node statistics shown on hover: `marbles stats`' own streaming pass.
-        func stats(_ path: String) throws -> TraceStats {
-            try TraceStats.compute(TraceReader(url: URL(fileURLWithPath: path), name: path))
+        func stats(_ input: InputFile) throws -> TraceStats {
+            try TraceStats.compute(input.traceReader())
         }
-        var pages = [TracePage.Input(name: a, trace: traceA, stats: try stats(a))]
+        var pages = [TracePage.Input(name: a.shown, trace: traceA, stats: try stats(inputs[0]))]
         var differences: [TracePage.Difference] = []
         var partners: [UInt64: UInt64]?
         if let b, let traceB {
-            pages.append(TracePage.Input(name: b, trace: traceB, stats: try stats(b)))
-            let diff = TraceDiff(traceA, traceB, nameA: a, nameB: b, timeTolerance: comparison.timeTolerance,
+            pages.append(TracePage.Input(name: b.shown, trace: traceB, stats: try stats(inputs[1])))
+            let diff = TraceDiff(traceA, traceB, nameA: a.shown, nameB: b.shown, timeTolerance: comparison.timeTolerance,
                                  ignoringLineShifts: comparison.ignoreLineShifts)
             differences = diff.differences.map {
                 TracePage.Difference(text: TraceDiff.line($0), eventA: $0.a?.seq, eventB: $0.b?.seq)
             }
             partners = Dictionary(diff.alignment.pairs.map { ($0.a, $0.b) }, uniquingKeysWith: { first, _ in first })
         }
-        let name = PathName.lastComponent(of: a) + (b.map { " vs " + PathName.lastComponent(of: $0) } ?? "")
+        let name = a.lastComponent.shown + (b.map { " vs " + $0.lastComponent.shown } ?? "")
         let html = try TracePage.html(pages, differences: differences, partners: partners, title: title ?? name)
         try target.write(Array(html.utf8))
     }

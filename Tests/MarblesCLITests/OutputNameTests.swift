@@ -3,8 +3,7 @@ import XCTest
 
 /// Any name a user may type is an output name (issue 33 item 1): a one-character name crashed
 /// every writing verb (a trap in Foundation's path helpers, exit 132) before anything was
-/// written; `-` is standard output; a name that is not UTF-8 is refused rather than turned into
-/// another file's name (issue 31 item 5: `-o $'\xff.json'` wrote and replaced `\u{FFFD}.json`).
+/// written; `-` is standard output. (A name that is not UTF-8: `ByteNameTests`.)
 final class OutputNameTests: CommandLineTestCase {
     /// Each writing verb with the output option it takes, writing to `name`.
     private func writingRuns(to name: String) -> [[String]] {
@@ -69,24 +68,5 @@ final class OutputNameTests: CommandLineTestCase {
         // Two outputs cannot both be standard output.
         let both = try marbles(["play", "s.marbles", "--trace", "-", "--draw", "-"])
         XCTAssertEqual(both.status, 2, both.err)
-    }
-
-    func testANameThatIsNotUTF8IsRefusedAndNothingIsWritten() throws {
-        try prepare()
-        try write("an unrelated file\n", to: "\u{FFFD}.json")
-        // Foundation's Process passes arguments as text, so the byte goes through the shell.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "exec \"$0\" export in.trace -o \"$(printf '\\377.json')\"", executable.path]
-        process.currentDirectoryURL = URL(fileURLWithPath: path(""))
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 2, message)
-        XCTAssertTrue(message.hasPrefix("marbles: error: argument 4 (\\xFF.json) is not UTF-8 text;"), message)
-        XCTAssertEqual(try bytes("\u{FFFD}.json"), Data("an unrelated file\n".utf8))
-        XCTAssertEqual(try names().sorted(), ["in.trace", "s.marbles", "\u{FFFD}.json"])
     }
 }

@@ -136,7 +136,8 @@ final class StreamedTraceDiffTests: XCTestCase {
         let inMemory = TraceDiff(try Trace(contentsOf: urlA), try Trace(contentsOf: urlB), nameA: "a", nameB: "b",
                                  timeTolerance: tolerance, ignoringLineShifts: ignoringLineShifts)
         for (limit, window) in [(1, 2), (EventSpill.limit, TraceDiff.window)] {
-            let streamed = try TraceDiff(contentsOf: urlA, urlB, nameA: "a", nameB: "b", timeTolerance: tolerance,
+            let streamed = try TraceDiff(path: PathName(urlA.path), PathName(urlB.path), fileNames: (urlA.path, urlB.path),
+                                         nameA: "a", nameB: "b", timeTolerance: tolerance,
                                          ignoringLineShifts: ignoringLineShifts, spillLimit: limit, window: window)
             XCTAssertEqual(streamed.text, inMemory.text, "\(urlA.lastPathComponent) vs \(urlB.lastPathComponent), limit \(limit)",
                            file: file, line: line)

@@ -58,6 +58,80 @@ class CommandLineTestCase: XCTestCase {
                    err: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Runs `marbles` with `arguments` given as bytes, in the test's folder: a file name that
+    /// is not UTF-8 (`Process` passes arguments as text, which cannot hold one). Standard
+    /// input is /dev/null; standard output and error go to files outside the test's folder.
+    func marbles(bytes arguments: [[UInt8]]) throws -> Run {
+        let captured = (1...2).map { _ in FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)").path }
+        defer { for file in captured { unlink(file) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, captured[0], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, captured[1], O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Through env -C, which runs it in the test's folder (Swift does not import
+        // posix_spawn_file_actions_addchdir_np).
+        let program = ["/usr/bin/env", "-C", directory.path, executable.path].map { Array($0.utf8) }
+        let argv: [UnsafeMutablePointer<CChar>?] = (program + arguments).map { bytes in
+            let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            for (index, byte) in bytes.enumerated() { pointer[index] = CChar(bitPattern: byte) }
+            pointer[bytes.count] = 0
+            return pointer
+        } + [nil]
+        defer { for pointer in argv { pointer?.deallocate() } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let signal = status & 0x7f
+        let read = { (file: String) in String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data(), as: UTF8.self) }
+        return Run(status: signal == 0 ? (status >> 8) & 0xff : 128 + signal, out: read(captured[0]), err: read(captured[1]))
+    }
+
+    /// The names in the test's folder as the bytes the system holds, hidden ones included
+    /// (`names()` decodes them as text, a byte that is not UTF-8 as U+FFFD).
+    func byteNames() throws -> Set<[UInt8]> {
+        guard let folder = opendir(directory.path) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { closedir(folder) }
+        var names: Set<[UInt8]> = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            if name != Array(".".utf8) && name != Array("..".utf8) { names.insert(name) }
+        }
+        return names
+    }
+
+    /// The contents of the file named by the bytes `name` in the test's folder, or nil when
+    /// there is none.
+    func contents(ofByteName name: [UInt8]) -> [UInt8]? {
+        let path = Array(directory.path.utf8) + Array("/".utf8) + name + [0]
+        let descriptor = path.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY) }
+        }
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { return bytes }
+            bytes += chunk[..<count]
+        }
+    }
+
+    /// Copies the file named by the bytes `from` in the test's folder to the bytes `name`.
+    func copy(byteName from: [UInt8], to name: [UInt8]) throws {
+        let bytes = try XCTUnwrap(contents(ofByteName: from))
+        let path = Array(directory.path.utf8) + Array("/".utf8) + name + [0]
+        let descriptor = path.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+        }
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        XCTAssertEqual(bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }, bytes.count)
+    }
+
     /// Starts `marbles arguments` in the test's folder with standard output and error on
     /// pipes (or standard output to the file `output`).
     func start(_ arguments: [String], input: String? = nil, output: String? = nil,
