@@ -130,12 +130,16 @@ struct FidelityCheck {
             _ = try? recorder.stop()
             throw BlockedRun(reason: "its input threads were still blocked \(ended ? 60 : 25) s after it started")
         }
-        for queue in 0..<pipeline.queues {
+        // Every queue finishes what it is doing before the run is torn down and the recording
+        // stops: the sink's end wakes this thread while the thread that delivered it may still
+        // be unwinding its cascade (the services' queue too, where calls answer), and what it
+        // did after the recording stopped would be missing from the live trace alone.
+        for queue in (0..<pipeline.queues).map({ "q\($0)" }) + ["services"] {
             let drained = DispatchSemaphore(value: 0)
-            environment.scheduler("q\(queue)").schedule { drained.signal() }
+            environment.scheduler(queue).schedule { drained.signal() }
             guard drained.wait(timeout: .now() + (ended ? 60 : 5)) == .success else {
                 _ = try? recorder.stop()
-                throw BlockedRun(reason: "its queue q\(queue) was still blocked after it should have ended")
+                throw BlockedRun(reason: "its queue \(queue) was still blocked after it should have ended")
             }
         }
         return (try finish(recorder, disposable, live, "live"), liveSink, live, ended)
