@@ -582,13 +582,10 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         }
         let now = testScheduler.now
         var origin = atRecordedTimes ? subscription.time : now
-        if !atRecordedTimes, let delivering,
-           recording.events[subscription.id]?.first?.causes.last.map({ startedInCascade(of: delivering.sequence, request: $0) })
-               ?? false || madeDuringCascade(of: delivering.sequence, start: subscription) {
-            // Started, live, by the cascade of the boundary event being delivered (its request
-            // leads back to it, or the start was made on its thread while it ran: a
-            // `flatMap(.concat)` beginning the next call as the previous one completes):
-            // answered as then, when the cascade's work had taken its time.
+        if !atRecordedTimes, let delivering, let request = recording.events[subscription.id]?.first?.causes.last,
+           startedInCascade(of: delivering.sequence, request: request) {
+            // Started, live, by the cascade of the boundary event being delivered: answered
+            // as then, when the cascade's work had taken its time.
             origin = max(now, subscription.time.saturatingAdding(delivering.shift))
         } else if !atRecordedTimes, delivering == nil, now == startedAt {
             // Started, live and replayed, as the pipeline was set up (a binding's first value
@@ -630,35 +627,6 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
 
     /// Whether the recorded event `request` (what started a call) was in the synchronous
     /// cascade of the boundary event `root`: its first causes lead back to it on one thread.
-    /// Whether the recorded start `start` was made on the thread of the event `sequence`
-    /// while that event's cascade ran there: at or after the cascade's first event, before
-    /// the thread began another cascade (an event with no cause on its own thread).
-    private func madeDuringCascade(of sequence: UInt64, start: SubscriptionRecord) -> Bool {
-        let events = trace.events
-        guard var position = trace.eventPosition(sequence: sequence) else { return false }
-        let thread = events.thread(at: position)
-        guard start.thread == thread else { return false }
-        func causedOnItsThread(_ position: Int) -> Int? {
-            guard let cause = events.firstCause(at: position), let parent = trace.eventPosition(sequence: cause),
-                  parent < position, events.thread(at: parent) == events.thread(at: position) else { return nil }
-            return parent
-        }
-        for _ in 0..<256 {
-            guard let parent = causedOnItsThread(position) else { break }
-            position = parent
-        }
-        guard start.time >= events.time(at: position) else { return false }
-        var next = position + 1
-        while next < events.count, next - position <= 100_000 {
-            if events.thread(at: next) == thread {
-                if events.time(at: next) > start.time { return true }
-                if causedOnItsThread(next) == nil { return false }
-            }
-            next += 1
-        }
-        return true
-    }
-
     private func startedInCascade(of root: UInt64, request: UInt64) -> Bool {
         let events = trace.events
         guard var position = trace.eventPosition(sequence: request) else { return false }
