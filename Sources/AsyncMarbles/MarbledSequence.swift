@@ -185,18 +185,46 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
 
     /// `AsyncDebounceSequence<…>` → `debounce`, `AsyncStream<Int>` → `stream`: the type's
     /// name without its module, generic arguments, `Async` and `Sequence`, first letter small.
+    /// An operator's sequence is named after the method that makes it: the arity of
+    /// swift-async-algorithms' `merge`, `zip`, `combineLatest` and `chain` types is dropped
+    /// (`AsyncMerge2Sequence` → `merge`), as is `Throwing` of the standard library's throwing
+    /// variants (`AsyncThrowingMapSequence` → `map`) and the underscore of one not yet final
+    /// (`_AsyncThrottleSequence` → `throttle`); types whose method is named otherwise
+    /// are listed (`AsyncChunksOfCountOrSignalSequence` → `chunks`). A stream or channel keeps
+    /// `throwing` (`AsyncThrowingStream` → `throwingStream`): it is a source, not a method.
     static func operatorName(of type: Any.Type) -> String {
         var name = String(describing: type)
         if let bracket = name.firstIndex(of: "<") { name = String(name[..<bracket]) }
         if let dot = name.lastIndex(of: ".") { name = String(name[name.index(after: dot)...]) }
+        // An operator not yet final is spelt with an underscore (`_throttle`, `_AsyncThrottleSequence`).
+        while name.count > 1, name.first == "_" { name.removeFirst() }
         if name.hasPrefix("Async"), name.count > 5 { name.removeFirst(5) }
-        if name.hasSuffix("Sequence"), name.count > 8 { name.removeLast(8) }
+        if name.hasSuffix("Sequence"), name.count > 8 {
+            name.removeLast(8)
+            if name.hasPrefix("Throwing"), name.count > 8 { name.removeFirst(8) }
+            while name.count > 1, name.last?.isNumber == true { name.removeLast() }
+            if let method = operatorMethodNames[name] { return method }
+        }
         if name == "Marbled" { return "marbles" }
         return name.prefix(1).lowercased() + name.dropFirst()
     }
 }
 
 extension MarbledSequence: Sendable where Base: Sendable {}
+
+/// Operator types (`Async` and `Sequence`, `Throwing` and the arity taken off) whose
+/// method's name is not their own.
+let operatorMethodNames: [String: String] = [
+    "ChunksOfCountOrSignal": "chunks",
+    "ChunksOfCount": "chunks",
+    "ChunkedByGroup": "chunked",
+    "ChunkedOnProjection": "chunked",
+    "InclusiveReductions": "reductions",
+    "ExclusiveReductions": "reductions",
+    "JoinedBySeparator": "joined",
+    // `Sequence.async` makes it.
+    "Sync": "async",
+]
 
 /// The pull a tap is making: the taps upstream, pulled within it in the same task, add the
 /// sequence numbers of the events they report, which become the causes of its own.
