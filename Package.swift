@@ -36,9 +36,12 @@ let package = Package(
         .target(name: "CThreadLocal"),
         .target(name: "Signals", dependencies: ["TraceKinds", "Locks", "CThreadLocal"]),
         .target(name: "TraceLog", dependencies: ["TraceKinds"]),
+        // The Swift concurrency runtime's global enqueue hook: how a virtual-time run of async
+        // pipelines takes every job (AsyncMarbles' VirtualTimeDriver).
+        .target(name: "CConcurrencyHooks"),
         // Records AsyncSequence pipelines into the same trace (`sequence.marbles("label")`).
         .target(name: "AsyncMarbles", dependencies: [
-            "Signals", "Locks",
+            "Signals", "Locks", "CConcurrencyHooks", "MarbleNotation",
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
         ]),
         // A load-time constructor: MARBLES_TRACE=FILE records any program that links Recording.
@@ -103,7 +106,7 @@ let package = Package(
         // What several test targets share: the seeded generator, a pipeline's outcome.
         .target(name: "TestSupport", dependencies: ["Signals", "Locks"], path: "Tests/TestSupport"),
         .testTarget(name: "AsyncMarblesTests", dependencies: [
-            "AsyncMarbles", "Signals", "Recording", "TraceLog", "Diagrams",
+            "AsyncMarbles", "Signals", "Recording", "TraceLog", "Diagrams", "MarbleNotation",
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
         ]),
         .testTarget(name: "FidelityTests", dependencies: ["TestSupport", "Locks", "Signals", "MarbleStreams", "Recording", "Replay", "TraceLog", "Diagrams"]),
