@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "CConcurrencyHooks"),
         // Records AsyncSequence pipelines into the same trace (`sequence.marbles("label")`).
         .target(name: "AsyncMarbles", dependencies: [
-            "Signals", "Locks", "CConcurrencyHooks", "MarbleNotation",
+            "Signals", "Locks", "CConcurrencyHooks", "MarbleNotation", "TraceLog", "Recording", "Replay",
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
         ]),
         // A load-time constructor: MARBLES_TRACE=FILE records any program that links Recording.
@@ -106,7 +106,7 @@ let package = Package(
         // What several test targets share: the seeded generator, a pipeline's outcome.
         .target(name: "TestSupport", dependencies: ["Signals", "Locks"], path: "Tests/TestSupport"),
         .testTarget(name: "AsyncMarblesTests", dependencies: [
-            "AsyncMarbles", "Signals", "Recording", "TraceLog", "Diagrams", "MarbleNotation",
+            "AsyncMarbles", "Signals", "Recording", "TraceLog", "Diagrams", "MarbleNotation", "Replay",
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
         ]),
         .testTarget(name: "FidelityTests", dependencies: ["TestSupport", "Locks", "Signals", "MarbleStreams", "Recording", "Replay", "TraceLog", "Diagrams"]),

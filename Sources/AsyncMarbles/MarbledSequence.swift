@@ -53,7 +53,9 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
     init(_ base: Base, label: String, file: StaticString, line: UInt) {
         self.base = base
         let upstream = Self.taps(in: base)
-        let name = Self.operatorName(of: Base.self)
+        // A tap right on a tapped sequence (an environment's input, another tap) passes its
+        // elements through: the operator between them is the tap.
+        let name = base is Tapped ? "marbles" : Self.operatorName(of: Base.self)
         node = Node.make(upstream.isEmpty ? .source : .operator, name, label: label,
                          upstream: upstream.map { Node.Edge(node: $0, role: .data) }, file: file, line: line)
     }
@@ -165,8 +167,9 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
     }
 
     /// The nodes of the taps inside `base` (an operator's upstream sequences, as stored),
-    /// looked for a few levels deep.
+    /// looked for a few levels deep; `base` itself when it is tapped.
     static func taps(in base: Base) -> [Node] {
+        if let tapped = base as? Tapped { return [tapped.marblesNode] }
         var found: [Node] = []
         var level: [Any] = Mirror(reflecting: base).children.map(\.value)
         for _ in 0..<4 where !level.isEmpty {
