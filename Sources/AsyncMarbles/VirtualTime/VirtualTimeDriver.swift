@@ -233,7 +233,8 @@ private final class Outcome<Value>: @unchecked Sendable {  // touched only by th
 /// ```swift
 /// let driver = VirtualTimeDriver()
 /// do {
-///     try driver.run { for await _ in AsyncStream<Int> { _ in } {} }   // never finished
+///     let (never, _) = AsyncStream<Int>.makeStream()
+///     try driver.run { for await _ in never {} }   // never finished
 /// } catch let error as VirtualTimeError {
 ///     print(error)   // virtual time 0s: stuck: ...
 /// }
@@ -270,8 +271,9 @@ public struct VirtualTimeError: Error, Equatable, Sendable, CustomStringConverti
             return "\(at): VirtualTimeDriver.run was called inside a task; call it from synchronous code "
                 + "(an XCTest method that is not async), whose thread it can drive"
         case let .stuck(sleeping):
+            let past = sleeping == 0 ? "" : " before the horizon (\(sleeping) sleeps wait past it)"
             return "\(at): stuck: the body has not returned, no job is ready and nothing waits on the virtual "
-                + "clock (\(sleeping) sleeps past the horizon); it waits on something virtual time does not drive: "
+                + "clock\(past); it waits on something virtual time does not drive: "
                 + "a stream never finished, a real clock's sleep, the main actor or another thread"
         case let .jobLimit(limit):
             return "\(at): more than \(limit) jobs ran without the body returning: a loop that never waits?"
