@@ -52,8 +52,8 @@ final class AsyncEnvironmentTests: XCTestCase {
 
     /// Records the search box live, under a driver: a script types, the real (simulated)
     /// service answers.
-    private func recordLive() throws -> (shown: [String], bytes: [UInt8]) {
-        let driver = VirtualTimeDriver()
+    private func recordLive(thread: String = "tasks") throws -> (shown: [String], bytes: [UInt8]) {
+        let driver = VirtualTimeDriver(name: thread)
         let recorder = Recorder(clock: .virtual(driver.scheduler))
         recorder.start()
         let live = LiveAsyncEnvironment(clock: driver.clock)
@@ -122,6 +122,17 @@ final class AsyncEnvironmentTests: XCTestCase {
         XCTAssertTrue(first.node.contains("settled"), diff.text)
         XCTAssertEqual(first.a?.value, "\"swi\"")
         XCTAssertTrue(diff.rootCauses.contains { $0.kind == .callOnlyInA && $0.requestA == "\"swi\"" }, diff.text)
+    }
+
+    /// A replay's jobs show on the thread the recording's tasks ran on (live, the global
+    /// concurrent executor's queue), not on its own driver's: the threads agree too.
+    func testAReplaysWorkShowsOnTheRecordingsThread() throws {
+        let live = try recordLive(thread: "Swift global concurrent queue")
+        let replayed = try replay(live.bytes)
+        let trace = try Trace(bytes: replayed.bytes, name: "replay")
+        XCTAssertEqual(Set(trace.events.compactMap { trace.thread($0.thread)?.name }), ["Swift global concurrent queue"])
+        let diff = TraceDiff(try Trace(bytes: live.bytes, name: "live"), trace, nameA: "live", nameB: "replay")
+        XCTAssertTrue(diff.isSame, diff.text)
     }
 
     func testTwoReplaysAreTheSameBytes() throws {

@@ -24,7 +24,9 @@ import TraceLog
 /// replay's trace has the live trace's nodes and can be compared with it (`TraceDiff`).
 ///
 /// Recorded times are offsets from the recording's start; they are replayed from the driver's
-/// time when the environment is made.
+/// time when the environment is made. The driver's jobs show on the thread most of the
+/// recording's work was on (`VirtualTimeDriver.threadName`): a live recording's tasks ran on
+/// the global concurrent executor's queue, and so do the replay's, in its trace.
 ///
 /// ```swift
 /// let driver = VirtualTimeDriver()
@@ -55,6 +57,20 @@ public final class ReplayAsyncEnvironment: AsyncEnvironment, @unchecked Sendable
         self.traceName = name
         clock = .virtual(driver.clock)
         origin = driver.scheduler.now
+        if let tasks = Self.tasksThread(of: trace) { driver.threadName = tasks }
+    }
+
+    /// The thread most of the recording's work (its events but the inputs') was on: live, the
+    /// global concurrent executor's queue, where the tasks ran; under a driver, its thread.
+    /// The replay's jobs show on it, so that they agree with the recording's.
+    private static func tasksThread(of trace: Trace) -> String? {
+        let inputs = Set(trace.nodes.filter { $0.name == "input" }.map(\.id))
+        var counts: [UInt64: Int] = [:]
+        for event in trace.events where !inputs.contains(event.node) { counts[event.thread, default: 0] += 1 }
+        // The most events; a tie to the thread first met.
+        guard let busiest = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) })?.key,
+              let thread = trace.thread(busiest) else { return nil }
+        return thread.scheduler ?? thread.name
     }
 
     /// What did not fit the trace so far, in the order met.

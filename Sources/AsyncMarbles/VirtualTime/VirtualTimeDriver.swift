@@ -69,6 +69,10 @@ public final class VirtualTimeDriver: @unchecked Sendable {  // `ready` under `l
     public var jobLimit = 10_000_000
     /// The jobs run by the last `run`, winding down included.
     public private(set) var jobsRun = 0
+    /// The thread the jobs' events show on in a recording: the driver's name unless set. A
+    /// `ReplayAsyncEnvironment` sets it to the thread its recording's tasks ran on, so that a
+    /// replay of a live recording shows its work where the live run did.
+    public var threadName: String
 
     private let lock = Lock()
     private var ready: [UnownedJob] = []
@@ -79,6 +83,7 @@ public final class VirtualTimeDriver: @unchecked Sendable {  // `ready` under `l
     /// show on in a recording.
     public init(name: String = "tasks", start: Int64 = 0) {
         scheduler = TestScheduler(name: name, start: start)
+        threadName = name
         clock = VirtualClock(scheduler: scheduler, sleepers: sleepers)
     }
 
@@ -141,13 +146,14 @@ public final class VirtualTimeDriver: @unchecked Sendable {  // `ready` under `l
     private func drain() throws {
         let scope = scheduler.recordingScope
         let lane = ProbeContext.Captured(cause: 0, parentSubscription: 0, scope: scope)
+        let threadName = self.threadName
         while let job = takeReady() {
             jobsRun += 1
             guard jobsRun <= jobLimit else { throw VirtualTimeError(.jobLimit(jobLimit), at: scheduler.now) }
             // Each job on the driver's lane, in its recording's scope, with no cause left
             // over from the job before.
             if Instrumentation.isAttached {
-                ProbeContext.current.with(lane, scheduler: scheduler.name) {
+                ProbeContext.current.with(lane, scheduler: threadName) {
                     job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
                 }
             } else {
