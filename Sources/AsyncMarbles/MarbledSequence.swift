@@ -231,13 +231,24 @@ let operatorMethodNames: [String: String] = [
 
 /// The pull a tap is making: the taps upstream, pulled within it in the same task, add the
 /// sequence numbers of the events they report, which become the causes of its own.
-final class Pull: @unchecked Sendable {  // `numbers` only under `lock`
+///
+/// Only the task that pulls adds: an operator that pulls its upstream from a task of its own
+/// (`debounce`, `merge`) starts that task inside a pull, and a task inherits task-local
+/// values, so without the check every element its task received, for as long as it runs,
+/// would be added to the first pull, and the first element downstream caused by all of them.
+final class Pull: @unchecked Sendable {  // `numbers` only under `lock`; `task` immutable
     @TaskLocal static var current: Pull?
     private let lock = Lock()
     private var numbers: [UInt64] = []
+    /// The pulling task (compared while it runs, the pull being made in it).
+    private let task: UnsafeCurrentTask?
+
+    init() {
+        task = withUnsafeCurrentTask { $0 }
+    }
 
     func add(_ sequence: UInt64) {
-        guard sequence != 0 else { return }
+        guard sequence != 0, withUnsafeCurrentTask(body: { $0 == task }) else { return }
         lock.withLock { numbers.append(sequence) }
     }
 

@@ -87,6 +87,12 @@ final class VirtualTimeTests: XCTestCase {
         XCTAssertEqual(merged.name, "merge")
         XCTAssertEqual(trace.events.filter { $0.node == merged.id && $0.kind == .value }.map { $0.text ?? "" },
                        ["a", "x", "b", "c", "y", "z", "d"])
+        // merge and debounce pull their upstream from tasks of their own, which inherit the
+        // task-local pull they were started in: their elements name no causes, rather than the
+        // first element downstream all those the tasks received.
+        let settled = try XCTUnwrap(trace.nodes.first { $0.label == "settled" })
+        let downstream = trace.events.filter { ($0.node == merged.id || $0.node == settled.id) && $0.kind == .value }
+        XCTAssertEqual(downstream.filter { !$0.causes.isEmpty }.map { $0.text ?? "" }, [])
     }
 
     func testARunWaitingOnNothingVirtualIsStuck() {
