@@ -91,6 +91,9 @@ figures: build
 	  esac; \
 	done
 	$(MAKE) guide-figures
+	@# swift-async-algorithms #299's input debounced on the virtual-time driver: its trace
+	@# and figures, recorded and drawn by the test that checks them.
+	MARBLES_RECORD=1 $(SWIFT) test --disable-swift-testing --filter DebounceIssue299Tests >/dev/null
 
 # The first-pipeline guide's trace and golden, recorded from the guide's own code in virtual
 # time by its tests, and its figures, drawn from that trace (Replay.docc's Resources).

@@ -23,6 +23,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The operators async pipelines are written with (debounce, merge, combineLatest,
+        // chunks, AsyncChannel); the tap names their nodes and the tests run them.
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
     ],
     targets: [
         .target(name: "TraceKinds"),
@@ -33,8 +36,14 @@ let package = Package(
         .target(name: "CThreadLocal"),
         .target(name: "Signals", dependencies: ["TraceKinds", "Locks", "CThreadLocal"]),
         .target(name: "TraceLog", dependencies: ["TraceKinds"]),
+        // The Swift concurrency runtime's global enqueue hook: how a virtual-time run of async
+        // pipelines takes every job (AsyncMarbles' VirtualTimeDriver).
+        .target(name: "CConcurrencyHooks"),
         // Records AsyncSequence pipelines into the same trace (`sequence.marbles("label")`).
-        .target(name: "AsyncMarbles", dependencies: ["Signals", "Locks"]),
+        .target(name: "AsyncMarbles", dependencies: [
+            "Signals", "Locks", "CConcurrencyHooks", "MarbleNotation", "TraceLog", "Recording", "Replay",
+            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+        ]),
         // A load-time constructor: MARBLES_TRACE=FILE records any program that links Recording.
         .target(name: "CProcessRecording"),
         .target(name: "Recording", dependencies: ["Signals", "TraceLog", "Locks", "CTimestamp", "CProcessRecording"]),
@@ -96,7 +105,10 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["TestSupport", "Locks", "Replay", "MarbleNotation", "MarbleStreams", "Signals", "MarblesTesting", "TraceLog", "Recording"]),
         // What several test targets share: the seeded generator, a pipeline's outcome.
         .target(name: "TestSupport", dependencies: ["Signals", "Locks"], path: "Tests/TestSupport"),
-        .testTarget(name: "AsyncMarblesTests", dependencies: ["AsyncMarbles", "Signals", "Recording", "TraceLog", "Diagrams"]),
+        .testTarget(name: "AsyncMarblesTests", dependencies: [
+            "AsyncMarbles", "Signals", "Recording", "TraceLog", "Diagrams", "MarbleNotation", "Replay",
+            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+        ]),
         .testTarget(name: "FidelityTests", dependencies: ["TestSupport", "Locks", "Signals", "MarbleStreams", "Recording", "Replay", "TraceLog", "Diagrams"]),
         .testTarget(name: "ViewerTests", dependencies: ["Viewer", "TraceLog", "Diagrams"]),
         // Runs the built `marbles` executable as a child process; links none of its modules.

@@ -53,7 +53,9 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
     init(_ base: Base, label: String, file: StaticString, line: UInt) {
         self.base = base
         let upstream = Self.taps(in: base)
-        let name = Self.operatorName(of: Base.self)
+        // A tap right on a tapped sequence (an environment's input, another tap) passes its
+        // elements through: the operator between them is the tap.
+        let name = base is Tapped ? "marbles" : Self.operatorName(of: Base.self)
         node = Node.make(upstream.isEmpty ? .source : .operator, name, label: label,
                          upstream: upstream.map { Node.Edge(node: $0, role: .data) }, file: file, line: line)
     }
@@ -165,8 +167,9 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
     }
 
     /// The nodes of the taps inside `base` (an operator's upstream sequences, as stored),
-    /// looked for a few levels deep.
+    /// looked for a few levels deep; `base` itself when it is tapped.
     static func taps(in base: Base) -> [Node] {
+        if let tapped = base as? Tapped { return [tapped.marblesNode] }
         var found: [Node] = []
         var level: [Any] = Mirror(reflecting: base).children.map(\.value)
         for _ in 0..<4 where !level.isEmpty {
@@ -185,12 +188,26 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
 
     /// `AsyncDebounceSequence<…>` → `debounce`, `AsyncStream<Int>` → `stream`: the type's
     /// name without its module, generic arguments, `Async` and `Sequence`, first letter small.
+    /// An operator's sequence is named after the method that makes it: the arity of
+    /// swift-async-algorithms' `merge`, `zip`, `combineLatest` and `chain` types is dropped
+    /// (`AsyncMerge2Sequence` → `merge`), as is `Throwing` of the standard library's throwing
+    /// variants (`AsyncThrowingMapSequence` → `map`) and the underscore of one not yet final
+    /// (`_AsyncThrottleSequence` → `throttle`); types whose method is named otherwise
+    /// are listed (`AsyncChunksOfCountOrSignalSequence` → `chunks`). A stream or channel keeps
+    /// `throwing` (`AsyncThrowingStream` → `throwingStream`): it is a source, not a method.
     static func operatorName(of type: Any.Type) -> String {
         var name = String(describing: type)
         if let bracket = name.firstIndex(of: "<") { name = String(name[..<bracket]) }
         if let dot = name.lastIndex(of: ".") { name = String(name[name.index(after: dot)...]) }
+        // An operator not yet final is spelt with an underscore (`_throttle`, `_AsyncThrottleSequence`).
+        while name.count > 1, name.first == "_" { name.removeFirst() }
         if name.hasPrefix("Async"), name.count > 5 { name.removeFirst(5) }
-        if name.hasSuffix("Sequence"), name.count > 8 { name.removeLast(8) }
+        if name.hasSuffix("Sequence"), name.count > 8 {
+            name.removeLast(8)
+            if name.hasPrefix("Throwing"), name.count > 8 { name.removeFirst(8) }
+            while name.count > 1, name.last?.isNumber == true { name.removeLast() }
+            if let method = operatorMethodNames[name] { return method }
+        }
         if name == "Marbled" { return "marbles" }
         return name.prefix(1).lowercased() + name.dropFirst()
     }
@@ -198,15 +215,40 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
 
 extension MarbledSequence: Sendable where Base: Sendable {}
 
+/// Operator types (`Async` and `Sequence`, `Throwing` and the arity taken off) whose
+/// method's name is not their own.
+let operatorMethodNames: [String: String] = [
+    "ChunksOfCountOrSignal": "chunks",
+    "ChunksOfCount": "chunks",
+    "ChunkedByGroup": "chunked",
+    "ChunkedOnProjection": "chunked",
+    "InclusiveReductions": "reductions",
+    "ExclusiveReductions": "reductions",
+    "JoinedBySeparator": "joined",
+    // `Sequence.async` makes it.
+    "Sync": "async",
+]
+
 /// The pull a tap is making: the taps upstream, pulled within it in the same task, add the
 /// sequence numbers of the events they report, which become the causes of its own.
-final class Pull: @unchecked Sendable {  // `numbers` only under `lock`
+///
+/// Only the task that pulls adds: an operator that pulls its upstream from a task of its own
+/// (`debounce`, `merge`) starts that task inside a pull, and a task inherits task-local
+/// values, so without the check every element its task received, for as long as it runs,
+/// would be added to the first pull, and the first element downstream caused by all of them.
+final class Pull: @unchecked Sendable {  // `numbers` only under `lock`; `task` immutable
     @TaskLocal static var current: Pull?
     private let lock = Lock()
     private var numbers: [UInt64] = []
+    /// The pulling task (compared while it runs, the pull being made in it).
+    private let task: UnsafeCurrentTask?
+
+    init() {
+        task = withUnsafeCurrentTask { $0 }
+    }
 
     func add(_ sequence: UInt64) {
-        guard sequence != 0 else { return }
+        guard sequence != 0, withUnsafeCurrentTask(body: { $0 == task }) else { return }
         lock.withLock { numbers.append(sequence) }
     }
 

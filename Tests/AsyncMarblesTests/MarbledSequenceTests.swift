@@ -1,3 +1,4 @@
+import AsyncAlgorithms
 @testable import AsyncMarbles
 import Diagrams
 import Recording
@@ -136,5 +137,37 @@ final class MarbledSequenceTests: XCTestCase {
         XCTAssertEqual(Tap.operatorName(of: AsyncStream<Int>.self), "stream")
         XCTAssertEqual(Tap.operatorName(of: AsyncCompactMapSequence<AsyncStream<Int>, Int>.self), "compactMap")
         XCTAssertEqual(Tap.operatorName(of: Tap.self), "marbles")
+        XCTAssertEqual(Tap.operatorName(of: AsyncThrowingStream<Int, any Error>.self), "throwingStream")
+        XCTAssertEqual(Tap.operatorName(of: AsyncThrowingMapSequence<AsyncStream<Int>, Int>.self), "map")
+    }
+
+    /// swift-async-algorithms' sequences are named after the methods that make them, not
+    /// their types: the names a reader of the pipeline wrote.
+    func testAsyncAlgorithmsSequencesAreNamedAfterTheirMethods() {
+        typealias Tap = MarbledSequence<AsyncStream<Int>>
+        let numbers = AsyncStream<Int> { $0.finish() }
+        let letters = AsyncStream<String> { $0.finish() }
+        let signal = AsyncStream<Void> { $0.finish() }
+        func name<S: AsyncSequence>(_ sequence: S) -> String { Tap.operatorName(of: S.self) }
+        XCTAssertEqual(name(numbers.debounce(for: .seconds(1))), "debounce")
+        XCTAssertEqual(name(numbers._throttle(for: .seconds(1))), "throttle")
+        XCTAssertEqual(name(merge(numbers, numbers)), "merge")
+        XCTAssertEqual(name(merge(numbers, numbers, numbers)), "merge")
+        XCTAssertEqual(name(combineLatest(numbers, letters)), "combineLatest")
+        XCTAssertEqual(name(combineLatest(numbers, letters, numbers)), "combineLatest")
+        XCTAssertEqual(name(zip(numbers, letters)), "zip")
+        XCTAssertEqual(name(chain(numbers, numbers)), "chain")
+        XCTAssertEqual(name(numbers.chunks(ofCount: 2, or: signal)), "chunks")
+        XCTAssertEqual(name(numbers.chunks(ofCount: 2)), "chunks")
+        XCTAssertEqual(name(numbers.chunked { $0 < $1 }), "chunked")
+        XCTAssertEqual(name(numbers.chunked(on: { $0 % 2 })), "chunked")
+        XCTAssertEqual(name(numbers.reductions(+)), "reductions")
+        XCTAssertEqual(name(numbers.reductions(0, +)), "reductions")
+        XCTAssertEqual(name(numbers.removeDuplicates()), "removeDuplicates")
+        XCTAssertEqual(name(numbers.adjacentPairs()), "adjacentPairs")
+        XCTAssertEqual(name([1, 2].async), "async")
+        XCTAssertEqual(name(AsyncTimerSequence(interval: .seconds(1), clock: .continuous)), "timer")
+        XCTAssertEqual(name(AsyncChannel<Int>()), "channel")
+        XCTAssertEqual(name(numbers.buffer(policy: .unbounded)), "buffer")
     }
 }

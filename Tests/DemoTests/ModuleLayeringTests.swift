@@ -22,7 +22,7 @@ final class ModuleLayeringTests: XCTestCase {
         "Demo": ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams", "Viewer"],
         "MarblesTesting": ["Marbles", "Signals", "TraceLog", "Recording", "Replay", "MarbleNotation", "MarbleStreams", "Locks"],
         "Marbles": ["Signals", "TraceLog", "Recording", "Replay", "MarbleStreams", "AsyncMarbles"],
-        "AsyncMarbles": ["Signals", "Locks"],
+        "AsyncMarbles": ["Signals", "Locks", "CConcurrencyHooks", "MarbleNotation", "TraceLog", "Recording", "Replay"],
     ]
     /// Modules of the toolchain, always allowed (`CDispatch`: libdispatch's C API on Linux).
     private static let system: Set<String> = [
