@@ -107,7 +107,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
                 subscription = Instrumentation.newSubscription()
                 probe.didSubscribe(node, subscription: subscription, parent: 0)
             }
-            let pull = Pull()
+            let pull = Pull(subscription: subscription)
             var iterator = base
             let outcome: Result<Element?, any Error>
             do {
@@ -242,9 +242,12 @@ final class Pull: @unchecked Sendable {  // `numbers` only under `lock`; `task` 
     private var numbers: [UInt64] = []
     /// The pulling task (compared while it runs, the pull being made in it).
     private let task: UnsafeCurrentTask?
+    /// The subscription of the tap that pulls.
+    let subscription: UInt64
 
-    init() {
+    init(subscription: UInt64) {
         task = withUnsafeCurrentTask { $0 }
+        self.subscription = subscription
     }
 
     func add(_ sequence: UInt64) {

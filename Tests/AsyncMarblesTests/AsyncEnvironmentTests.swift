@@ -94,6 +94,18 @@ final class AsyncEnvironmentTests: XCTestCase {
         return (shown.lines, recorder.bytes, replay.errors)
     }
 
+    /// A call made in a `map` hangs from the tap that pulls the map (its subscription's parent),
+    /// so the pipeline figure draws it into that operator, as a `Signals` call into its `flatMap`.
+    func testACallMadeWhileATapPullsIsAChildOfThatTapsSubscription() throws {
+        let trace = try Trace(bytes: try recordLive().bytes, name: "live")
+        let shown = try XCTUnwrap(trace.nodes.first { $0.label == "shown" })
+        let search = try XCTUnwrap(trace.nodes.first { $0.name == "call" })
+        let shownSubscriptions = Set(trace.subscriptions.filter { $0.node == shown.id }.map(\.id))
+        let calls = trace.subscriptions.filter { $0.node == search.id }
+        XCTAssertEqual(calls.count, 4)  // swi, swift, err, go: what settled
+        for call in calls { XCTAssertTrue(shownSubscriptions.contains(call.parent), "\(call)") }
+    }
+
     func testAReplayAgreesWithItsLiveRecording() throws {
         let live = try recordLive()
         XCTAssertEqual(live.shown, ["SWI,swi!", "SWIFT,swift!", "failed: Refused(503)", "GO,go!"])

@@ -238,10 +238,14 @@ enum BoundaryEvents {
         }
     }
 
-    /// Reports a call's start with its request; returns the call's subscription.
+    /// Reports a call's start with its request; returns the call's subscription. A call made
+    /// while a tap pulls (in a `map` a tap downstream iterates) is a child of that tap's
+    /// subscription, so the pipeline figure hangs it from the operator that made it, as it
+    /// hangs a `Signals` call from its `flatMap`.
     static func startCall<Request: Encodable>(_ node: Node, request: Request) -> UInt64 {
         let subscription = Instrumentation.newSubscription()
-        Instrumentation.probe?.didSubscribe(node, subscription: subscription, parent: 0, request: request)
+        Instrumentation.probe?.didSubscribe(node, subscription: subscription, parent: Pull.current?.subscription ?? 0,
+                                            request: request)
         return subscription
     }
 
