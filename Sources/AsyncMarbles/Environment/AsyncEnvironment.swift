@@ -40,6 +40,10 @@ public protocol AsyncEnvironment: AnyObject, Sendable {
         _ label: String, request: Request, file: StaticString, line: UInt,
         _ perform: () async throws -> Value
     ) async throws -> Value
+
+    /// A timer across the boundary (`EnvironmentTimer`): the clock's instant every
+    /// `interval`. Live, the clock's ticks; replayed, the recorded ones.
+    func timer(_ label: String, every interval: Duration, file: StaticString, line: UInt) -> EnvironmentTimer
 }
 
 extension AsyncEnvironment {
@@ -56,6 +60,13 @@ extension AsyncEnvironment {
         _ perform: () async throws -> Value
     ) async throws -> Value {
         try await call(label, request: request, file: file, line: line, perform)
+    }
+
+    /// A timer across the boundary, found in traces by its label: the clock's instant every
+    /// `interval`, as `AsyncTimerSequence(interval:clock:)` gives it.
+    public func timer(_ label: String, every interval: Duration, file: StaticString = #fileID,
+                      line: UInt = #line) -> EnvironmentTimer {
+        timer(label, every: interval, file: file, line: line)
     }
 }
 

@@ -75,6 +75,11 @@ public final class LiveAsyncEnvironment: AsyncEnvironment, @unchecked Sendable {
         pipes.forEach { $0.finish() }
     }
 
+    public func timer(_ label: String, every interval: Duration, file: StaticString, line: UInt) -> EnvironmentTimer {
+        EnvironmentTimer(node: .asyncTimer(label, every: interval, file: file, line: line), interval: interval,
+                         clock: clock, recorded: nil)
+    }
+
     public func call<Request: Codable & Equatable & Sendable, Value: Codable & Sendable>(
         _ label: String, request: Request, file: StaticString, line: UInt,
         _ perform: () async throws -> Value

@@ -114,6 +114,30 @@ public final class ReplayAsyncEnvironment: AsyncEnvironment, @unchecked Sendable
         }
     }
 
+    /// The recorded ticks of the timer `label`, each start's at its recorded times; ticks at
+    /// the new interval in virtual time when the code asks for another interval than the
+    /// recording's (a what-if replay; the diff names the changed node), or when the trace has
+    /// no such timer (a `ReplayError` too).
+    public func timer(_ label: String, every interval: Duration, file: StaticString, line: UInt) -> EnvironmentTimer {
+        let node = Node.asyncTimer(label, every: interval, file: file, line: line)
+        let recorded = recordedNodes(named: "timer", label: label, node: node)
+        let same = recorded.filter { $0.parameters == node.parameters }
+        guard !same.isEmpty else {
+            if recorded.isEmpty {
+                fail(.missingTimer, node, record: nil, message: "expected a timer labelled \"\(label)\" in the trace; it has none")
+            }
+            return EnvironmentTimer(node: node, interval: interval, clock: clock, recorded: nil)
+        }
+        let ids = Set(same.map(\.id))
+        var ticksBySubscription: [UInt64: [(time: Int64, instant: EnvironmentClock.Instant)]] = [:]
+        for event in same.flatMap({ trace.events(of: $0.id) }) where event.kind == .value {
+            guard let instant = try? decode(EnvironmentClock.Instant.self, event, node) else { continue }
+            ticksBySubscription[event.subscription, default: []].append((origin + event.time, instant))
+        }
+        let starts = trace.subscriptions.filter { ids.contains($0.node) }.map { ticksBySubscription[$0.id] ?? [] }
+        return EnvironmentTimer(node: node, interval: interval, clock: clock, recorded: RecordedTicks(starts))
+    }
+
     public func call<Request: Codable & Equatable & Sendable, Value: Codable & Sendable>(
         _ label: String, request: Request, file: StaticString, line: UInt,
         _ perform: () async throws -> Value
