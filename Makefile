@@ -94,6 +94,10 @@ figures: build
 	@# swift-async-algorithms #299's input debounced on the virtual-time driver: its trace
 	@# and figures, recorded and drawn by the test that checks them.
 	MARBLES_RECORD=1 $(SWIFT) test --disable-swift-testing --filter DebounceIssue299Tests >/dev/null
+	@# The async search scenario (TwitterInstant with AsyncSequence), recorded in virtual time
+	@# by its test, which draws its figures and copies them, with #299's, into the DocC guide
+	@# (AsyncMarbles.docc's Resources). After #299's run: it copies that figure.
+	MARBLES_RECORD=1 $(SWIFT) test --disable-swift-testing --filter AsyncSearchTests >/dev/null
 
 # The first-pipeline guide's trace and golden, recorded from the guide's own code in virtual
 # time by its tests, and its figures, drawn from that trace (Replay.docc's Resources).
@@ -103,8 +107,9 @@ guide-figures: build
 	$(SWIFT) run -q marbles draw traces/thermostat.trace -o $(GUIDE_FIGURES)/thermostat.svg >/dev/null
 	$(SWIFT) run -q marbles draw traces/thermostat.trace --pipeline -o $(GUIDE_FIGURES)/thermostat-pipeline.svg >/dev/null
 
-# The Signals DocC catalogue, checked and rendered by the toolchain's docc (no package plugin):
-# the module's symbol graph from the debug build, every link resolved, any warning an error.
+# The DocC catalogues (Signals, Replay, AsyncMarbles), checked and rendered by the toolchain's
+# docc (no package plugin): each module's symbol graph from the debug build, every link
+# resolved, any warning an error.
 DOCC ?= docc
 # The C targets' module maps, which SwiftPM writes into each target's build folder: the Swift
 # modules' interfaces import them (CThreadLocal, CTimestamp, CProcessRecording).
@@ -134,6 +139,18 @@ docs: build
 	$(DOCC) convert Sources/Replay/Replay.docc --additional-symbol-graph-dir .build/replay-symbols \
 	  --fallback-display-name Replay --fallback-bundle-identifier marbles.Replay \
 	  --warnings-as-errors --output-path .build/Replay.doccarchive
+	@# AsyncMarbles' catalogue (the guide "Recording an async pipeline"); its figures are
+	@# checked by AsyncSearchTests, which draws them.
+	rm -rf .build/async-symbols && mkdir -p .build/async-symbols
+	$(SWIFT) symbolgraph-extract -module-name AsyncMarbles -minimum-access-level public \
+	  -I "$$($(SWIFT) build --show-bin-path)/Modules" $(C_MODULES) \
+	  -Xcc -fmodule-map-file="$$($(SWIFT) build --show-bin-path)/CConcurrencyHooks.build/module.modulemap" \
+	  -I Sources/CConcurrencyHooks/include \
+	  -target "$$($(SWIFT) -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -n 1)" \
+	  -output-dir .build/async-symbols
+	$(DOCC) convert Sources/AsyncMarbles/AsyncMarbles.docc --additional-symbol-graph-dir .build/async-symbols \
+	  --fallback-display-name AsyncMarbles --fallback-bundle-identifier marbles.AsyncMarbles \
+	  --warnings-as-errors --output-path .build/AsyncMarbles.doccarchive
 
 clean:
 	rm -rf .build .build-*
