@@ -152,18 +152,24 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertEqual([movedFile.filesMoved, movedFile.linesMoved], [1, 0])
     }
 
+    /// A call "search" started by the input's value (node 3), and the service behind it
+    /// (node 4) answering 1, which the call forwards (`answer`).
+    private static let call = [
+        #"{"type":"node","id":3,"kind":"source","name":"call","parameters":"search","file":"App.swift","line":7,"label":"search","upstream":[]}"#,
+        #"{"type":"subscribe","id":3,"node":3,"parent":2,"time":1000,"thread":1}"#,
+    ]
+    private static let service = [
+        #"{"type":"node","id":4,"kind":"source","name":"SignalProducer","parameters":"","file":"Service.swift","line":9,"upstream":[]}"#,
+        #"{"type":"subscribe","id":4,"node":4,"parent":2,"time":1000,"thread":1}"#,
+        #"{"type":"event","seq":7,"time":5000,"node":4,"sub":4,"kind":"value","thread":2,"causes":[2],"text":"1","json":1}"#,
+    ]
+    private static let answer = #"{"type":"event","seq":8,"time":5000,"node":3,"sub":3,"kind":"value","thread":2,"causes":[7],"text":"1","json":1}"#
+
     func testServiceNodesInsideACallAreListedNotCounted() throws {
-        let call = [
-            #"{"type":"node","id":3,"kind":"source","name":"call","parameters":"search","file":"App.swift","line":7,"label":"search","upstream":[]}"#,
-            #"{"type":"subscribe","id":3,"node":3,"parent":2,"time":1000,"thread":1}"#,
-        ]
-        let service = [
-            #"{"type":"node","id":4,"kind":"source","name":"SignalProducer","parameters":"","file":"Service.swift","line":9,"upstream":[]}"#,
-            #"{"type":"subscribe","id":4,"node":4,"parent":2,"time":1000,"thread":1}"#,
-            #"{"type":"event","seq":7,"time":5000,"node":4,"sub":4,"kind":"value","thread":2,"causes":[2],"text":"1","json":1}"#,
+        let (call, answer) = (Self.call, Self.answer)
+        let service = Self.service + [
             #"{"type":"node","id":5,"kind":"sink","name":"observe","parameters":"","file":"Service.swift","line":10,"upstream":[{"node":4,"role":"data"}]}"#,
         ]
-        let answer = #"{"type":"event","seq":8,"time":5000,"node":3,"sub":3,"kind":"value","thread":2,"causes":[7],"text":"1","json":1}"#
         let live = try trace { $0 += call + service + [answer] }
         let replay = try trace { $0 += call + [answer.replacingOccurrences(of: "[7]", with: "[2]")] }
         let diff = TraceDiff(live, replay, timeTolerance: 0)
@@ -180,16 +186,7 @@ final class TraceDiffTests: XCTestCase {
     /// its service answered, so the service's interruption names its own answer as its cause. A
     /// node whose events cause its own later events is still inside the call.
     func testAServiceWhoseAnswerCausesItsOwnInterruptionIsStillInsideTheCall() throws {
-        let call = [
-            #"{"type":"node","id":3,"kind":"source","name":"call","parameters":"search","file":"App.swift","line":7,"label":"search","upstream":[]}"#,
-            #"{"type":"subscribe","id":3,"node":3,"parent":2,"time":1000,"thread":1}"#,
-        ]
-        let service = [
-            #"{"type":"node","id":4,"kind":"source","name":"SignalProducer","parameters":"","file":"Service.swift","line":9,"upstream":[]}"#,
-            #"{"type":"subscribe","id":4,"node":4,"parent":2,"time":1000,"thread":1}"#,
-            #"{"type":"event","seq":7,"time":5000,"node":4,"sub":4,"kind":"value","thread":2,"causes":[2],"text":"1","json":1}"#,
-        ]
-        let answer = #"{"type":"event","seq":8,"time":5000,"node":3,"sub":3,"kind":"value","thread":2,"causes":[7],"text":"1","json":1}"#
+        let (call, service, answer) = (Self.call, Self.service, Self.answer)
         let interrupted = #"{"type":"event","seq":9,"time":5100,"node":4,"sub":4,"kind":"interrupted","thread":2,"causes":[7]}"#
         let live = try trace { $0 += call + service + [answer, interrupted] }
         let replay = try trace { $0 += call + [answer.replacingOccurrences(of: "[7]", with: "[2]")] }
