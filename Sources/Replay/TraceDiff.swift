@@ -348,7 +348,7 @@ public struct TraceDiff: Sendable {
         var first = ordered.first?.difference
         var grouped = Self.grouped(ordered, downstream: downstream)
         if first != nil {
-            try Self.nameRaces(&grouped, &first, a, b)
+            try Self.nameRaces(&grouped, &first, a, b, alignment: alignment)
         }
         firstDivergence = first
         differences = grouped
@@ -368,13 +368,20 @@ public struct TraceDiff: Sendable {
     /// recording (the first such side; a virtual run has no races) and its event's cascade
     /// interleaved with another thread's (`Interleavings`).
     private static func nameRaces(_ differences: inout [Difference], _ first: inout Difference?,
-                                  _ a: DiffSide, _ b: DiffSide) throws {
+                                  _ a: DiffSide, _ b: DiffSide, alignment: NodeAlignment) throws {
         let liveIsA = a.header.clock != .virtual
         guard liveIsA || b.header.clock != .virtual else { return }
         let live = liveIsA ? a : b
         let interleavings = try Interleavings(live)
         func describe(_ id: UInt64) -> String { live.node(id).map(TraceDiff.describe) ?? "node \(id)" }
+        let starts = try callStartTimes(of: differences + [first].compactMap { $0 }, a, b, alignment: alignment)
         func race(of difference: Difference) -> Race? {
+            if difference.kind.comparesRequests {
+                // A call's start has no event of its own: the events around its time tell.
+                let side = difference.kind == .callOnlyInB ? 1 : 0
+                return starts[CallStart(node: difference.node, side: side, index: difference.index ?? 0)]
+                    .flatMap { interleavings.race(atTime: $0, describe: describe) }
+            }
             if let own = liveIsA ? difference.a : difference.b {
                 return interleavings.race(atSequence: own.seq, describe: describe)
             }
@@ -387,6 +394,42 @@ public struct TraceDiff: Sendable {
             differences[index].race = race(of: differences[index])
         }
         if let divergence = first { first?.race = race(of: divergence) }
+    }
+
+    /// A start of a call a request difference names: the call node (as the difference names
+    /// it, A's), the side (0 for A, 1 for B) and its 1-based number there.
+    private struct CallStart: Hashable {
+        var node: String
+        var side: Int
+        var index: Int
+    }
+
+    /// When each call start that `differences` name as request differences was made: a pass
+    /// over a side's subscriptions, for a side that has some.
+    private static func callStartTimes(of differences: [Difference], _ a: DiffSide, _ b: DiffSide,
+                                       alignment: NodeAlignment) throws -> [CallStart: Int64] {
+        var times: [CallStart: Int64] = [:]
+        for side in 0...1 {
+            let wanted = Set(differences.filter { $0.kind.comparesRequests && ($0.kind == .callOnlyInB ? 1 : 0) == side }
+                .map(\.node))
+            guard !wanted.isEmpty else { continue }
+            // The call nodes so named, by their id on this side.
+            var names: [UInt64: String] = [:]
+            for node in a.nodes where node.name == "call" && wanted.contains(describe(node)) {
+                if side == 0 {
+                    names[node.id] = describe(node)
+                } else if let partner = alignment.partner(ofA: node.id) {
+                    names[partner] = describe(node)
+                }
+            }
+            var counts: [UInt64: Int] = [:]
+            try (side == 0 ? a : b).forEachSubscription { subscription in
+                guard let name = names[subscription.node] else { return }
+                counts[subscription.node, default: 0] += 1
+                times[CallStart(node: name, side: side, index: counts[subscription.node]!)] = subscription.time
+            }
+        }
+        return times
     }
 
     /// The differences in causal order regrouped: each root cause, then its consequences.

@@ -244,6 +244,43 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertFalse(TraceDiff(replay, try trace()).divergesAtARace)
     }
 
+    /// A call only the live run made, started on `main` while `ui` was delivering: a request
+    /// difference has no event, so the events around the start's time name the race.
+    func testACallOnlyTheLiveRunMadeDuringAnotherThreadsCascadeIsNamedARace() throws {
+        let nodes = [
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":2,"name":"ui"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"a","file":"App.swift","line":3,"label":"a","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"source","name":"input","parameters":"b","file":"App.swift","line":4,"label":"b","upstream":[]}"#,
+            #"{"type":"node","id":3,"kind":"operator","name":"map","parameters":"","file":"App.swift","line":5,"upstream":[{"node":2,"role":"data"}]}"#,
+            #"{"type":"node","id":4,"kind":"source","name":"call","parameters":"search","file":"App.swift","line":7,"label":"search","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
+        ]
+        let events = [
+            #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":2,"time":1050,"node":2,"sub":2,"kind":"value","thread":2,"causes":[],"text":"2","json":2}"#,
+        ]
+        func live(startAt time: Int) throws -> Trace {
+            try craftedTrace(nodes + events + [
+                #"{"type":"subscribe","id":4,"node":4,"parent":1,"time":"# + "\(time)" + #","thread":1,"request":"x"}"#,
+                #"{"type":"event","seq":3,"time":1200,"node":3,"sub":3,"kind":"value","thread":2,"causes":[2],"text":"2","json":2}"#,
+            ], clock: "real")
+        }
+        let replay = try craftedTrace(nodes + events + [
+            #"{"type":"event","seq":3,"time":1050,"node":3,"sub":3,"kind":"value","thread":2,"causes":[2],"text":"2","json":2}"#,
+        ])
+        let racing = TraceDiff(try live(startAt: 1100), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(racing.rootCauses.map(\.kind), [.callOnlyInA], racing.text)
+        XCTAssertEqual(racing.rootCauses.first?.race?.otherSeq, 1, racing.text)
+        XCTAssertTrue(racing.text.contains("a race: on ui while main was delivering"), racing.text)
+        // Made long after `ui`'s cascade ended, it is no race.
+        let apart = TraceDiff(try live(startAt: 5_000_000), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(apart.rootCauses.map(\.kind), [.callOnlyInA], apart.text)
+        XCTAssertNil(apart.rootCauses.first?.race, apart.text)
+    }
+
     func testTheFirstDivergenceInCausalOrderComesFirst() throws {
         let changed = try trace {
             $0[9] = $0[9].replacingOccurrences(of: #""json":"B""#, with: #""json":"X""#)
