@@ -29,6 +29,12 @@ struct DiffCommand: ParsableCommand {
         lists them all; --json gives each its "consequenceOf"). The first line after the \
         headers names the first root cause, the next the first divergence in causal order.
 
+        A live trace's threads race. A replay runs each cascade (what one delivered event \
+        set off on its thread) whole, so where a root cause or the first divergence ran \
+        while another thread was delivering a cascade of its own, the report adds "a race: \
+        on X while Y was delivering the cascade that began at NODE" ("race" in --json). It \
+        is still a difference.
+
         A node only in one trace that truly ran inside a boundary call both traces have (the \
         fake service behind `call`, which a replay does not run) is listed under "not \
         compared" rather than counted as a difference.
