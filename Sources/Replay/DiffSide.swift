@@ -291,10 +291,11 @@ final class DiffSide {
     }
 
     /// Calls `body` with each event's position, sequence number, time, thread (the trace's
-    /// id, and the logical thread as `DiffEvent.thread` numbers it), node id and first cause, in
-    /// the order they were read.
+    /// id, and the logical thread as `DiffEvent.thread` numbers it), node id, kind and first
+    /// cause, in the order they were read.
     func forEachEventThread(_ body: (_ position: Int, _ sequence: UInt64, _ time: Int64, _ threadID: UInt64,
-                                     _ thread: UInt32, _ node: UInt64, _ firstCause: UInt64?) throws -> Void) throws {
+                                     _ thread: UInt32, _ node: UInt64, _ kind: EventKind,
+                                     _ firstCause: UInt64?) throws -> Void) throws {
         switch source {
         case let .trace(trace):
             let events = trace.events
@@ -304,7 +305,7 @@ final class DiffSide {
                 let thread = threadNumbers[threadID] ?? texts.threads.number(trace.logicalThreadName(threadID))
                 threadNumbers[threadID] = thread
                 try body(position, events.sequence(at: position), events.time(at: position), threadID, thread,
-                         events.node(at: position), events.firstCause(at: position))
+                         events.node(at: position), events.kind(at: position), events.firstCause(at: position))
             }
         case let .file(path, name, _):
             let reader = try TraceReader(path: path, name: name)
@@ -317,8 +318,7 @@ final class DiffSide {
                 case let .event(event):
                     // The first pass checked that every event's thread is defined.
                     try body(position, event.sequence, event.time, event.thread, threadNumbers[event.thread] ?? 0,
-                             event.node,
-                             event.causes.first)
+                             event.node, event.kind, event.causes.first)
                     position += 1
                 default:
                     break

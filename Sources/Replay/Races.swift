@@ -33,7 +33,10 @@ extension TraceDiff {
 /// was in progress (`TraceDiff.Race`). A cascade lasts from its first event to the last thing
 /// its thread recorded before the thread's next cascade began: its events, and the subscribe
 /// and dispose records in between (a `flatMap(.latest)` switching to a new inner stream
-/// records only those), each within `gap` of what the cascade did before. Two cascades of
+/// records only those), each within `gap` of what the cascade did before. An interruption
+/// caused on another thread but recorded on this one, within `gap` of this thread's cascade,
+/// belongs to that cascade: `Signals` leaves an interruption it cannot deliver at once to the
+/// thread holding its signal, which delivers it when its own delivery ends. Two cascades of
 /// different threads race when those spans overlap.
 ///
 /// Built from two passes over the side; it keeps about 48 bytes an event, so a side of more
@@ -73,7 +76,7 @@ struct Interleavings {
         self.side = side
         // Each thread's cascades, by their first events' positions, in order.
         var cascades: [UInt64: [Int32]] = [:]
-        try side.forEachEventThread { position, sequence, time, threadID, thread, node, firstCause in
+        try side.forEachEventThread { position, sequence, time, threadID, thread, node, kind, firstCause in
             positions.append(sequence)
             self.sequence.append(sequence)
             self.threadID.append(threadID)
@@ -81,9 +84,15 @@ struct Interleavings {
             self.time.append(time)
             self.node.append(node)
             var origin = Int32(position)
-            if let firstCause, let parent = positions.position(of: firstCause), parent < position,
-               self.threadID[parent] == threadID {
+            let parent = firstCause.flatMap { positions.position(of: $0) }.flatMap { $0 < position ? $0 : nil }
+            if let parent, self.threadID[parent] == threadID {
                 origin = root[parent]
+            } else if parent != nil, kind == .interrupted, let current = cascades[threadID]?.last,
+                      time - end[Int(current)] <= Self.gap {
+                // An interruption caused on another thread but delivered on this one was left
+                // for this thread, which held its signal (Signals' deferred interruptions): it
+                // belongs to the cascade this thread was delivering, not to one of its own.
+                origin = current
             } else {
                 cascades[threadID, default: []].append(origin)
             }

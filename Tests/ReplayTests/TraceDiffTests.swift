@@ -281,6 +281,39 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertNil(apart.rootCauses.first?.race, apart.text)
     }
 
+    /// A teardown on `services` interrupted a timer whose queue `q0` was delivering a tick: the
+    /// interruption was left for `q0` (it held the timer's signal) and recorded there, after
+    /// its tick's cascade. It belongs to that cascade, which overlapped the teardown: a race
+    /// (live seed 83). The replay delivers it on the tearing-down thread.
+    func testAnInterruptionLeftForTheThreadThatHeldItsSignalIsPartOfThatThreadsRace() throws {
+        func trace(interruptedOn thread: Int, at time: Int, clock: String) throws -> Trace {
+            try craftedTrace([
+                #"{"type":"thread","id":1,"name":"main"}"#,
+                #"{"type":"thread","id":2,"name":"q0","scheduler":"q0"}"#,
+                #"{"type":"thread","id":3,"name":"services","scheduler":"services"}"#,
+                #"{"type":"node","id":1,"kind":"source","name":"timer","parameters":"tick","file":"App.swift","line":3,"label":"tick","upstream":[]}"#,
+                #"{"type":"node","id":2,"kind":"operator","name":"map","parameters":"","file":"App.swift","line":4,"upstream":[{"node":1,"role":"data"}]}"#,
+                #"{"type":"node","id":3,"kind":"source","name":"input","parameters":"stop","file":"App.swift","line":5,"label":"stop","upstream":[]}"#,
+                #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+                #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+                #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
+                #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
+                #"{"type":"event","seq":2,"time":1010,"node":3,"sub":3,"kind":"value","thread":3,"causes":[],"text":"0","json":0}"#,
+                #"{"type":"event","seq":3,"time":1050,"node":2,"sub":2,"kind":"value","thread":2,"causes":[1],"text":"1","json":1}"#,
+                #"{"type":"event","seq":4,"time":"# + "\(time)" + #","node":1,"sub":1,"kind":"interrupted","thread":"#
+                    + "\(thread)" + #","causes":[2]}"#,
+            ], clock: clock)
+        }
+        let replay = try trace(interruptedOn: 3, at: 1010, clock: "virtual")
+        let deferred = TraceDiff(try trace(interruptedOn: 2, at: 1100, clock: "real"), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(deferred.rootCauses.map(\.kind), [.threadDiffers], deferred.text)
+        XCTAssertEqual(deferred.rootCauses.first?.race?.otherThread, "services", deferred.text)
+        // Recorded long after the tick's cascade, it began one of its own: no race.
+        let later = TraceDiff(try trace(interruptedOn: 2, at: 5_000_000, clock: "real"), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(later.rootCauses.map(\.kind), [.threadDiffers], later.text)
+        XCTAssertNil(later.rootCauses.first?.race, later.text)
+    }
+
     func testTheFirstDivergenceInCausalOrderComesFirst() throws {
         let changed = try trace {
             $0[9] = $0[9].replacingOccurrences(of: #""json":"B""#, with: #""json":"X""#)
