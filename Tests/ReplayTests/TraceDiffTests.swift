@@ -200,23 +200,8 @@ final class TraceDiffTests: XCTestCase {
     /// replay that lacks that value names the race. Moved apart in time, the same difference
     /// is no race.
     func testADifferenceWhereTwoLiveThreadsCascadesOverlappedIsNamedARace() throws {
-        func live(uiAt time: Int) throws -> Trace {
-            try craftedTrace([
-                #"{"type":"thread","id":1,"name":"main"}"#,
-                #"{"type":"thread","id":2,"name":"ui"}"#,
-                #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"a","file":"App.swift","line":3,"label":"a","upstream":[]}"#,
-                #"{"type":"node","id":2,"kind":"source","name":"input","parameters":"b","file":"App.swift","line":4,"label":"b","upstream":[]}"#,
-                #"{"type":"node","id":3,"kind":"operator","name":"merge","parameters":"","file":"App.swift","line":5,"upstream":[{"node":1,"role":"data"},{"node":2,"role":"data"}]}"#,
-                #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
-                #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
-                #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
-                #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
-                #"{"type":"event","seq":2,"time":"# + "\(time)" + #","node":2,"sub":2,"kind":"value","thread":2,"causes":[],"text":"2","json":2}"#,
-                #"{"type":"event","seq":3,"time":"# + "\(time + 50)" + #","node":3,"sub":3,"kind":"value","thread":2,"causes":[2],"text":"2","json":2}"#,
-                #"{"type":"event","seq":4,"time":1500,"node":3,"sub":3,"kind":"value","thread":1,"causes":[1],"text":"1","json":1}"#,
-            ], clock: "real")
-        }
-        let replay = try craftedTrace([
+        // Inputs a (main) and b (ui) into one merge.
+        let merge = [
             #"{"type":"thread","id":1,"name":"main"}"#,
             #"{"type":"thread","id":2,"name":"ui"}"#,
             #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"a","file":"App.swift","line":3,"label":"a","upstream":[]}"#,
@@ -225,6 +210,16 @@ final class TraceDiffTests: XCTestCase {
             #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
             #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
             #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
+        ]
+        func live(uiAt time: Int) throws -> Trace {
+            try craftedTrace(merge + [
+                #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+                #"{"type":"event","seq":2,"time":"# + "\(time)" + #","node":2,"sub":2,"kind":"value","thread":2,"causes":[],"text":"2","json":2}"#,
+                #"{"type":"event","seq":3,"time":"# + "\(time + 50)" + #","node":3,"sub":3,"kind":"value","thread":2,"causes":[2],"text":"2","json":2}"#,
+                #"{"type":"event","seq":4,"time":1500,"node":3,"sub":3,"kind":"value","thread":1,"causes":[1],"text":"1","json":1}"#,
+            ], clock: "real")
+        }
+        let replay = try craftedTrace(merge + [
             #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
             #"{"type":"event","seq":2,"time":1000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[1],"text":"1","json":1}"#,
             #"{"type":"event","seq":3,"time":1200,"node":2,"sub":2,"kind":"value","thread":2,"causes":[],"text":"2","json":2}"#,
