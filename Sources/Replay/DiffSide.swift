@@ -270,46 +270,37 @@ final class DiffSide {
         }
     }
 
-    /// Calls `body` with each event's position, sequence number, node id and causes, in the
-    /// order they were read.
-    func forEachEvent(_ body: (_ position: Int, _ sequence: UInt64, _ node: UInt64, _ causes: ArraySlice<UInt64>) throws -> Void) throws {
-        switch source {
-        case let .trace(trace):
-            let events = trace.events
-            for position in events.indices {
-                try body(position, events.sequence(at: position), events.node(at: position), events.causes(at: position))
-            }
-        case let .file(path, name, _):
-            let reader = try TraceReader(path: path, name: name)
-            var position = 0
-            while let record = try reader.next() {
-                guard case let .event(event) = record else { continue }
-                try body(position, event.sequence, event.node, event.causes[...])
-                position += 1
-            }
-        }
+    /// One event as a pass over a side's events (`forEachEvent`) gives it.
+    struct PassEvent {
+        /// Its position among the side's events, in the order read.
+        var position: Int
+        var sequence: UInt64
+        var time: Int64
+        /// The thread as the trace numbers it.
+        var threadID: UInt64
+        /// The logical thread, as `DiffEvent.thread` numbers it.
+        var thread: UInt32
+        var node: UInt64
+        var kind: EventKind
+        var causes: ArraySlice<UInt64>
     }
 
-    /// Calls `body` with each event's position, sequence number, time, thread (the trace's
-    /// id, and the logical thread as `DiffEvent.thread` numbers it), node id, kind and first
-    /// cause, in the order they were read.
-    func forEachEventThread(_ body: (_ position: Int, _ sequence: UInt64, _ time: Int64, _ threadID: UInt64,
-                                     _ thread: UInt32, _ node: UInt64, _ kind: EventKind,
-                                     _ firstCause: UInt64?) throws -> Void) throws {
+    /// Calls `body` with each event, in the order they were read.
+    func forEachEvent(_ body: (PassEvent) throws -> Void) throws {
+        var threadNumbers: [UInt64: UInt32] = [:]
         switch source {
         case let .trace(trace):
             let events = trace.events
-            var threadNumbers: [UInt64: UInt32] = [:]
             for position in events.indices {
                 let threadID = events.thread(at: position)
                 let thread = threadNumbers[threadID] ?? texts.threads.number(trace.logicalThreadName(threadID))
                 threadNumbers[threadID] = thread
-                try body(position, events.sequence(at: position), events.time(at: position), threadID, thread,
-                         events.node(at: position), events.kind(at: position), events.firstCause(at: position))
+                try body(PassEvent(position: position, sequence: events.sequence(at: position), time: events.time(at: position),
+                                   threadID: threadID, thread: thread, node: events.node(at: position),
+                                   kind: events.kind(at: position), causes: events.causes(at: position)))
             }
         case let .file(path, name, _):
             let reader = try TraceReader(path: path, name: name)
-            var threadNumbers: [UInt64: UInt32] = [:]
             var position = 0
             while let record = try reader.next() {
                 switch record {
@@ -317,8 +308,9 @@ final class DiffSide {
                     threadNumbers[thread.id] = texts.threads.number(thread.scheduler ?? thread.name)
                 case let .event(event):
                     // The first pass checked that every event's thread is defined.
-                    try body(position, event.sequence, event.time, event.thread, threadNumbers[event.thread] ?? 0,
-                             event.node, event.kind, event.causes.first)
+                    try body(PassEvent(position: position, sequence: event.sequence, time: event.time,
+                                       threadID: event.thread, thread: threadNumbers[event.thread] ?? 0, node: event.node,
+                                       kind: event.kind, causes: event.causes[...]))
                     position += 1
                 default:
                     break

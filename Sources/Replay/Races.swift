@@ -65,9 +65,6 @@ struct Interleavings {
     private var positions = SequencePositions()
     private let side: DiffSide?
 
-    /// Nothing examined: no event is in a race.
-    init() { side = nil }
-
     init(_ side: DiffSide) throws {
         guard side.eventCount <= Self.limit else {
             self.side = nil
@@ -76,18 +73,19 @@ struct Interleavings {
         self.side = side
         // Each thread's cascades, by their first events' positions, in order.
         var cascades: [UInt64: [Int32]] = [:]
-        try side.forEachEventThread { position, sequence, time, threadID, thread, node, kind, firstCause in
-            positions.append(sequence)
-            self.sequence.append(sequence)
+        try side.forEachEvent { event in
+            let position = event.position, threadID = event.threadID, time = event.time
+            positions.append(event.sequence)
+            sequence.append(event.sequence)
             self.threadID.append(threadID)
-            self.thread.append(thread)
+            thread.append(event.thread)
             self.time.append(time)
-            self.node.append(node)
+            node.append(event.node)
             var origin = Int32(position)
-            let parent = firstCause.flatMap { positions.position(of: $0) }.flatMap { $0 < position ? $0 : nil }
+            let parent = event.causes.first.flatMap { positions.position(of: $0) }.flatMap { $0 < position ? $0 : nil }
             if let parent, self.threadID[parent] == threadID {
                 origin = root[parent]
-            } else if parent != nil, kind == .interrupted, let current = cascades[threadID]?.last,
+            } else if parent != nil, event.kind == .interrupted, let current = cascades[threadID]?.last,
                       time - end[Int(current)] <= Self.gap {
                 // An interruption caused on another thread but delivered on this one was left
                 // for this thread, which held its signal (Signals' deferred interruptions): it

@@ -640,9 +640,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     }
 
     private func recordedNodes(named name: String, label: String, node: Node) -> [NodeRecord] {
-        let labelled = trace.nodes.filter { $0.name == name && $0.label == label }
-        let here = labelled.filter { $0.file == node.file && $0.line == UInt64(node.line) }
-        return here.isEmpty ? labelled : here
+        trace.recordedNodes(named: name, label: label, at: node)
     }
 
     /// The positions in the trace's events of the events of `nodes`, in sequence order.
@@ -779,6 +777,15 @@ extension Trace {
     public func logicalThreadName(_ id: UInt64) -> String {
         guard let thread = thread(id) else { return "thread \(id)" }
         return thread.scheduler ?? thread.name
+    }
+
+    /// The nodes named `name` (`input`, `call`, `timer`) and labelled `label`: those made at
+    /// `node`'s call site if any are, else all of them (a pipeline whose lines moved still
+    /// replays). How every replay environment finds what it re-drives.
+    package func recordedNodes(named name: String, label: String, at node: Node) -> [NodeRecord] {
+        let labelled = nodes.filter { $0.name == name && $0.label == label }
+        let here = labelled.filter { $0.file == node.file && $0.line == UInt64(node.line) }
+        return here.isEmpty ? labelled : here
     }
 }
 

@@ -348,7 +348,7 @@ public struct TraceDiff: Sendable {
         var first = ordered.first?.difference
         var grouped = Self.grouped(ordered, downstream: downstream)
         if first != nil {
-            try Self.nameRaces(&grouped, &first, a, b, alignment: alignment)
+            try Self.nameRaces(&grouped, &first, a, b, callStarts: builder.callStarts)
         }
         firstDivergence = first
         differences = grouped
@@ -368,18 +368,17 @@ public struct TraceDiff: Sendable {
     /// recording (the first such side; a virtual run has no races) and its event's cascade
     /// interleaved with another thread's (`Interleavings`).
     private static func nameRaces(_ differences: inout [Difference], _ first: inout Difference?,
-                                  _ a: DiffSide, _ b: DiffSide, alignment: NodeAlignment) throws {
+                                  _ a: DiffSide, _ b: DiffSide, callStarts: [CallStart: Int64]) throws {
         let liveIsA = a.header.clock != .virtual
         guard liveIsA || b.header.clock != .virtual else { return }
         let live = liveIsA ? a : b
         let interleavings = try Interleavings(live)
         func describe(_ id: UInt64) -> String { live.node(id).map(TraceDiff.describe) ?? "node \(id)" }
-        let starts = try callStartTimes(of: differences + [first].compactMap { $0 }, a, b, alignment: alignment)
         func race(of difference: Difference) -> Race? {
             if difference.kind.comparesRequests {
                 // A call's start has no event of its own: the events around its time tell.
                 let side = difference.kind == .callOnlyInB ? 1 : 0
-                return starts[CallStart(node: difference.node, side: side, index: difference.index ?? 0)]
+                return callStarts[CallStart(node: difference.node, side: side, index: difference.index ?? 0)]
                     .flatMap { interleavings.race(atTime: $0, describe: describe) }
             }
             if let own = liveIsA ? difference.a : difference.b {
@@ -398,38 +397,10 @@ public struct TraceDiff: Sendable {
 
     /// A start of a call a request difference names: the call node (as the difference names
     /// it, A's), the side (0 for A, 1 for B) and its 1-based number there.
-    private struct CallStart: Hashable {
+    fileprivate struct CallStart: Hashable {
         var node: String
         var side: Int
         var index: Int
-    }
-
-    /// When each call start that `differences` name as request differences was made: a pass
-    /// over a side's subscriptions, for a side that has some.
-    private static func callStartTimes(of differences: [Difference], _ a: DiffSide, _ b: DiffSide,
-                                       alignment: NodeAlignment) throws -> [CallStart: Int64] {
-        var times: [CallStart: Int64] = [:]
-        for side in 0...1 {
-            let wanted = Set(differences.filter { $0.kind.comparesRequests && ($0.kind == .callOnlyInB ? 1 : 0) == side }
-                .map(\.node))
-            guard !wanted.isEmpty else { continue }
-            // The call nodes so named, by their id on this side.
-            var names: [UInt64: String] = [:]
-            for node in a.nodes where node.name == "call" && wanted.contains(describe(node)) {
-                if side == 0 {
-                    names[node.id] = describe(node)
-                } else if let partner = alignment.partner(ofA: node.id) {
-                    names[partner] = describe(node)
-                }
-            }
-            var counts: [UInt64: Int] = [:]
-            try (side == 0 ? a : b).forEachSubscription { subscription in
-                guard let name = names[subscription.node] else { return }
-                counts[subscription.node, default: 0] += 1
-                times[CallStart(node: name, side: side, index: counts[subscription.node]!)] = subscription.time
-            }
-        }
-        return times
     }
 
     /// The differences in causal order regrouped: each root cause, then its consequences.
@@ -504,6 +475,8 @@ public struct TraceDiff: Sendable {
         var linesMoved = 0
         var filesMoved = 0
         var insideCalls: [Difference] = []
+        /// When each call start a request difference names was made (`compareRequests`).
+        var callStarts: [CallStart: Int64] = [:]
         var matched = 0
         var totalShift: Int64 = 0
         var maxShift: Int64 = 0
@@ -685,9 +658,9 @@ public struct TraceDiff: Sendable {
             }
             var sequences = SequencePositions()
             var causes: [Int: [UInt64]] = [:]
-            try b.forEachEvent { position, sequence, _, eventCauses in
-                sequences.append(sequence)
-                if !isAlignedB[position], !eventCauses.isEmpty { causes[position] = Array(eventCauses) }
+            try b.forEachEvent { event in
+                sequences.append(event.sequence)
+                if !isAlignedB[event.position], !event.causes.isEmpty { causes[event.position] = Array(event.causes) }
             }
             // The aligned A events' sequence numbers become the places, position by position.
             var positions = alignedB
@@ -786,6 +759,9 @@ public struct TraceDiff: Sendable {
                     case .match, .end: flush()
                     }
                 }
+            }
+            for (item, side) in inA.map({ ($0, 0) }) + inB.map({ ($0, 1) }) {
+                callStarts[CallStart(node: item.difference.node, side: side, index: item.difference.index ?? 0)] = item.time
             }
             let placesA = try latestEvents(of: a, atOrBefore: inA.map(\.time))
             for (item, sequence) in zip(inA, placesA) { add(item.difference, .inA(sequence: sequence, secondary: .max), node: item.node) }
@@ -1056,14 +1032,14 @@ struct CallBoundary {
         var later: [(cause: UInt64, node: UInt64)] = []
         // Every cause, not only the primary: a call's answer is caused by the service's event
         // that delivered it and by the start that asked.
-        try side.forEachEvent { _, sequence, node, causes in
-            sequences.append(sequence)
-            nodes.append(UInt32(side.nodePosition(node) ?? 0))
-            for cause in causes {
+        try side.forEachEvent { event in
+            sequences.append(event.sequence)
+            nodes.append(UInt32(side.nodePosition(event.node) ?? 0))
+            for cause in event.causes {
                 if let origin = sequences.position(of: cause) {
-                    effects[side.nodes[Int(nodes[origin])].id, default: []].insert(node)
+                    effects[side.nodes[Int(nodes[origin])].id, default: []].insert(event.node)
                 } else {
-                    later.append((cause, node))
+                    later.append((cause, event.node))
                 }
             }
         }

@@ -30,7 +30,7 @@ final class CallStartTimingTests: XCTestCase {
     }
 
     /// Records the pipeline in virtual time, the input sending `2` at `inputAt` ms.
-    private func record(inputAt: Double) throws -> (Trace, [UInt8]) {
+    private func record(inputAt: Double) throws -> [UInt8] {
         let scheduler = TestScheduler()
         let recorder = Recorder(clock: .virtual(scheduler))
         recorder.start()
@@ -42,14 +42,14 @@ final class CallStartTimingTests: XCTestCase {
         _ = scheduler.run()
         disposable.dispose()
         try recorder.stop()
-        return (try Trace(bytes: recorder.bytes, name: "recorded"), recorder.bytes)
+        return recorder.bytes
     }
 
     /// The recording as a live one would read, had setting the pipeline up taken `delay` ns: a
     /// real clock, and every record that late.
-    private func asLive(_ recorded: (trace: Trace, bytes: [UInt8]), delayedBy delay: Int64) throws -> Trace {
+    private func asLive(_ recorded: [UInt8], delayedBy delay: Int64) throws -> Trace {
         var lines: [String] = []
-        for line in String(decoding: recorded.bytes, as: UTF8.self).split(separator: "\n").map(String.init) {
+        for line in String(decoding: recorded, as: UTF8.self).split(separator: "\n").map(String.init) {
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
             var edited = line.replacingOccurrences(of: #""clock":"virtual""#, with: #""clock":"real""#)
             if let time = (object["time"] as? NSNumber)?.int64Value {
