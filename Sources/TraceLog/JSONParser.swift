@@ -829,3 +829,48 @@ struct JSONParser {
         return code
     }
 }
+
+extension JSONValue {
+    /// Parses `text` as one whole JSON value, as strictly as the trace reader parses records.
+    package init(parsing text: String) throws {
+        var text = text
+        self = try text.withUTF8 { try JSONParser.parse($0) }
+    }
+}
+
+extension JSONValue: Encodable {
+    /// Encodes the value as it was parsed: an object's keys in their order (an encoder that
+    /// keeps order writes them so), integers as integers.
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case let .object(fields):
+            var keyed = encoder.container(keyedBy: FieldKey.self)
+            for field in fields { try keyed.encode(field.value, forKey: FieldKey(stringValue: field.key)) }
+        case let .array(elements):
+            var list = encoder.unkeyedContainer()
+            for element in elements { try list.encode(element) }
+        case .null:
+            var single = encoder.singleValueContainer()
+            try single.encodeNil()
+        case let .bool(bool):
+            var single = encoder.singleValueContainer()
+            try single.encode(bool)
+        case let .integer(integer):
+            var single = encoder.singleValueContainer()
+            try single.encode(integer)
+        case let .double(double):
+            var single = encoder.singleValueContainer()
+            try single.encode(double)
+        case let .string(string):
+            var single = encoder.singleValueContainer()
+            try single.encode(string)
+        }
+    }
+
+    private struct FieldKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}

@@ -16,8 +16,9 @@ final class EnvironmentTimerTests: XCTestCase {
 
     /// Two sensors, combined: a fast one (every `fast` ms, 6 ticks) and a slow one (every
     /// 17 ms, 3 ticks), each tick its instant in milliseconds.
-    private static func sensors(in environment: some AsyncEnvironment, fast: Int = 7) -> some AsyncSequence<String, Never> {
-        let a = environment.timer("fast", every: .milliseconds(fast)).prefix(6).marbles("fast ticks")
+    private static func sensors(in environment: some AsyncEnvironment, fast: Int = 7,
+                                fastTicks: Int = 6) -> some AsyncSequence<String, Never> {
+        let a = environment.timer("fast", every: .milliseconds(fast)).prefix(fastTicks).marbles("fast ticks")
         let b = environment.timer("slow", every: .milliseconds(17)).prefix(3).marbles("slow ticks")
         return combineLatest(a, b).map { "\($0.offset.components.seconds * 1000 + $0.offset.components.attoseconds / 1_000_000_000_000_000)+\($1.offset.components.attoseconds / 1_000_000_000_000_000)" }
             .marbles("pairs")
@@ -38,13 +39,14 @@ final class EnvironmentTimerTests: XCTestCase {
         return (lines.lines, recorder.bytes)
     }
 
-    private func replay(_ bytes: [UInt8], fast: Int = 7) throws -> (lines: [String], bytes: [UInt8], errors: [ReplayError]) {
+    private func replay(_ bytes: [UInt8], fast: Int = 7,
+                        fastTicks: Int = 6) throws -> (lines: [String], bytes: [UInt8], errors: [ReplayError]) {
         let driver = VirtualTimeDriver()
         let replay = ReplayAsyncEnvironment(trace: try Trace(bytes: bytes, name: "live"), driver: driver, name: "live")
         let recorder = Recorder(clock: .virtual(driver.scheduler))
         recorder.start()
         let lines = Lines()
-        let pipeline = Self.sensors(in: replay, fast: fast)
+        let pipeline = Self.sensors(in: replay, fast: fast, fastTicks: fastTicks)
         try driver.run {
             for await line in pipeline { lines.lines.append(line) }
         }
@@ -101,5 +103,29 @@ final class EnvironmentTimerTests: XCTestCase {
         XCTAssertEqual(diff.rootCauses.first?.kind, .nodeChanged, diff.text)
         XCTAssertTrue(diff.text.contains("parameters (fast, after: 0.007s, every: 0.007s) in A, (fast, after: 0.005s, every: 0.005s) in B"),
                       diff.text)
+    }
+
+    /// Code that takes more ticks than the live run did gets them after the recorded ones, at
+    /// the timer's interval, in virtual time.
+    func testPastTheRecordedTicksTheTimerTicksOnAtItsInterval() throws {
+        let replayed = try replay(try recordLive().bytes, fastTicks: 8)
+        XCTAssertEqual(replayed.errors, [])
+        let trace = try Trace(bytes: replayed.bytes, name: "replay")
+        let fast = try XCTUnwrap(trace.nodes.first { $0.parameters.hasPrefix("fast") })
+        XCTAssertEqual(trace.events(of: fast.id).map(\.time), [7, 14, 21, 28, 35, 42, 49, 56].map { Int64($0) * 1_000_000 })
+    }
+
+    /// A timer the trace lacks is a replay error, and ticks at its interval meanwhile.
+    func testATimerTheTraceLacksIsAReplayError() throws {
+        let driver = VirtualTimeDriver()
+        let replay = ReplayAsyncEnvironment(trace: try Trace(bytes: try recordLive().bytes, name: "live"), driver: driver)
+        let ticks = replay.timer("medium", every: .milliseconds(10)).prefix(2)
+        let instants = try driver.run { () async -> [String] in
+            var instants: [String] = []
+            for await instant in ticks { instants.append("\(instant)") }
+            return instants
+        }
+        XCTAssertEqual(replay.errors.map(\.kind), [.missingTimer])
+        XCTAssertEqual(instants, ["0.01 seconds", "0.02 seconds"])
     }
 }

@@ -1,4 +1,5 @@
-import TraceLog
+import Foundation
+@testable import TraceLog
 import XCTest
 
 final class JSONLineTests: XCTestCase {
@@ -21,5 +22,16 @@ final class JSONLineTests: XCTestCase {
             JSONLine.appendInteger(value, to: &bytes)
             XCTAssertEqual(String(decoding: bytes, as: UTF8.self), String(value))
         }
+    }
+
+    /// A recorded payload passes through as it was (a replayed failure encodes the recorded
+    /// error's JSON): every key and value, an integer as an integer (keys sorted here, as
+    /// Foundation's encoder does not keep their order).
+    func testAParsedJSONValueEncodesToTheSameText() throws {
+        let text = #"{"a":[1.5,null,true,"x\"y"],"b":1,"c":{"d":-7}}"#
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        XCTAssertEqual(String(decoding: try encoder.encode(try JSONValue(parsing: text)), as: UTF8.self), text)
+        XCTAssertThrowsError(try JSONValue(parsing: #"{"a":1"#))
     }
 }

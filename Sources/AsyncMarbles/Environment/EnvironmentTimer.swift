@@ -1,6 +1,5 @@
-import Foundation
+import Locks
 import Signals
-import TraceLog
 
 /// A timer across an async pipeline's boundary (`AsyncEnvironment.timer(_:every:)`): the
 /// environment clock's instant every `interval`, the first one `interval` after the iteration
@@ -89,7 +88,7 @@ public struct EnvironmentTimer: AsyncSequence, Sendable, Tapped {
 
 /// A replay's recorded ticks of one timer: each start's, in the order the starts were recorded.
 final class RecordedTicks: @unchecked Sendable {  // `starts` under `lock`
-    private let lock = NSLock()
+    private let lock = Lock()
     private var starts: [[(time: Int64, instant: EnvironmentClock.Instant)]]
 
     init(_ starts: [[(time: Int64, instant: EnvironmentClock.Instant)]]) {
@@ -110,8 +109,7 @@ extension EnvironmentClock.Instant: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        let (seconds, attoseconds) = offset.components
-        try container.encode(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
+        try container.encode(VirtualClock.Instant.nanoseconds(of: offset))
     }
 }
 

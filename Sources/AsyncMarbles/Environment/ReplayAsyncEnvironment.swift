@@ -214,12 +214,9 @@ public final class ReplayAsyncEnvironment: AsyncEnvironment, @unchecked Sendable
         }
     }
 
-    /// The trace's nodes named `name` and labelled `label`: those made at `node`'s call site
-    /// if any are, else all of them (a pipeline whose lines moved still replays).
+    /// The trace's nodes named `name` and labelled `label`, at `node`'s call site if any are.
     private func recordedNodes(named name: String, label: String, node: Node) -> [NodeRecord] {
-        let labelled = trace.nodes.filter { $0.name == name && $0.label == label }
-        let here = labelled.filter { $0.file == node.file && $0.line == UInt64(node.line) }
-        return here.isEmpty ? labelled : here
+        trace.recordedNodes(named: name, label: label, at: node)
     }
 
     private func threadName(_ id: UInt64) -> String {
@@ -277,79 +274,10 @@ public struct ReplayedCallFailure: Error, Equatable, Sendable, CustomStringConve
     public let json: String?
 
     public func encode(to encoder: any Encoder) throws {
-        guard let json, let value = try? JSONDecoder().decode(RecordedJSON.self, from: Data(json.utf8)) else {
+        guard let json, let value = try? JSONValue(parsing: json) else {
             var container = encoder.singleValueContainer()
             return try container.encode(description)
         }
         try value.encode(to: encoder)
-    }
-}
-
-/// Any JSON value, decoded and encoded again as it was: a recorded payload passed through.
-enum RecordedJSON: Codable, Equatable {
-    case null
-    case bool(Bool)
-    case integer(Int64)
-    case number(Double)
-    case string(String)
-    case array([RecordedJSON])
-    case object([String: RecordedJSON])
-
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        if let keyed = try? decoder.container(keyedBy: Key.self) {
-            var object: [String: RecordedJSON] = [:]
-            for key in keyed.allKeys { object[key.stringValue] = try keyed.decode(RecordedJSON.self, forKey: key) }
-            self = .object(object)
-        } else if var list = try? decoder.unkeyedContainer() {
-            var array: [RecordedJSON] = []
-            while !list.isAtEnd { array.append(try list.decode(RecordedJSON.self)) }
-            self = .array(array)
-        } else {
-            let single = try decoder.singleValueContainer()
-            if single.decodeNil() {
-                self = .null
-            } else if let bool = try? single.decode(Bool.self) {
-                self = .bool(bool)
-            } else if let integer = try? single.decode(Int64.self) {
-                self = .integer(integer)
-            } else if let number = try? single.decode(Double.self) {
-                self = .number(number)
-            } else {
-                self = .string(try single.decode(String.self))
-            }
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        switch self {
-        case let .object(object):
-            var keyed = encoder.container(keyedBy: Key.self)
-            for (key, value) in object { try keyed.encode(value, forKey: Key(stringValue: key)) }
-        case let .array(array):
-            var list = encoder.unkeyedContainer()
-            for value in array { try list.encode(value) }
-        case .null:
-            var single = encoder.singleValueContainer()
-            try single.encodeNil()
-        case let .bool(bool):
-            var single = encoder.singleValueContainer()
-            try single.encode(bool)
-        case let .integer(integer):
-            var single = encoder.singleValueContainer()
-            try single.encode(integer)
-        case let .number(number):
-            var single = encoder.singleValueContainer()
-            try single.encode(number)
-        case let .string(string):
-            var single = encoder.singleValueContainer()
-            try single.encode(string)
-        }
     }
 }
