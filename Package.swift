@@ -46,7 +46,11 @@ let package = Package(
         ]),
         // A load-time constructor: MARBLES_TRACE=FILE records any program that links Recording.
         .target(name: "CProcessRecording"),
-        .target(name: "Recording", dependencies: ["Signals", "TraceLog", "Locks", "CTimestamp", "CProcessRecording"]),
+        // An enum's value witnesses (its case, its payload in place): how the writer describes
+        // an enum value without reflecting it.
+        .target(name: "CValueWitnesses"),
+        .target(name: "Recording", dependencies: ["Signals", "TraceLog", "Locks", "CTimestamp", "CProcessRecording",
+                                                  "CValueWitnesses"]),
         .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Recording", "Locks"]),
         .target(name: "Demo", dependencies: ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams", "Viewer"]),
         .systemLibrary(

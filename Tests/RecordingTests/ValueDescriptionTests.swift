@@ -41,6 +41,24 @@ final class ValueDescriptionTests: XCTestCase {
     struct Quoting { var text: String; var character: Character; var scalar: Unicode.Scalar; var substring: Substring }
     struct Numbers { var int8: Int8; var uint64: UInt64; var double: Double; var nan: Double; var infinity: Float; var decimal: Decimal }
     struct FoundationValues { var date: Date; var url: URL; var data: Data; var uuid: UUID }
+    // Enums of every layout the runtime gives them, which enum plans describe without `Mirror`.
+    final class Box { var count = 1 }
+    enum Payloads { case none, box(Box), pair(Box, Int), text(String), labelled(x: Int), empty, tuple((Int, Int)) }
+    enum SinglePayload { case some(String), zero, one, two }
+    enum OnlyPayload { case only(Double) }
+    enum OneCase { case alone }
+    enum Raw: String { case north = "N", south }
+    enum WithExistential { case any(Any), value(Int) }
+    indirect enum Tree { case leaf(Int), node(Tree, Tree) }
+    enum Partly { case leaf(Int); indirect case node(Partly, Partly) }
+    enum Recursive { case children([Recursive]), leaf(String?) }
+    struct Outline { var title: String; var children: [Outline] }
+    enum Generic2<A, B> { case first(A), second(B, B), neither }
+    enum Large { case big(Reading, Reading, Int), small }
+    enum Keyword { case `default`, `func`(Int) }
+    enum WithDate { case at(Date), url(URL), never }
+    enum Closure { case action(() -> Int), none }
+    enum Layered { case payloads(Payloads), optional(Message?), array([Plain]) }
     fileprivate struct Private { var id = 7 }
     fileprivate struct HoldsPrivate { var inner = Private() }
 
@@ -93,6 +111,75 @@ final class ValueDescriptionTests: XCTestCase {
         check((1, "tuple"))
         check(Optional(Reading(name: "o", value: 0, tags: [])))
         check(Int?.none)
+    }
+
+    /// Enums are described from their plans (their value witnesses and field records) for
+    /// every layout: no payload, a single payload with spare bits or extra tag bits, several
+    /// payloads, object payloads, generic, indirect (left to the standard library), recursive
+    /// through an array, an existential payload (left to the standard library), large ones,
+    /// and nested in one another. The plans' own check of their first values found no
+    /// difference either.
+    func testEnumsOfEveryLayout() {
+        let box = Box()
+        let reading = Reading(name: "r", value: 2, tags: ["a"])
+        for value in [Payloads.none, .box(box), .pair(box, -3), .text("t\"x"), .labelled(x: 4), .empty, .tuple((5, 6))] {
+            check(value)
+        }
+        for value in [SinglePayload.some("s"), .zero, .one, .two] { check(value) }
+        check(OnlyPayload.only(1.25))
+        check(OneCase.alone)
+        check(Raw.north)
+        check(Raw.south)
+        for value in [WithExistential.any(1), .any((1, "two")), .any(reading), .value(9)] { check(value) }
+        check(Tree.node(.leaf(1), .node(.leaf(2), .leaf(3))))
+        check(Partly.node(.leaf(1), .leaf(2)))
+        check(Partly.leaf(7))
+        check(Recursive.children([.leaf("a"), .children([.leaf(nil)])]))
+        check(Outline(title: "top", children: [Outline(title: "inner", children: [])]))
+        check(Generic2<Int, String>.first(1))
+        check(Generic2<Int, String>.second("b", "c"))
+        check(Generic2<Reading, Box>.second(box, box))
+        check(Generic2<Reading, Box>.neither)
+        check(Result<Int, CancellationError>.success(3))
+        check(Large.big(reading, reading, 8))
+        check(Large.small)
+        check(Keyword.default)
+        check(Keyword.func(2))
+        check(WithDate.at(Date(timeIntervalSince1970: 5)))
+        check(WithDate.url(URL(string: "file:///tmp")!))
+        check(WithDate.never)
+        check(Closure.action({ 1 }))
+        check(Closure.none)
+        for value in [Layered.payloads(.pair(box, 1)), .optional(.reading(1, unit: "m")), .optional(nil), .array([.on, .off])] {
+            check(value)
+        }
+        withExtendedLifetime(box) {}
+        XCTAssertEqual(EnumPlan.disownedCases, [])
+        // Planned: every enum but those with an indirect case, which the standard library describes.
+        let planned = EnumPlan.plannedTypes
+        for type in [Payloads.self, SinglePayload.self, OnlyPayload.self, Raw.self, WithExistential.self, Recursive.self,
+                     Generic2<Reading, Box>.self, Result<Int, CancellationError>.self, Large.self, WithDate.self, Layered.self] as [Any.Type] {
+            XCTAssertTrue(planned.contains(_typeName(type, qualified: true)), "\(type) is planned")
+        }
+        XCTAssertFalse(planned.contains(_typeName(Tree.self, qualified: true)))
+        XCTAssertFalse(planned.contains(_typeName(Partly.self, qualified: true)))
+    }
+
+    /// An enum value whose payload the plan lays bare is whole again afterwards: its objects are
+    /// neither released nor leaked.
+    func testDescribingAnEnumLeavesItsPayloadAsItWas() {
+        weak var released: Box?
+        do {
+            let box = Box()
+            released = box
+            let value = Payloads.pair(box, 1)
+            for _ in 0..<10 { check(value) }
+            if case let .pair(held, count) = value {
+                XCTAssertTrue(held === box)
+                XCTAssertEqual(count, 1)
+            }
+        }
+        XCTAssertNil(released, "the box is freed once its last value is gone")
     }
 
     func testObjectsWeakReferencesAndClosures() {
