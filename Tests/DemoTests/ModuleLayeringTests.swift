@@ -12,7 +12,7 @@ final class ModuleLayeringTests: XCTestCase {
         "MarbleNotation": [],
         "Signals": ["TraceKinds", "Locks", "CThreadLocal"],
         "TraceLog": ["TraceKinds"],
-        "Recording": ["Signals", "TraceLog", "TraceKinds", "Locks", "CTimestamp", "CProcessRecording"],
+        "Recording": ["Signals", "TraceLog", "TraceKinds", "Locks", "CTimestamp", "CProcessRecording", "CValueWitnesses"],
         "MarbleStreams": ["Signals", "MarbleNotation", "Locks"],
         "Spec": ["Signals", "MarbleNotation", "MarbleStreams", "Locks"],
         "Replay": ["Signals", "TraceLog", "Recording", "Locks"],

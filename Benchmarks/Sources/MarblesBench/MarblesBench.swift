@@ -47,6 +47,14 @@ struct MarblesBench: ParsableCommand {
     @Option(help: .hidden)
     var statsChild: String?
 
+    /// The loop `instructions.sh` counts under callgrind: `PAYLOAD:off` or `PAYLOAD:file`, and
+    /// `--instruction-values` values (see `InstructionLoop`).
+    @Option(help: .hidden)
+    var instructionLoop: String?
+
+    @Option(help: .hidden)
+    var instructionValues = 20_000
+
     /// The launcher of the memory section: runs the tool with these arguments and prints
     /// `status peak-KiB cpu-seconds` (see `MemoryBench.launch`).
     @Option(parsing: .remaining, help: .hidden)
@@ -69,6 +77,15 @@ struct MarblesBench: ParsableCommand {
         }
         if !measureChild.isEmpty {
             try MemoryBench.launch(measureChild)
+            return
+        }
+        if let instructionLoop {
+            let parts = instructionLoop.split(separator: ":").map(String.init)
+            guard parts.count == 2, let choice = PayloadChoice(rawValue: parts[0]), ["off", "file"].contains(parts[1]) else {
+                throw ValidationError("--instruction-loop expects PAYLOAD:off or PAYLOAD:file, not \(instructionLoop)")
+            }
+            try InstructionLoop.run(choice, recording: parts[1] == "file", count: instructionValues,
+                                    directory: URL(fileURLWithPath: directory))
             return
         }
         let scale = quick ? 10 : 1
