@@ -64,7 +64,8 @@ enum DeferredEvent {
         while offset < raw.count {
             switch raw[offset] {
             case marker:
-                _ = take(base + offset)
+                var captured = (base + offset).loadUnaligned(fromByteOffset: valueOffset, as: CapturedValue.self)
+                CapturedValue.discard(&captured)
                 let count = Int(base.loadUnaligned(fromByteOffset: offset + countOffset, as: UInt64.self))
                 offset += causesOffset + count * 8
             case BinaryEvent.marker:

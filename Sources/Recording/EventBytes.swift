@@ -62,7 +62,7 @@ extension BinaryEvent {
         switch value {
         case .none: formatted = nil
         case let .integer(integer): formatted = .integer(integer)
-        case let .value(value): formatted = RecorderCore.format(value)
+        case let .value(value): formatted = value
         }
         var line = JSONLine(capacity: 0)
         swap(&line.bytes, &out)

@@ -34,9 +34,10 @@ enum ValueDescription {
     static func describe<T>(_ value: UnsafePointer<T>, verify: Bool) -> String {
         let plan = Plans.plan(for: T.self)
         guard let plan, !plan.disowned.load(ordering: .relaxed) else { return String(describing: value.pointee) }
-        var text = ""
-        plan.write(UnsafeRawPointer(value), debug: false, to: &text)
-        if text.utf8.count > cutoff {
+        var bytes = TextBytes()
+        plan.write(UnsafeRawPointer(value), debug: false, to: &bytes)
+        let text = bytes.string
+        if bytes.count > cutoff {
             // Perhaps cut: a beginning of the text, which the trace keeps only the first
             // characters of. Enough of them, or the whole text after all.
             let enough = text.index(text.startIndex, offsetBy: Recorder.maxTextLength + 1, limitedBy: text.endIndex)
@@ -63,11 +64,36 @@ enum ValueDescription {
     static let cutoff = 4096
 }
 
+/// Text as UTF-8 bytes, which plans write into: appending to a byte array costs a fraction of
+/// appending to a `String` (about 300 instructions an append, most of a struct's description).
+struct TextBytes: TextOutputStream {
+    private(set) var bytes: [UInt8] = []
+
+    init() {
+        bytes.reserveCapacity(128)
+    }
+
+    /// The bytes written so far.
+    var count: Int { bytes.count }
+
+    /// The text written.
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func write(_ string: String) {
+        var string = string
+        string.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    static func += (text: inout TextBytes, string: String) {
+        text.write(string)
+    }
+}
+
 /// How to write a value of one type, as `print` does (`debug` false) and as `debugPrint` does
 /// (`debug` true: how a struct prints its fields).
 final class DescriptionPlan: @unchecked Sendable {  // immutable but for its atomics
     /// A value read in place at the address it is handed, written to a string.
-    typealias Writer = (UnsafeRawPointer, inout String) -> Void
+    typealias Writer = (UnsafeRawPointer, inout TextBytes) -> Void
 
     enum Body {
         /// A type that describes itself: what `print` and what `debugPrint` call.
@@ -104,7 +130,7 @@ final class DescriptionPlan: @unchecked Sendable {  // immutable but for its ato
         checksLeft = Atomic(listsFields ? ValueDescription.checkedValues : 0)
     }
 
-    func write(_ value: UnsafeRawPointer, debug: Bool, to text: inout String) {
+    func write(_ value: UnsafeRawPointer, debug: Bool, to text: inout TextBytes) {
         switch body {
         case let .described(print, debugPrint), let .reflected(print, debugPrint):
             (debug ? debugPrint : print)(value, &text)
@@ -112,7 +138,7 @@ final class DescriptionPlan: @unchecked Sendable {  // immutable but for its ato
             text += debug ? qualifiedName : name
             text += "("
             for (index, field) in fields.enumerated() {
-                if text.utf8.count > ValueDescription.cutoff { return }
+                if text.count > ValueDescription.cutoff { return }
                 if index > 0 { text += ", " }
                 text += field.label
                 text += ": "
@@ -122,7 +148,7 @@ final class DescriptionPlan: @unchecked Sendable {  // immutable but for its ato
         case let .tuple(elements):
             text += "("
             for (index, element) in elements.enumerated() {
-                if text.utf8.count > ValueDescription.cutoff { return }
+                if text.count > ValueDescription.cutoff { return }
                 if index > 0 { text += ", " }
                 // An element without a label is listed as `.0`, `.1`…, and printed without one.
                 if !element.label.hasPrefix(".") {
@@ -250,7 +276,7 @@ extension Plans {
     /// A string as `debugPrint` writes it: in quotes, with `"`, `'`, `\\` and every control or
     /// non-ASCII scalar escaped as `String.debugDescription` escapes them. A string of printable
     /// ASCII with none of those three is written as it is, without the scalar-by-scalar walk.
-    static func quoted(_ value: UnsafeRawPointer, _ text: inout String) {
+    static func quoted(_ value: UnsafeRawPointer, _ text: inout TextBytes) {
         let string = value.load(as: String.self)
         if string.utf8.count > ValueDescription.cutoff {
             // The beginning only: its escaped text, without the closing quote, begins the whole one's.
@@ -286,7 +312,7 @@ extension Array: PlannedContainer {
             value.assumingMemoryBound(to: [Element].self).pointee.withUnsafeBufferPointer { elements in
                 text += "["
                 for index in elements.indices {
-                    if text.utf8.count > ValueDescription.cutoff { return }
+                    if text.count > ValueDescription.cutoff { return }
                     if index > 0 { text += ", " }
                     element.write(elements.baseAddress! + index, debug: true, to: &text)
                 }
@@ -371,7 +397,7 @@ final class EnumPlan: @unchecked Sendable {  // immutable but for its cases' ato
     /// `type(of:)`'s qualified name, which `debugPrint` writes before the case.
     let qualifiedName: String
     /// Writes a value of the enum with the plan of its case.
-    private let writer: (EnumPlan, UnsafeRawPointer, Bool, inout String) -> Void
+    private let writer: (EnumPlan, UnsafeRawPointer, Bool, inout TextBytes) -> Void
 
     init?<T>(_ type: T.Type, making: inout Set<ObjectIdentifier>) {
         let metadata = unsafeBitCast(type as Any.Type, to: UnsafeRawPointer.self)
@@ -420,11 +446,11 @@ final class EnumPlan: @unchecked Sendable {  // immutable but for its cases' ato
         }
     }
 
-    func write(_ value: UnsafeRawPointer, debug: Bool, _ text: inout String) {
+    func write(_ value: UnsafeRawPointer, debug: Bool, _ text: inout TextBytes) {
         writer(self, value, debug, &text)
     }
 
-    private func writeValue<T>(_ value: UnsafePointer<T>, debug: Bool, _ text: inout String) {
+    private func writeValue<T>(_ value: UnsafePointer<T>, debug: Bool, _ text: inout TextBytes) {
         let metadata = unsafeBitCast(T.self as Any.Type, to: UnsafeRawPointer.self)
         let tag = Int(marbles_enum_tag(value, metadata))
         guard tag < cases.count, case let entry = cases[tag], !entry.reflected,
@@ -433,14 +459,14 @@ final class EnumPlan: @unchecked Sendable {  // immutable but for its cases' ato
         }
         guard entry.checksLeft.load(ordering: .relaxed) > 0 else { return writeCase(entry, tag: tag, value, debug: debug, &text) }
         entry.checksLeft.subtract(1, ordering: .relaxed)
-        var mine = ""
+        var mine = TextBytes()
         writeCase(entry, tag: tag, value, debug: debug, &mine)
         let expected = debug ? String(reflecting: value.pointee) : String(describing: value.pointee)
-        if mine != expected { entry.disowned.store(true, ordering: .relaxed) }
+        if mine.string != expected { entry.disowned.store(true, ordering: .relaxed) }
         text += expected
     }
 
-    private func writeCase<T>(_ entry: Case, tag: Int, _ value: UnsafePointer<T>, debug: Bool, _ text: inout String) {
+    private func writeCase<T>(_ entry: Case, tag: Int, _ value: UnsafePointer<T>, debug: Bool, _ text: inout TextBytes) {
         if debug {
             text += qualifiedName
             text += "."

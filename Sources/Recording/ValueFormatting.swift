@@ -94,6 +94,39 @@ extension RecorderCore {
         let description: String
     }
 
+    /// How a value of type `T` is made ready to write, decided once for the type: as `format`
+    /// does for a value of it, without the casts `format` asks the runtime for at every value.
+    /// That holds for a struct, an enum or a tuple (other than `Optional` and `AnyHashable`,
+    /// which casts look inside): such a value casts to `Int`, `String`, `Double` or `Bool` only
+    /// when it is one, and to `Encodable` when its type conforms. Any other type (a class, an
+    /// existential, an optional, a function) is left to `format`.
+    static func formatter<T>(of type: T.Type) -> (T) -> FormattedValue {
+        let kind = metadataKind(type)
+        guard kind == 0x200 || kind == 0x201 || kind == 0x301, type != AnyHashable.self else {
+            return { format($0) }
+        }
+        if type == Int.self { return { .integer(Int64(unsafeBitCast($0, to: Int.self))) } }
+        if type == String.self { return { .string(unsafeBitCast($0, to: String.self)) } }
+        if type == Double.self || type == Bool.self { return { format($0) } }
+        guard let encodable = type as? any Encodable.Type else {
+            return { value in withUnsafePointer(to: value) { .other(text: ValueDescription.describe($0, verify: true), json: nil) } }
+        }
+        func encoder<E: Encodable>(_: E.Type) -> (UnsafeRawPointer) -> Result<DirectJSONEncoder.Encoded, EncodingFailure> {
+            { json(of: $0.load(as: E.self), limit: Recorder.maxJSONLength) }
+        }
+        let encode = _openExistential(encodable, do: encoder)
+        return { value in
+            withUnsafePointer(to: value) { pointer in
+                let text = { ValueDescription.describe(pointer, verify: true) }
+                switch encode(UnsafeRawPointer(pointer)) {
+                case let .success(.bytes(json)): return .other(text: text(), json: String(decoding: json, as: UTF8.self))
+                case let .success(.omitted(size)): return .omitted(text: text(), size: size)
+                case let .failure(failure): return .other(text: text(), json: nil, jsonError: failure.description)
+                }
+            }
+        }
+    }
+
     /// The value ready to write: fast paths for the common scalar types; other `Encodable`
     /// values as `JSONEncoder` with sorted keys writes them; anything else as its description
     /// only.
@@ -123,3 +156,8 @@ extension RecorderCore {
         }
     }
 }
+
+/// The kind the runtime gives a type's metadata (0x200 a struct, 0x201 an enum, 0x202 an
+/// optional, 0x301 a tuple).
+@_silgen_name("swift_getMetadataKind")
+private func metadataKind(_ type: Any.Type) -> UInt

@@ -1,0 +1,98 @@
+import Foundation
+@testable import Recording
+import Signals
+import TraceLog
+import XCTest
+
+/// The writer formats a captured value with its type's formatter (`RecorderCore.formatter(of:)`),
+/// decided once per type, where it used to ask the runtime what each value was
+/// (`RecorderCore.format`). For every kind of type both must write the same fields, byte for
+/// byte: the structs, enums and tuples the formatter handles itself, and the types it leaves to
+/// `format` (optionals, `AnyHashable`, objects, existentials).
+final class ValueFormatterTests: XCTestCase {
+    struct Reading: Codable { var name: String; var value: Double; var tags: [String] }
+    enum Message: Codable { case text(String), reading(Double, unit: String), ping }
+    enum Plain { case on, off }
+    struct Throwing: Encodable {
+        struct Refused: Error {}
+        var id = 1
+        func encode(to encoder: any Encoder) throws { throw Refused() }
+    }
+    struct Described: Codable, CustomStringConvertible { var id: Int; var description: String { "#\(id)" } }
+    final class Object: Codable { var count = 2 }
+    struct Huge: Codable { var text = String(repeating: "x", count: 70_000) }
+
+    private func fields(_ value: RecorderCore.FormattedValue) -> String {
+        var line = JSONLine()
+        line.begin()
+        value.write(to: &line)
+        line.end()
+        return String(decoding: line.bytes, as: UTF8.self)
+    }
+
+    private func check<T>(_ value: T, file: StaticString = #filePath, line: UInt = #line) {
+        let typed = fields(RecorderCore.formatter(of: T.self)(value))
+        let general = fields(RecorderCore.format(value as Any))
+        XCTAssertEqual(typed, general, "\(T.self)", file: file, line: line)
+    }
+
+    func testEveryKindOfTypeIsFormattedAsTheRuntimeCastsWould() {
+        check(42)
+        check(-7.25)
+        check(Double.nan)
+        check(true)
+        check("a \"quoted\" line\n")
+        check(Reading(name: "r", value: 1.5, tags: ["a", "b"]))
+        check(Message.reading(2, unit: "m"))
+        check(Message.ping)
+        check(Plain.off)
+        check((1, "pair"))
+        check((x: 1.0, y: Reading(name: "t", value: 0, tags: [])))
+        check(Throwing())
+        check(Described(id: 3))
+        check(Huge())
+        check([1, 2, 3])
+        check(["k": "v"])
+        check(Int?.some(5))
+        check(Int?.none)
+        check(String?.some("s"))
+        check(Reading??.some(nil))
+        check(AnyHashable(5))
+        check(AnyHashable("text"))
+        check(Object())
+        check(5 as Any)
+        check(Reading(name: "in an existential", value: 1, tags: []) as any Encodable)
+        check(Int.self)
+        check(Decimal(string: "1.5")!)
+        check(Date(timeIntervalSince1970: 0))
+        check(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
+    }
+
+    /// Through a live recording to a file, values of every kind read back as the values
+    /// describe and encode themselves.
+    func testALiveRecordingWritesWhatTheTypedFormatterMakes() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("value-formatter-\(UUID().uuidString).trace")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let recorder = try Recorder(to: url)
+        recorder.start()
+        let (readings, readingInput) = Signal<Reading, Never>.pipe(named: "readings")
+        let (messages, messageInput) = Signal<Message, Never>.pipe(named: "messages")
+        let (optionals, optionalInput) = Signal<Int?, Never>.pipe(named: "optionals")
+        readings.observeValues { _ in }
+        messages.observeValues { _ in }
+        optionals.observeValues { _ in }
+        for index in 0..<3 {
+            readingInput.send(value: Reading(name: "r\(index)", value: Double(index), tags: ["t"]))
+            messageInput.send(value: index == 1 ? .ping : .text("m\(index)"))
+            optionalInput.send(value: index == 2 ? nil : index)
+        }
+        _ = try recorder.stop()
+        let trace = try Trace(contentsOf: url)
+        let texts = trace.events.filter { $0.kind == .value }.map(\.text)
+        XCTAssertEqual(texts, [
+            "Reading(name: \"r0\", value: 0.0, tags: [\"t\"])", "text(\"m0\")", "0",
+            "Reading(name: \"r1\", value: 1.0, tags: [\"t\"])", "ping", "1",
+            "Reading(name: \"r2\", value: 2.0, tags: [\"t\"])", "text(\"m2\")", "nil",
+        ])
+    }
+}
