@@ -75,7 +75,10 @@ struct CapturedValue {
         let storage = slot.storage
         let boxed = slot.pointee.boxed
         if unsafeBitCast(raw, to: Any.Type.self) == Int.self && !boxed { return .integer(Int64(storage.load(as: Int.self))) }
-        return .value(ValueFormatter.formatter(of: raw).take(storage, boxed))
+        let formatted = ValueFormatter.formatter(of: raw).take(storage, boxed)
+        // A value formatted as an integer (an optional one that holds one) is written as one.
+        if case let .integer(integer) = formatted { return .integer(integer) }
+        return .value(formatted)
     }
 
     /// Lets go of the value in the capture at `slot`, if any, unformatted: a ring freed with

@@ -101,10 +101,14 @@ extension RecorderCore {
     /// when it is one, and to `Encodable` when its type conforms. Any other type (a class, an
     /// existential, an optional, a function) is left to `format`.
     static func formatter<T>(of type: T.Type) -> (T) -> FormattedValue {
-        let kind = metadataKind(type)
-        guard kind == 0x200 || kind == 0x201 || kind == 0x301, type != AnyHashable.self else {
-            return { format($0) }
+        if let optional = type as? any FormattedOptional.Type {
+            func formatter<O: FormattedOptional>(_: O.Type) -> (T) -> FormattedValue {
+                let format = O.optionalFormatter()
+                return { format(unsafeBitCast($0, to: O.self)) }
+            }
+            return _openExistential(optional, do: formatter)
         }
+        guard isPlainValue(type) else { return { format($0) } }
         if type == Int.self { return { .integer(Int64(unsafeBitCast($0, to: Int.self))) } }
         if type == String.self { return { .string(unsafeBitCast($0, to: String.self)) } }
         if type == Double.self || type == Bool.self { return { format($0) } }
@@ -125,6 +129,13 @@ extension RecorderCore {
                 }
             }
         }
+    }
+
+    /// Whether `T` is a struct, an enum or a tuple other than `Optional` and `AnyHashable`:
+    /// a type whose values cast only to what they are.
+    static func isPlainValue<T>(_ type: T.Type) -> Bool {
+        let kind = metadataKind(type)
+        return (kind == 0x200 || kind == 0x201 || kind == 0x301) && type != AnyHashable.self
     }
 
     /// The value ready to write: fast paths for the common scalar types; other `Encodable`
@@ -154,6 +165,25 @@ extension RecorderCore {
         default:
             return .other(text: ValueDescription.describe(value), json: nil)
         }
+    }
+}
+
+/// An optional, whose formatter `RecorderCore.formatter(of:)` asks for.
+protocol FormattedOptional {
+    static func optionalFormatter() -> (Self) -> RecorderCore.FormattedValue
+}
+
+extension Optional: FormattedOptional {
+    /// An optional `Int`, `String`, `Double` or `Bool`: a value formatted as the value it holds
+    /// (a cast through `Any` unwraps it, as `format` finds), `nil` as `format` formats it,
+    /// found once. Any other optional is left to `format`: it is described with its
+    /// `Optional(…)`.
+    static func optionalFormatter() -> (Self) -> RecorderCore.FormattedValue {
+        guard Wrapped.self == Int.self || Wrapped.self == String.self || Wrapped.self == Double.self
+                || Wrapped.self == Bool.self else { return { RecorderCore.format($0 as Any) } }
+        let some = RecorderCore.formatter(of: Wrapped.self)
+        let none = RecorderCore.format(Self.none as Any)
+        return { $0.map(some) ?? none }
     }
 }
 
