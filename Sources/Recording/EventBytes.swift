@@ -10,8 +10,9 @@ extension BinaryEvent {
     /// The bytes a binary event takes in the buffer, its marker included.
     static let entrySize = 1 + MemoryLayout<BinaryEvent>.size
 
-    /// Appends the event's line, the exact bytes `writeEventFields` writes for it.
-    func format(into out: inout [UInt8]) {
+    /// Appends the event's line, the exact bytes `writeEventFields` writes for it; not
+    /// `closed`, without its closing brace and newline, for the caller to add value fields.
+    func format(into out: inout [UInt8], closed: Bool = true) {
         // Seven numbers of at most 20 digits and a minus sign each, and under 130 bytes of keys.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 320) { scratch in
             var line = EventBytes(scratch.baseAddress!)
@@ -40,7 +41,7 @@ extension BinaryEvent {
                 line.literal("\",\"json\":")
                 line.signed(integer)
             }
-            line.literal("}\n")
+            if closed { line.literal("}\n") }
             out.append(contentsOf: UnsafeBufferPointer(start: scratch.baseAddress, count: line.count(from: scratch.baseAddress!)))
         }
     }
@@ -56,6 +57,20 @@ extension BinaryEvent {
             event.integer = value.integer ?? 0
             event.hasInteger = value.integer != nil
             event.format(into: &out)
+            return
+        }
+        // A short string with at most one cause: the binary event's line and the string's
+        // fields, without a `JSONLine`.
+        if others.isEmpty, case let .value(.string(string)) = value, string.utf8.count <= Recorder.maxTextLength {
+            var event = self
+            event.hasInteger = false
+            event.format(into: &out, closed: false)
+            // As `FormattedValue.string` writes the two fields.
+            JSONLine.appendLiteral(",\"text\":", to: &out)
+            JSONLine.appendString(string, to: &out)
+            JSONLine.appendLiteral(",\"json\":", to: &out)
+            JSONLine.appendString(string, to: &out)
+            JSONLine.appendLiteral("}\n", to: &out)
             return
         }
         let formatted: RecorderCore.FormattedValue?

@@ -266,7 +266,7 @@ public struct JSONLine {
 
     // MARK: Primitives
 
-    static func appendLiteral(_ literal: StaticString, to bytes: inout [UInt8]) {
+    package static func appendLiteral(_ literal: StaticString, to bytes: inout [UInt8]) {
         literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 

@@ -104,3 +104,34 @@ final class ValueFormatterTests: XCTestCase {
         ])
     }
 }
+
+/// A string value with at most one cause is written without a `JSONLine`
+/// (`BinaryEvent.format(_:others:into:)`): its line must be the one the general path writes,
+/// byte for byte, whatever the string holds.
+final class StringLineTests: XCTestCase {
+    private func general(_ event: BinaryEvent, _ string: String) -> [UInt8] {
+        var line = JSONLine(capacity: 0)
+        line.begin()
+        line.writeEventFields(sequence: event.sequence, time: event.time, node: event.node, subscription: event.subscription,
+                              kind: event.eventKind, thread: event.thread,
+                              causes: { $0.causesField(primary: event.cause, others: [], below: event.sequence) },
+                              value: { RecorderCore.FormattedValue.string(string).write(to: &$0) })
+        line.end()
+        return line.bytes
+    }
+
+    func testAStringsLineIsTheGeneralPathsLine() {
+        let strings = ["", "plain", "a \"quoted\" \\ back", "tab\tnew\nline\u{1}\u{7F}", "é à 漢字 😀",
+                       "line\u{2028}separator\u{2029}", String(repeating: "x", count: Recorder.maxTextLength),
+                       String(repeating: "é", count: Recorder.maxTextLength / 2)]
+        for (index, string) in strings.enumerated() {
+            for cause: UInt64 in [0, 3] {
+                let event = BinaryEvent(sequence: UInt64(10 + index), time: -5 + Int64(index) * 1_000_003, node: 7,
+                                        subscription: 9, kind: .value, thread: 2, cause: cause, integer: nil)
+                var fast: [UInt8] = []
+                event.format(.value(.string(string)), into: &fast)
+                XCTAssertEqual(String(decoding: fast, as: UTF8.self), String(decoding: general(event, string), as: UTF8.self))
+            }
+        }
+    }
+}
