@@ -3,9 +3,10 @@ import Signals
 
 extension AsyncSequence {
     /// This sequence, recorded: while a recorder runs, each iterator made from it is a
-    /// subscription of a node labelled `label`, and each element, the end, a thrown error and
-    /// a cancellation an event of it, in the same trace a `Signals` pipeline writes, so every
-    /// verb (`stats`, `draw`, `view`, `export`, `diff`) reads it.
+    /// subscription of a node labelled `label`, and each pull (`next()` called: the demand),
+    /// element, the end, a thrown error and a cancellation an event of it, in the same trace a
+    /// `Signals` pipeline writes, so every verb (`stats`, `draw`, `view`, `export`, `diff`)
+    /// reads it. A pull has no causes and causes nothing; `stats` counts them per node.
     ///
     /// The node is named after the sequence's type (`AsyncMapSequence` → `map`,
     /// `AsyncDebounceSequence` → `debounce`), and linked to the taps inside it: tap the
@@ -107,6 +108,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
                 subscription = Instrumentation.newSubscription()
                 probe.didSubscribe(node, subscription: subscription, parent: 0)
             }
+            reportPull(to: probe)
             let pull = Pull(subscription: subscription)
             var iterator = base
             let outcome: Result<Element?, any Error>
@@ -158,6 +160,18 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
                                       context: context)
             }
             Pull.current?.add(sequence)
+        }
+
+        /// Reports a pull of this subscription: the demand, without causes (an event delivered
+        /// on this thread meanwhile is not what asked), and given to no pull downstream.
+        private func reportPull(to probe: Probe) {
+            ProbeContext.withCurrent { context in
+                let (cause, others) = (context.cause, context.otherCauses)
+                (context.cause, context.otherCauses) = (0, [])
+                defer { (context.cause, context.otherCauses) = (cause, others) }
+                _ = probe.willSend(node, subscription: subscription, kind: .pull, value: UnsafePointer<Element>?.none,
+                                   context: context)
+            }
         }
 
         private mutating func end(_ probe: Probe) {

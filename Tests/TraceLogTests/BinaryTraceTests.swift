@@ -441,8 +441,10 @@ private enum FuzzedTrace {
                                                       thread: UInt64(random.int(1...9)))))
             case 4, 5, 6:
                 events += 1
-                let causes = (0..<random.pick([0, 1, 1, 2, 5])).map { _ in UInt64(random.int(1...max(1, events))) }
+                var causes = (0..<random.pick([0, 1, 1, 2, 5])).map { _ in UInt64(random.int(1...max(1, events))) }
                 let kind = random.pick(EventKind.allCases)
+                // A pull has no causes (a reader refuses one with causes).
+                if kind == .pull { causes = [] }
                 var text: String?, json: String?
                 switch random.below(4) {
                 case 0: break
