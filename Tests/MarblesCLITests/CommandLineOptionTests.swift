@@ -27,7 +27,8 @@ final class CommandLineOptionTests: CommandLineTestCase {
             (["record", "--scenario", "swift-search", "--seed", "-3", "-o", "x.trace"], "--seed"),
             (["play", "in.trace", "--draw", "x.gif"], "--draw needs a file ending in .svg, .png, .pdf or .txt; found x.gif"),
             (["export", "--format", "csv", "in.trace", "-o", "x.json"], "Please provide one of 'perfetto'"),
-            (["demo", "--scenario", "nope"], "Please provide one of 'signin', 'twitter-instant', 'registration', 'pixels' or 'swift-search'"),
+            (["demo", "--scenario", "nope"], "Please provide one of the following:\n  - signin\n  - twitter-instant\n"
+                + "  - registration\n  - pixels\n  - swift-search\n  - async-search"),
         ]
         for (arguments, message) in cases {
             let run = try marbles(arguments)
