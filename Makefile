@@ -68,6 +68,14 @@ bench: deps
 # the operator figures, each diagrams/operators/*.marbles spec run by `marbles play` with the
 # real operators and drawn next to it as SVG from the run's trace.
 figures: build
+	@# swift-async-algorithms #299's input debounced on the virtual-time driver: its trace
+	@# and figures, recorded and drawn by the test that checks them.
+	MARBLES_RECORD=1 $(SWIFT) test --disable-swift-testing --filter DebounceIssue299Tests >/dev/null
+	@# The async search scenario (TwitterInstant with AsyncSequence), recorded in virtual time
+	@# by its test, which draws the DocC guide's figures and copies them, with #299's, into
+	@# AsyncMarbles.docc's Resources. After #299's run: it copies that figure. Before the demo,
+	@# which replays that recording and draws the gallery's figures from the replay.
+	MARBLES_RECORD=1 $(SWIFT) test --disable-swift-testing --filter AsyncSearchTests >/dev/null
 	$(SWIFT) run marbles demo --from-recordings
 	@for spec in diagrams/operators/*.marbles; do \
 	  $(SWIFT) run -q marbles play "$$spec" --draw "$${spec%.marbles}.svg" >/dev/null || exit 1; \
@@ -91,13 +99,6 @@ figures: build
 	  esac; \
 	done
 	$(MAKE) guide-figures
-	@# swift-async-algorithms #299's input debounced on the virtual-time driver: its trace
-	@# and figures, recorded and drawn by the test that checks them.
-	MARBLES_RECORD=1 $(SWIFT) test --disable-swift-testing --filter DebounceIssue299Tests >/dev/null
-	@# The async search scenario (TwitterInstant with AsyncSequence), recorded in virtual time
-	@# by its test, which draws its figures and copies them, with #299's, into the DocC guide
-	@# (AsyncMarbles.docc's Resources). After #299's run: it copies that figure.
-	MARBLES_RECORD=1 $(SWIFT) test --disable-swift-testing --filter AsyncSearchTests >/dev/null
 
 # The first-pipeline guide's trace and golden, recorded from the guide's own code in virtual
 # time by its tests, and its figures, drawn from that trace (Replay.docc's Resources).

@@ -52,7 +52,11 @@ let package = Package(
         .target(name: "Recording", dependencies: ["Signals", "TraceLog", "Locks", "CTimestamp", "CProcessRecording",
                                                   "CValueWitnesses"]),
         .target(name: "Tutorials", dependencies: ["Signals", "TraceLog", "Recording", "Locks"]),
-        .target(name: "Demo", dependencies: ["Tutorials", "Signals", "TraceLog", "Replay", "Diagrams", "Viewer"]),
+        // The demo's scenarios: the Signals tutorials, and the async search (AsyncSearch.swift).
+        .target(name: "Demo", dependencies: [
+            "Tutorials", "Signals", "TraceLog", "Replay", "Diagrams", "Viewer", "AsyncMarbles", "Recording",
+            .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+        ]),
         .systemLibrary(
             name: "CGraphviz",
             pkgConfig: "libgvc",
@@ -110,7 +114,7 @@ let package = Package(
         // What several test targets share: the seeded generator, a pipeline's outcome.
         .target(name: "TestSupport", dependencies: ["Signals", "Locks"], path: "Tests/TestSupport"),
         .testTarget(name: "AsyncMarblesTests", dependencies: [
-            "AsyncMarbles", "Signals", "Recording", "TraceLog", "Diagrams", "MarbleNotation", "Replay",
+            "AsyncMarbles", "Signals", "Recording", "TraceLog", "Diagrams", "MarbleNotation", "Replay", "Demo",
             .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
         ]),
         .testTarget(name: "FidelityTests", dependencies: ["TestSupport", "Locks", "Signals", "MarbleStreams", "Recording", "Replay", "TraceLog", "Diagrams"]),

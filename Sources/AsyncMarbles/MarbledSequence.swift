@@ -3,16 +3,20 @@ import Signals
 
 extension AsyncSequence {
     /// This sequence, recorded: while a recorder runs, each iterator made from it is a
-    /// subscription of a node labelled `label`, and each element, the end, a thrown error and
-    /// a cancellation an event of it, in the same trace a `Signals` pipeline writes, so every
-    /// verb (`stats`, `draw`, `view`, `export`, `diff`) reads it.
+    /// subscription of a node labelled `label`, and each pull (`next()` called: the demand),
+    /// element, the end, a thrown error and a cancellation an event of it, in the same trace a
+    /// `Signals` pipeline writes, so every verb (`stats`, `draw`, `view`, `export`, `diff`)
+    /// reads it. A pull has no causes and causes nothing; `stats` counts them per node.
     ///
     /// The node is named after the sequence's type (`AsyncMapSequence` → `map`,
     /// `AsyncDebounceSequence` → `debounce`), and linked to the taps inside it: tap the
     /// stages of a chain and the pipeline diagram shows the chain. An element is caused by
     /// the elements the taps upstream produced while it was being pulled, in the same task
-    /// (a `map` or `filter` of a tapped sequence); an operator that pulls its upstream from
-    /// a task of its own (`debounce`, `merge`) leaves its elements without causes.
+    /// (a `map` or `filter` of a tapped sequence). A `debounce` pulls its upstream from a
+    /// task of its own: an element of a tap right on it is caused by every element the taps
+    /// inside it produced in that task since the tap's previous element (the burst it
+    /// settled, the last one primary). Other operators that pull from a task of their own
+    /// (`merge`, `zip`, `combineLatest`) leave their elements without causes.
     ///
     /// It forwards `next(isolation:)`: no executor hop, no `Sendable` requirement on the
     /// elements. With no recorder running, a pull costs one check of the probe slot.
@@ -80,6 +84,9 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
         @usableFromInline let node: Node
         var subscription: UInt64 = 0
         @usableFromInline var ended = false
+        /// What the taps inside a `debounce` produced in its own task since this iterator's
+        /// previous event (see `Received`); nil for other operators.
+        var received: Received?
 
         @usableFromInline
         init(base: Base.AsyncIterator, node: Node) {
@@ -106,8 +113,10 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
             if subscription == 0 {
                 subscription = Instrumentation.newSubscription()
                 probe.didSubscribe(node, subscription: subscription, parent: 0)
+                if Received.applies(to: node) { received = Received() }
             }
-            let pull = Pull(subscription: subscription)
+            reportPull(to: probe)
+            let pull = Pull(subscription: subscription, received: received)
             var iterator = base
             let outcome: Result<Element?, any Error>
             do {
@@ -118,7 +127,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
                 outcome = .failure(error)
             }
             base = iterator
-            let causes = pull.causes
+            let causes = Received.merged(pull.causes, received?.drain() ?? [])
             switch outcome {
             case let .success(element?):
                 report(.value, element, causes: causes, to: probe)
@@ -158,6 +167,18 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
                                       context: context)
             }
             Pull.current?.add(sequence)
+        }
+
+        /// Reports a pull of this subscription: the demand, without causes (an event delivered
+        /// on this thread meanwhile is not what asked), and given to no pull downstream.
+        private func reportPull(to probe: Probe) {
+            ProbeContext.withCurrent { context in
+                let (cause, others) = (context.cause, context.otherCauses)
+                (context.cause, context.otherCauses) = (0, [])
+                defer { (context.cause, context.otherCauses) = (cause, others) }
+                _ = probe.willSend(node, subscription: subscription, kind: .pull, value: UnsafePointer<Element>?.none,
+                                   context: context)
+            }
         }
 
         private mutating func end(_ probe: Probe) {
@@ -236,6 +257,7 @@ let operatorMethodNames: [String: String] = [
 /// (`debounce`, `merge`) starts that task inside a pull, and a task inherits task-local
 /// values, so without the check every element its task received, for as long as it runs,
 /// would be added to the first pull, and the first element downstream caused by all of them.
+/// What such a task's taps report goes to the tap's `Received` instead, when it keeps one.
 final class Pull: @unchecked Sendable {  // `numbers` only under `lock`; `task` immutable
     @TaskLocal static var current: Pull?
     private let lock = Lock()
@@ -244,16 +266,66 @@ final class Pull: @unchecked Sendable {  // `numbers` only under `lock`; `task` 
     private let task: UnsafeCurrentTask?
     /// The subscription of the tap that pulls.
     let subscription: UInt64
+    /// Where the events of another task that inherited this pull go (a `debounce`'s).
+    private let received: Received?
 
-    init(subscription: UInt64) {
+    init(subscription: UInt64, received: Received? = nil) {
         task = withUnsafeCurrentTask { $0 }
         self.subscription = subscription
+        self.received = received
     }
 
     func add(_ sequence: UInt64) {
-        guard sequence != 0, withUnsafeCurrentTask(body: { $0 == task }) else { return }
+        guard sequence != 0 else { return }
+        guard withUnsafeCurrentTask(body: { $0 == task }) else {
+            received?.add(sequence)
+            return
+        }
         lock.withLock { numbers.append(sequence) }
     }
 
     var causes: [UInt64] { lock.withLock { numbers } }
+}
+
+/// The events that the taps inside a `debounce` reported in the debounce's own task since the
+/// previous event of the tap right on it: the causes of that tap's next event.
+///
+/// The rule, and why it holds for `debounce` only: a debounce pulls its upstream in a task it
+/// starts during the first pull of the tap on it (which inherits that pull, `Pull.current`), and
+/// only while the tap's consumer waits for an element (its upstream task waits for demand). It
+/// passes on the last element of each burst and drops the others; so the elements it received
+/// since it passed on the previous one are the element it passes now and those it dropped for
+/// it, the last one received primary, as a `filter`'s causes are the elements it read and
+/// dropped before the one it passed: the element passed, or its upstream's end when that end
+/// made it pass the element on at once. Its end is caused by what it received since its last
+/// element, its upstream's end among them. One limit: an element the debounce receives after
+/// it passed one on and before the consumer's task resumes (the same instant, in virtual
+/// time) is taken for a cause of that one. `merge`, `zip` and `combineLatest` hold an element
+/// of each input between two of theirs, so what they received since the previous one is not
+/// what made this one: their elements name no causes.
+final class Received: @unchecked Sendable {  // `numbers` only under `lock`
+    private let lock = Lock()
+    private var numbers: [UInt64] = []
+
+    /// Whether a tap on `node`'s sequence keeps what its operator's own task received: only
+    /// a tap right on a `debounce`.
+    static func applies(to node: Node) -> Bool { node.name == "debounce" }
+
+    func add(_ sequence: UInt64) {
+        lock.withLock { numbers.append(sequence) }
+    }
+
+    /// What was received since the last call, in sequence order.
+    func drain() -> [UInt64] {
+        lock.withLock {
+            defer { numbers = [] }
+            return numbers.sorted()
+        }
+    }
+
+    /// The causes of a pull (`same`: the events of the pulling task's taps) and of another
+    /// task (`other`) together, in sequence order: the last is the primary.
+    static func merged(_ same: [UInt64], _ other: [UInt64]) -> [UInt64] {
+        other.isEmpty ? same : (same + other).sorted()
+    }
 }

@@ -32,20 +32,34 @@ public enum Figures {
     /// The files derived from a replay of `scenario`: the replay's trace, then its marble
     /// and pipeline figures and the page that explores it in a browser. Throws `DiagramError` when a figure cannot be drawn.
     public static func files(of scenario: Scenario, replay: ReplayResult) throws -> [GoldenFile] {
-        let marbles = try MarbleFigure(trace: replay.trace, options: MarbleOptions(
-            selection: scenario.figureNodes.map { .nodes($0) } ?? .paths, title: scenario.title))
-        let pipeline = PipelineGraph(trace: replay.trace, title: scenario.title)
-        let name = scenario.name
+        try files(name: scenario.name, title: scenario.title, figureNodes: scenario.figureNodes, replay: replay.bytes,
+                  trace: replay.trace)
+    }
+
+    /// The files derived from a replay of the async search (`AsyncSearchScenario`), the same
+    /// files as a `Signals` scenario's: the replay's trace, its figures and its page.
+    /// Throws what reading the replay's bytes throws (`TraceError`), or `DiagramError`.
+    public static func asyncSearchFiles(replay bytes: [UInt8]) throws -> [GoldenFile] {
+        let name = AsyncSearchScenario.name
+        return try files(name: name, title: AsyncSearchScenario.title, figureNodes: nil, replay: bytes,
+                         trace: Trace(bytes: bytes, name: "traces/\(name).replay.trace"))
+    }
+
+    private static func files(name: String, title: String, figureNodes: [String]?, replay bytes: [UInt8],
+                              trace: Trace) throws -> [GoldenFile] {
+        let marbles = try MarbleFigure(trace: trace, options: MarbleOptions(
+            selection: figureNodes.map { .nodes($0) } ?? .paths, title: title))
+        let pipeline = PipelineGraph(trace: trace, title: title)
         return [
-            GoldenFile(path: "traces/\(name).replay.trace", bytes: replay.bytes),
+            GoldenFile(path: "traces/\(name).replay.trace", bytes: bytes),
             GoldenFile(path: "diagrams/\(name)-marbles.svg", bytes: Array(try MarbleRenderer.render(marbles, format: .svg))),
             GoldenFile(path: "diagrams/\(name)-marbles.png", bytes: Array(try MarbleRenderer.render(marbles, format: .png))),
             GoldenFile(path: "diagrams/\(name)-pipeline.svg", bytes: Array(try PipelineRenderer.render(pipeline, format: .svg))),
             GoldenFile(path: "diagrams/\(name)-pipeline.png", bytes: Array(try PipelineRenderer.render(pipeline, format: .png))),
             GoldenFile(path: "diagrams/\(name).html", bytes: Array(try TracePage.html(
-                [TracePage.Input(name: "\(name).replay.trace", trace: replay.trace,
-                                 stats: TraceStats.compute(TraceReader(bytes: replay.bytes, name: "\(name).replay.trace")))],
-                title: scenario.title).utf8)),
+                [TracePage.Input(name: "\(name).replay.trace", trace: trace,
+                                 stats: TraceStats.compute(TraceReader(bytes: bytes, name: "\(name).replay.trace")))],
+                title: title).utf8)),
         ]
     }
 

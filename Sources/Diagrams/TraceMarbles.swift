@@ -278,6 +278,11 @@ private struct TraceMarbleBuilder {
             case .interrupted:
                 if entry >= 0 { laneEvents[entry].ending = .interrupted; laneEvents[entry].endTime = event.time }
                 endings.append((Int32(position), .interrupted(at: event.time)))
+            case .pull:
+                // Demand is not drawn: a consumer's `for await` pulls again as soon as it has
+                // an element, so a tick would sit beside nearly every marble, and a marble line
+                // (`AsyncMarbleTest`, `validate`) has no symbol for it. `stats` counts pulls.
+                break
             }
         }
         self.laneEvents = laneEvents

@@ -21,7 +21,8 @@ extension PipelineGraph {
         // timer), which is not where the node runs.
         var threadsOf: [UInt64: Set<UInt64>] = [:]
         var interruptedOn: [UInt64: Set<UInt64>] = [:]
-        for event in trace.events {
+        // A pull is made on the consumer's thread, and is no event the node sent.
+        for event in trace.events where event.kind.isSent {
             counts[event.node, default: EventCounts()].add(event.kind)
             if event.kind == .interrupted {
                 interruptedOn[event.node, default: []].insert(event.thread)
@@ -222,7 +223,7 @@ private struct EdgeCrossings {
             case .value: values[subscription] &+= 1
             case .failed: flags[subscription] |= Self.failedBit
             case .interrupted: flags[subscription] |= Self.interruptedBit
-            case .completed: break
+            case .completed, .pull: break
             }
             // The operators that started this subscription, when operators did (a flatMap's
             // inner stream, a retry's attempt inside it): the value that caused an inner

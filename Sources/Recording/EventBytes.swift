@@ -28,7 +28,8 @@ extension BinaryEvent {
             case 0: line.literal(",\"kind\":\"value\",\"thread\":")
             case 1: line.literal(",\"kind\":\"failed\",\"thread\":")
             case 2: line.literal(",\"kind\":\"completed\",\"thread\":")
-            default: line.literal(",\"kind\":\"interrupted\",\"thread\":")
+            case 3: line.literal(",\"kind\":\"interrupted\",\"thread\":")
+            default: line.literal(",\"kind\":\"pull\",\"thread\":")
             }
             line.number(thread)
             line.literal(",\"causes\":[")

@@ -211,6 +211,9 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
                 sent.append(.completed)
             case .interrupted:
                 sent.append(.interrupted)
+            case .pull:
+                // Demand (a tapped `AsyncSequence`'s): nothing an input sends.
+                continue
             case .failed:
                 fail(.unexpectedEvent, node, record: "event seq \(events.sequence(at: position))",
                      message: "expected values, completion or interruption from an input; the trace records a failure")
@@ -574,9 +577,10 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
             case .completed:
                 scheduled.append((offset, record.thread, .completed))
                 sequences.append(record.sequence)
-            case .interrupted:
+            case .interrupted, .pull:
                 // The consumer interrupted this start (a newer search replaced it); the replay's
-                // consumer does so again by itself, so the boundary does not re-send it.
+                // consumer does so again by itself, so the boundary does not re-send it. A pull
+                // is the consumer's demand, which it makes again by itself too.
                 continue
             }
         }

@@ -858,14 +858,30 @@ public struct TraceDiff: Sendable {
         /// terminals with terminals, in order, each only with one answering the same request
         /// (`RequestContexts`: an answer to another question is not a changed answer); the
         /// rest are missing or extra.
+        ///
+        /// Pulls (a tapped `AsyncSequence`'s demand) never pair: two pulls that agree are
+        /// aligned already. A pull missing or extra is a difference only when no value or end
+        /// between the same two aligned events differs: each pull is answered by the next value
+        /// or end of its subscription, so when elements differ the demand for them differs with
+        /// them, and saying so again would double the differences. When only pulls differ, the
+        /// demand itself changed (a consumer that stopped asking, or asked once more), and that
+        /// is reported.
         /// `offset`: how many events of each node come before `eventsA` and `eventsB`.
         private mutating func flush(_ name: String, _ eventsA: [DiffEvent], _ eventsB: [DiffEvent], offset: Int,
                                     _ pendingA: inout [Int], _ pendingB: inout [Int], anchor: UInt64, merging: Bool) {
+            if pendingA.contains(where: { eventsA[$0].kind.isSent }) || pendingB.contains(where: { eventsB[$0].kind.isSent }) {
+                for j in pendingB where !eventsB[j].kind.isSent && !comparing {
+                    anchorB[Int(eventsB[j].position)] = anchor
+                }
+                pendingA.removeAll { !eventsA[$0].kind.isSent }
+                pendingB.removeAll { !eventsB[$0].kind.isSent }
+            }
             var restA: [Int] = [], restB = pendingB
-            for i in pendingA {
+            for i in pendingA where eventsA[i].kind.isSent {
                 let terminal = eventsA[i].kind != .value
                 if let position = restB.firstIndex(where: {
-                    (eventsB[$0].kind != .value) == terminal && eventsB[$0].request == eventsA[i].request
+                    eventsB[$0].kind.isSent && (eventsB[$0].kind != .value) == terminal
+                        && eventsB[$0].request == eventsA[i].request
                 }) {
                     let j = restB.remove(at: position)
                     aligned(eventsB[j], with: eventsA[i])
@@ -878,6 +894,7 @@ public struct TraceDiff: Sendable {
                     restA.append(i)
                 }
             }
+            restA += pendingA.filter { !eventsA[$0].kind.isSent }
             for i in restA {
                 add(Difference(kind: .missingInB, node: name, index: offset + i + 1, a: a.ref(eventsA[i])),
                     .inA(sequence: eventsA[i].sequence, secondary: 0), node: comparedNode)

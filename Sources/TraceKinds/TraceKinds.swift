@@ -5,9 +5,16 @@
 /// trace files. Both re-export this module, so neither depends on the other. It imports
 /// nothing.
 
-/// The four kinds of event a stream sends, as the probe and the trace log name them.
+/// The kinds of event a stream sends, as the probe and the trace log name them: the four a
+/// stream sends, and the demand an `AsyncSequence`'s consumer makes.
 public enum EventKind: String, Sendable, CaseIterable {
     case value, failed, completed, interrupted
+    /// A pull: the consumer of a tapped `AsyncSequence` called `next()` (the demand), which a
+    /// value or an end answers. `Signals` streams push and never send one.
+    case pull
+
+    /// Whether this is an event a stream sends (a value or an end), not a pull.
+    public var isSent: Bool { self != .pull }
 }
 
 /// Whether a node creates events, transforms them, or consumes them.

@@ -31,6 +31,7 @@ package struct BinaryEvent {
         case .failed: self.kind = 1
         case .completed: self.kind = 2
         case .interrupted: self.kind = 3
+        case .pull: self.kind = 4
         }
     }
 
@@ -41,7 +42,8 @@ package struct BinaryEvent {
         case 0: return .value
         case 1: return .failed
         case 2: return .completed
-        default: return .interrupted
+        case 3: return .interrupted
+        default: return .pull
         }
     }
 

@@ -340,7 +340,8 @@ final class BinaryTraceDecoder {
             while cursor + length <= raw.count, raw[cursor] == Format.Tag.event.rawValue {
                 let flags = raw[cursor + 66], kindNumber = raw[cursor + 65]
                 guard flags & ~Format.EventFlag.integer == 0, let kind = Format.eventKind(kindNumber),
-                      raw.loadUnaligned(fromByteOffset: cursor + 57, as: UInt64.self) == 0 else { break }
+                      raw.loadUnaligned(fromByteOffset: cursor + 57, as: UInt64.self) == 0,
+                      kind != .pull || raw.loadUnaligned(fromByteOffset: cursor + 41, as: UInt64.self) == 0 else { break }
                 var event = WrittenEvent()
                 event.sequence = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 1, as: UInt64.self))
                 event.time = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 9, as: Int64.self))
@@ -372,7 +373,7 @@ final class BinaryTraceDecoder {
         let kindOffset = fields.offset
         let kindNumber = try fields.u8()
         guard let kind = Format.eventKind(kindNumber) else {
-            throw error(at: kindOffset, "an event kind 0 to 3 (value, failed, completed, interrupted), found \(kindNumber)")
+            throw error(at: kindOffset, "an event kind 0 to 4 (value, failed, completed, interrupted, pull), found \(kindNumber)")
         }
         let flags = try flags(&fields, within: Format.EventFlag.all)
         if flags & Format.EventFlag.integer != 0 {
@@ -385,6 +386,9 @@ final class BinaryTraceDecoder {
             try fields.require(Int(count) * 8, "\(count) more causes")
             causes.reserveCapacity(Int(count) + 1)
             for _ in 0..<count { causes.append(try fields.u64()) }
+        }
+        if kind == .pull, let first = causes.first {
+            throw error(at: kindOffset, "no causes for a pull (demand, caused by nothing a trace records), found \(first)")
         }
         let omitted = flags & Format.EventFlag.omitted != 0 ? try fields.i64() : 0
         let jsonError = flags & Format.EventFlag.jsonError != 0 ? try string(&fields) : nil

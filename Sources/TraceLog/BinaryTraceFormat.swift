@@ -59,6 +59,7 @@ package enum BinaryTraceFormat {
         case .failed: 1
         case .completed: 2
         case .interrupted: 3
+        case .pull: 4
         }
     }
 
@@ -69,6 +70,7 @@ package enum BinaryTraceFormat {
         case 1: .failed
         case 2: .completed
         case 3: .interrupted
+        case 4: .pull
         default: nil
         }
     }

@@ -272,6 +272,8 @@ struct JSONParser {
             event.kind = .failed
         } else if parser.skip("interrupted\"") {
             event.kind = .interrupted
+        } else if parser.skip("pull\"") {
+            event.kind = .pull
         } else {
             return false
         }
@@ -287,7 +289,8 @@ struct JSONParser {
                 guard parser.positive(closed: true) != nil else { return false }
             }
             event.moreCauses = more..<parser.index
-            guard parser.skip("]") else { return false }
+            // A pull has no causes: the full reader says so, at its place.
+            guard parser.skip("]"), event.kind != .pull else { return false }
         }
         event.text = .none
         event.textIsJSONInteger = false

@@ -109,7 +109,8 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         case 0: .value
         case 1: .failed
         case 2: .completed
-        default: .interrupted
+        case 3: .interrupted
+        default: .pull
         }
     }
 
@@ -235,6 +236,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         case .failed: 1
         case .completed: 2
         case .interrupted: 3
+        case .pull: 4
         }
     }
 

@@ -435,6 +435,7 @@ public final class TraceReader {
 
     private static let eventKinds: [(name: StaticString, value: EventKind)] = [
         ("value", .value), ("completed", .completed), ("failed", .failed), ("interrupted", .interrupted),
+        ("pull", .pull),
     ]
 
     private func record(_ fields: inout Fields) throws -> TraceRecord? {
@@ -518,10 +519,13 @@ public final class TraceReader {
             let node = try fields.id("node"), subscription = try fields.id("sub")
             guard let kind = try fields.choice("kind", among: Self.eventKinds) else {
                 let kindName = try fields.string("kind")
-                throw fields.error("kind value, failed, completed or interrupted, found \(Self.quoted(kindName))", at: "kind")
+                throw fields.error("kind value, failed, completed, interrupted or pull, found \(Self.quoted(kindName))", at: "kind")
             }
             let thread = try fields.id("thread")
             let causes = try fields.positiveIntegers("causes", "causes to be positive sequence numbers")
+            if kind == .pull, let cause = causes.first {
+                throw fields.error("no causes for a pull (demand, caused by nothing a trace records), found \(cause)", at: "causes")
+            }
             noteSequence(sequence)
             return .event(EventRecord(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind,
                                       thread: thread, causes: causes, text: try fields.optionalString("text"),

@@ -9,6 +9,10 @@
 ///   an upstream value, and that (like each data upstream node) ran as one subscription, so
 ///   the count is unambiguous; an operator that emits several values per input counts at
 ///   least 0.
+/// - **Pulls** of a tapped `AsyncSequence` (its consumer's demand): counted per node beside
+///   what answered them, and the pulls still waiting when the trace ends (`unanswered`). A
+///   pull is no event a stream sends: it takes no part in latencies, drops or paths, and the
+///   table has its columns only when the trace has pulls (a `Signals` trace has none).
 /// - **Sinks** have a line too: the events delivered to them (the events of the subscription
 ///   each sink subscription observes).
 /// - **End-to-end latency** from each source to each sink: for each value reaching a sink,
@@ -45,9 +49,15 @@ public struct TraceStats: Sendable {
         public var failed = 0
         public var completed = 0
         public var interrupted = 0
+        /// Pulls of the node's subscriptions (the demand of a tapped `AsyncSequence`'s consumer).
+        public var pulls = 0
         public var stageLatency: LatencySummary?
         /// Nil when the operator's events are not all caused by upstream values.
         public var dropped: Int?
+
+        /// Pulls no value or end answered: the consumer was still waiting when the trace ended
+        /// (each pull of a tap gets one answer, the next event of its subscription).
+        public var unanswered: Int { max(0, pulls - (values + failed + completed + interrupted)) }
     }
 
     /// The queue wait of one node's hops onto one scheduler.
@@ -87,7 +97,10 @@ public struct TraceStats: Sendable {
 
     public var name: String
     public var header: TraceHeader
+    /// Events streams sent (values and ends), pulls not counted.
     public var events = 0
+    /// Pulls: the demand of tapped `AsyncSequence`s' consumers (0 in a `Signals` trace).
+    public var pulls = 0
     public var duration: Int64 = 0
     public var nodes: [NodeStats] = []
     /// Whether the trace ends without its summary record (a recording cut off): then a
@@ -172,6 +185,7 @@ public struct TraceStats: Sendable {
             case .failed: stats.failed += 1
             case .completed: stats.completed += 1
             case .interrupted: stats.interrupted += 1
+            case .pull: stats.pulls += 1
             }
         }
 
@@ -213,6 +227,7 @@ public struct TraceStats: Sendable {
         /// every subscription of their data upstream nodes.
         var unparentedSinks: Set<UInt64> = []
         var events = 0
+        var pulls = 0
         var lastTime: Int64 = 0
         var duration: Int64?
         var unresolved = 0
@@ -289,8 +304,14 @@ public struct TraceStats: Sendable {
         }
 
         mutating func addEvent(_ event: EventRecord) {
-            events += 1
             lastTime = max(lastTime, event.time)
+            guard event.kind.isSent else {
+                // A pull is demand, not an event sent: counted at its node, no cause of anything.
+                pulls += 1
+                nodes[event.node]?.receive(event.kind)
+                return
+            }
+            events += 1
             let primary = event.causes.first ?? 0
             let cause = primary == 0 ? nil : recent.entry(primary)
             var slot = Slot(time: event.time, node: event.node)
@@ -375,6 +396,7 @@ public struct TraceStats: Sendable {
         func finish(name: String, header: TraceHeader) -> TraceStats {
             var stats = TraceStats(name: name, header: header)
             stats.events = events
+            stats.pulls = pulls
             stats.duration = duration ?? lastTime
             stats.unresolvedCauses = unresolved
             stats.cutOff = duration == nil
@@ -444,12 +466,18 @@ public struct TraceStats: Sendable {
 
     /// The report as a text table.
     public var text: String {
-        var out = "\(name.reportLine): \(header.clock.rawValue) time, \(events) events, \(formatDuration(duration))\n\n"
-        var rows = [["node", "at", "values", "failed", "done", "intr", "p50", "p95", "p99", "max", "dropped"]]
+        let demand = pulls > 0
+        let pullCount = demand ? "\(pulls) pulls, " : ""
+        var out = "\(name.reportLine): \(header.clock.rawValue) time, \(events) events, \(pullCount)\(formatDuration(duration))\n\n"
+        // The demand columns only for a trace with pulls: a `Signals` trace's table stays as it was.
+        var rows = [["node", "at"] + (demand ? ["pulls", "unanswered"] : [])
+            + ["values", "failed", "done", "intr", "p50", "p95", "p99", "max", "dropped"]]
         for line in nodes {
             let latency = line.stageLatency
-            rows.append([
-                Self.nodeName(line.node), "\(line.node.file):\(line.node.line)", "\(line.values)", "\(line.failed)",
+            let place: [String] = [Self.nodeName(line.node), "\(line.node.file):\(line.node.line)"]
+            let pulled: [String] = demand ? ["\(line.pulls)", "\(line.unanswered)"] : []
+            rows.append(place + pulled + [
+                "\(line.values)", "\(line.failed)",
                 "\(line.completed)", "\(line.interrupted)",
                 latency.map { formatDuration($0.p50) } ?? "-", latency.map { formatDuration($0.p95) } ?? "-",
                 latency.map { formatDuration($0.p99) } ?? "-", latency.map { formatDuration($0.max) } ?? "-",
@@ -457,6 +485,10 @@ public struct TraceStats: Sendable {
             ])
         }
         out += Self.table(rows, rightAligned: 2...)
+        if demand {
+            out += "(pulls: next() called on a tapped sequence, the demand; unanswered: pulls nothing answered\n"
+                + " before the trace ended)\n"
+        }
         if cutOff {
             out += "(cut off: what a node received after the last value it passed on is not counted as dropped;\n"
                 + " it may still have been in flight)\n"
@@ -599,6 +631,7 @@ public struct TraceStats: Sendable {
         line.field("trace", name)
         line.field("clock", header.clock.rawValue)
         line.field("events", events)
+        if pulls > 0 { line.field("pulls", pulls) }
         line.field("duration", duration)
         if cutOff { line.field("cutOff", true) }
         line.field("nodes", objects: nodes) { object, node in
@@ -608,6 +641,10 @@ public struct TraceStats: Sendable {
             object.field("failed", node.failed)
             object.field("completed", node.completed)
             object.field("interrupted", node.interrupted)
+            if pulls > 0 {
+                object.field("pulls", node.pulls)
+                object.field("unanswered", node.unanswered)
+            }
             if let latency = node.stageLatency { object.field("stageLatency") { Self.latencyObject(&$0, latency) } }
             if let dropped = node.dropped { object.field("dropped", dropped) }
         }

@@ -83,7 +83,9 @@ struct PageData {
             for subscription in own {
                 items.append((subscription.time, 0, subscription.id, .subscribed(subscription)))
             }
-            for event in trace.events(of: node.id) {
+            // Pulls (an async consumer's demand) are counted in the lane's statistics, not drawn:
+            // as in the marble figure, a tick beside nearly every marble would tell nothing.
+            for event in trace.events(of: node.id) where event.kind.isSent {
                 items.append((event.time, 1, event.sequence, .event(event)))
             }
             if node.kind == .sink {
@@ -176,6 +178,10 @@ struct PageData {
         if stats.interrupted > 0 { parts.append("\(stats.interrupted) interrupted") }
         if stats.completed > 0 { parts.append("\(stats.completed) completed") }
         if let dropped = stats.dropped, dropped > 0 { parts.append("\(dropped) dropped") }
+        if stats.pulls > 0 {
+            parts.append(stats.pulls == 1 ? "1 pull" : "\(stats.pulls) pulls")
+            if stats.unanswered > 0 { parts.append("\(stats.unanswered) unanswered") }
+        }
         if let latency = stats.stageLatency {
             parts.append("stage latency p50 \(formatDuration(latency.p50)), p95 \(formatDuration(latency.p95)), max \(formatDuration(latency.max))")
         }
@@ -203,7 +209,7 @@ struct PageData {
         var events: [EventRecord] = []
         for source in sources.sorted() where source != node.id {
             for event in trace.events(of: source)
-            where observed.contains(event.subscription) || (unparented && dataUpstream.contains(source)) {
+            where event.kind.isSent && (observed.contains(event.subscription) || (unparented && dataUpstream.contains(source))) {
                 events.append(event)
             }
         }

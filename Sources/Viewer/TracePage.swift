@@ -51,6 +51,8 @@ public enum TracePage {
             case .failed: self = .failed
             case .completed: self = .completed
             case .interrupted: self = .interrupted
+            // Never asked: the page leaves pulls out of its lanes (see `PageData`).
+            case .pull: self = .value
             }
         }
     }

@@ -27,7 +27,12 @@ struct DemoCommand: ParsableCommand {
         With --from-recordings nothing runs live: the committed recordings are replayed again, \
         which regenerates the deterministic outputs byte for byte (this is `make figures`).
 
-        Scenarios: \(Scenarios.names.joined(separator: ", ")).
+        The last scenario, \(AsyncSearchScenario.name), is TwitterInstant written with \
+        AsyncSequence and swift-async-algorithms: it is recorded in virtual time (under a \
+        VirtualTimeDriver, so its recording is the same bytes every run), then replayed, diffed \
+        and drawn as the others are.
+
+        Scenarios: \(DemoChoice.names.joined(separator: ", ")).
 
         Each file is written to a temporary file beside it and renamed over the old one only \
         once complete: a recording replaces traces/<name>.trace only when it has finished, so \
@@ -45,7 +50,7 @@ struct DemoCommand: ParsableCommand {
     )
 
     @Option(name: .long, help: ArgumentHelp("Run only this scenario.", valueName: "name"))
-    var scenario: ScenarioChoice?
+    var scenario: DemoChoice?
 
     @Flag(name: .long, help: "Do not run live: replay the recordings already under traces/ (what `make figures` does).")
     var fromRecordings = false
@@ -55,13 +60,18 @@ struct DemoCommand: ParsableCommand {
     var root = PathName(".")
 
     func run() throws {
-        let scenarios = scenario.map { [$0.scenario] } ?? Scenarios.all
+        let scenarios = scenario.map { $0.scenario.map { [$0] } ?? [] } ?? Scenarios.all
+        let runsAsync = scenario.map { $0.scenario == nil } ?? true
+        let total = scenarios.count + (runsAsync ? 1 : 0)
         let top = root
         if !fromRecordings { try Self.makeFolders(top.appending(PathName("traces"))) }
         var rows: [DemoRow] = []
         for (index, scenario) in scenarios.enumerated() {
-            let counter = "[\(index + 1)/\(scenarios.count)] \(scenario.name)"
+            let counter = "[\(index + 1)/\(total)] \(scenario.name)"
             rows.append(try run(scenario, counter: counter, top: top))
+        }
+        if runsAsync {
+            rows.append(try runAsyncSearch(counter: "[\(total)/\(total)] \(AsyncSearchScenario.name)", top: top))
         }
         var report = "\n" + DemoRow.table(rows)
         for row in rows where !row.agreement.isSame {
@@ -110,7 +120,7 @@ struct DemoCommand: ParsableCommand {
                 try Self.makeFolders(path.folder)
                 try OutputFile(path, option: "the demo's output", inputs: [input]).write(file.bytes)
             }
-            return DemoRow(scenario: scenario, recording: recording, stats: stats, agreement: agreement)
+            return DemoRow(name: scenario.name, recording: recording, stats: stats, agreement: agreement)
         } catch let error as TraceError {
             throw Self.failure("\(error)")
         } catch let error as ReplayError {
@@ -121,6 +131,49 @@ struct DemoCommand: ParsableCommand {
             throw error
         } catch {
             throw Self.failure("\(scenario.name): \(error.localizedDescription)")
+        }
+    }
+
+    /// The async search (`AsyncSearchScenario`): recorded in virtual time (unless
+    /// `--from-recordings`), replayed, diffed and drawn as a `Signals` scenario is.
+    private func runAsyncSearch(counter: String, top: PathName) throws -> DemoRow {
+        let recordingPath = AsyncSearchScenario.recordingPath
+        let recordingFile = top.appending(PathName(recordingPath))
+        do {
+            if !fromRecordings {
+                try Console.print("\(counter): recording in virtual time → \(recordingPath)\n")
+                try OutputFile(recordingFile, option: "the recording").write(try AsyncSearchScenario.record())
+            } else if recordingFile.withCString({ access($0, F_OK) }) != 0 {
+                throw Self.failure("\(recordingFile.shown): no recording of \(AsyncSearchScenario.name); run `marbles demo` first")
+            }
+            let input = try InputFile(recordingFile)
+            let bytes = try input.contents()
+            let recording = try Trace(bytes: bytes, name: recordingPath)
+            let stats = try TraceStats.compute(TraceReader(bytes: bytes, name: recordingPath))
+            try Console.print("\(counter): replaying in virtual time\n")
+            let replayBytes = try AsyncSearchScenario.replay(bytes)
+            let replayPath = "traces/\(AsyncSearchScenario.name).replay.trace"
+            let agreement = Figures.agreement(of: recording, and: try Trace(bytes: replayBytes, name: replayPath),
+                                              recordingName: recordingPath, replayName: replayPath)
+            try Console.print("\(counter): diffing the replay with the recording: "
+                + (agreement.isSame ? "values agree" : "\(agreement.differences.count) differences") + "\n")
+            for file in try Figures.asyncSearchFiles(replay: replayBytes) {
+                try Console.print("\(counter): writing \(file.path)\n")
+                let path = top.appending(PathName(file.path))
+                try Self.makeFolders(path.folder)
+                try OutputFile(path, option: "the demo's output", inputs: [input]).write(file.bytes)
+            }
+            return DemoRow(name: AsyncSearchScenario.name, recording: recording, stats: stats, agreement: agreement)
+        } catch let error as TraceError {
+            throw Self.failure("\(error)")
+        } catch let error as ReplayError {
+            throw Self.failure("\(error)")
+        } catch let error as DiagramError {
+            throw Self.failure("\(AsyncSearchScenario.name): cannot draw: \(error)")
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw Self.failure("\(AsyncSearchScenario.name): \(error.localizedDescription)")
         }
     }
 
@@ -142,6 +195,26 @@ struct DemoCommand: ParsableCommand {
     }
 }
 
+/// `marbles demo --scenario NAME`: a `Signals` tutorial scenario, or the async search.
+struct DemoChoice: ExpressibleByArgument {
+    /// The `Signals` scenario, or nil for the async search.
+    let scenario: Scenario?
+
+    init?(argument: String) {
+        if argument == AsyncSearchScenario.name {
+            scenario = nil
+        } else if let scenario = Scenarios.named(argument) {
+            self.scenario = scenario
+        } else {
+            return nil
+        }
+    }
+
+    /// Every name, in the order the demo runs them.
+    static var names: [String] { Scenarios.names + [AsyncSearchScenario.name] }
+    static var allValueStrings: [String] { names }
+}
+
 /// One line of the demo's table, computed from a live recording.
 struct DemoRow {
     var name: String
@@ -154,12 +227,13 @@ struct DemoRow {
     var agreement: TraceDiff
     let recording: Trace
 
-    init(scenario: Scenario, recording: Trace, stats: TraceStats, agreement: TraceDiff) {
+    init(name: String, recording: Trace, stats: TraceStats, agreement: TraceDiff) {
         self.agreement = agreement
         self.recording = recording
-        name = scenario.name
+        self.name = name
         nodes = recording.nodes.count
-        events = recording.events.count
+        // Events sent, as `stats` counts them: an async scenario's pulls are demand, not events.
+        events = stats.events
         hops = recording.hops.count
         endToEnd = stats.paths
             .filter { $0.source.name == "input" && $0.latency != nil }

@@ -168,7 +168,7 @@ final class AsyncEnvironmentTests: XCTestCase {
         let typed = try XCTUnwrap(trace.nodes.first { $0.label == "typed" })
         XCTAssertEqual(typed.upstream.map(\.node), [query.id])
         XCTAssertEqual(typed.name, "marbles")
-        let firstTyped = try XCTUnwrap(trace.events(of: typed.id).first)
+        let firstTyped = try XCTUnwrap(trace.events(of: typed.id).first { $0.kind == .value })
         XCTAssertEqual(firstTyped.causes, [trace.events(of: query.id)[0].sequence])
     }
 

@@ -16,15 +16,31 @@ final class GoldenTests: XCTestCase {
             let recordingPath = Figures.recordingPath(scenario)
             let recording = try Trace(contentsOf: top.appendingPathComponent(recordingPath))
             let replay = try Figures.replay(scenario, from: recording, name: recordingPath)
-            for file in try Figures.files(of: scenario, replay: replay) {
-                let committed = try? Data(contentsOf: top.appendingPathComponent(file.path))
-                XCTAssertNotNil(committed, "\(file.path) is missing; run `make figures` to regenerate it")
-                guard let committed else { continue }
-                XCTAssertTrue(Array(committed) == file.bytes,
-                              "\(file.path) differs from what \(recordingPath) gives now "
-                                  + "(\(committed.count) bytes committed, \(file.bytes.count) regenerated); "
-                                  + "run `make figures` to refresh it and review the change")
-            }
+            try checkCommitted(try Figures.files(of: scenario, replay: replay), from: recordingPath)
+        }
+    }
+
+    /// The async search's replay and figures too (the demo's sixth scenario), from its
+    /// committed recording.
+    func testRegeneratingTheAsyncSearchFromItsCommittedRecordingChangesNoByte() throws {
+        let recordingPath = AsyncSearchScenario.recordingPath
+        let recording = try Data(contentsOf: top.appendingPathComponent(recordingPath))
+        let files = try Figures.asyncSearchFiles(replay: try AsyncSearchScenario.replay(Array(recording)))
+        XCTAssertEqual(files.map(\.path), ["traces/async-search.replay.trace", "diagrams/async-search-marbles.svg",
+                                           "diagrams/async-search-marbles.png", "diagrams/async-search-pipeline.svg",
+                                           "diagrams/async-search-pipeline.png", "diagrams/async-search.html"])
+        try checkCommitted(files, from: recordingPath)
+    }
+
+    private func checkCommitted(_ files: [GoldenFile], from recordingPath: String) throws {
+        for file in files {
+            let committed = try? Data(contentsOf: top.appendingPathComponent(file.path))
+            XCTAssertNotNil(committed, "\(file.path) is missing; run `make figures` to regenerate it")
+            guard let committed else { continue }
+            XCTAssertTrue(Array(committed) == file.bytes,
+                          "\(file.path) differs from what \(recordingPath) gives now "
+                              + "(\(committed.count) bytes committed, \(file.bytes.count) regenerated); "
+                              + "run `make figures` to refresh it and review the change")
         }
     }
 

@@ -27,7 +27,8 @@ final class CommandLineOptionTests: CommandLineTestCase {
             (["record", "--scenario", "swift-search", "--seed", "-3", "-o", "x.trace"], "--seed"),
             (["play", "in.trace", "--draw", "x.gif"], "--draw needs a file ending in .svg, .png, .pdf or .txt; found x.gif"),
             (["export", "--format", "csv", "in.trace", "-o", "x.json"], "Please provide one of 'perfetto'"),
-            (["demo", "--scenario", "nope"], "Please provide one of 'signin', 'twitter-instant', 'registration', 'pixels' or 'swift-search'"),
+            (["demo", "--scenario", "nope"], "Please provide one of the following:\n  - signin\n  - twitter-instant\n"
+                + "  - registration\n  - pixels\n  - swift-search\n  - async-search"),
         ]
         for (arguments, message) in cases {
             let run = try marbles(arguments)
@@ -95,5 +96,22 @@ final class CommandLineOptionTests: CommandLineTestCase {
             XCTAssertTrue(run.err.hasPrefix("bad.trace:5:"), "\(arguments): \(run.err)")
         }
         XCTAssertEqual(try names(), ["bad.trace", "good.trace"])
+    }
+}
+
+/// `marbles demo` runs the async search (issue 30) as its sixth scenario.
+final class AsyncDemoCommandLineTests: CommandLineTestCase {
+    func testTheDemoRecordsReplaysAndDrawsTheAsyncSearch() throws {
+        let run = try marbles(["demo", "--scenario", "async-search", "--root", "."])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertTrue(run.out.contains("[1/1] async-search: diffing the replay with the recording: values agree"), run.out)
+        let row = try XCTUnwrap(run.out.split(separator: "\n").first { $0.hasPrefix("async-search ") })
+        XCTAssertTrue(row.hasSuffix("yes"), String(row))
+        // The recording in virtual time is the committed one, byte for byte, and so is its replay.
+        for path in ["traces/async-search.trace", "traces/async-search.replay.trace", "diagrams/async-search-marbles.png",
+                     "diagrams/async-search-pipeline.svg", "diagrams/async-search.html"] {
+            let written = try Data(contentsOf: directory.appendingPathComponent(path))
+            XCTAssertEqual(written, try Data(contentsOf: top.appendingPathComponent(path)), path)
+        }
     }
 }

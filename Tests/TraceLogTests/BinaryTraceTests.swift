@@ -297,6 +297,25 @@ final class BinaryTraceTests: XCTestCase {
                        "t.mtrace: byte \(head.count + 9): error: expected a field of 8 bytes; the chunk has 2 bytes left")
     }
 
+    /// An event kind past the last (pull, 4) and a pull naming a cause are errors at the kind.
+    func testAnUnknownEventKindAndAPullWithACauseAreErrorsAtTheKind() throws {
+        let head = headAndOneString
+        func event(kind: UInt8, cause: UInt64) -> [UInt8] {
+            var record: [UInt8] = [BinaryTraceFormat.Tag.event.rawValue]
+            for field: UInt64 in [1, 0, 1, 1, 1, cause, 0] { record.appendLittleEndian(field) }
+            record.appendLittleEndian(UInt32(0))
+            record.appendLittleEndian(UInt32(0))
+            return record + [kind, 0]
+        }
+        let kindAt = head.count + 8 + 65
+        XCTAssertEqual(error(appendingChunk("RECS", event(kind: 5, cause: 0), to: head))?.description,
+                       "t.mtrace: byte \(kindAt): error: expected an event kind 0 to 4 (value, failed, completed, "
+                       + "interrupted, pull), found 5")
+        XCTAssertEqual(error(appendingChunk("RECS", event(kind: 4, cause: 1), to: head))?.description,
+                       "t.mtrace: byte \(kindAt): error: expected no causes for a pull (demand, caused by nothing a "
+                       + "trace records), found 1")
+    }
+
     func testChunksOutOfPlaceAreErrors() throws {
         let head = binary([])
         XCTAssertEqual(error(appendingChunk("HEAD", [], to: head))?.description,
@@ -441,8 +460,10 @@ private enum FuzzedTrace {
                                                       thread: UInt64(random.int(1...9)))))
             case 4, 5, 6:
                 events += 1
-                let causes = (0..<random.pick([0, 1, 1, 2, 5])).map { _ in UInt64(random.int(1...max(1, events))) }
+                var causes = (0..<random.pick([0, 1, 1, 2, 5])).map { _ in UInt64(random.int(1...max(1, events))) }
                 let kind = random.pick(EventKind.allCases)
+                // A pull has no causes (a reader refuses one with causes).
+                if kind == .pull { causes = [] }
                 var text: String?, json: String?
                 switch random.below(4) {
                 case 0: break

@@ -109,6 +109,28 @@ final class TracePageTests: XCTestCase {
         XCTAssertEqual(strings[colours[main]], "#0072B2")
     }
 
+    /// Pulls (an async consumer's demand) are counted in a lane's statistics and drawn as
+    /// nothing: the lanes hold the events a stream sent, as the marble figure does.
+    func testPullsAreCountedInTheLaneStatisticsNotDrawn() throws {
+        let url = top.appendingPathComponent("traces/async-search.trace")
+        let trace = try Trace(contentsOf: url)
+        let stats = try TraceStats.compute(TraceReader(url: url))
+        let document = try data(of: try TracePage.html([.init(name: "async", trace: trace, stats: stats)], title: "async"))
+        let strings = try XCTUnwrap(document["strings"] as? [String])
+        let lanes = try XCTUnwrap(document["lanes"] as? [String: [Int]])
+        let laneNodes = try XCTUnwrap(lanes["node"]), laneStats = try XCTUnwrap(lanes["stats"])
+        let counts = try XCTUnwrap(lanes["count"])
+        let typed = try XCTUnwrap(trace.nodes.first { $0.label == "typed" })
+        let lane = try XCTUnwrap(laneNodes.firstIndex(of: Int(typed.id)))
+        let typedStats = try XCTUnwrap(stats.nodes.first { $0.node.id == typed.id })
+        XCTAssertGreaterThan(typedStats.pulls, 0)
+        XCTAssertTrue(strings[laneStats[lane]].contains("\(typedStats.pulls) pulls"), strings[laneStats[lane]])
+        // The lane holds its subscription's start and the events sent, no pull.
+        let sent = trace.events(of: typed.id).filter { $0.kind != .pull }.count
+        let subscriptions = trace.subscriptions.filter { $0.node == typed.id }.count
+        XCTAssertEqual(counts[lane], sent + subscriptions)
+    }
+
     /// Issue 34: custom thread names shared four hashed colours (imu and gyro both yellow).
     /// The page gives each thread its own colour, the one the marble figure gives it.
     func testEachThreadHasItsOwnColourTheMarbleFiguresOne() throws {

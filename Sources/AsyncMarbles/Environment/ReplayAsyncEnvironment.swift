@@ -107,7 +107,10 @@ public final class ReplayAsyncEnvironment: AsyncEnvironment, @unchecked Sendable
                 lane.schedule(after: date(event.time)) { pipe.send(value) }
             case .completed, .interrupted:
                 lane.schedule(after: date(event.time)) { pipe.finish() }
-            default:
+            case .pull:
+                // The consumer's demand: the replayed consumer pulls by itself.
+                continue
+            case .failed:
                 fail(.unexpectedEvent, pipe.node, record: "event seq \(event.sequence)",
                      message: "expected values and an end; an input cannot end with \(event.kind)")
             }
@@ -175,7 +178,7 @@ public final class ReplayAsyncEnvironment: AsyncEnvironment, @unchecked Sendable
                         + (requests.isEmpty ? "none" : requests.joined(separator: ", ")),
                        request: json)
         }
-        let events = trace.events.filter { $0.subscription == start.id }
+        let events = trace.events.filter { $0.subscription == start.id && $0.kind.isSent }
         let end = events.first { $0.kind != .value } ?? events.last
         let latency = max((end?.time ?? start.time) - start.time, 0)
         let clock = driver.clock

@@ -71,6 +71,9 @@ public struct DelayStateMachine: Equatable, Sendable {
             state = .finished
             completionHeld = false
             return .deliverNow
+        case .pull:
+            // An async consumer's demand: no stream sends one.
+            return .drop
         }
     }
 
