@@ -43,6 +43,12 @@ public struct Trace: Sendable {
     public private(set) var nodes: [NodeRecord] = []
     public private(set) var subscriptions: [SubscriptionRecord] = []
     public private(set) var disposals: [DisposeRecord] = []
+    /// Where each subscribe record stood among the events: how many events were read before
+    /// it, by index in `subscriptions`. A subscription observes what its upstream sent after
+    /// its record (see `PipelineGraph`'s edge counts).
+    public private(set) var subscriptionEventPositions: [Int] = []
+    /// As `subscriptionEventPositions`, for each of `disposals`.
+    public private(set) var disposalEventPositions: [Int] = []
     public private(set) var threads: [ThreadRecord] = []
     /// Events in the order they were read (sequence order, as a recorder writes them), held
     /// compactly (see `TraceEvents`).
@@ -246,6 +252,13 @@ public struct Trace: Sendable {
     /// adds nothing.
     @discardableResult
     public mutating func add(_ record: TraceRecord) -> String? {
+        add(record, eventsBefore: events.count)
+    }
+
+    /// Adds a record that stood after the trace's first `eventsBefore` events: a recording's
+    /// record added to its placed events (`init(header:recordedEvents:)`), which are all there
+    /// already. Returns what is wrong with it instead, as `add(_:)` does.
+    package mutating func add(_ record: TraceRecord, eventsBefore: Int) -> String? {
         if let problem = validator.check(record) { return problem }
         switch record {
         case .header:
@@ -264,9 +277,13 @@ public struct Trace: Sendable {
             }
             subscriptionIndex?[subscription.id] = subscriptions.count
             subscriptions.append(subscription)
+            subscriptionEventPositions.append(eventsBefore)
             events.subscriptionIDs.append(subscription.id)
         case let .dispose(dispose):
-            if !leftOut.contains(.disposals) { disposals.append(dispose) }
+            if !leftOut.contains(.disposals) {
+                disposals.append(dispose)
+                disposalEventPositions.append(eventsBefore)
+            }
         case let .thread(thread):
             if threadIndex == nil, thread.id != UInt64(threads.count + 1) {
                 threadIndex = Dictionary(uniqueKeysWithValues: threads.enumerated().map { ($1.id, $0) })
@@ -364,8 +381,10 @@ public struct Trace: Sendable {
         Self.densePosition(id, in: events.threadIDs) ?? threadIndex?[id]
     }
 
+    /// The index in `subscriptions` (and in `subscriptionEventPositions`) of the subscription
+    /// `id`, or nil for an id the trace does not define.
     @inline(__always)
-    private func subscriptionPosition(_ id: UInt64) -> Int? {
+    public func subscriptionPosition(_ id: UInt64) -> Int? {
         if let position = Self.densePosition(id, in: events.subscriptionIDs) { return position }
         if let subscriptionIndex { return subscriptionIndex[id] }
         var low = 0, high = subscriptions.count
