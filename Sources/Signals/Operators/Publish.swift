@@ -53,7 +53,9 @@ public final class MulticastConnection<Value, Error: Swift.Error>: @unchecked Se
             let input = self.input
             source.startWithSignal { signal, interrupter in
                 connection.inner = interrupter
-                signal.observeInternally(input.send)
+                // The connection is the published signal's observation of the source, whichever
+                // start (an `autoconnect`'s) made it.
+                signal.observeInternally(by: self.signal.subscription, input.send)
             }
         }
         return connection
