@@ -253,6 +253,16 @@ struct FidelityCheck {
             if checksLinks, let from = UInt64(edge.from), !linked.contains(Link(from: from, to: node.id)) {
                 problems.append("links (\(side)): no subscription of \(key) records observing node \(edge.from)")
             }
+            // A flatMap sends exactly the values its inner streams delivered to it: the inner
+            // edges into it, counted from the links, carry them all.
+            if checksLinks && key.name == "flatMap" {
+                let inner = graph.edges.filter { $0.to == String(node.id) && $0.style == .inner }
+                    .compactMap { $0.label.flatMap { Int($0.prefix { $0.isNumber }) } }.reduce(0, +)
+                let sent = trace.events(of: node.id).filter { $0.kind == .value }.count
+                if inner != sent {
+                    problems.append("links (\(side)): the inner edges into \(key) carry \(inner) values, it sent \(sent)")
+                }
+            }
             let drawn = edge.label.flatMap { Int($0.prefix { $0.isNumber }) }
             if drawn != expected {
                 problems.append("\(side): the edge into \(key) is labelled \(edge.label ?? "nothing"), "
