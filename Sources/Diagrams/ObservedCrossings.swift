@@ -13,34 +13,40 @@ import TraceLog
 struct ObservedCrossings {
     typealias EventCounts = PipelineGraph.EventCounts
 
-    /// What crossed between two nodes, by (observed node, observer node).
-    private(set) var crossings: [Pair: EventCounts] = [:]
+    /// The node pairs links join, by (observed node, observer node), each with its index in
+    /// `counts`: what crossed between them.
+    private var pairs: [Pair: Int] = [:]
+    private var counts: [EventCounts] = []
 
     struct Pair: Hashable {
         var from: UInt64
         var to: UInt64
     }
 
+    /// What crossed between each pair of nodes links join.
+    var crossings: [(pair: Pair, counts: EventCounts)] {
+        pairs.map { ($0.key, counts[$0.value]) }
+    }
+
     init?(_ trace: Trace) {
-        /// One link: the node pair it joins, the window of event positions it holds for, and
-        /// the next link counting the same subscription's events (-1: none).
+        /// One link, in 16 bytes (a big trace has hundreds of thousands): the index of its node
+        /// pair, the observer (by subscription index, for the end of its window), the event
+        /// position its window starts at, and the next link counting the same subscription's
+        /// events (-1: none).
         struct Link {
-            var pair: Pair
-            var start: Int
-            var end: Int
+            var pair: Int32
+            var observer: Int32
+            var start: UInt32
             var next: Int32
         }
         let subscriptions = trace.subscriptions
-        // Per subscription, in flat arrays (a big trace has hundreds of thousands): where its
-        // first dispose record stood, and the first link counting its events.
-        var disposed = [Int](repeating: Int.max, count: subscriptions.count)
-        for (dispose, position) in zip(trace.disposals, trace.disposalEventPositions) {
-            guard let index = trace.subscriptionPosition(dispose.subscription) else { continue }
-            disposed[index] = min(disposed[index], position)
-        }
+        // Where each subscription's observations end: its first dispose record.
+        let disposed = trace.subscriptionDisposalPositions
         var links: [Link] = []
+        // The first link counting each subscription's events, in a flat array (a big trace
+        // has hundreds of thousands of subscriptions).
         var firstLink = [Int32](repeating: -1, count: subscriptions.count)
-        func add(observer: Int, observed: Int, start: Int) {
+        func add(observer: Int, observed: Int, start: UInt32) {
             let observedRecord = subscriptions[observed]
             var source = observed
             if trace.node(observedRecord.node)?.kind == .sink {
@@ -48,9 +54,13 @@ struct ObservedCrossings {
                 source = parent
             }
             let pair = Pair(from: observedRecord.node, to: subscriptions[observer].node)
-            links.append(Link(pair: pair, start: start, end: disposed[observer], next: firstLink[source]))
+            let index = pairs[pair] ?? counts.count
+            if index == counts.count {
+                pairs[pair] = index
+                counts.append(EventCounts())
+            }
+            links.append(Link(pair: Int32(index), observer: Int32(observer), start: start, next: firstLink[source]))
             firstLink[source] = Int32(links.count - 1)
-            if crossings[pair] == nil { crossings[pair] = EventCounts() }
         }
         for (index, record) in subscriptions.enumerated() where record.observes != nil || record.observedBy != nil {
             let start = trace.subscriptionEventPositions[index]
@@ -67,9 +77,10 @@ struct ObservedCrossings {
             var index = firstLink[events.subscriptionIndex(at: position)]
             guard index >= 0 else { continue }
             let kind = events.kind(at: position)
+            let at = UInt32(clamping: position)
             while index >= 0 {
                 let link = links[Int(index)]
-                if link.start <= position && position < link.end { crossings[link.pair]?.add(kind) }
+                if link.start <= at && at < disposed[Int(link.observer)] { counts[Int(link.pair)].add(kind) }
                 index = link.next
             }
         }
@@ -77,6 +88,6 @@ struct ObservedCrossings {
 
     /// What crossed from `upstream` into `downstream`, or nil when no link joins them.
     func crossed(from upstream: UInt64, into downstream: UInt64) -> EventCounts? {
-        crossings[Pair(from: upstream, to: downstream)]
+        pairs[Pair(from: upstream, to: downstream)].map { counts[$0] }
     }
 }

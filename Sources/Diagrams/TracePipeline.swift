@@ -85,7 +85,7 @@ extension PipelineGraph {
         // The links that are no upstream edge: an inner stream into the operator that observed
         // it (a flatMap's, the service's body under its call), a binding into its property.
         var linkedInner: Set<UInt64> = []
-        for (pair, counts) in (observed?.crossings ?? [:]).sorted(by: { ($0.key.from, $0.key.to) < ($1.key.from, $1.key.to) })
+        for (pair, counts) in (observed?.crossings ?? []).sorted(by: { ($0.pair.from, $0.pair.to) < ($1.pair.from, $1.pair.to) })
         where pair.from != pair.to && trace.node(pair.to)?.upstream.contains(where: { $0.node == pair.from }) == false {
             let binding = trace.node(pair.from)?.kind == .sink
             if !binding { linkedInner.insert(pair.from) }

@@ -46,9 +46,11 @@ public struct Trace: Sendable {
     /// Where each subscribe record stood among the events: how many events were read before
     /// it, by index in `subscriptions`. A subscription observes what its upstream sent after
     /// its record (see `PipelineGraph`'s edge counts).
-    public private(set) var subscriptionEventPositions: [Int] = []
-    /// As `subscriptionEventPositions`, for each of `disposals`.
-    public private(set) var disposalEventPositions: [Int] = []
+    public private(set) var subscriptionEventPositions: [UInt32] = []
+    /// Where each subscription's first dispose record stood among the events (the end of its
+    /// observations), by index in `subscriptions`; `UInt32.max` for one never disposed. Kept
+    /// when `disposals` are left out too.
+    public private(set) var subscriptionDisposalPositions: [UInt32] = []
     public private(set) var threads: [ThreadRecord] = []
     /// Events in the order they were read (sequence order, as a recorder writes them), held
     /// compactly (see `TraceEvents`).
@@ -277,13 +279,14 @@ public struct Trace: Sendable {
             }
             subscriptionIndex?[subscription.id] = subscriptions.count
             subscriptions.append(subscription)
-            subscriptionEventPositions.append(eventsBefore)
+            subscriptionEventPositions.append(UInt32(clamping: eventsBefore))
+            subscriptionDisposalPositions.append(.max)
             events.subscriptionIDs.append(subscription.id)
         case let .dispose(dispose):
-            if !leftOut.contains(.disposals) {
-                disposals.append(dispose)
-                disposalEventPositions.append(eventsBefore)
+            if let index = subscriptionPosition(dispose.subscription), subscriptionDisposalPositions[index] == .max {
+                subscriptionDisposalPositions[index] = UInt32(clamping: eventsBefore)
             }
+            if !leftOut.contains(.disposals) { disposals.append(dispose) }
         case let .thread(thread):
             if threadIndex == nil, thread.id != UInt64(threads.count + 1) {
                 threadIndex = Dictionary(uniqueKeysWithValues: threads.enumerated().map { ($1.id, $0) })

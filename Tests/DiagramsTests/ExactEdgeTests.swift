@@ -37,6 +37,26 @@ final class ExactEdgeTests: XCTestCase {
         XCTAssertEqual(edges(graph, trace, from: "pipe", to: "combineLatest").map(\.label), ["1 value"])
     }
 
+    /// A link ends with its observer: a take(first: 1) on a hot map got one of its three
+    /// values, however the trace was loaded (`marbles draw --pipeline` leaves the dispose
+    /// records out, but not where they stood).
+    func testAnEdgeEndsWhereItsObserverWasDisposed() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let (readings, reading) = Signal<Int, Never>.pipe(named: "readings")
+            let scaled = readings.map { $0 * 10 }
+            scaled.observeValues { _ in }
+            scaled.take(first: 1).observeValues { _ in }
+            reading.send(value: 1)
+            reading.send(value: 2)
+            reading.send(value: 3)
+        }
+        for trace in [try Trace(bytes: bytes), try Trace(reader: TraceReader(bytes: bytes, name: "t"), leavingOut: [.disposals])] {
+            let graph = PipelineGraph(trace: trace)
+            XCTAssertEqual(edges(graph, trace, from: "map", to: "take").map(\.label), ["1 value"])
+            XCTAssertEqual(edges(graph, trace, from: "pipe", to: "map").map(\.label), ["3 values"])
+        }
+    }
+
     /// A trace recorded before the links were written (the same run, its links taken out)
     /// still reads, and its figure infers the counts from causes as before: the hot map's
     /// total on the edge into the combineLatest.
