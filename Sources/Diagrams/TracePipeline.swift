@@ -3,7 +3,10 @@ import TraceLog
 extension PipelineGraph {
     /// The pipeline a trace recorded: its nodes as operators, sources and sinks; an edge
     /// per upstream link labelled with the events that crossed it (values, failures,
-    /// interruptions), drawn as failing when a failure crossed it; a node that failed or was
+    /// interruptions), exactly, from the subscriptions' observation links where the trace has
+    /// them (`ObservedCrossings`), else inferred from causes (`EdgeCrossings`), drawn as
+    /// failing when a failure crossed it; a `<~` binding into the property it sets; a node
+    /// that failed or was
     /// interrupted says so under its name; inner streams dashed into the node that created
     /// them (the node their events feed: a service's body under its `call`, not the `retry`
     /// resubscribing the call); a dashed red edge from where each failure began to the sink
@@ -30,7 +33,15 @@ extension PipelineGraph {
                 threadsOf[event.node, default: []].insert(event.thread)
             }
         }
-        let crossings = EdgeCrossings(trace)
+        // Exact counts from the links the recorder wrote; inferred from causes for a trace
+        // without them, or an edge none joins.
+        let observed = ObservedCrossings(trace)
+        var inferred: EdgeCrossings?
+        func crossed(from upstream: UInt64, into downstream: UInt64) -> EventCounts {
+            if let exact = observed?.crossed(from: upstream, into: downstream) { return exact }
+            if inferred == nil { inferred = EdgeCrossings(trace) }
+            return inferred!.crossed(from: upstream, into: downstream)
+        }
         /// The names of the threads `node` delivered its values, failures and completions on
         /// (its interruptions' when it sent nothing else; nil for a thread the trace does not
         /// name).
@@ -66,16 +77,26 @@ extension PipelineGraph {
                 case .inner: style = .inner
                 default: style = .control
                 }
-                let crossed = crossings.crossed(from: upstream.node, into: record.id)
+                let crossed = crossed(from: upstream.node, into: record.id)
                 edges.append(Edge(from: String(upstream.node), to: String(record.id), style: style,
                                   label: record.kind == .sink ? nil : crossed.label,
                                   failed: record.kind != .sink && crossed.failed > 0))
             }
         }
+        // The links that are no upstream edge: an inner stream into the operator that observed
+        // it (a flatMap's, the service's body under its call), a binding into its property.
+        var linkedInner: Set<UInt64> = []
+        for (pair, counts) in (observed?.crossings ?? []).sorted(by: { ($0.pair.from, $0.pair.to) < ($1.pair.from, $1.pair.to) })
+        where pair.from != pair.to && trace.node(pair.to)?.upstream.contains(where: { $0.node == pair.from }) == false {
+            let binding = trace.node(pair.from)?.kind == .sink
+            if !binding { linkedInner.insert(pair.from) }
+            edges.append(Edge(from: String(pair.from), to: String(pair.to), style: binding ? .data : .inner,
+                              label: counts.label, failed: counts.failed > 0))
+        }
         let innerStreams = InnerStreams(trace: trace)
         let creators = Self.creators(trace, of: Set(innerStreams.byOuter.values.joined()))
         for outer in innerStreams.byOuter.keys.sorted() {
-            for inner in innerStreams.of(outer) {
+            for inner in innerStreams.of(outer) where !linkedInner.contains(inner) {
                 let fed = creators[inner] ?? []
                 for creator in fed.isEmpty || fed.contains(outer) ? [outer] : fed.sorted()
                 where !edges.contains(where: { $0.from == String(inner) && $0.to == String(creator) }) {
@@ -96,7 +117,7 @@ extension PipelineGraph {
     }
 
     /// The events a node sent, by kind.
-    fileprivate struct EventCounts {
+    struct EventCounts {
         var values = 0
         var failed = 0
         var interrupted = 0
@@ -167,8 +188,9 @@ extension PipelineGraph {
     }
 }
 
-/// What crossed each edge of a recorded pipeline: the events of the upstream subscriptions the
-/// downstream node observed. An upstream node started once per consumer (a cold producer
+/// What crossed each edge of a recorded pipeline, inferred, for a trace without observation
+/// links (recorded before they were written) or an edge none joins (see `ObservedCrossings`):
+/// the events of the upstream subscriptions the downstream node observed. An upstream node started once per consumer (a cold producer
 /// feeding a `combineLatest` and a `zip`) has a subscription per consumer, and each edge
 /// carries only its own. Which ones a consumer observed is known from the causes: an event of
 /// the consumer caused by one of the subscription's, or an event of an inner stream the
@@ -181,7 +203,7 @@ extension PipelineGraph {
 /// Kept per subscription in flat arrays (about a dozen bytes each), not in sets and dictionaries: a
 /// trace of two million events has hundreds of thousands of subscriptions.
 private struct EdgeCrossings {
-    fileprivate typealias EventCounts = PipelineGraph.EventCounts
+    typealias EventCounts = PipelineGraph.EventCounts
     /// By subscription index (`TraceEvents.subscriptionIndex(at:)`): its values; its terminal
     /// event (`failedBit`, `interruptedBit`; a subscription ends once) and whether it was met
     /// (`seenBit`); and the node its events caused events of (0: none; `several` for more than

@@ -498,15 +498,27 @@ final class RecorderCore: Probe, @unchecked Sendable {
         guard stopped, hot.pointee.events.columnsAreWhole else { return nil }
         // Stopping wrote the summary line last, so every event is noted in the buffer.
         var lines: [UInt8] = []
+        // How many events came before each of those lines (the header's first): where each
+        // record stood among the events (`Trace.subscriptionEventPositions`).
+        var eventsBefore: [Int] = []
+        var events = 0
         for chunk in buffer.isEmpty ? memory : memory + [buffer] {
-            StoredEvents.forEachRun(of: chunk, events: { _ in }, line: { line, isEvent in
-                if !isEvent { lines.append(contentsOf: line) }
+            StoredEvents.forEachRun(of: chunk, events: { events += $0 }, line: { line, isEvent in
+                if isEvent {
+                    events += 1
+                } else {
+                    lines.append(contentsOf: line)
+                    eventsBefore.append(events)
+                }
             })
         }
         let reader = try TraceReader(bytes: lines, name: name)
         var trace = Trace(header: reader.header, recordedEvents: hot.pointee.events.placed())
+        var index = 1
         while let record = try reader.next() {
-            guard trace.add(record) == nil else { return nil }
+            guard index < eventsBefore.count else { return nil }
+            guard trace.add(record, eventsBefore: eventsBefore[index]) == nil else { return nil }
+            index += 1
         }
         guard trace.finishRecordedEvents() == nil else { return nil }
         trace.setWarnings(reader.warnings)
@@ -546,7 +558,18 @@ final class RecorderCore: Probe, @unchecked Sendable {
         didSubscribe(node, subscription: subscription, parent: parent, requestJSON: json)
     }
 
-    private func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, requestJSON json: String?) {
+    /// Writes what the subscription observes and what observes it into its record
+    /// (`observes`, `observedBy`): those the recording has met, by their trace ids.
+    public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any?,
+                             observes: [UInt64], observedBy: [UInt64]) {
+        guard isRecordedThread else { return }
+        let json = request.flatMap { ($0 as? Encodable).flatMap { Recorder.requestJSON($0) } }
+        didSubscribe(node, subscription: subscription, parent: parent, requestJSON: json,
+                     observes: observes, observedBy: observedBy)
+    }
+
+    private func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, requestJSON json: String?,
+                              observes: [UInt64] = [], observedBy: [UInt64] = []) {
         let (requestJSON, omitted) = json.map(RequestDigest.recorded) ?? (nil, nil)
         guard isRecordedThread else { return }
         let context = ProbeContext.current
@@ -557,12 +580,20 @@ final class RecorderCore: Probe, @unchecked Sendable {
         let thread = threadID(context)
         let nodeID = self.nodeID(node)
         let parentID = parent == 0 ? 0 : subscriptionCache.lookup(parent) ?? subscriptionIDs[parent] ?? 0
+        // Subscriptions this recording never met (made before it, or outside its scope) are
+        // left out; nil when none is left.
+        func traceIDs(_ subscriptions: [UInt64]) -> [UInt64]? {
+            let ids = subscriptions.compactMap { subscriptionCache.lookup($0) ?? subscriptionIDs[$0] }
+            return ids.isEmpty ? nil : ids
+        }
+        let observesIDs = traceIDs(observes), observedByIDs = traceIDs(observedBy)
         subscriptionCount += 1
         let id = subscriptionCount
         subscriptionIDs[subscription] = id
         subscriptionCache.store(subscription, id)
         append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: parentID, time: time, thread: thread,
-                                             request: requestJSON, requestOmitted: omitted)))
+                                             request: requestJSON, requestOmitted: omitted,
+                                             observes: observesIDs, observedBy: observedByIDs)))
     }
 
     public func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes tagged: Causes) -> UInt64 {

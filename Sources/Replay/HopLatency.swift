@@ -78,6 +78,13 @@ final class HopNotingProbe: Probe, @unchecked Sendable {  // immutable; the reco
         recorder.didSubscribe(node, subscription: subscription, parent: parent, request: request)
     }
 
+    func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any?,
+                      observes: [UInt64], observedBy: [UInt64]) {
+        waits.clearNote()
+        recorder.didSubscribe(node, subscription: subscription, parent: parent, request: request,
+                              observes: observes, observedBy: observedBy)
+    }
+
     func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes: Causes) -> UInt64 {
         waits.clearNote()
         return recorder.willSend(node, subscription: subscription, kind: kind, value: value, causes: causes)

@@ -179,6 +179,15 @@ public protocol Probe: AnyObject, Sendable {
     /// request (`Environment.call(_:request:_:)`): `request` is that request. By default the
     /// request is ignored.
     func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any)
+    /// As `didSubscribe(_:subscription:parent:)`, for a subscription linked to others by
+    /// observation when it is reported: `observes` are the subscriptions whose events it
+    /// receives (an operator's upstream instances: both inputs of a `combineLatest`),
+    /// `observedBy` those already running that receive its events (the `flatMap` that
+    /// started it as an inner stream, the property a `<~` binding sets); `request` as in
+    /// `didSubscribe(_:subscription:parent:request:)`, or nil. Each was reported before. By
+    /// default the links are ignored.
+    func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any?,
+                      observes: [UInt64], observedBy: [UInt64])
     /// An event of `node`'s `subscription` is about to reach its observers. `value` is the
     /// value of a value event and the error of a failure. `causes` are the sequence numbers
     /// of the events that caused it, first the one being delivered when it was sent.
@@ -212,6 +221,15 @@ extension Probe {
         didSubscribe(node, subscription: subscription, parent: parent)
     }
 
+    public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any?,
+                             observes: [UInt64], observedBy: [UInt64]) {
+        if let request {
+            didSubscribe(node, subscription: subscription, parent: parent, request: request)
+        } else {
+            didSubscribe(node, subscription: subscription, parent: parent)
+        }
+    }
+
     public var numbersEvents: Bool { false }
 
     public func willSend<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
@@ -224,8 +242,18 @@ extension Probe {
 /// A signal instance whose subscription may not be reported yet (see `ProbeContext.reportPending()`).
 @usableFromInline
 protocol PendingSubscription: AnyObject {
+    /// The instance's subscription id.
+    var subscription: UInt64 { get }
+    /// Whether the subscription is still to be reported.
+    var isPending: Bool { get }
     /// Reports the subscription to the attached probes if it has not been yet.
     func reportIfPending()
+    /// Notes, if the subscription is not reported yet, that it observes `upstream`; returns
+    /// whether it was not.
+    func addObserved(_ upstream: UInt64) -> Bool
+    /// Notes, if the subscription is not reported yet, that the running subscription
+    /// `observer` observes it; returns whether it was not.
+    func addObserver(_ observer: UInt64) -> Bool
 }
 
 /// What a probe keeps on a signal instance between the instance's events: a recorder keeps
@@ -347,6 +375,15 @@ public enum Instrumentation {
             }
         }
 
+        @usableFromInline func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any?,
+                                            observes: [UInt64], observedBy: [UInt64]) {
+            ProbeContext.reportPending()
+            for member in members {
+                member.probe?.didSubscribe(node, subscription: subscription, parent: parent, request: request,
+                                           observes: observes, observedBy: observedBy)
+            }
+        }
+
         /// The sequence number of the first member that numbers events (a recorder) and
         /// numbered this one, else of the first that returned one.
         @usableFromInline func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes: Causes) -> UInt64 {
@@ -447,6 +484,20 @@ public enum Instrumentation {
     /// Whether any probe is attached: one load and one branch, nothing borrowed.
     @inlinable @inline(__always)
     public static var isAttached: Bool { slot.load(ordering: .relaxed) != 0 }
+
+    /// Notes that `observer` observes `observed`, on whichever of the two subscriptions is
+    /// reported later: the observer's report lists the observed (reported first, so that its
+    /// id is defined before it is used), or else the observed one's lists the observer.
+    /// Nothing when both are reported already.
+    @usableFromInline
+    static func link(observer: PendingSubscription, observed: PendingSubscription) {
+        guard observer !== observed else { return }
+        if observer.isPending {
+            observed.reportIfPending()
+            if observer.addObserved(observed.subscription) { return }
+        }
+        _ = observed.addObserver(observer.subscription)
+    }
 
     /// The attached probes as one probe, or nil when none is attached. With none attached
     /// this is one load and one branch (inlinable, so that it is one in the caller's module
@@ -597,6 +648,9 @@ public final class ProbeContext {
         @usableFromInline var instanceIDs: UnsafeMutablePointer<InstanceIDs>?
         /// How many borrows of the probe set this thread is inside (see `beginBorrow`).
         @usableFromInline var borrows = 0
+        /// The signal instance being made on this thread, and the event being delivered
+        /// when its making began (see `constructing(_:_:)`).
+        @usableFromInline var constructing: (instance: PendingSubscription, cause: UInt64)?
         @usableFromInline init() {}
     }
 
@@ -863,6 +917,26 @@ public final class ProbeContext {
         self.scope = scope
         defer { self.scope = saved }
         return try body()
+    }
+
+    /// Runs `body`, the making of `instance` (its generator, or the work its start begins), so
+    /// that the observations made in it are the instance's (`noteObservation(of:)`).
+    @usableFromInline
+    func constructing<R>(_ instance: PendingSubscription, _ body: () throws -> R) rethrows -> R {
+        let saved = state.pointee.constructing
+        state.pointee.constructing = (instance, cause)
+        defer { state.pointee.constructing = saved }
+        return try body()
+    }
+
+    /// Notes that the instance being made on this thread observes `observed`
+    /// (`Instrumentation.link`). Not inside a delivery that began after its making did: a
+    /// value its start sent synchronously may start work elsewhere (a `flatMap`'s inner
+    /// stream), whose observations are not the instance's.
+    @usableFromInline
+    func noteObservation(of observed: PendingSubscription) {
+        guard let (instance, began) = state.pointee.constructing, began == cause else { return }
+        Instrumentation.link(observer: instance, observed: observed)
     }
 
     /// Runs `body` as the given subscription (so inner streams started in it get it as parent).

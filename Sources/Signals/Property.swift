@@ -139,15 +139,20 @@ public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvid
     /// subscription of a `producer` node fed by the property's node.
     public var producer: SignalProducer<Value, Never> {
         let box = self.box
-        return SignalProducer(node: producerNode) { observer, lifetime in
-            box.startObserving(observer, lifetime: lifetime)
-        }
+        // Each start observes the property's signal (noted as its instance is made, see
+        // `SignalProducer.init(_:)`).
+        return SignalProducer(node: producerNode, handlerWhenMade: {
+            box.signal.noteObservedByInstanceBeingMade()
+            return { observer, lifetime in box.startObserving(observer, lifetime: lifetime) }
+        })
     }
 
     /// Setting the property from a binding (`property <~ signal`); the binding ends when
     /// either side ends.
     public var bindingTarget: BindingTarget<Value> {
-        BindingTarget(lifetime: lifetime, file: node.file, line: node.line) { [weak self] in self?.value = $0 }
+        var target = BindingTarget(lifetime: lifetime, file: node.file, line: node.line) { [weak self] in self?.value = $0 }
+        target.observer = box.signal.subscription
+        return target
     }
 }
 
@@ -418,6 +423,9 @@ public struct BindingTarget<Value>: BindingTargetProvider {
     /// Where the target was made: the call site of the binding's sink node.
     let file: String
     let line: UInt
+    /// The subscription that gets what the target is given (a `MutableProperty`'s signal),
+    /// or 0: a trace links a binding into the target to it.
+    var observer: UInt64 = 0
 
     /// A target that runs `action` with each value, on `scheduler` when one is given.
     public init(on scheduler: Scheduler? = nil, lifetime: Lifetime,
@@ -504,7 +512,8 @@ private func bind<S, T>(_ producer: SignalProducer<S, Never>, to target: Binding
         if let probe = Instrumentation.probe {
             let sink = Node.make(.sink, "<~", upstream: [.init(node: signal.node, role: .data)],
                                  file: target.file, line: target.line)
-            probe.didSubscribe(sink, subscription: Instrumentation.newSubscription(), parent: signal.subscription)
+            probe.didSubscribe(sink, subscription: Instrumentation.newSubscription(), parent: signal.subscription,
+                               request: nil, observes: [], observedBy: target.observer == 0 ? [] : [target.observer])
         }
         signal.observeInternally { event in
             if case let .value(value) = event {

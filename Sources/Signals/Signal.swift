@@ -64,7 +64,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
                      _ generator: (Observer, Lifetime) -> Void) {
         let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: detachWhenUnobserved)
         self.init(core: core)
-        generator(core.input, Lifetime(core.resources))
+        core.constructing { generator(core.input, Lifetime(core.resources)) }
     }
 
     /// A signal of `node` fed only from inside the deliveries of `upstream`: it shares the
@@ -77,7 +77,7 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
         let core = SignalCore<Value, Error>(node: node, serializer: upstream.core.serializer,
                                             detachWhenUnobserved: true)
         self.init(core: core)
-        generator(core.serializedInput, Lifetime(core.resources))
+        core.constructing { generator(core.serializedInput, Lifetime(core.resources)) }
     }
 
     /// A signal you send into: `input` sends to every observer of `output`.
@@ -203,11 +203,32 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
         return core.add(Observer(value: { action(.success($0)) }, failed: { action(.failure($0)) }), gated: true)
     }
 
-    /// An operator's own observation of its upstream: no sink node.
+    /// An operator's own observation of its upstream: no sink node. Made while a signal
+    /// instance is being made (its generator, its start), it is that instance's observation of
+    /// this one, which the probe hears with the instance's subscription (see
+    /// `ProbeContext.constructing(_:_:)`).
     @usableFromInline
     @discardableResult
     func observeInternally(_ action: @escaping (Signals.Event<Value, Error>) -> Void) -> Disposable? {
-        core.add(Observer(action))
+        if Instrumentation.isAttached { ProbeContext.withCurrent { $0.noteObservation(of: core) } }
+        return core.add(Observer(action))
+    }
+
+    /// Notes that the instance being made on this thread observes this signal, before it
+    /// begins to (see `ProbeContext.noteObservation(of:)`).
+    @usableFromInline
+    func noteObservedByInstanceBeingMade() {
+        if Instrumentation.isAttached { ProbeContext.withCurrent { $0.noteObservation(of: core) } }
+    }
+
+    /// An observation of this signal by the subscription `observer`, already running (a
+    /// higher-order operator's of an inner stream it started): no sink node, and the probe
+    /// hears of it with this signal's subscription, when that is not reported yet.
+    @usableFromInline
+    @discardableResult
+    func observeInternally(by observer: UInt64, _ action: @escaping (Signals.Event<Value, Error>) -> Void) -> Disposable? {
+        if Instrumentation.isAttached && observer != 0 { _ = core.addObserver(observer) }
+        return core.add(Observer(action))
     }
 
     /// Reports a sink node to the probe, when one is attached.
@@ -386,6 +407,10 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
         let parent: UInt64
         let scheduler: String?
         let request: Any?
+        /// The subscriptions this one observes, and those already running that observe it
+        /// (see `addObserved(_:)`, `addObserver(_:)`).
+        var observes: [UInt64] = []
+        var observedBy: [UInt64] = []
     }
 
     /// The recording scope the instance was made in (`ProbeContext.scope`, read only when a
@@ -399,17 +424,31 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// Set once the node may no longer change: the subscription was reported, the signal got
     /// an observer, or its node was handed out.
     @usableFromInline static var settled: UInt8 { 2 }
-    /// `unreported` and `settled` bits.
+    /// Set while a thread adds to the pending report (`link(_:)`): the thread that reports
+    /// waits for it to end, so the report is read whole.
+    @usableFromInline static var linking: UInt8 { 4 }
+    /// `unreported`, `settled` and `linking` bits.
     @usableFromInline let reporting = Synchronization.Atomic<UInt8>(0)
-    /// Read only by the thread that clears `unreported`.
+    /// Read only by the thread that clears `unreported`; changed before that only while
+    /// `linking` is set.
     private var pendingReport: PendingReport?
 
     /// Reports the subscription to the attached probes if it has not been yet.
     @usableFromInline
     func reportIfPending() {
-        guard reporting.load(ordering: .acquiring) & Self.unreported != 0,
-              reporting.exchange(Self.settled, ordering: .acquiringAndReleasing) & Self.unreported != 0,
-              let report = pendingReport else { return }
+        var current = reporting.load(ordering: .acquiring)
+        while true {
+            guard current & Self.unreported != 0 else { return }
+            if current & Self.linking != 0 {
+                current = reporting.load(ordering: .acquiring)
+                continue
+            }
+            let (exchanged, found) = reporting.compareExchange(expected: current, desired: Self.settled,
+                                                               ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            current = found
+        }
+        guard let report = pendingReport else { return }
         pendingReport = nil
         guard let probe = Instrumentation.probe else { return }
         ProbeContext.withCurrent { context in
@@ -417,12 +456,60 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
             context.scope = scope
             context.schedulerName = report.scheduler
             defer { (context.scope, context.schedulerName) = saved }
-            if let request = report.request {
+            if !report.observes.isEmpty || !report.observedBy.isEmpty {
+                probe.didSubscribe(node, subscription: subscription, parent: report.parent, request: report.request,
+                                   observes: report.observes, observedBy: report.observedBy)
+            } else if let request = report.request {
                 probe.didSubscribe(node, subscription: subscription, parent: report.parent, request: request)
             } else {
                 probe.didSubscribe(node, subscription: subscription, parent: report.parent)
             }
         }
+    }
+
+    /// Whether the subscription is still to be reported.
+    @usableFromInline var isPending: Bool { reporting.load(ordering: .acquiring) & Self.unreported != 0 }
+
+    /// Adds to the pending report, if the subscription is not reported yet: returns whether it
+    /// was not.
+    private func link(_ change: (inout PendingReport) -> Void) -> Bool {
+        var current = reporting.load(ordering: .acquiring)
+        while true {
+            guard current & Self.unreported != 0 else { return false }
+            if current & Self.linking != 0 {
+                current = reporting.load(ordering: .acquiring)
+                continue
+            }
+            let (exchanged, found) = reporting.compareExchange(expected: current, desired: current | Self.linking,
+                                                               ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            current = found
+        }
+        if pendingReport != nil { change(&pendingReport!) }
+        reporting.bitwiseAnd(~Self.linking, ordering: .releasing)
+        return true
+    }
+
+    /// Notes that this subscription observes `upstream`, if it is not reported yet.
+    @usableFromInline
+    func addObserved(_ upstream: UInt64) -> Bool {
+        link { report in if !report.observes.contains(upstream) { report.observes.append(upstream) } }
+    }
+
+    /// Notes that the running subscription `observer` observes this one, if this one is not
+    /// reported yet.
+    @usableFromInline
+    func addObserver(_ observer: UInt64) -> Bool {
+        link { report in if !report.observedBy.contains(observer) { report.observedBy.append(observer) } }
+    }
+
+    /// Runs `body`, the making of this instance (its generator, or its start's work), as its
+    /// construction: an operator's observation made in it (`Signal.observeInternally`) is
+    /// this instance's. Nothing without a probe.
+    @inlinable
+    func constructing<R>(_ body: () throws -> R) rethrows -> R {
+        guard Instrumentation.isAttached else { return try body() }
+        return try ProbeContext.withCurrent { try $0.constructing(self, body) }
     }
 
     /// The node, handed out: from now on it no longer changes.

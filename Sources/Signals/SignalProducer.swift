@@ -70,7 +70,7 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
         self.init(node: node) {
             let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: false, request: request,
                                                 causedByStart: causedByStart)
-            let startHandler = handlerWhenMade()
+            let startHandler = core.constructing { handlerWhenMade() }
             let input = core.input
             let lifetime = Lifetime(core.resources)
             // Holds the observer as long as the start can be interrupted, as a signal holds
@@ -78,7 +78,7 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
             let interrupter = AnyDisposable { withExtendedLifetime(input) { core.interrupt() } }
             return Instance(signal: Signal(core: core), interrupter: interrupter) {
                 core.takeOrigin()
-                startHandler(input, lifetime)
+                core.constructing { startHandler(input, lifetime) }
             }
         }
     }
@@ -175,9 +175,12 @@ public struct SignalProducer<Value, Error: Swift.Error>: @unchecked Sendable {  
     public init(_ signal: Signal<Value, Error>, file: StaticString = #fileID, line: UInt = #line) {
         let node = Node.make(.operator, "SignalProducer(signal)", upstream: [.init(node: signal.node, role: .data)],
                              file: file, line: line)
-        self.init(node: node) { observer, lifetime in
-            lifetime += signal.observeInternally(observer.send)
-        }
+        // Each start observes the signal: noted as its instance is made, since by the time
+        // the start begins, what is built on the instance has been reported after it.
+        self.init(node: node, handlerWhenMade: {
+            signal.noteObservedByInstanceBeingMade()
+            return { observer, lifetime in lifetime += signal.observeInternally(observer.send) }
+        })
     }
 
     /// Completes at once.

@@ -291,7 +291,7 @@ final class BinaryTraceDecoder {
                                     line: line, label: label, upstream: upstream))
         case .subscribe:
             let id = try fields.u64(), node = try fields.u64(), parent = try fields.u64(), time = try fields.i64()
-            let thread = try fields.u64(), flags = try flags(&fields, within: 3), request = try optionalString(&fields)
+            let thread = try fields.u64(), flags = try flags(&fields, within: 15), request = try optionalString(&fields)
             var omitted: RequestDigest?
             if flags & 2 != 0 {
                 let offset = fields.offset
@@ -301,8 +301,11 @@ final class BinaryTraceDecoder {
                 }
                 omitted = RequestDigest(bytes: Int(bytes), hash: hash)
             }
+            let observes = flags & 4 != 0 ? try subscriptionIDs(&fields) : nil
+            let observedBy = flags & 8 != 0 ? try subscriptionIDs(&fields) : nil
             return .subscribe(SubscriptionRecord(id: id, node: node, parent: parent, time: time, thread: thread,
-                                                 late: flags & 1 != 0, request: request, requestOmitted: omitted))
+                                                 late: flags & 1 != 0, request: request, requestOmitted: omitted,
+                                                 observes: observes, observedBy: observedBy))
         case .dispose:
             return .dispose(DisposeRecord(subscription: try fields.u64(), time: try fields.i64(), thread: try fields.u64()))
         case .thread:
@@ -395,6 +398,22 @@ final class BinaryTraceDecoder {
         return EventRecord(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind, thread: thread,
                            causes: causes, text: text, truncated: flags & Format.EventFlag.truncated != 0, json: json,
                            omittedJSONBytes: omitted, jsonError: jsonError)
+    }
+
+    /// A subscribe record's `observes` or `observedBy`: a `u32` count, then that many ids, each
+    /// above 0.
+    private func subscriptionIDs(_ fields: inout ChunkFields) throws -> [UInt64] {
+        let count = try fields.u32()
+        try fields.require(Int(count) * 8, "\(count) subscription ids")
+        var ids: [UInt64] = []
+        ids.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            let offset = fields.offset
+            let id = try fields.u64()
+            guard id > 0 else { throw error(at: offset, "a subscription id above 0, found 0") }
+            ids.append(id)
+        }
+        return ids
     }
 
     private func flags(_ fields: inout ChunkFields, within allowed: UInt8) throws -> UInt8 {

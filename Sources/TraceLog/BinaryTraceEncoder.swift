@@ -112,11 +112,17 @@ public struct BinaryTraceEncoder {
             records.appendLittleEndian(subscription.parent)
             records.appendLittleEndian(subscription.time)
             records.appendLittleEndian(subscription.thread)
-            records.append((subscription.late ? 1 : 0) | (subscription.requestOmitted != nil ? 2 : 0))
+            records.append((subscription.late ? 1 : 0) | (subscription.requestOmitted != nil ? 2 : 0)
+                           | (subscription.observes != nil ? 4 : 0) | (subscription.observedBy != nil ? 8 : 0))
             records.appendLittleEndian(request)
             if let omitted = subscription.requestOmitted {
                 records.appendLittleEndian(UInt64(omitted.bytes))
                 records.appendLittleEndian(omitted.hash)
+            }
+            for ids in [subscription.observes, subscription.observedBy] {
+                guard let ids else { continue }
+                records.appendLittleEndian(UInt32(ids.count))
+                for id in ids { records.appendLittleEndian(id) }
             }
         case let .dispose(dispose):
             records.append(Format.Tag.dispose.rawValue)

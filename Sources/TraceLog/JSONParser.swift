@@ -393,8 +393,19 @@ struct JSONParser {
                 parser.index += 25
                 omitted = RequestDigest(bytes: Int(size), hash: hash)
             }
+            // What it observes and what observes it: arrays of ids as the writer writes them.
+            var observes: [UInt64]?, observedBy: [UInt64]?
+            if parser.skip(",\"observes\":") {
+                guard let ids = parser.writtenIDs() else { return nil }
+                observes = ids
+            }
+            if parser.skip(",\"observedBy\":") {
+                guard let ids = parser.writtenIDs() else { return nil }
+                observedBy = ids
+            }
             record = .subscribe(SubscriptionRecord(id: id, node: node, parent: parent, time: time, thread: thread,
-                                                   late: late, request: request, requestOmitted: omitted))
+                                                   late: late, request: request, requestOmitted: omitted,
+                                                   observes: observes, observedBy: observedBy))
         } else if parser.skip("dispose\",\"sub\":") {
             guard let subscription = parser.positive(closed: true), parser.skip(",\"time\":"), let time = parser.writtenInteger(closed: true),
                   parser.skip(",\"thread\":"), let thread = parser.positive(closed: true) else { return nil }
@@ -525,6 +536,20 @@ struct JSONParser {
             return nil
         }
         return UInt64(value)
+    }
+
+    /// An array of positive integers written as the writer writes one (`[3,5]`, no spaces),
+    /// or nil, the index then anywhere, for anything else.
+    private mutating func writtenIDs() -> [UInt64]? {
+        guard skip("[") else { return nil }
+        var ids: [UInt64] = []
+        if skip("]") { return ids }
+        while true {
+            guard let id = positive(closed: true) else { return nil }
+            ids.append(id)
+            if skip("]") { return ids }
+            guard skip(",") else { return nil }
+        }
     }
 
     /// The elements of an array of positive integers, or nil when the text is anything else.

@@ -103,9 +103,18 @@ public struct SubscriptionRecord: Equatable, Sendable {
     /// A request whose JSON was longer than `RequestDigest.limit`, left out of the trace: its
     /// size and hash, which a replay matches the call by instead.
     public var requestOmitted: RequestDigest?
+    /// The subscriptions whose events this one receives, as its operator was given them when
+    /// it began (a `combineLatest`: both inputs' subscriptions), each defined before it; nil
+    /// when the recorder wrote none (traces recorded before 2026-11-29, a source).
+    public var observes: [UInt64]?
+    /// The subscriptions that receive this one's events, already running when it began (the
+    /// `flatMap` that started it as an inner stream, the `MutableProperty` a `<~` binding
+    /// sets), each defined before it; nil when the recorder wrote none.
+    public var observedBy: [UInt64]?
 
     public init(id: UInt64, node: UInt64, parent: UInt64, time: Int64, thread: UInt64, late: Bool = false,
-                request: String? = nil, requestOmitted: RequestDigest? = nil) {
+                request: String? = nil, requestOmitted: RequestDigest? = nil,
+                observes: [UInt64]? = nil, observedBy: [UInt64]? = nil) {
         self.id = id
         self.node = node
         self.parent = parent
@@ -114,6 +123,8 @@ public struct SubscriptionRecord: Equatable, Sendable {
         self.late = late
         self.request = request
         self.requestOmitted = requestOmitted
+        self.observes = observes
+        self.observedBy = observedBy
     }
 
     /// What tells this start's request from another's: its JSON, or for one left out, its

@@ -43,6 +43,14 @@ public struct Trace: Sendable {
     public private(set) var nodes: [NodeRecord] = []
     public private(set) var subscriptions: [SubscriptionRecord] = []
     public private(set) var disposals: [DisposeRecord] = []
+    /// Where each subscribe record stood among the events: how many events were read before
+    /// it, by index in `subscriptions`. A subscription observes what its upstream sent after
+    /// its record (see `PipelineGraph`'s edge counts).
+    public private(set) var subscriptionEventPositions: [UInt32] = []
+    /// Where each subscription's first dispose record stood among the events (the end of its
+    /// observations), by index in `subscriptions`; `UInt32.max` for one never disposed. Kept
+    /// when `disposals` are left out too.
+    public private(set) var subscriptionDisposalPositions: [UInt32] = []
     public private(set) var threads: [ThreadRecord] = []
     /// Events in the order they were read (sequence order, as a recorder writes them), held
     /// compactly (see `TraceEvents`).
@@ -246,6 +254,13 @@ public struct Trace: Sendable {
     /// adds nothing.
     @discardableResult
     public mutating func add(_ record: TraceRecord) -> String? {
+        add(record, eventsBefore: events.count)
+    }
+
+    /// Adds a record that stood after the trace's first `eventsBefore` events: a recording's
+    /// record added to its placed events (`init(header:recordedEvents:)`), which are all there
+    /// already. Returns what is wrong with it instead, as `add(_:)` does.
+    package mutating func add(_ record: TraceRecord, eventsBefore: Int) -> String? {
         if let problem = validator.check(record) { return problem }
         switch record {
         case .header:
@@ -264,8 +279,13 @@ public struct Trace: Sendable {
             }
             subscriptionIndex?[subscription.id] = subscriptions.count
             subscriptions.append(subscription)
+            subscriptionEventPositions.append(UInt32(clamping: eventsBefore))
+            subscriptionDisposalPositions.append(.max)
             events.subscriptionIDs.append(subscription.id)
         case let .dispose(dispose):
+            if let index = subscriptionPosition(dispose.subscription), subscriptionDisposalPositions[index] == .max {
+                subscriptionDisposalPositions[index] = UInt32(clamping: eventsBefore)
+            }
             if !leftOut.contains(.disposals) { disposals.append(dispose) }
         case let .thread(thread):
             if threadIndex == nil, thread.id != UInt64(threads.count + 1) {
@@ -364,8 +384,10 @@ public struct Trace: Sendable {
         Self.densePosition(id, in: events.threadIDs) ?? threadIndex?[id]
     }
 
+    /// The index in `subscriptions` (and in `subscriptionEventPositions`) of the subscription
+    /// `id`, or nil for an id the trace does not define.
     @inline(__always)
-    private func subscriptionPosition(_ id: UInt64) -> Int? {
+    public func subscriptionPosition(_ id: UInt64) -> Int? {
         if let position = Self.densePosition(id, in: events.subscriptionIDs) { return position }
         if let subscriptionIndex { return subscriptionIndex[id] }
         var low = 0, high = subscriptions.count

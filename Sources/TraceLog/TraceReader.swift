@@ -433,6 +433,9 @@ public final class TraceReader {
         ("node", .node), ("mark", .mark), ("label", .label), ("summary", .summary), ("header", .header),
     ]
 
+    /// What `observes` and `observedBy` must be.
+    private static let subscriptionList = "an array of positive subscription ids"
+
     private static let eventKinds: [(name: StaticString, value: EventKind)] = [
         ("value", .value), ("completed", .completed), ("failed", .failed), ("interrupted", .interrupted),
         ("pull", .pull),
@@ -505,7 +508,9 @@ public final class TraceReader {
             return .subscribe(SubscriptionRecord(id: try fields.id("id"), node: try fields.id("node"),
                                                  parent: try fields.unsigned("parent"), time: try fields.integer("time"),
                                                  thread: try fields.id("thread"), late: try fields.optionalBool("late") ?? false,
-                                                 request: request, requestOmitted: try fields.requestDigest(besides: request)))
+                                                 request: request, requestOmitted: try fields.requestDigest(besides: request),
+                                                 observes: try fields.optionalPositiveIntegers("observes", Self.subscriptionList),
+                                                 observedBy: try fields.optionalPositiveIntegers("observedBy", Self.subscriptionList)))
         case .dispose:
             return .dispose(DisposeRecord(subscription: try fields.id("sub"), time: try fields.integer("time"),
                                           thread: try fields.id("thread")))
@@ -751,6 +756,17 @@ struct Fields {
         }
         guard let elements = JSONParser.positiveIntegers(UnsafeBufferPointer(rebasing: bytes[field.range])) else {
             throw FieldError(offset: field.range.lowerBound, expected: what)
+        }
+        return elements
+    }
+
+    /// As `positiveIntegers(_:_:)`, or nil when the key is missing or null.
+    mutating func optionalPositiveIntegers(_ key: StaticString, _ what: String) throws -> [UInt64]? {
+        guard let field = field(key) else { return nil }
+        if case .null = field.value { return nil }
+        guard case .other = field.value, bytes[field.range.lowerBound] == UInt8(ascii: "["),
+              let elements = JSONParser.positiveIntegers(UnsafeBufferPointer(rebasing: bytes[field.range])) else {
+            throw FieldError(offset: field.range.lowerBound, expected: what + " for \"\(key)\"")
         }
         return elements
     }

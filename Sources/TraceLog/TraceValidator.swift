@@ -37,6 +37,11 @@ public struct TraceValidator: Sendable {
             if subscription.parent != 0, !subscriptions.contains(subscription.parent) {
                 return "expected parent subscription \(subscription.parent) to be defined before it is used"
             }
+            for (key, linked) in [("observes", subscription.observes), ("observedBy", subscription.observedBy)] {
+                for other in linked ?? [] where !subscriptions.contains(other) {
+                    return "expected subscription \(other) of \"\(key)\" to be defined before it is used"
+                }
+            }
             subscriptions.insert(subscription.id)
         case let .dispose(dispose):
             if let problem = require(subscription: dispose.subscription) ?? require(thread: dispose.thread) { return problem }

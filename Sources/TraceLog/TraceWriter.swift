@@ -48,6 +48,8 @@ extension TraceRecord {
                 line.field("requestOmitted", Int64(omitted.bytes))
                 line.field("requestHash", omitted.hashText)
             }
+            if let observes = subscription.observes { line.field("observes", observes) }
+            if let observedBy = subscription.observedBy { line.field("observedBy", observedBy) }
         case let .dispose(dispose):
             line.field("type", "dispose")
             line.field("sub", dispose.subscription)

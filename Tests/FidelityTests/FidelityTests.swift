@@ -44,7 +44,9 @@ struct FidelityCheck {
             failures.append("did not finish: the recorded run never ended (\(liveSink.values.count) values)")
             return
         }
-        failures += Self.edgeProblems(liveTrace, live.crossings, side: "recorded")
+        // Live, a subscription another thread reported before its maker linked it may lack a
+        // link (its edge is then inferred): the links are checked where the run is virtual.
+        failures += Self.edgeProblems(liveTrace, live.crossings, side: "recorded", checksLinks: mode == .virtual)
 
         // Replayed twice.
         var replays: [(ReplayResult, Outcome<Int>, GeneratedPipelineBuilder)] = []
@@ -77,7 +79,7 @@ struct FidelityCheck {
             failures.append("two replays of one recording differ")
         }
         // 3. Each figure edge's count is what the code that ran counted.
-        failures += Self.edgeProblems(replay.trace, replayBuilder.crossings, side: "replay")
+        failures += Self.edgeProblems(replay.trace, replayBuilder.crossings, side: "replay", checksLinks: true)
         // 4. Every text marble line reads back to what it draws, cut and uncut.
         failures += Self.textProblems(liveTrace, side: "recorded") + Self.textProblems(replay.trace, side: "replay")
     }
@@ -220,9 +222,20 @@ struct FidelityCheck {
     }
 
     /// The data edges whose figure label disagrees with the values the downstream
-    /// operator's closure was called with.
-    static func edgeProblems(_ trace: Trace, _ crossings: CrossingCounts, side: String) -> [String] {
+    /// operator's closure was called with; with `checksLinks`, also those whose count the
+    /// figure could not take exactly from the subscriptions' links, inferring it instead.
+    static func edgeProblems(_ trace: Trace, _ crossings: CrossingCounts, side: String, checksLinks: Bool) -> [String] {
         let graph = PipelineGraph(trace: trace)
+        struct Link: Hashable { var from: UInt64, to: UInt64 }
+        var linked: Set<Link> = []
+        for record in trace.subscriptions {
+            for upstream in record.observes ?? [] {
+                if let observed = trace.subscription(upstream) { linked.insert(Link(from: observed.node, to: record.node)) }
+            }
+            for downstream in record.observedBy ?? [] {
+                if let observer = trace.subscription(downstream) { linked.insert(Link(from: record.node, to: observer.node)) }
+            }
+        }
         var problems: [String] = []
         for (key, expected) in crossings.all.sorted(by: { $0.key < $1.key }) {
             let nodes = trace.nodes.filter { $0.line == UInt64(key.line) && $0.name == key.name && $0.file.hasPrefix("FidelityTests/") }
@@ -234,6 +247,21 @@ struct FidelityCheck {
             guard let edge = edges.first, edges.count == 1 else {
                 if expected > 0 { problems.append("\(side): \(edges.count) data edges into \(key)") }
                 continue
+            }
+            // The count is exact: a subscription of the node recorded observing one of the
+            // edge's upstream node (`observes`, or `observedBy` on the upstream's record).
+            if checksLinks, let from = UInt64(edge.from), !linked.contains(Link(from: from, to: node.id)) {
+                problems.append("links (\(side)): no subscription of \(key) records observing node \(edge.from)")
+            }
+            // A flatMap sends exactly the values its inner streams delivered to it: the inner
+            // edges into it, counted from the links, carry them all.
+            if checksLinks && key.name == "flatMap" {
+                let inner = graph.edges.filter { $0.to == String(node.id) && $0.style == .inner }
+                    .compactMap { $0.label.flatMap { Int($0.prefix { $0.isNumber }) } }.reduce(0, +)
+                let sent = trace.events(of: node.id).filter { $0.kind == .value }.count
+                if inner != sent {
+                    problems.append("links (\(side)): the inner edges into \(key) carry \(inner) values, it sent \(sent)")
+                }
             }
             let drawn = edge.label.flatMap { Int($0.prefix { $0.isNumber }) }
             if drawn != expected {

@@ -59,13 +59,16 @@ final class StreamedTraceDiffTests: XCTestCase {
         }),
         ("requests changed", { lines in
             // Every third start made with a request asks for another one: the request (the
-            // line's last field) wrapped in an array.
+            // line's last field but for its observation links) wrapped in an array.
             var starts = 0
             return lines.map { line in
                 guard line.hasPrefix(#"{"type":"subscribe","#), line.contains(#","request":"#), line.hasSuffix("}") else { return line }
                 starts += 1
                 guard starts % 3 == 1 else { return line }
-                return String(line.dropLast()).replacingOccurrences(of: #","request":"#, with: #","request":["#) + "]}"
+                let links = [#","observes":"#, #","observedBy":"#].compactMap { line.range(of: $0)?.lowerBound }.min()
+                let request = links.map { String(line[..<$0]) } ?? String(line.dropLast())
+                let rest = links.map { String(line[$0...]) } ?? "}"
+                return request.replacingOccurrences(of: #","request":"#, with: #","request":["#) + "]" + rest
             }
         }),
         ("a call started once more", { lines in

@@ -454,7 +454,9 @@ private enum FuzzedTrace {
                 records.append(.subscribe(SubscriptionRecord(id: UInt64(subscriptions), node: UInt64(random.int(1...9)),
                                                              parent: UInt64(random.below(subscriptions)), time: integer(&random),
                                                              thread: UInt64(random.int(1...9)), late: random.chance(30),
-                                                             request: kept ? request(&random) : nil, requestOmitted: omitted)))
+                                                             request: kept ? request(&random) : nil, requestOmitted: omitted,
+                                                             observes: links(&random, below: subscriptions),
+                                                             observedBy: links(&random, below: subscriptions))))
             case 3:
                 records.append(.dispose(DisposeRecord(subscription: UInt64(random.int(1...9)), time: integer(&random),
                                                       thread: UInt64(random.int(1...9)))))
@@ -515,6 +517,12 @@ private enum FuzzedTrace {
         let pieces = ["", "a", "map", " ", "\"", "\\", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "e\u{301}", "\u{2028}",
                       "🙂", "日本", "…", "/", "{\"k\":1}"]
         return (0..<random.below(6)).map { _ in random.pick(pieces) }.joined()
+    }
+
+    /// Observation links: none, or up to three earlier subscriptions (an empty list too).
+    static func links(_ random: inout SplitMix, below subscriptions: Int) -> [UInt64]? {
+        guard subscriptions > 1, random.chance(30) else { return nil }
+        return (0..<random.below(4)).map { _ in UInt64(random.int(1...(subscriptions - 1))) }
     }
 
     /// A request: any JSON but null, which a reader takes for none.

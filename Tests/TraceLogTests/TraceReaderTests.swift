@@ -269,6 +269,25 @@ final class TraceReaderTests: XCTestCase {
         expectError(bytes([header, thread, node, subscribe, broken]), line: 5, column: 23, containing: "positive integer id for \"seq\"")
     }
 
+    func testObservationLinksAreRead() throws {
+        let linked = #"{"type":"subscribe","id":2,"node":1,"parent":1,"time":0,"thread":1,"observes":[1],"observedBy":[1]}"#
+        let trace = try Trace(bytes: bytes([header, thread, node, subscribe, linked]), name: "t.trace")
+        XCTAssertEqual(trace.subscriptions.map(\.observes), [nil, [1]])
+        XCTAssertEqual(trace.subscriptions.map(\.observedBy), [nil, [1]])
+    }
+
+    func testAMalformedObservationLinkIsALocatedError() {
+        let notIDs = #"{"type":"subscribe","id":2,"node":1,"parent":0,"time":0,"thread":1,"observes":[1,0]}"#
+        expectError(bytes([header, thread, node, subscribe, notIDs]), line: 5, column: 79,
+                    containing: "expected an array of positive subscription ids for \"observes\"")
+        let notAnArray = #"{"type":"subscribe","id":2,"node":1,"parent":0,"time":0,"thread":1,"observedBy":1}"#
+        expectError(bytes([header, thread, node, subscribe, notAnArray]), line: 5, column: 81,
+                    containing: "expected an array of positive subscription ids for \"observedBy\"")
+        let undefined = #"{"type":"subscribe","id":2,"node":1,"parent":0,"time":0,"thread":1,"observes":[7]}"#
+        expectError(bytes([header, thread, node, subscribe, undefined]), line: 5,
+                    containing: "expected subscription 7 of \"observes\" to be defined before it is used")
+    }
+
     func testAnUndefinedIdIsAnError() {
         expectError(bytes([header, thread, subscribe]), line: 3, containing: "node 1 to be defined")
     }

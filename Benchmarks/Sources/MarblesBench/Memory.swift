@@ -107,6 +107,8 @@ enum MemoryBench {
                 case var .subscribe(subscription):
                     subscription.id += subscriptions
                     subscription.parent = moved(subscription.parent)
+                    subscription.observes = subscription.observes?.map(moved)
+                    subscription.observedBy = subscription.observedBy?.map(moved)
                     subscription.time += shift
                     try emit(.subscribe(subscription))
                 case var .dispose(dispose):

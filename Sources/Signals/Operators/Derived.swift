@@ -50,6 +50,7 @@ extension Signal {
             case .interrupted: core.sendSerialized(.interrupted)
             }
         }, value: send)
+        if Instrumentation.isAttached { Instrumentation.link(observer: core, observed: self.core) }
         core.resources += self.core.add(observer)
         return Signal<U, Error>(core: core)
     }

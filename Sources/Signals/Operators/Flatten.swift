@@ -245,7 +245,9 @@ extension SignalProducerConvertible {
     /// it causes never reaches the flatten.
     func startInner<F>(_ observer: Observer<Value, F>, _ convert: @escaping (Error) -> F) -> Disposable {
         producer.startWithSignal { signal, interrupter in
-            let observation = signal.observeInternally { observer.send($0.mapError(convert)) }
+            // Started by the flatten (`FlattenCoordinator` starts it as its subscription's child).
+            let flatten = Instrumentation.isAttached ? ProbeContext.withCurrent { $0.parentSubscription } : 0
+            let observation = signal.observeInternally(by: flatten) { observer.send($0.mapError(convert)) }
             return CompositeDisposable([interrupter] + (observation.map { [$0] } ?? []))
         }
     }

@@ -8,7 +8,7 @@ extension Signal {
     @usableFromInline
     static func parenting(_ node: Node, _ generator: (Signals.Observer<Value, Error>, Lifetime, UInt64) -> Void) -> Signal {
         let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: true)
-        generator(core.input, Lifetime(core.resources), core.subscription)
+        core.constructing { generator(core.input, Lifetime(core.resources), core.subscription) }
         return Signal(core: core)
     }
 }
@@ -23,7 +23,7 @@ extension SignalProducer {
         ProbeContext.current.asParent(parent) {
             startWithSignal { signal, interrupter in
                 slot.inner = interrupter
-                signal.observeInternally(action)
+                signal.observeInternally(by: parent, action)
             }
         }
     }
@@ -39,7 +39,7 @@ extension SignalProducer {
             // its generator's observer until it ends.
             let interrupter = AnyDisposable { withExtendedLifetime(input) { core.interrupt() } }
             return Instance(signal: Signal(core: core), interrupter: interrupter) {
-                startHandler(input, lifetime, core.subscription)
+                core.constructing { startHandler(input, lifetime, core.subscription) }
             }
         }
     }

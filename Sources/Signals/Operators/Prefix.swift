@@ -19,6 +19,7 @@ extension SignalProducer {
         return SignalProducer(node: node) {
             let instance = upstream.instantiate()
             let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: true)
+            if Instrumentation.isAttached { Instrumentation.link(observer: core, observed: instance.signal.core) }
             core.resources.add(instance.signal.observeInternally(core.send))
             core.resources.add(instance.interrupter)
             return .init(signal: Signal(core: core), interrupter: instance.interrupter) {

@@ -53,7 +53,9 @@ public final class MulticastConnection<Value, Error: Swift.Error>: @unchecked Se
             let input = self.input
             source.startWithSignal { signal, interrupter in
                 connection.inner = interrupter
-                signal.observeInternally(input.send)
+                // The connection is the published signal's observation of the source, whichever
+                // start (an `autoconnect`'s) made it.
+                signal.observeInternally(by: self.signal.subscription, input.send)
             }
         }
         return connection
@@ -65,17 +67,22 @@ public final class MulticastConnection<Value, Error: Swift.Error>: @unchecked Se
     public func autoconnect(file: StaticString = #fileID, line: UInt = #line) -> SignalProducer<Value, Error> {
         let node = Node.operator("autoconnect", (signal.node, .data), file: file, line: line)
         let consumers = Protected(0)
-        return SignalProducer(node: node) { [self] observer, lifetime in
-            consumers.modify { $0 += 1 }
-            lifetime += signal.observeInternally(observer.send)
-            let connection = connect()
-            lifetime.observeEnded {
-                let last = consumers.modify { count -> Bool in
-                    count -= 1
-                    return count == 0
+        // Each start observes the published signal: noted as its instance is made (see
+        // `SignalProducer.init(_:)`).
+        return SignalProducer(node: node, handlerWhenMade: { [self] in
+            signal.noteObservedByInstanceBeingMade()
+            return { [self] observer, lifetime in
+                consumers.modify { $0 += 1 }
+                lifetime += signal.observeInternally(observer.send)
+                let connection = connect()
+                lifetime.observeEnded {
+                    let last = consumers.modify { count -> Bool in
+                        count -= 1
+                        return count == 0
+                    }
+                    if last { connection.dispose() }
                 }
-                if last { connection.dispose() }
             }
-        }
+        })
     }
 }

@@ -17,6 +17,7 @@ extension SignalProducer {
                     guard !core.resources.isDisposed else { return }
                     upstream.startWithSignal { signal, upstreamInterrupter in
                         core.resources += upstreamInterrupter
+                        if Instrumentation.isAttached { Instrumentation.link(observer: core, observed: signal.core) }
                         signal.observeInternally(core.send)
                     }
                 }

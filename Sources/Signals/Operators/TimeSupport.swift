@@ -39,7 +39,7 @@ extension Signal {
         _ generator: (Observer, Lifetime, SignalCore<Value, Error>) -> Void
     ) -> Signal {
         let core = SignalCore<Value, Error>(node: node, detachWhenUnobserved: true, interruptingOn: scheduler)
-        generator(core.input, Lifetime(core.resources), core)
+        core.constructing { generator(core.input, Lifetime(core.resources), core) }
         return Signal(core: core)
     }
 }

@@ -1,0 +1,162 @@
+@testable import Diagrams
+import Foundation
+import Recording
+import Signals
+import TraceLog
+import XCTest
+
+/// Issue 27's figure cases, counted from what each subscription observed (the subscribe
+/// records' `observes`), not inferred from causes.
+final class ExactEdgeTests: XCTestCase {
+    private struct Refused: Error, Codable {}
+
+    private func edges(_ graph: PipelineGraph, _ trace: Trace, from: String, to: String) -> [PipelineGraph.Edge] {
+        let names = Dictionary(uniqueKeysWithValues: trace.nodes.map { (String($0.id), $0.name) })
+        return graph.edges.filter { names[$0.from] == from && names[$0.to] == to && $0.style != .error }
+    }
+
+    /// A hot signal's map sent three values, the first two before a combineLatest observed
+    /// it: one crossed the edge into the combineLatest, where the map's total said three.
+    func testAnEdgeIntoCombineLatestCountsOnlyWhatCrossedIt() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let (readings, reading) = Signal<Int, Never>.pipe(named: "readings")
+            let (targets, target) = Signal<Int, Never>.pipe(named: "targets")
+            let scaled = readings.map { $0 * 10 }
+            scaled.observeValues { _ in }
+            reading.send(value: 1)
+            reading.send(value: 2)
+            scaled.combineLatest(with: targets).observeValues { _ in }
+            target.send(value: 20)
+            reading.send(value: 3)
+        }
+        let trace = try Trace(bytes: bytes)
+        XCTAssertTrue(trace.subscriptions.contains { $0.observes != nil }, "the recorder writes what each subscription observes")
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(edges(graph, trace, from: "pipe", to: "map").map(\.label), ["3 values"])
+        XCTAssertEqual(edges(graph, trace, from: "map", to: "combineLatest").map(\.label), ["1 value"])
+        XCTAssertEqual(edges(graph, trace, from: "pipe", to: "combineLatest").map(\.label), ["1 value"])
+    }
+
+    /// A link ends with its observer: a take(first: 1) on a hot map got one of its three
+    /// values, however the trace was loaded (`marbles draw --pipeline` leaves the dispose
+    /// records out, but not where they stood).
+    func testAnEdgeEndsWhereItsObserverWasDisposed() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let (readings, reading) = Signal<Int, Never>.pipe(named: "readings")
+            let scaled = readings.map { $0 * 10 }
+            scaled.observeValues { _ in }
+            scaled.take(first: 1).observeValues { _ in }
+            reading.send(value: 1)
+            reading.send(value: 2)
+            reading.send(value: 3)
+        }
+        for trace in [try Trace(bytes: bytes), try Trace(reader: TraceReader(bytes: bytes, name: "t"), leavingOut: [.disposals])] {
+            let graph = PipelineGraph(trace: trace)
+            XCTAssertEqual(edges(graph, trace, from: "map", to: "take").map(\.label), ["1 value"])
+            XCTAssertEqual(edges(graph, trace, from: "pipe", to: "map").map(\.label), ["3 values"])
+        }
+    }
+
+    /// A trace recorded before the links were written (the same run, its links taken out)
+    /// still reads, and its figure infers the counts from causes as before: the hot map's
+    /// total on the edge into the combineLatest.
+    func testATraceWithoutLinksFallsBackToInferredCounts() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let (readings, reading) = Signal<Int, Never>.pipe(named: "readings")
+            let (targets, target) = Signal<Int, Never>.pipe(named: "targets")
+            let scaled = readings.map { $0 * 10 }
+            scaled.observeValues { _ in }
+            reading.send(value: 1)
+            reading.send(value: 2)
+            scaled.combineLatest(with: targets).observeValues { _ in }
+            target.send(value: 20)
+            reading.send(value: 3)
+        }
+        let unlinked = String(decoding: bytes, as: UTF8.self)
+            .replacingOccurrences(of: #","observes":\[[0-9,]*\]"#, with: "", options: .regularExpression)
+            .replacingOccurrences(of: #","observedBy":\[[0-9,]*\]"#, with: "", options: .regularExpression)
+        XCTAssertNotEqual(unlinked.utf8.count, bytes.count)
+        let trace = try Trace(bytes: Array(unlinked.utf8))
+        XCTAssertTrue(trace.subscriptions.allSatisfy { $0.observes == nil && $0.observedBy == nil })
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(edges(graph, trace, from: "map", to: "combineLatest").map(\.label), ["3 values"])
+    }
+
+    /// One call started by six consumers: each edge out of it carries its own start's
+    /// values (1 to 6), where every one repeated the call's total (21).
+    func testSixEdgesOutOfOneCallEachCarryTheirOwnStart() throws {
+        let environment = LiveEnvironment()
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            var starts = 0
+            let answers = environment.call("readings") {
+                SignalProducer<Int, Refused> { observer, _ in
+                    starts += 1
+                    for value in 0..<starts { observer.send(value: value) }
+                    observer.sendCompleted()
+                }
+            }
+            answers.map { $0 + 1 }.start()
+            answers.filter { _ in true }.start()
+            answers.scan(0, +).start()
+            answers.skip(first: 0).start()
+            answers.take(first: 9).start()
+            answers.skipRepeats().start()
+        }
+        let trace = try Trace(bytes: bytes)
+        let graph = PipelineGraph(trace: trace)
+        let labels = ["map", "filter", "scan", "skip", "take", "skipRepeats"].map { name in
+            edges(graph, trace, from: "call", to: name).map(\.label)
+        }
+        XCTAssertEqual(labels, (1...6).map { [$0 == 1 ? "1 value" : "\($0) values"] })
+    }
+
+    /// A flatMap(.concat)'s inner chain (a call and a map over it) hangs from the flatMap that
+    /// started it, its edge labelled with what the flatMap got from it.
+    func testAConcatInnerChainHangsFromItsOperator() throws {
+        let environment = LiveEnvironment()
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let (taps, tap) = Signal<Int, Refused>.pipe(named: "taps")
+            taps.flatMap(.concat) { number in
+                environment.call("lookup", request: number) {
+                    SignalProducer<Int, Refused> { observer, lifetime in
+                        lifetime += scheduler.schedule(after: scheduler.currentDate.addingTimeInterval(0.004)) {
+                            observer.send(value: number)
+                            observer.send(value: number + 1)
+                            observer.sendCompleted()
+                        }
+                    }
+                }.map { $0 * 2 }
+            }.observe { _ in }
+            tap.send(value: 1)
+            tap.send(value: 5)
+            tap.send(value: 9)
+            scheduler.advance(by: 1)
+        }
+        let trace = try Trace(bytes: bytes)
+        let graph = PipelineGraph(trace: trace)
+        let flatMap = try XCTUnwrap(trace.nodes.first { $0.name == "flatMap" })
+        let into = graph.edges.filter { $0.to == String(flatMap.id) && $0.style == .inner }
+        let names = Dictionary(uniqueKeysWithValues: trace.nodes.map { (String($0.id), $0.name) })
+        XCTAssertEqual(into.map { names[$0.from] ?? "?" }, ["map"], "\(graph.edges)")
+        XCTAssertEqual(into.map(\.label), ["6 values"])
+        XCTAssertEqual(edges(graph, trace, from: "call", to: "map").map(\.label), ["6 values"])
+    }
+
+    /// A `<~` binding into a MutableProperty draws an edge from the binding into the
+    /// property, labelled with the values the binding set.
+    func testABindingIntoAMutablePropertyHasAnEdge() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let property = MutableProperty(0)
+            let (typed, type) = Signal<Int, Never>.pipe(named: "typed")
+            property <~ typed
+            property.producer.map { $0 + 1 }.start()
+            type.send(value: 1)
+            type.send(value: 2)
+            withExtendedLifetime(property) {}
+        }
+        let trace = try Trace(bytes: bytes)
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(edges(graph, trace, from: "<~", to: "MutableProperty").map(\.label), ["2 values"], "\(graph.edges)")
+    }
+}
