@@ -225,19 +225,12 @@ private enum Plans {
     /// metatype, as the standard library's own listing of stored properties tells.
     static func fields<T>(of type: T.Type, making: inout Set<ObjectIdentifier>) -> [DescriptionPlan.Field]? {
         guard _forEachFieldWithKeyPath(of: type, body: { _, _ in true }) else { return nil }
-        var fields: [DescriptionPlan.Field] = []
-        let listed = _forEachField(of: type) { name, offset, fieldType, kind in
-            func plan<F>(_: F.Type) -> DescriptionPlan { make(F.self, making: &making) }
-            fields.append(DescriptionPlan.Field(label: String(cString: name), offset: offset,
-                                                plan: _openExistential(fieldType, do: plan)))
-            return true
-        }
-        return listed ? fields : nil
+        return elements(of: type, making: &making)
     }
 
-    /// The elements of the tuple type `T` with their plans (a tuple's elements are stored as
-    /// values of their types, whatever they are), or nil when the standard library cannot list
-    /// them.
+    /// The stored fields of `T` (a struct's, or a tuple's elements, which are stored as values
+    /// of their types whatever they are) with their plans, as the standard library lists them,
+    /// or nil when it cannot list them.
     static func elements<T>(of type: T.Type, making: inout Set<ObjectIdentifier>) -> [DescriptionPlan.Field]? {
         var elements: [DescriptionPlan.Field] = []
         let listed = _forEachField(of: type) { name, offset, elementType, _ in

@@ -15,10 +15,10 @@ final class ExactEdgeTests: XCTestCase {
         return graph.edges.filter { names[$0.from] == from && names[$0.to] == to && $0.style != .error }
     }
 
-    /// A hot signal's map sent three values, the first two before a combineLatest observed
-    /// it: one crossed the edge into the combineLatest, where the map's total said three.
-    func testAnEdgeIntoCombineLatestCountsOnlyWhatCrossedIt() throws {
-        let bytes = Recorder.record(virtual: TestScheduler()) {
+    /// A hot signal's map that sends three values, the first two before a combineLatest
+    /// observes it, recorded.
+    private static func mapIntoCombineLatest() -> [UInt8] {
+        Recorder.record(virtual: TestScheduler()) {
             let (readings, reading) = Signal<Int, Never>.pipe(named: "readings")
             let (targets, target) = Signal<Int, Never>.pipe(named: "targets")
             let scaled = readings.map { $0 * 10 }
@@ -29,6 +29,12 @@ final class ExactEdgeTests: XCTestCase {
             target.send(value: 20)
             reading.send(value: 3)
         }
+    }
+
+    /// A hot signal's map sent three values, the first two before a combineLatest observed
+    /// it: one crossed the edge into the combineLatest, where the map's total said three.
+    func testAnEdgeIntoCombineLatestCountsOnlyWhatCrossedIt() throws {
+        let bytes = Self.mapIntoCombineLatest()
         let trace = try Trace(bytes: bytes)
         XCTAssertTrue(trace.subscriptions.contains { $0.observes != nil }, "the recorder writes what each subscription observes")
         let graph = PipelineGraph(trace: trace)
@@ -61,17 +67,7 @@ final class ExactEdgeTests: XCTestCase {
     /// still reads, and its figure infers the counts from causes as before: the hot map's
     /// total on the edge into the combineLatest.
     func testATraceWithoutLinksFallsBackToInferredCounts() throws {
-        let bytes = Recorder.record(virtual: TestScheduler()) {
-            let (readings, reading) = Signal<Int, Never>.pipe(named: "readings")
-            let (targets, target) = Signal<Int, Never>.pipe(named: "targets")
-            let scaled = readings.map { $0 * 10 }
-            scaled.observeValues { _ in }
-            reading.send(value: 1)
-            reading.send(value: 2)
-            scaled.combineLatest(with: targets).observeValues { _ in }
-            target.send(value: 20)
-            reading.send(value: 3)
-        }
+        let bytes = Self.mapIntoCombineLatest()
         let unlinked = String(decoding: bytes, as: UTF8.self)
             .replacingOccurrences(of: #","observes":\[[0-9,]*\]"#, with: "", options: .regularExpression)
             .replacingOccurrences(of: #","observedBy":\[[0-9,]*\]"#, with: "", options: .regularExpression)
