@@ -8,8 +8,10 @@ import TraceLog
 /// it observes (its parent).
 ///
 /// Traces recorded before the links were written have none: `init` returns nil and figures
-/// infer the counts from causes instead (`EdgeCrossings`). An edge with no link in a trace that
-/// has some (an observation the recorder could not see) is inferred too.
+/// infer the counts from causes instead (`EdgeCrossings`). A subscription without a link whose
+/// parent (the subscription that started it) belongs to a node it is upstream of counts as
+/// observed by that parent. An edge with no link in a trace that has some (an observation the
+/// recorder could not see) is inferred too.
 struct ObservedCrossings {
     typealias EventCounts = PipelineGraph.EventCounts
 
@@ -72,6 +74,16 @@ struct ObservedCrossings {
             }
         }
         guard !links.isEmpty else { return nil }
+        // A subscription no link counts, started by a subscription of a node it is upstream
+        // of (its parent): that node's observation, begun in its own work where the recorder
+        // saw no link (a `retry` resubscribing from the thread its upstream failed on). It is
+        // counted as the parent's, from its subscribe record on.
+        for (index, record) in subscriptions.enumerated() where firstLink[index] < 0 && trace.node(record.node)?.kind != .sink {
+            guard let parent = trace.subscriptionPosition(record.parent),
+                  trace.node(subscriptions[parent].node)?.upstream.contains(where: { $0.node == record.node }) == true
+            else { continue }
+            add(observer: parent, observed: index, start: trace.subscriptionEventPositions[index])
+        }
         let events = trace.events
         for position in events.indices {
             var index = firstLink[events.subscriptionIndex(at: position)]

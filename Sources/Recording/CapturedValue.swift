@@ -4,7 +4,7 @@ import TraceLog
 
 /// A value of any type as a live recording's ring keeps it between the send and the writer:
 /// a copy of the value itself and its type, made on the producing thread, formatted into text
-/// and JSON only on the writer thread (`RecorderCore.format`).
+/// and JSON only on the writer thread (`ValueFormatter`, made once per type).
 ///
 /// A value of up to `inlineCapacity` bytes (an `Int`, a `String`, a struct of a few fields, most
 /// enums) is copied into the slot: its bytes, with its references retained, as any copy of it

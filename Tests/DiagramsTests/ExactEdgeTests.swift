@@ -80,6 +80,43 @@ final class ExactEdgeTests: XCTestCase {
 
     /// One call started by six consumers: each edge out of it carries its own start's
     /// values (1 to 6), where every one repeated the call's total (21).
+    /// A `retry` resubscribing from the thread its upstream failed on can leave the new
+    /// attempt's subscription without a link (the live field run: `timeout → retry` said
+    /// 2 values · 7 failed of 4 · 10). Such an attempt is counted as observed by the
+    /// subscription that started it, its parent, when that is a subscription of a node it is
+    /// upstream of: the same counts as with every link written.
+    func testAnAttemptWithoutALinkCountsAsItsParentsObservation() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            var attempts = 0
+            SignalProducer<Int, Refused> { observer, _ in
+                attempts += 1
+                observer.send(value: attempts)
+                if attempts < 3 { observer.send(error: Refused()) } else { observer.sendCompleted() }
+            }
+            .map { $0 * 10 }
+            .retry(upTo: 3)
+            .startWithValues { _ in }
+        }
+        let linked = try Trace(bytes: bytes)
+        let mapNode = try XCTUnwrap(linked.nodes.first { $0.name == "map" }?.id)
+        // The attempts after the first, their links taken out, as the live run recorded them.
+        var seen = false
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            guard line.contains("\"type\":\"subscribe\""), line.contains("\"node\":\(mapNode),") else { return String(line) }
+            defer { seen = true }
+            guard seen else { return String(line) }
+            return String(line).replacingOccurrences(of: #","observedBy":\[[0-9,]*\]"#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: #","observes":\[[0-9,]*\]"#, with: "", options: .regularExpression)
+        }
+        let unlinked = try Trace(bytes: Array(lines.joined(separator: "\n").utf8))
+        let stripped = unlinked.subscriptions.filter { $0.node == mapNode }.dropFirst()
+        XCTAssertEqual(stripped.count, 2)
+        XCTAssertTrue(stripped.allSatisfy { $0.observes == nil && $0.observedBy == nil })
+        let expected = edges(PipelineGraph(trace: linked), linked, from: "map", to: "retry").map(\.label)
+        XCTAssertEqual(expected, ["3 values · 2 failed"])
+        XCTAssertEqual(edges(PipelineGraph(trace: unlinked), unlinked, from: "map", to: "retry").map(\.label), expected)
+    }
+
     func testSixEdgesOutOfOneCallEachCarryTheirOwnStart() throws {
         let environment = LiveEnvironment()
         let bytes = Recorder.record(virtual: TestScheduler()) {
