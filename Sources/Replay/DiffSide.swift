@@ -124,6 +124,8 @@ final class DiffSide {
     private(set) var nodes: [NodeRecord] = []
     /// How many events the trace has.
     private(set) var eventCount = 0
+    /// How many of them are pulls (an AsyncSequence tap's demand).
+    private(set) var pullCount = 0
     /// The sequence number of each node's first event, by node id.
     private(set) var firstSequence: [UInt64: UInt64] = [:]
     /// Whether the events' sequence numbers ascend in the order they were read.
@@ -166,6 +168,7 @@ final class DiffSide {
             if sequence < firstSequence[node] ?? .max { firstSequence[node] = sequence }
             if let previous, sequence <= previous { ascending = false }
             previous = sequence
+            if events.kind(at: position) == .pull { pullCount += 1 }
         }
         requestByPosition = contexts.byPosition
     }
@@ -210,6 +213,7 @@ final class DiffSide {
                                            strings: texts.payloads),
                                  node: node)
                 eventCount += 1
+                if event.kind == .pull { pullCount += 1 }
             default:
                 break
             }

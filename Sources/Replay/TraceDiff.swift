@@ -243,7 +243,11 @@ public struct TraceDiff: Sendable {
         public var name: String
         public var clock: String
         public var nodes: Int
+        /// Every event, pulls included.
         public var events: Int
+        /// How many of the events are pulls, when there are any (an AsyncSequence tap's
+        /// demand; `stats` counts them apart from the events too).
+        public var pulls: Int?
     }
 
     public let a: Side
@@ -335,8 +339,10 @@ public struct TraceDiff: Sendable {
     private init(_ a: DiffSide, _ b: DiffSide, nameA: String, nameB: String, timeTolerance: Int64?,
                  ignoringLineShifts: Bool, window: Int) throws {
         let tolerance = timeTolerance ?? (a.header.clock == .virtual && b.header.clock == .virtual ? 0 : nil)
-        self.a = Side(name: nameA, clock: a.header.clock.rawValue, nodes: a.nodes.count, events: a.eventCount)
-        self.b = Side(name: nameB, clock: b.header.clock.rawValue, nodes: b.nodes.count, events: b.eventCount)
+        self.a = Side(name: nameA, clock: a.header.clock.rawValue, nodes: a.nodes.count, events: a.eventCount,
+                      pulls: a.pullCount == 0 ? nil : a.pullCount)
+        self.b = Side(name: nameB, clock: b.header.clock.rawValue, nodes: b.nodes.count, events: b.eventCount,
+                      pulls: b.pullCount == 0 ? nil : b.pullCount)
         self.timeTolerance = tolerance
         ignoresLineShifts = ignoringLineShifts
         alignment = NodeAlignment(a.nodes, b.nodes)

@@ -12,8 +12,8 @@ extension TraceDiff {
     /// The readable report; `listingAll` lists every consequence instead of counting those
     /// past the first few (`listedConsequences`).
     public func text(listingAll: Bool) -> String {
-        var out = "--- \(a.name.reportLine) (\(a.clock), \(a.nodes) nodes, \(a.events) events)\n"
-        out += "+++ \(b.name.reportLine) (\(b.clock), \(b.nodes) nodes, \(b.events) events)\n"
+        var out = "--- \(a.name.reportLine) (\(a.clock), \(a.nodes) nodes, \(Self.eventCounts(a)))\n"
+        out += "+++ \(b.name.reportLine) (\(b.clock), \(b.nodes) nodes, \(Self.eventCounts(b)))\n"
         let roots = rootCauses.count
         if isSame {
             out += "same: every node and event agrees"
@@ -205,6 +205,12 @@ extension TraceDiff {
         if let event = difference.a { parts.append("A seq \(event.seq) at \(duration(event.time)) on \(event.thread)") }
         if let event = difference.b { parts.append("B seq \(event.seq) at \(duration(event.time)) on \(event.thread)") }
         return "(" + parts.joined(separator: "; ") + ")"
+    }
+
+    /// A side's events as `stats` counts them: the pulls apart from the other events.
+    static func eventCounts(_ side: Side) -> String {
+        guard let pulls = side.pulls else { return "\(side.events) events" }
+        return "\(side.events - pulls) events, \(pulls) pulls"
     }
 
     /// A duration from integer nanoseconds, with integer arithmetic only (stable text):

@@ -147,6 +147,27 @@ final class PullTests: XCTestCase {
                                 nameA: "a", nameB: "b").isSame)
     }
 
+    /// `diff`'s header counts a side's pulls apart from its other events, as `stats` does;
+    /// a side without pulls reads as before (and its JSON has no `pulls`).
+    func testTheDiffHeaderCountsPullsApart() throws {
+        // "papbp|": three pulls, two elements and the end.
+        let diff = TraceDiff(try Self.read(Self.trace("papbp|")), try Self.read(Self.trace("papbp|")), nameA: "a", nameB: "b")
+        XCTAssertEqual(diff.a.events, 6)
+        XCTAssertEqual(diff.a.pulls, 3)
+        XCTAssertTrue(diff.text.hasPrefix("--- a (virtual, "), diff.text)
+        XCTAssertTrue(diff.text.split(separator: "\n")[0].hasSuffix(" nodes, 3 events, 3 pulls)"), diff.text)
+        let signals = Recorder.record(virtual: TestScheduler()) {
+            let (numbers, input) = Signal<Int, Never>.pipe(named: "numbers")
+            numbers.observeValues { _ in }
+            input.send(value: 1)
+        }
+        let plain = TraceDiff(try Trace(bytes: signals), try Trace(bytes: signals), nameA: "a", nameB: "b")
+        XCTAssertNil(plain.a.pulls)
+        XCTAssertTrue(plain.text.split(separator: "\n")[0].hasSuffix(" nodes, 1 events)"), plain.text)
+        let json = String(decoding: try JSONEncoder().encode(plain.a), as: UTF8.self)
+        XCTAssertFalse(json.contains("pulls"), json)
+    }
+
     func testAPullMissingWithTheElementItAskedForIsNotASecondDifference() throws {
         // "b" is missing in B, and with it the pull it answered: one difference, the element
         // (and B's completion, 20 ns earlier, shifted).
