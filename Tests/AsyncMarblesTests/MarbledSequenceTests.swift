@@ -17,16 +17,7 @@ final class MarbledSequenceTests: XCTestCase {
 
     /// Runs `body` with a recorder attached and returns what it recorded.
     private func record(_ body: () async throws -> Void) async throws -> Trace {
-        let recorder = Recorder(clock: .real)
-        recorder.start()
-        do {
-            try await body()
-        } catch {
-            try recorder.stop()
-            throw error
-        }
-        try recorder.stop()
-        return try Trace(bytes: recorder.bytes, name: "async")
+        try Trace(bytes: try await recordedAsync(body), name: "async")
     }
 
     private func values(of node: NodeRecord, in trace: Trace) -> [String] {

@@ -13,16 +13,7 @@ import XCTest
 final class PullTests: XCTestCase {
     /// Runs `body` with a recorder attached and returns what it recorded.
     private func record(_ body: () async throws -> Void) async throws -> [UInt8] {
-        let recorder = Recorder(clock: .real)
-        recorder.start()
-        do {
-            try await body()
-        } catch {
-            try recorder.stop()
-            throw error
-        }
-        try recorder.stop()
-        return recorder.bytes
+        try await recordedAsync(body)
     }
 
     /// A tapped stream of three numbers, doubled by a tapped `map`, iterated to its end.
