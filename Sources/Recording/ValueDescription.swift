@@ -57,6 +57,11 @@ enum ValueDescription {
     /// How many values of a type are checked against the standard library's text.
     static let checkedValues = 4
 
+    /// The standard library's text of `value`: as `print` writes it, or as `debugPrint` does.
+    static func standard<T>(_ value: T, debug: Bool) -> String {
+        debug ? String(reflecting: value) : String(describing: value)
+    }
+
     /// The bytes of text past which a plan stops writing (a struct's next field, an array's next
     /// element, the rest of a string): the trace keeps only the first `Recorder.maxTextLength`
     /// characters, so a huge value is described in time proportional to this, not to its size.
@@ -212,8 +217,7 @@ private enum Plans {
                 if let plan = plan(for: T.self), !plan.disowned.load(ordering: .relaxed) {
                     plan.write(value, debug: debug, to: &text)
                 } else {
-                    let value = value.assumingMemoryBound(to: T.self).pointee
-                    text += debug ? String(reflecting: value) : String(describing: value)
+                    text += ValueDescription.standard(value.assumingMemoryBound(to: T.self).pointee, debug: debug)
                 }
             }
         }
@@ -334,10 +338,10 @@ extension Optional: PlannedContainer {
 
 /// The kind the runtime gives a type's metadata (`MetadataKind`).
 @_silgen_name("swift_getMetadataKind")
-private func metadataKind(_ type: Any.Type) -> UInt
+func metadataKind(_ type: Any.Type) -> UInt
 
-/// The runtime's metadata kinds the plans tell apart.
-private enum MetadataKind {
+/// The runtime's metadata kinds the plans and the writer's formatters tell apart.
+enum MetadataKind {
     static let structure: UInt = 0x200
     static let enumeration: UInt = 0x201
     static let tuple: UInt = 0x301
@@ -448,13 +452,13 @@ final class EnumPlan: @unchecked Sendable {  // immutable but for its cases' ato
         let tag = Int(marbles_enum_tag(value, metadata))
         guard tag < cases.count, case let entry = cases[tag], !entry.reflected,
               !entry.disowned.load(ordering: .relaxed) else {
-            return text += debug ? String(reflecting: value.pointee) : String(describing: value.pointee)
+            return text += ValueDescription.standard(value.pointee, debug: debug)
         }
         guard entry.checksLeft.load(ordering: .relaxed) > 0 else { return writeCase(entry, tag: tag, value, debug: debug, &text) }
         entry.checksLeft.subtract(1, ordering: .relaxed)
         var mine = TextBytes()
         writeCase(entry, tag: tag, value, debug: debug, &mine)
-        let expected = debug ? String(reflecting: value.pointee) : String(describing: value.pointee)
+        let expected = ValueDescription.standard(value.pointee, debug: debug)
         if mine.string != expected { entry.disowned.store(true, ordering: .relaxed) }
         text += expected
     }

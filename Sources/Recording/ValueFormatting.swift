@@ -120,22 +120,24 @@ extension RecorderCore {
         }
         let encode = _openExistential(encodable, do: encoder)
         return { value in
-            withUnsafePointer(to: value) { pointer in
-                let text = { ValueDescription.describe(pointer, verify: true) }
-                switch encode(UnsafeRawPointer(pointer)) {
-                case let .success(.bytes(json)): return .other(text: text(), json: String(decoding: json, as: UTF8.self))
-                case let .success(.omitted(size)): return .omitted(text: text(), size: size)
-                case let .failure(failure): return .other(text: text(), json: nil, jsonError: failure.description)
-                }
-            }
+            withUnsafePointer(to: value) { formatted(json: encode(UnsafeRawPointer($0)), text: ValueDescription.describe($0, verify: true)) }
+        }
+    }
+
+    /// An encodable value ready to write, from what encoding it gave and its text.
+    private static func formatted(json: Result<DirectJSONEncoder.Encoded, EncodingFailure>, text: String) -> FormattedValue {
+        switch json {
+        case let .success(.bytes(json)): return .other(text: text, json: String(decoding: json, as: UTF8.self))
+        case let .success(.omitted(size)): return .omitted(text: text, size: size)
+        case let .failure(failure): return .other(text: text, json: nil, jsonError: failure.description)
         }
     }
 
     /// Whether `T` is a struct, an enum or a tuple other than `Optional` and `AnyHashable`:
     /// a type whose values cast only to what they are.
     static func isPlainValue<T>(_ type: T.Type) -> Bool {
-        let kind = metadataKind(type)
-        return (kind == 0x200 || kind == 0x201 || kind == 0x301) && type != AnyHashable.self
+        [MetadataKind.structure, MetadataKind.enumeration, MetadataKind.tuple].contains(metadataKind(type))
+            && type != AnyHashable.self
     }
 
     /// The value ready to write: fast paths for the common scalar types; other `Encodable`
@@ -156,12 +158,7 @@ extension RecorderCore {
             let text = bool ? "true" : "false"
             return .other(text: text, json: text)
         case let encodable as Encodable:
-            switch json(of: encodable, limit: Recorder.maxJSONLength) {
-            case let .success(.bytes(json)):
-                return .other(text: ValueDescription.describe(value), json: String(decoding: json, as: UTF8.self))
-            case let .success(.omitted(size)): return .omitted(text: ValueDescription.describe(value), size: size)
-            case let .failure(failure): return .other(text: ValueDescription.describe(value), json: nil, jsonError: failure.description)
-            }
+            return formatted(json: json(of: encodable, limit: Recorder.maxJSONLength), text: ValueDescription.describe(value))
         default:
             return .other(text: ValueDescription.describe(value), json: nil)
         }
@@ -186,8 +183,3 @@ extension Optional: FormattedOptional {
         return { $0.map(some) ?? none }
     }
 }
-
-/// The kind the runtime gives a type's metadata (0x200 a struct, 0x201 an enum, 0x202 an
-/// optional, 0x301 a tuple).
-@_silgen_name("swift_getMetadataKind")
-private func metadataKind(_ type: Any.Type) -> UInt
