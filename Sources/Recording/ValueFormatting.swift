@@ -2,6 +2,31 @@ import Foundation
 import Signals
 import TraceLog
 
+/// A value that stands in for one a trace recorded, whose type a trace cannot make again (a
+/// replayed call's failure of any `Error` type): recorded as that value was, with its text
+/// and JSON as written, so that a replay records what the live run did (an error that was
+/// not `Encodable` live has no `json` in the replay either).
+package protocol RecordedStandIn {
+    /// What the trace recorded for the value it stands in for.
+    var recordedForm: RecordedForm { get }
+}
+
+/// A recorded value's text and JSON as its event carries them (FORMAT.md: `text`, `json`,
+/// `jsonOmitted`, `jsonError`).
+package struct RecordedForm: Sendable, Equatable {
+    package var text: String
+    package var json: String?
+    package var omittedJSONBytes: Int?
+    package var jsonError: String?
+
+    package init(text: String, json: String?, omittedJSONBytes: Int? = nil, jsonError: String? = nil) {
+        self.text = text
+        self.json = json
+        self.omittedJSONBytes = omittedJSONBytes
+        self.jsonError = jsonError
+    }
+}
+
 extension RecorderCore {
     /// A value made ready to write. Integers and strings, the most common values, are kept
     /// as they are and written straight into the buffer (no intermediate strings).
@@ -157,6 +182,10 @@ extension RecorderCore {
         case let bool as Bool:
             let text = bool ? "true" : "false"
             return .other(text: text, json: text)
+        case let standIn as any RecordedStandIn:
+            let recorded = standIn.recordedForm
+            if let size = recorded.omittedJSONBytes { return .omitted(text: recorded.text, size: size) }
+            return .other(text: recorded.text, json: recorded.json, jsonError: recorded.jsonError)
         case let encodable as Encodable:
             return formatted(json: json(of: encodable, limit: Recorder.maxJSONLength), text: ValueDescription.describe(value))
         default:

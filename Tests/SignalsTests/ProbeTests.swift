@@ -49,6 +49,18 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(short.node.parameters, "0.3s, on: test")
         XCTAssertEqual(long.node.parameters, "0.5s, on: test")
     }
+    func testAnIntervalComputedInFloatingPointReadsAsMeantInItsNodesParameters() {
+        let scheduler = TestScheduler()
+        let (signal, _) = Signal<Int, Never>.pipe(named: "text")
+        // 0.05 * 1.5 is 0.07500000000000001 and 0.05 * 3 is 0.15000000000000002 as doubles.
+        XCTAssertEqual(signal.debounce(0.05 * 1.5, on: scheduler).node.parameters, "0.075s, on: test")
+        XCTAssertEqual(signal.delay(0.05 * 3, on: scheduler).node.parameters, "0.15s, on: test")
+        XCTAssertEqual(signal.delay(1, on: scheduler).node.parameters, "1.0s, on: test")
+        XCTAssertEqual(signal.delay(0.000_000_001_4, on: scheduler).node.parameters, "1e-09s, on: test")
+        // Past the nanosecond, two intervals are one node (the trace's clock cannot tell them apart).
+        XCTAssertTrue(signal.delay(0.25, on: scheduler).node === signal.delay(0.25 + 1e-13, on: scheduler).node)
+    }
+
 
     func testALabelGivenWhenANodeIsMadeTellsNodesAtOneCallSiteApart() {
         func input(_ name: String) -> Signal<Int, Never> { Signal<Int, Never>.pipe(named: name).output }

@@ -189,7 +189,7 @@ public final class ReplayAsyncEnvironment: AsyncEnvironment, @unchecked Sendable
         }
         try await clock.sleep(until: VirtualClock.Instant(nanoseconds: started + latency))
         if end.kind == .failed {
-            throw ReplayedCallFailure(label: label, description: end.text ?? "", json: end.json)
+            throw ReplayedCallFailure(label: label, recorded: end)
         }
         guard let valueEvent = events.first(where: { $0.kind == .value }) else {
             throw fail(.missingPayload, node, record: "subscription \(start.id)",
@@ -259,8 +259,9 @@ public final class ReplayAsyncEnvironment: AsyncEnvironment, @unchecked Sendable
 
 /// What a replayed call throws where the recorded call failed: the recorded error's text and
 /// JSON (an error of any type cannot be made again from a trace). It describes itself as the
-/// recorded error did and encodes to the same JSON, so a replay records the failure the live
-/// run did.
+/// recorded error did and encodes to the same JSON, and a recorder records it as the live run
+/// recorded the error: with no `json` when that error was not `Encodable`, with its
+/// `jsonError` when its encoding threw.
 ///
 /// ```swift
 /// func shown(_ error: any Error) -> String {
@@ -275,6 +276,17 @@ public struct ReplayedCallFailure: Error, Equatable, Sendable, CustomStringConve
     public let description: String
     /// The recorded error's JSON, when it was `Encodable`.
     public let json: String?
+    /// The recorded failure's fields, recorded again as they were.
+    private let recorded: RecordedForm
+
+    init(label: String, recorded event: EventRecord) {
+        self.label = label
+        description = event.text ?? ""
+        json = event.json
+        recorded = RecordedForm(text: description, json: event.json,
+                                omittedJSONBytes: event.omittedJSONBytes == 0 ? nil : Int(event.omittedJSONBytes),
+                                jsonError: event.jsonError)
+    }
 
     public func encode(to encoder: any Encoder) throws {
         guard let json, let value = try? JSONValue(parsing: json) else {
@@ -283,4 +295,8 @@ public struct ReplayedCallFailure: Error, Equatable, Sendable, CustomStringConve
         }
         try value.encode(to: encoder)
     }
+}
+
+extension ReplayedCallFailure: RecordedStandIn {
+    package var recordedForm: RecordedForm { recorded }
 }

@@ -262,8 +262,15 @@ public protocol DeadlineStateMachine {
     mutating func deadlinePassed(_ request: TimerRequest) -> DeadlineAction
 }
 
-/// Formats an interval for node parameters: the shortest round-tripping decimal, stable.
-func formatInterval(_ interval: TimeInterval) -> String { "\(interval)s" }
+/// Formats an interval for node parameters: the shortest decimal that reads back as the
+/// interval rounded to the nanosecond (the clock's resolution in a trace), stable. So an
+/// interval computed in floating point reads as it was meant (`0.05 * 1.5` is `0.075s`, not
+/// `0.07500000000000001s`), while a whole second still reads `1.0s`.
+func formatInterval(_ interval: TimeInterval) -> String {
+    let nanoseconds = (interval * 1e9).rounded()
+    guard interval.isFinite, nanoseconds.magnitude < 0x1p53 else { return "\(interval)s" }
+    return "\(nanoseconds / 1e9)s"
+}
 
 /// The node parameters of an operator timed by `interval` on `scheduler`: `0.5s, on: main`.
 func intervalParameters(_ interval: TimeInterval, on scheduler: Scheduler) -> String {
