@@ -372,16 +372,25 @@ final class BinaryTraceDecoder {
         let sequence = try fields.u64(), time = try fields.i64(), node = try fields.u64()
         let subscription = try fields.u64(), thread = try fields.u64(), cause = try fields.u64()
         let integer = try fields.i64()
-        var text = try optionalString(&fields), json = try optionalString(&fields)
+        let textOffset = fields.offset
+        let textField = try fields.u32(), jsonField = try fields.u32()
         let kindOffset = fields.offset
         let kindNumber = try fields.u8()
         guard let kind = Format.eventKind(kindNumber) else {
             throw error(at: kindOffset, "an event kind 0 to 4 (value, failed, completed, interrupted, pull), found \(kindNumber)")
         }
         let flags = try flags(&fields, within: Format.EventFlag.all)
+        let inline = flags & Format.EventFlag.inlineValue != 0
+        var text: String?, json: String?
         if flags & Format.EventFlag.integer != 0 {
+            guard !inline else {
+                throw error(at: kindOffset + 1, "either an integer value (flag 0x2) or an inline one (flag 0x20), found both")
+            }
             text = String(integer)
             json = text
+        } else if !inline {
+            text = try tableString(textField, at: textOffset)
+            json = try tableString(jsonField, at: textOffset + 4)
         }
         var causes: [UInt64] = cause == 0 ? [] : [cause]
         if flags & Format.EventFlag.moreCauses != 0 {
@@ -395,6 +404,10 @@ final class BinaryTraceDecoder {
         }
         let omitted = flags & Format.EventFlag.omitted != 0 ? try fields.i64() : 0
         let jsonError = flags & Format.EventFlag.jsonError != 0 ? try string(&fields) : nil
+        if inline {
+            if textField > 0 { text = try fields.utf8(Int(textField - 1), "the value's text") }
+            if jsonField > 0 { json = try fields.utf8(Int(jsonField - 1), "the value's JSON") }
+        }
         return EventRecord(sequence: sequence, time: time, node: node, subscription: subscription, kind: kind, thread: thread,
                            causes: causes, text: text, truncated: flags & Format.EventFlag.truncated != 0, json: json,
                            omittedJSONBytes: omitted, jsonError: jsonError)
@@ -436,7 +449,12 @@ final class BinaryTraceDecoder {
 
     private func optionalString(_ fields: inout ChunkFields) throws -> String? {
         let offset = fields.offset
-        let number = Int(try fields.u32())
+        return try tableString(try fields.u32(), at: offset)
+    }
+
+    /// The string numbered `field` (0: none), read at `offset`.
+    private func tableString(_ field: UInt32, at offset: Int64) throws -> String? {
+        let number = Int(field)
         guard number != 0 else { return nil }
         guard number < strings.count else {
             throw error(at: offset, "a string number 1 to \(strings.count - 1) (of the STRS chunks before), found \(number)")
@@ -511,8 +529,12 @@ private struct ChunkFields {
 
     /// A `u32` byte count and that many bytes of UTF-8.
     mutating func string() throws -> String {
-        let count = Int(try u32())
-        try require(count, "a string")
+        try utf8(Int(try u32()), "a string")
+    }
+
+    /// `count` bytes of UTF-8 (`what` they are, for the error when the chunk has fewer).
+    mutating func utf8(_ count: Int, _ what: String) throws -> String {
+        try require(count, what)
         defer { position += count }
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)]), as: UTF8.self)
     }

@@ -139,6 +139,7 @@ public struct BinaryTraceEncoder {
             records.appendLittleEndian(thread.os ?? 0)
         case let .event(event):
             appendEvent(event)
+            return
         case let .hop(hop):
             let scheduler = number(hop.scheduler)
             records.append(Format.Tag.hop.rawValue)
@@ -167,39 +168,75 @@ public struct BinaryTraceEncoder {
     }
 
     private mutating func appendEvent(_ event: EventRecord) {
-        var flags: UInt8 = event.truncated ? Format.EventFlag.truncated : 0
+        var value = EventValue.none
+        if !event.truncated, event.omittedJSONBytes == 0, event.jsonError == nil, let eventText = event.text,
+           event.json == eventText, let integer = Int64(eventText), String(integer) == eventText {
+            value = .integer(integer)
+        } else if event.text != nil || event.json != nil || event.truncated || event.omittedJSONBytes != 0
+                    || event.jsonError != nil {
+            value = .text(event.text, truncated: event.truncated, json: event.json, omittedJSONBytes: event.omittedJSONBytes,
+                          jsonError: event.jsonError)
+        }
+        appendEvent(sequence: event.sequence, time: event.time, node: event.node, subscription: event.subscription,
+                    thread: event.thread, kind: event.kind, firstCause: event.causes.first ?? 0,
+                    otherCauses: event.causes.dropFirst(), value: value)
+    }
+
+    /// An event's value as the binary record holds it.
+    package enum EventValue {
+        /// No value (an end, a pull, a value event with neither text nor JSON).
+        case none
+        /// An integer: its text and its JSON are both its decimal digits.
+        case integer(Int64)
+        /// Any other value: its text (cut when `truncated`), its JSON as written (or the size
+        /// of the JSON left out, or what its encoding threw), written inline.
+        case text(String?, truncated: Bool, json: String?, omittedJSONBytes: Int64, jsonError: String?)
+    }
+
+    /// Appends an event record from its fields (FORMAT.md, "RECS"): what `append(.event(_:))`
+    /// writes, and what a live recorder's writer appends for each event it takes from the
+    /// threads' rings, without an `EventRecord` made for it.
+    package mutating func appendEvent(sequence: UInt64, time: Int64, node: UInt64, subscription: UInt64, thread: UInt64,
+                                      kind: EventKind, firstCause: UInt64, otherCauses: some Collection<UInt64>,
+                                      value: EventValue) {
+        var flags: UInt8 = 0
         var integer: Int64 = 0
-        var text: UInt32 = 0, json: UInt32 = 0
-        if !event.truncated, let eventText = event.text, event.json == eventText, let value = Int64(eventText),
-           String(value) == eventText {
+        var inlineText: String?, inlineJSON: String?, omitted: Int64 = 0, jsonError: UInt32?
+        switch value {
+        case .none:
+            break
+        case let .integer(value):
             flags |= Format.EventFlag.integer
             integer = value
-        } else {
-            text = event.text.map { number($0) } ?? 0
-            json = event.json.map { number($0) } ?? 0
+        case let .text(text, truncated, json, omittedJSONBytes, error):
+            flags |= Format.EventFlag.inlineValue | (truncated ? Format.EventFlag.truncated : 0)
+            (inlineText, inlineJSON, omitted) = (text, json, omittedJSONBytes)
+            jsonError = error.map { number($0) }
         }
-        if event.causes.count > 1 { flags |= Format.EventFlag.moreCauses }
-        if event.omittedJSONBytes != 0 { flags |= Format.EventFlag.omitted }
-        let jsonError = event.jsonError.map { number($0) }
+        if !otherCauses.isEmpty { flags |= Format.EventFlag.moreCauses }
+        if omitted != 0 { flags |= Format.EventFlag.omitted }
         if jsonError != nil { flags |= Format.EventFlag.jsonError }
         records.append(Format.Tag.event.rawValue)
-        records.appendLittleEndian(event.sequence)
-        records.appendLittleEndian(event.time)
-        records.appendLittleEndian(event.node)
-        records.appendLittleEndian(event.subscription)
-        records.appendLittleEndian(event.thread)
-        records.appendLittleEndian(event.causes.first ?? 0)
+        records.appendLittleEndian(sequence)
+        records.appendLittleEndian(time)
+        records.appendLittleEndian(node)
+        records.appendLittleEndian(subscription)
+        records.appendLittleEndian(thread)
+        records.appendLittleEndian(firstCause)
         records.appendLittleEndian(integer)
-        records.appendLittleEndian(text)
-        records.appendLittleEndian(json)
-        records.append(Format.number(of: event.kind))
+        records.appendLittleEndian(inlineText.map { UInt32($0.utf8.count) + 1 } ?? 0)
+        records.appendLittleEndian(inlineJSON.map { UInt32($0.utf8.count) + 1 } ?? 0)
+        records.append(Format.number(of: kind))
         records.append(flags)
-        if event.causes.count > 1 {
-            records.appendLittleEndian(UInt32(event.causes.count - 1))
-            for cause in event.causes.dropFirst() { records.appendLittleEndian(cause) }
+        if !otherCauses.isEmpty {
+            records.appendLittleEndian(UInt32(otherCauses.count))
+            for cause in otherCauses { records.appendLittleEndian(cause) }
         }
-        if event.omittedJSONBytes != 0 { records.appendLittleEndian(event.omittedJSONBytes) }
+        if omitted != 0 { records.appendLittleEndian(omitted) }
         if let jsonError { records.appendLittleEndian(jsonError) }
+        if let inlineText { records.append(contentsOf: inlineText.utf8) }
+        if let inlineJSON { records.append(contentsOf: inlineJSON.utf8) }
+        if records.count + strings.count >= chunkLength { flush() }
     }
 
     /// The number of `string` in the table, adding it to the next `STRS` chunk when new.

@@ -5,7 +5,8 @@ package enum BinaryTraceFormat {
     package static let magic: [UInt8] = [0x89, 0x4D, 0x52, 0x42, 0x0D, 0x0A, 0x1A, 0x0A]
     /// The encoding's own version (not the trace model's, which the header carries).
     package static let major: UInt16 = 1
-    package static let minor: UInt16 = 0
+    /// 1: an event's value may be inline (`EventFlag.inlineValue`).
+    package static let minor: UInt16 = 1
     /// Magic and version.
     package static let preambleLength = 12
     /// Kind, length; then payload; then the checksum.
@@ -49,7 +50,11 @@ package enum BinaryTraceFormat {
         package static let moreCauses: UInt8 = 1 << 2
         package static let omitted: UInt8 = 1 << 3
         package static let jsonError: UInt8 = 1 << 4
-        package static let all: UInt8 = 0x1F
+        /// The value's text and JSON follow the record's other extensions, their byte counts
+        /// (plus one, 0 for none) in the `text` and `json` fields: not in the string table,
+        /// which so holds only what the code names (nodes, files, labels, schedulers).
+        package static let inlineValue: UInt8 = 1 << 5
+        package static let all: UInt8 = 0x3F
     }
 
     /// An event kind's number in an event record.

@@ -227,6 +227,7 @@ final class BinaryTraceTests: XCTestCase {
     func testANewerEncodingIsRefused() {
         var bytes = binary(smallTrace)
         bytes[8] = 2
+        bytes[10] = 0
         XCTAssertEqual(error(bytes)?.description, "t.mtrace: byte 8: error: expected binary encoding version 1.x or older; this "
                        + "trace's is 2.0, written by a newer Marbles: update Marbles to read it")
     }
@@ -314,6 +315,54 @@ final class BinaryTraceTests: XCTestCase {
         XCTAssertEqual(error(appendingChunk("RECS", event(kind: 4, cause: 1), to: head))?.description,
                        "t.mtrace: byte \(kindAt): error: expected no causes for a pull (demand, caused by nothing a "
                        + "trace records), found 1")
+    }
+
+    /// An event's value is inline (its text and JSON after the record), so the string table
+    /// holds only what the code names: a recording's distinct values do not pile up in it, for
+    /// its writer or its reader.
+    func testValuesAreInlineAndTheStringTableHoldsOnlyNames() throws {
+        var records: [TraceRecord] = [
+            .thread(ThreadRecord(id: 1, name: "main")),
+            .node(NodeRecord(id: 1, kind: .source, name: "input", parameters: "", file: "A.swift", line: 1, label: "q",
+                             upstream: [])),
+            .subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: 0, thread: 1)),
+        ]
+        for number in 1...500 {
+            let text = "query \(number) \"é\""
+            records.append(.event(EventRecord(sequence: UInt64(number), time: Int64(number), node: 1, subscription: 1,
+                                              kind: .value, thread: 1, causes: [], text: text,
+                                              json: "\"query \(number) \\\"é\\\"\"")))
+        }
+        let bytes = binary(records)
+        XCTAssertEqual(try self.records(bytes).records, [.header(TraceHeader(clock: .virtual))] + records)
+        // The table: "main", "source", "input", "", "A.swift", "q", and nothing of the values.
+        var strings = 0
+        var offset = BinaryTraceFormat.preambleLength
+        while offset < bytes.count {
+            let kind = bytes[offset..<offset + 4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let length = Int(bytes[offset + 4..<offset + 8].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            if kind == BinaryTraceFormat.Kind.strings.rawValue {
+                strings += Int(bytes[offset + 8..<offset + 12].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            }
+            offset += 8 + length + 4
+        }
+        XCTAssertEqual(strings, 6)
+    }
+
+    /// An inline value longer than what its chunk has left is an error at the value.
+    func testAnInlineValuePastItsChunkIsAnErrorAtTheValue() throws {
+        let head = headAndOneString
+        var record: [UInt8] = [BinaryTraceFormat.Tag.event.rawValue]
+        for field: UInt64 in [1, 0, 1, 1, 1, 0, 0] { record.appendLittleEndian(field) }
+        record.appendLittleEndian(UInt32(11))  // a text of 10 bytes
+        record.appendLittleEndian(UInt32(0))
+        record += [0, BinaryTraceFormat.EventFlag.inlineValue] + Array("short".utf8)
+        XCTAssertEqual(error(appendingChunk("RECS", record, to: head))?.description,
+                       "t.mtrace: byte \(head.count + 8 + 67): error: expected the value's text of 10 bytes; the chunk has 5 left")
+        record[66] |= BinaryTraceFormat.EventFlag.integer
+        XCTAssertEqual(error(appendingChunk("RECS", record, to: head))?.description,
+                       "t.mtrace: byte \(head.count + 8 + 66): error: expected either an integer value (flag 0x2) or an "
+                       + "inline one (flag 0x20), found both")
     }
 
     func testChunksOutOfPlaceAreErrors() throws {
