@@ -11,8 +11,8 @@ import TraceLog
 /// In the buffer: `marker`, the `BinaryEvent` (its cause the primary one), the value as a
 /// `CapturedValue` that holds it in memory of its own (so the bytes can move with the buffer),
 /// the number of further causes, then those causes. The writer takes the value once, when it
-/// writes the line (`format(_:into:)`), and a buffer dropped unwritten lets go of its values
-/// (`discardValues(in:)`).
+/// writes the event (`take(_:)`, `WriterOutput`), and a buffer dropped unwritten lets go of its
+/// values (`discardValues(in:)`).
 enum DeferredEvent {
     /// The byte in front of a deferred event in the shared buffer (a JSON line begins with `{`,
     /// a binary event with `BinaryEvent.marker`).
@@ -41,23 +41,23 @@ enum DeferredEvent {
         }
     }
 
-    /// Whether `record` (one record of the shared buffer) is a deferred event.
-    static func isDeferred(_ record: UnsafeRawBufferPointer) -> Bool {
-        record.first == marker
-    }
-
-    /// Appends the line of the deferred event `record` to `out`, taking its value: the line an
-    /// event formatted where it was sent reads.
-    static func format(_ record: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+    /// The deferred event `record` begins with: its fields, its value (taken) and its causes
+    /// after its own.
+    static func take(_ record: UnsafeRawBufferPointer) -> (BinaryEvent, CapturedValue.Taken, [UInt64]) {
         let base = record.baseAddress!
         let event = base.loadUnaligned(fromByteOffset: eventOffset, as: BinaryEvent.self)
         let count = Int(base.loadUnaligned(fromByteOffset: countOffset, as: UInt64.self))
         let others = (0..<count).map { base.loadUnaligned(fromByteOffset: causesOffset + $0 * 8, as: UInt64.self) }
-        event.format(take(base), others: others, into: &out)
+        return (event, take(base), others)
     }
 
-    /// Lets go of the values of the deferred events among the records in `raw` (a buffer
-    /// dropped without being written).
+    /// The bytes the deferred event `record` begins with takes.
+    static func size(of record: UnsafeRawBufferPointer) -> Int {
+        causesOffset + 8 * Int(record.baseAddress!.loadUnaligned(fromByteOffset: countOffset, as: UInt64.self))
+    }
+
+    /// Lets go of the values of the deferred events, and of the boxed records, among the
+    /// records in `raw` (a buffer dropped without being written).
     static func discardValues(in raw: UnsafeRawBufferPointer) {
         guard let base = raw.baseAddress else { return }
         var offset = 0
@@ -70,6 +70,9 @@ enum DeferredEvent {
                 offset += causesOffset + count * 8
             case BinaryEvent.marker:
                 offset += BinaryEvent.entrySize
+            case BoxedRecord.marker:
+                _ = BoxedRecord.take(base + offset)
+                offset += BoxedRecord.entrySize
             default:
                 let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), raw.count - offset)
                 offset = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? raw.count

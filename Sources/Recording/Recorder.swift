@@ -46,6 +46,13 @@ final class RecorderCore: Probe, @unchecked Sendable {
     var tag: UInt64 { serial << Self.sequenceBits }
     static let sequenceBits: UInt64 = 40
     let sink: Sink
+    /// Whether the file is written in the binary encoding (`TraceEncoding.binary`): records
+    /// other than events wait in the buffer as they are (`BoxedRecord`), and every event as a
+    /// binary or deferred one, for the writer to encode; nothing is formatted as text.
+    let binary: Bool
+    /// The binary encoder, from `start()` (which writes its header at once) until the writer
+    /// thread takes it.
+    var binaryEncoder: BinaryTraceEncoder?
     let origin: Int64
     let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// A virtual in-memory recording's lock, taken instead of `mutex` (nil for any other
@@ -194,16 +201,18 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// writes failed leaves the earlier file and removes its own. A new file, a device or a
     /// pipe is written in place from the start.
     convenience init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
-                     flushInterval: Duration = .milliseconds(100), counterClock: Bool = true) throws {
+                     flushInterval: Duration = .milliseconds(100), counterClock: Bool = true,
+                     encoding: TraceEncoding? = nil) throws {
         try self.init(to: PathName(url.path), url: url, clock: clock, bufferCapacity: bufferCapacity,
-                      flushInterval: flushInterval, counterClock: counterClock)
+                      flushInterval: flushInterval, counterClock: counterClock, encoding: encoding)
     }
 
     /// A recorder writing to the file at `path`, its bytes used as given (a name that is not
     /// UTF-8 too), as `init(to:)` does; `url` is what the recorder's `url` and its messages
     /// show.
     convenience init(to path: PathName, url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
-                     flushInterval: Duration = .milliseconds(100), counterClock: Bool = true) throws {
+                     flushInterval: Duration = .milliseconds(100), counterClock: Bool = true,
+                     encoding: TraceEncoding? = nil) throws {
         let fd: Int32
         var replacing: (temporary: PathName, target: PathName)?
         if let (target, existing) = Self.existingFile(at: path) {
@@ -228,7 +237,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
             _ = flock(fd, LOCK_EX | LOCK_NB)
         }
         self.init(descriptor: fd, url: url, clock: clock, bufferCapacity: bufferCapacity, flushInterval: flushInterval,
-                  counterClock: counterClock)
+                  counterClock: counterClock, encoding: encoding)
         self.replacing = replacing
     }
 
@@ -246,10 +255,13 @@ final class RecorderCore: Probe, @unchecked Sendable {
 
     /// A recorder writing to the open file `fd` (which it owns and closes at stop), known to
     /// the user as `url`.
+    /// `encoding` nil: by the file's name, binary for `*.mtrace` (FORMAT.md's convention),
+    /// else JSON Lines.
     init(descriptor fd: Int32, url: URL, clock: Clock, bufferCapacity: Int, flushInterval: Duration,
-         counterClock: Bool = true) {
+         counterClock: Bool = true, encoding: TraceEncoding? = nil) {
         self.url = url
         self.sink = .file(fd)
+        binary = (encoding ?? Self.encoding(named: url)) == .binary
         self.clock = clock
         if case let .virtual(scheduler) = clock { virtualScheduler = Unmanaged.passUnretained(scheduler) } else { virtualScheduler = nil }
         self.bufferCapacity = max(bufferCapacity, 4096)
@@ -268,6 +280,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
     init(clock: Clock, bufferCapacity: Int = 256 << 10) {
         self.url = nil
         self.sink = .memory
+        binary = false
         self.clock = clock
         if case let .virtual(scheduler) = clock { virtualScheduler = Unmanaged.passUnretained(scheduler) } else { virtualScheduler = nil }
         self.bufferCapacity = max(bufferCapacity, 4096)
@@ -294,7 +307,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         _ = try? stop()
         lock()
         memory = []
-        if merging { buffer.withUnsafeBytes { DeferredEvent.discardValues(in: $0) } }
+        if merging || binary { buffer.withUnsafeBytes { DeferredEvent.discardValues(in: $0) } }
         buffer = []
         hot.pointee.events.release()
         unlock()
@@ -359,7 +372,14 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// that reads, with no events, rather than an empty file.
     private func writeHeaderNow(to fd: Int32) {
         var lines: [UInt8] = []
-        BinaryEvent.expand(buffer, into: &lines)
+        if binary {
+            var output = WriterOutput(encoding: .binary)
+            buffer.withUnsafeBytes { output.records($0) }
+            lines = output.take()
+            binaryEncoder = output.encoder
+        } else {
+            BinaryEvent.expand(buffer, into: &lines)
+        }
         if let failure = Self.writeAll(lines, to: fd) { writeError = failure }
         buffer.removeAll(keepingCapacity: true)
         marks.removeAll()
@@ -679,8 +699,11 @@ final class RecorderCore: Probe, @unchecked Sendable {
         }
         // A live recording to a file formats nothing here: an event that is not a binary
         // record goes to the shared buffer with a copy of its value, for the writer.
-        if merging && (integer == nil || context.hasOtherCauses) {
-            return recordDeferred(node, subscription: subscription, kind: kind, value: value, context: context)
+        if (merging || binary) && (integer == nil || context.hasOtherCauses) {
+            guard belongs(context) else { return 0 }
+            return recordDeferred(node, subscription: subscription, kind: kind, value: value, primary: localCause(context.cause),
+                                  others: context.hasOtherCauses ? context.otherCauses.map(localCause) : [],
+                                  context: context)
         }
         return record(node, subscription: subscription, kind: kind, integer: integer, value: value.map { $0.pointee as Any },
                       cause: context.cause, hasOthers: context.hasOtherCauses, others: context.otherCauses,
@@ -725,6 +748,17 @@ final class RecorderCore: Probe, @unchecked Sendable {
             return tag | sequence
         }
         let causes = hasOthers ? Causes(primary: primary, others: others().map(localCause)) : Causes(primary: primary)
+        if binary {
+            // Nothing is formatted as text for a binary file: the writer formats the value.
+            guard let boxed = value() else {
+                return recordDeferred(node, subscription: subscription, kind: kind, value: UnsafePointer<Int>?.none,
+                                      primary: causes.primary, others: causes.others, context: context)
+            }
+            return withUnsafePointer(to: boxed) {
+                recordDeferred(node, subscription: subscription, kind: kind, value: $0, primary: causes.primary,
+                               others: causes.others, context: context)
+            }
+        }
         let formatted = value().map(Self.format)
         lock()
         defer { release() }
@@ -760,11 +794,8 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// shared buffer with a copy of its value, formatted by the writer (`DeferredEvent`).
     @inline(never)
     private func recordDeferred<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
-                                       context: ProbeContext) -> UInt64 {
-        guard belongs(context) else { return 0 }
-        let primary = localCause(context.cause)
-        let hasOthers = context.hasOtherCauses
-        let others = hasOthers ? context.otherCauses.map(localCause) : []
+                                       primary: UInt64, others: [UInt64], context: ProbeContext) -> UInt64 {
+        let hasOthers = !others.isEmpty
         lock()
         defer { release() }
         guard !stopped else { return tag | takeSequence() }
@@ -774,7 +805,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
                                          kind: kind, thread: thread, cause: primary, integer: nil),
                              value: value, others: others, to: &buffer)
         appended(event: sequence)
-        if !hasOthers {
+        if merging && !hasOthers {
             remember(node: node.id, nodeID, subscription: subscription, subscriptionID, thread: thread, context)
         }
         return tag | sequence

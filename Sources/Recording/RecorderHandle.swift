@@ -108,9 +108,23 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
     ///
     /// A writer thread, started by `start()`, appends the records to the file at least every
     /// `flushInterval` (at least a millisecond) and whenever `bufferCapacity` bytes are waiting.
+    ///
+    /// `encoding` is the file's (FORMAT.md); by default it goes by the name: the binary
+    /// encoding for a `.mtrace` file, JSON Lines for any other. JSON Lines is the open format,
+    /// read by people and by any JSON tool, and the one goldens and reviews use; the binary
+    /// encoding is for long or busy live recordings: its writer formats no text but the values,
+    /// so it keeps up with faster senders, and its files are smaller. Every verb reads both,
+    /// and `marbles convert` turns one into the other.
+    ///
+    /// ```swift
+    /// let recorder = try Recorder(to: URL(fileURLWithPath: "traces/burst.mtrace"))   // binary
+    /// recorder.start()
+    /// try recorder.stop()
+    /// ```
     public init(to url: URL, clock: Clock = .real, bufferCapacity: Int = 256 << 10,
-                flushInterval: Duration = .milliseconds(100)) throws {
-        core = try RecorderCore(to: url, clock: clock, bufferCapacity: bufferCapacity, flushInterval: flushInterval)
+                flushInterval: Duration = .milliseconds(100), encoding: TraceEncoding? = nil) throws {
+        core = try RecorderCore(to: url, clock: clock, bufferCapacity: bufferCapacity, flushInterval: flushInterval,
+                                encoding: encoding)
     }
 
     /// A recorder writing to the file at `path`, its bytes used as given (a name that is not

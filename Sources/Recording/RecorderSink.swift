@@ -16,6 +16,11 @@ extension RecorderCore {
     }
 
     func append(_ record: TraceRecord) {
+        if binary {
+            BoxedRecord.append(record, to: &buffer)
+            appended()
+            return
+        }
         hot.pointee.events.noteRun(in: &buffer)
         var line = JSONLine(capacity: 0)
         swap(&line.bytes, &buffer)
@@ -64,7 +69,7 @@ extension RecorderCore {
             guard writerRunning else {
                 // Nothing will write it: only after a stop, when nothing is recorded any more.
                 dropped += bufferedRecords
-                if merging { buffer.withUnsafeBytes { DeferredEvent.discardValues(in: $0) } }
+                if merging || binary { buffer.withUnsafeBytes { DeferredEvent.discardValues(in: $0) } }
                 buffer.removeAll(keepingCapacity: true)
                 bufferedRecords = 0
                 return
@@ -139,8 +144,9 @@ extension RecorderCore {
     /// them with the buffer in sequence order (`RingMerger`), and once more after the stop.
     func runWriter() {
         guard case let .file(fd) = sink else { return }
-        var lines: [UInt8] = []
         lock()
+        var output = binaryEncoder.map(WriterOutput.init(continuing:)) ?? WriterOutput(encoding: .jsonLines)
+        binaryEncoder = nil
         var merger = RingMerger(ticks: countsTicks ? TickConverter(start: tickStart, origin: origin) : nil)
         while true {
             var final = false
@@ -165,13 +171,13 @@ extension RecorderCore {
             let failed = writeError != nil
             unlock()
             var failure: String?
-            lines.removeAll(keepingCapacity: true)
             if merging {
-                records = merger.merge(chunk, marks: marks, through: limit, rings: rings, final: final, into: &lines)
+                records = merger.merge(chunk, marks: marks, through: limit, rings: rings, final: final, into: &output)
             } else {
-                BinaryEvent.expand(chunk, into: &lines)
+                chunk.withUnsafeBytes { output.records($0) }
             }
-            if !failed { failure = Self.writeAll(lines, to: fd) }
+            let bytes = output.take()
+            if !failed { failure = Self.writeAll(bytes, to: fd) }
             // The rings of threads that ended, drained now (their last events are written):
             // let go, so that many short-lived threads do not grow one recording's memory.
             let finished = merging ? Set(rings.filter(\.isFinished).map(ObjectIdentifier.init)) : []
@@ -262,7 +268,7 @@ struct RingMerger {
 
     /// Writes what can be written now into `out`; returns the records written.
     mutating func merge(_ chunk: [UInt8], marks chunkMarks: [SharedMark], through limit: UInt64, rings: [ThreadRing],
-                        final: Bool, into out: inout [UInt8]) -> UInt64 {
+                        final: Bool, into out: inout WriterOutput) -> UInt64 {
         let base = shared.count
         shared.append(contentsOf: chunk)
         marks.append(contentsOf: chunkMarks.map { SharedMark(end: $0.end + base, key: $0.key, isEvent: $0.isEvent) })
@@ -280,12 +286,7 @@ struct RingMerger {
                 while index < marks.count {
                     let mark = marks[index]
                     if mark.isEvent ? mark.key + 1 != next : mark.key >= next { break }
-                    let record = UnsafeRawBufferPointer(rebasing: bytes[start..<mark.end])
-                    if DeferredEvent.isDeferred(record) {
-                        DeferredEvent.format(record, into: &out)
-                    } else {
-                        BinaryEvent.expand(record, into: &out)
-                    }
+                    out.records(UnsafeRawBufferPointer(rebasing: bytes[start..<mark.end]))
                     start = mark.end
                     index += 1
                     written += 1
@@ -304,7 +305,7 @@ struct RingMerger {
                             floors[ring] = event.time
                         }
                         let value = withUnsafeMutablePointer(to: &slot.pointee.value) { CapturedValue.take(from: $0) }
-                        event.format(value, into: &out)
+                        out.event(event, value: value)
                         cursors[ring].position += 1
                         next += 1
                         written += 1

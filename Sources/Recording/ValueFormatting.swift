@@ -67,16 +67,20 @@ extension RecorderCore {
         }
 
         private func writeText(_ text: String, to line: inout JSONLine) {
+            let (written, truncated) = Self.textField(text)
+            line.field("text", written)
+            if truncated { line.field("truncated", true) }
+        }
+
+        /// A value's `text` as an event carries it: cut after `Recorder.maxTextLength`
+        /// characters, with an ellipsis, when longer (`truncated`).
+        static func textField(_ text: String) -> (text: String, truncated: Bool) {
             // At most maxTextLength bytes means at most that many characters: no counting. Past
             // that, only the first maxTextLength + 1 characters are walked, however long the text.
             let cut = text.utf8.count <= Recorder.maxTextLength
                 ? nil : text.index(text.startIndex, offsetBy: Recorder.maxTextLength, limitedBy: text.endIndex)
-            if let cut, cut < text.endIndex {
-                line.field("text", String(text[..<cut]) + "…")
-                line.field("truncated", true)
-            } else {
-                line.field("text", text)
-            }
+            if let cut, cut < text.endIndex { return (String(text[..<cut]) + "…", true) }
+            return (text, false)
         }
     }
 

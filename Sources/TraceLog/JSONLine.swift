@@ -187,19 +187,17 @@ public struct JSONLine {
             }
             return
         }
-        key("causes")
-        bytes.append(UInt8(ascii: "["))
-        var first = true
-        if hasPrimary {
-            Self.appendInteger(primary, to: &bytes)
-            first = false
-        }
-        for other in others where other != 0 && other != primary && other < sequence {
-            if !first { bytes.append(UInt8(ascii: ",")) }
-            Self.appendInteger(other, to: &bytes)
-            first = false
-        }
-        bytes.append(UInt8(ascii: "]"))
+        field("causes", Self.writtenCauses(primary: primary, others: others, below: sequence))
+    }
+
+    /// The causes an event's record carries, in order (see `causesField`): the primary unless
+    /// it is 0 or not below `sequence`, then the others that are neither, nor the primary.
+    package static func writtenCauses(primary: UInt64, others: [UInt64], below sequence: UInt64) -> [UInt64] {
+        var causes: [UInt64] = []
+        causes.reserveCapacity(others.count + 1)
+        if primary != 0 && primary < sequence { causes.append(primary) }
+        for other in others where other != 0 && other != primary && other < sequence { causes.append(other) }
+        return causes
     }
 
     /// Adds `"name":` followed by JSON text that is already valid (a payload).

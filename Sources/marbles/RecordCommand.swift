@@ -25,6 +25,13 @@ struct RecordCommand: ParsableCommand {
         it), so a failed or killed run leaves it as it was. A character device or named pipe (/dev/null) is written in place; a \
         directory, a socket or a block device is refused before anything runs.
 
+        Its encoding goes by its name: a FILE named *.mtrace is written in the binary \
+        encoding (checksummed chunks; the writer formats no text but the values, so it keeps \
+        up with busier pipelines, and the file is smaller), any other in JSON Lines, the open \
+        format people and JSON tools read. Every verb reads both; 'marbles convert' turns one \
+        into the other. A killed binary recording keeps every chunk written, one at least \
+        every 100 ms.
+
         Ctrl-C (SIGINT), SIGTERM or SIGHUP ends the run early and keeps a whole trace, with \
         its summary, up to that moment (exit status 128 plus the signal's number: 130 for \
         Ctrl-C); a second one ends the process at once, as the help above says of an \
@@ -47,6 +54,7 @@ struct RecordCommand: ParsableCommand {
           marbles record --scenario twitter-instant -o traces/twitter-instant.trace
           marbles record --scenario signin --seed 7 -o /tmp/signin.trace
           marbles record -o upload.trace -- swift run my-app --retries 3
+          marbles record -o busy.mtrace -- ./my-server
         """
     )
 

@@ -115,10 +115,21 @@ final class PayloadRecordingTests: XCTestCase {
         let scheduler = TestScheduler()
         let virtual = try Trace(bytes: Recorder.record(virtual: scheduler) { sendEveryPayload() })
 
+        // The binary encoding, live and on virtual time: the writer encodes each value's
+        // fields, and nothing else as text.
+        let binaryURL = url.deletingPathExtension().appendingPathExtension("mtrace")
+        defer { try? FileManager.default.removeItem(at: binaryURL) }
+        try Recorder.record(to: binaryURL) { sendEveryPayload() }
+        let binaryFile = try Trace(contentsOf: binaryURL)
+        XCTAssertEqual(try Array(Data(contentsOf: binaryURL)).prefix(8), BinaryTraceFormat.magic[...])
+        let virtualBinary = try recordVirtually(to: binaryURL)
+
         let expected = values(of: virtual)
         XCTAssertEqual(expected.count, 134)
         XCTAssertEqual(values(of: file), expected)
         XCTAssertEqual(values(of: inMemory), expected)
+        XCTAssertEqual(values(of: binaryFile), expected)
+        XCTAssertEqual(values(of: try Trace(bytes: virtualBinary)), expected)
         // A few exactly, as FORMAT.md writes them.
         XCTAssert(expected.contains(#"readings value 0 Reading(name: "imu", value: 0.25, tags: ["a", "b"]) false "#
             + #"{"name":"imu","tags":["a","b"],"value":0.25} 0"#))
@@ -132,6 +143,32 @@ final class PayloadRecordingTests: XCTestCase {
         XCTAssert(expected.contains { $0.hasPrefix("huge value 0 ") && $0.hasSuffix(" true - 140000") })
         XCTAssert(expected.contains(#"combineLatest value 2 ("imu", RecordingTests.PayloadRecordingTests.Reading(name: "imu", value: 2.5, tags: ["x"])) false - 0"#),
                   expected.filter { $0.hasPrefix("combineLatest") }.joined(separator: "\n"))
+    }
+
+    /// Records `sendEveryPayload` on virtual time to `url`: the file's bytes.
+    private func recordVirtually(to url: URL) throws -> [UInt8] {
+        let scheduler = TestScheduler()
+        let recorder = try Recorder(to: url, clock: .virtual(scheduler))
+        recorder.start()
+        sendEveryPayload()
+        try recorder.stop()
+        return try Array(Data(contentsOf: url))
+    }
+
+    /// The two encodings of one recording are one trace: a virtual recording written in the
+    /// binary encoding converts to the bytes its JSON Lines recording has (the header's wall
+    /// clock and process aside), and back.
+    func testAVirtualRecordingInTheBinaryEncodingConvertsToItsJSONLinesRecording() throws {
+        let directory = FileManager.default.temporaryDirectory
+        let text = directory.appendingPathComponent("marbles-encodings-\(getpid()).trace")
+        let binary = text.deletingPathExtension().appendingPathExtension("mtrace")
+        defer { for url in [text, binary] { try? FileManager.default.removeItem(at: url) } }
+        let lines = try recordVirtually(to: text)
+        let encoded = try recordVirtually(to: binary)
+        func withoutHeader(_ bytes: [UInt8]) -> ArraySlice<UInt8> { bytes[(bytes.firstIndex(of: 0x0A) ?? 0)...] }
+        XCTAssertEqual(withoutHeader(try TraceConversion.converted(encoded, to: .jsonLines)), withoutHeader(lines))
+        XCTAssertEqual(try TraceConversion.converted(try TraceConversion.converted(encoded, to: .jsonLines), to: .binary),
+                       encoded)
     }
 
     /// A value whose description waits for the sender to go on is formatted on the writer
