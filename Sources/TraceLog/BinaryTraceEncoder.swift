@@ -54,8 +54,12 @@ public struct BinaryTraceEncoder {
 
     /// The complete chunks written since the last call (the first call's begin with the magic).
     public mutating func takeBytes() -> [UInt8] {
-        defer { output = [] }
-        return output
+        // The next chunks go into room for as many bytes as these took: a writer taking its
+        // chunks each round does not grow an array from nothing, copying it as it doubles.
+        var taken: [UInt8] = []
+        taken.reserveCapacity(max(output.count, chunkLength + Format.chunkHeaderLength + Format.checksumLength))
+        swap(&taken, &output)
+        return taken
     }
 
     /// Ends the chunk being filled, so that `takeBytes()` hands over every record appended.
@@ -197,7 +201,7 @@ public struct BinaryTraceEncoder {
     /// writes, and what a live recorder's writer appends for each event it takes from the
     /// threads' rings, without an `EventRecord` made for it.
     package mutating func appendEvent(sequence: UInt64, time: Int64, node: UInt64, subscription: UInt64, thread: UInt64,
-                                      kind: EventKind, firstCause: UInt64, otherCauses: some Collection<UInt64>,
+                                      kind: EventKind, firstCause: UInt64, otherCauses: ArraySlice<UInt64>,
                                       value: EventValue) {
         var flags: UInt8 = 0
         var integer: Int64 = 0
@@ -216,18 +220,26 @@ public struct BinaryTraceEncoder {
         if !otherCauses.isEmpty { flags |= Format.EventFlag.moreCauses }
         if omitted != 0 { flags |= Format.EventFlag.omitted }
         if jsonError != nil { flags |= Format.EventFlag.jsonError }
-        records.append(Format.Tag.event.rawValue)
-        records.appendLittleEndian(sequence)
-        records.appendLittleEndian(time)
-        records.appendLittleEndian(node)
-        records.appendLittleEndian(subscription)
-        records.appendLittleEndian(thread)
-        records.appendLittleEndian(firstCause)
-        records.appendLittleEndian(integer)
-        records.appendLittleEndian(inlineText.map { UInt32($0.utf8.count) + 1 } ?? 0)
-        records.appendLittleEndian(inlineJSON.map { UInt32($0.utf8.count) + 1 } ?? 0)
-        records.append(Format.number(of: kind))
-        records.append(flags)
+        // The tag and the fixed 66 bytes, assembled in place and appended in one copy: this
+        // runs for every event a live binary recording writes.
+        let fixed = 1 + Format.eventLength
+        withUnsafeTemporaryAllocation(byteCount: fixed, alignment: 8) { raw in
+            raw.storeBytes(of: Format.Tag.event.rawValue, toByteOffset: 0, as: UInt8.self)
+            raw.storeBytes(of: sequence.littleEndian, toByteOffset: 1, as: UInt64.self)
+            raw.storeBytes(of: time.littleEndian, toByteOffset: 9, as: Int64.self)
+            raw.storeBytes(of: node.littleEndian, toByteOffset: 17, as: UInt64.self)
+            raw.storeBytes(of: subscription.littleEndian, toByteOffset: 25, as: UInt64.self)
+            raw.storeBytes(of: thread.littleEndian, toByteOffset: 33, as: UInt64.self)
+            raw.storeBytes(of: firstCause.littleEndian, toByteOffset: 41, as: UInt64.self)
+            raw.storeBytes(of: integer.littleEndian, toByteOffset: 49, as: Int64.self)
+            raw.storeBytes(of: (inlineText.map { UInt32($0.utf8.count) + 1 } ?? 0).littleEndian, toByteOffset: 57,
+                           as: UInt32.self)
+            raw.storeBytes(of: (inlineJSON.map { UInt32($0.utf8.count) + 1 } ?? 0).littleEndian, toByteOffset: 61,
+                           as: UInt32.self)
+            raw.storeBytes(of: Format.number(of: kind), toByteOffset: 65, as: UInt8.self)
+            raw.storeBytes(of: flags, toByteOffset: 66, as: UInt8.self)
+            records.append(contentsOf: UnsafeRawBufferPointer(raw))
+        }
         if !otherCauses.isEmpty {
             records.appendLittleEndian(UInt32(otherCauses.count))
             for cause in otherCauses { records.appendLittleEndian(cause) }

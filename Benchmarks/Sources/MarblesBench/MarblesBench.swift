@@ -81,11 +81,13 @@ struct MarblesBench: ParsableCommand {
         }
         if let instructionLoop {
             let parts = instructionLoop.split(separator: ":").map(String.init)
-            guard parts.count == 2, let choice = PayloadChoice(rawValue: parts[0]), ["off", "file"].contains(parts[1]) else {
-                throw ValidationError("--instruction-loop expects PAYLOAD:off or PAYLOAD:file, not \(instructionLoop)")
+            guard parts.count == 2, let choice = PayloadChoice(rawValue: parts[0]),
+                  ["off", "file", "binary"].contains(parts[1]) else {
+                throw ValidationError("--instruction-loop expects PAYLOAD:off, PAYLOAD:file or PAYLOAD:binary, not "
+                                      + instructionLoop)
             }
-            try InstructionLoop.run(choice, recording: parts[1] == "file", count: instructionValues,
-                                    directory: URL(fileURLWithPath: directory))
+            try InstructionLoop.run(choice, recording: parts[1] != "off", binary: parts[1] == "binary",
+                                    count: instructionValues, directory: URL(fileURLWithPath: directory))
             return
         }
         let scale = quick ? 10 : 1
