@@ -266,7 +266,7 @@ public protocol DeadlineStateMachine {
 /// interval rounded to the nanosecond (the clock's resolution in a trace), stable. So an
 /// interval computed in floating point reads as it was meant (`0.05 * 1.5` is `0.075s`, not
 /// `0.07500000000000001s`), while a whole second still reads `1.0s`.
-func formatInterval(_ interval: TimeInterval) -> String {
+package func formatInterval(_ interval: TimeInterval) -> String {
     let nanoseconds = (interval * 1e9).rounded()
     guard interval.isFinite, nanoseconds.magnitude < 0x1p53 else { return "\(interval)s" }
     return "\(nanoseconds / 1e9)s"
