@@ -52,6 +52,8 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
     @usableFromInline let base: Base
     /// The node every iterator of this sequence is a subscription of.
     public let node: Node
+    /// What each task last received from this sequence's iterators (`following`).
+    @usableFromInline let lastElements = LastElements()
     var marblesNode: Node { node }
 
     init(_ base: Base, label: String, file: StaticString, line: UInt) {
@@ -66,7 +68,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
 
     @inlinable
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: base.makeAsyncIterator(), node: node)
+        Iterator(base: base.makeAsyncIterator(), node: node, lastElements: lastElements)
     }
 
     /// An iterator of a tapped sequence: one subscription of its node.
@@ -82,6 +84,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
     public struct Iterator: AsyncIteratorProtocol {
         @usableFromInline var base: Base.AsyncIterator
         @usableFromInline let node: Node
+        @usableFromInline let lastElements: LastElements
         var subscription: UInt64 = 0
         @usableFromInline var ended = false
         /// What the taps inside a `debounce` produced in its own task since this iterator's
@@ -89,9 +92,10 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
         var received: Received?
 
         @usableFromInline
-        init(base: Base.AsyncIterator, node: Node) {
+        init(base: Base.AsyncIterator, node: Node, lastElements: LastElements) {
             self.base = base
             self.node = node
+            self.lastElements = lastElements
         }
 
         /// Inlinable, so that with no recorder a pull is the base's pull, specialised where
@@ -130,7 +134,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
             let causes = Received.merged(pull.causes, received?.drain() ?? [])
             switch outcome {
             case let .success(element?):
-                report(.value, element, causes: causes, to: probe)
+                lastElements.receive(report(.value, element, causes: causes, to: probe), subscription: subscription, probe: probe)
                 return element
             case .success(nil):
                 report(Task.isCancelled ? .interrupted : .completed, Element?.none, causes: causes, to: probe)
@@ -149,8 +153,9 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
         }
 
         /// Reports an event of this subscription with `causes`, and gives its number to the
-        /// pull of the tap downstream, if one is pulling.
-        private func report<Payload>(_ kind: EventKind, _ payload: Payload?, causes: [UInt64], to probe: Probe) {
+        /// pull of the tap downstream, if one is pulling; returns the number.
+        @discardableResult
+        private func report<Payload>(_ kind: EventKind, _ payload: Payload?, causes: [UInt64], to probe: Probe) -> UInt64 {
             let sequence: UInt64 = ProbeContext.withCurrent { context in
                 let (cause, others) = (context.cause, context.otherCauses)
                 // The last event pulled is what passed (a filter pulls and drops the others):
@@ -167,6 +172,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
                                       context: context)
             }
             Pull.current?.add(sequence)
+            return sequence
         }
 
         /// Reports a pull of this subscription: the demand, without causes (an event delivered
@@ -183,6 +189,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
 
         private mutating func end(_ probe: Probe) {
             ended = true
+            lastElements.end(subscription)
             probe.didDispose(node, subscription: subscription)
         }
     }
@@ -230,6 +237,8 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
             if let method = operatorMethodNames[name] { return method }
         }
         if name == "Marbled" { return "marbles" }
+        // A stream that keeps its elements' causes is a stream.
+        if name == "MarbledStream" { return "stream" }
         return name.prefix(1).lowercased() + name.dropFirst()
     }
 }
@@ -285,6 +294,9 @@ final class Pull: @unchecked Sendable {  // `numbers` only under `lock`; `task` 
     }
 
     var causes: [UInt64] { lock.withLock { numbers } }
+
+    /// Whether the current task is the one pulling.
+    var isInCurrentTask: Bool { withUnsafeCurrentTask { $0 == task } }
 }
 
 /// The events that the taps inside a `debounce` reported in the debounce's own task since the
