@@ -166,16 +166,17 @@ public struct EnvironmentInput<Element: Sendable>: AsyncSequence, Sendable, Tapp
     }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: stream.makeAsyncIterator())
+        Iterator(base: stream.makeAsyncIterator(), node: node)
     }
 
     /// An iteration of an input.
     public struct Iterator: AsyncIteratorProtocol {
         var base: AsyncStream<Delivery>.Iterator
+        let node: Node
 
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
             guard let delivery = await base.next(isolation: actor) else { return nil }
-            Pull.current?.add(delivery.sequence)
+            Pull.current?.add(delivery.sequence, from: node)
             return delivery.value
         }
     }
