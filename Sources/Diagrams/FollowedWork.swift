@@ -18,6 +18,9 @@ struct FollowedWork {
     /// downstream of it by an edge of their own).
     private(set) var feeds: [UInt64: [UInt64]] = [:]
 
+    /// No followed work.
+    init() {}
+
     /// The followed work among the inner streams figures draw (`InnerStreams`: work a
     /// subscriber started for a `Signals` operator's value feeds a sink, and is not drawn), in
     /// a trace with these nodes, `valueCauseNodes(node)` giving the nodes of the primary causes

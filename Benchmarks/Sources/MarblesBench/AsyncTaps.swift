@@ -63,6 +63,23 @@ enum AsyncTaps {
         }
     }
 
+    /// Which loop `instructionLoop` runs: `Counting → map` bare, or with both stages tapped
+    /// and no recorder.
+    enum Loop: String {
+        case bare, off
+    }
+
+    /// The loop callgrind counts for the taps' cost with no recorder (`--instruction-loop
+    /// async-map:bare|off`): `count` Ints through `Counting → map`.
+    static func instructionLoop(_ loop: Loop, count: Int) {
+        let sink = Sink()
+        switch loop {
+        case .bare: bare(Int.self, count, mapped: true, into: sink)
+        case .off: tapped(Int.self, count, mapped: true, into: sink)
+        }
+        print("async-map \(loop.rawValue): \(sink.count) values, checksum \(sink.checksum)")
+    }
+
     static func measure(count: Int, runs: Int, directory: URL, table: inout Table) throws {
         try measure(Int.self, count: count, runs: runs, directory: directory, table: &table)
         try measure(Reading.self, count: count, runs: runs, directory: directory, table: &table)

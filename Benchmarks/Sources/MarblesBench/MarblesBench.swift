@@ -81,8 +81,13 @@ struct MarblesBench: ParsableCommand {
         }
         if let instructionLoop {
             let parts = instructionLoop.split(separator: ":").map(String.init)
+            if parts.count == 2, parts[0] == "async-map", let taps = AsyncTaps.Loop(rawValue: parts[1]) {
+                AsyncTaps.instructionLoop(taps, count: instructionValues)
+                return
+            }
             guard parts.count == 2, let choice = PayloadChoice(rawValue: parts[0]), ["off", "file"].contains(parts[1]) else {
-                throw ValidationError("--instruction-loop expects PAYLOAD:off or PAYLOAD:file, not \(instructionLoop)")
+                throw ValidationError("--instruction-loop expects PAYLOAD:off, PAYLOAD:file, async-map:bare or async-map:off, "
+                                      + "not \(instructionLoop)")
             }
             try InstructionLoop.run(choice, recording: parts[1] == "file", count: instructionValues,
                                     directory: URL(fileURLWithPath: directory))
