@@ -86,7 +86,7 @@ struct MarblesBench: ParsableCommand {
                 return
             }
             guard parts.count == 2, let choice = PayloadChoice(rawValue: parts[0]), ["off", "file"].contains(parts[1]) else {
-                throw ValidationError("--instruction-loop expects PAYLOAD:off, PAYLOAD:file, async-map:bare or async-map:off, "
+                throw ValidationError("--instruction-loop expects PAYLOAD:off, PAYLOAD:file, async-map:bare, async-map:off or async-map:forwarded, "
                                       + "not \(instructionLoop)")
             }
             try InstructionLoop.run(choice, recording: parts[1] == "file", count: instructionValues,
