@@ -66,7 +66,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
 
     init(_ base: Base, label: String, file: StaticString, line: UInt) {
         self.base = base
-        let upstream = Self.taps(in: base)
+        let upstream = tapsInside(base)
         // A tap right on a tapped sequence (an environment's input, another tap) passes its
         // elements through: the operator between them is the tap.
         let name = base is Tapped ? "marbles" : Self.operatorName(of: Base.self)
@@ -207,13 +207,6 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
             probe.didDispose(node, subscription: subscription)
         }
     }
-
-    /// The nodes of the taps inside `base` (an operator's upstream sequences, as stored),
-    /// looked for a few levels deep; `base` itself when it is tapped.
-    static func taps(in base: Base) -> [Node] {
-        tapsInside(base)
-    }
-
 
     /// `AsyncDebounceSequence<…>` → `debounce`, `AsyncStream<Int>` → `stream`: the type's
     /// name without its module, generic arguments, `Async` and `Sequence`, first letter small.
