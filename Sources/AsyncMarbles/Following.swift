@@ -18,10 +18,10 @@ extension MarbledSequence {
     ///   answer the task received.
     ///
     /// ```swift
-    /// for await text in settled {
-    ///     inFlight?.cancel()
-    ///     inFlight = settled.following {             // the search is done for this text
-    ///         Task { display.yield(try await environment.call("search", request: text) { try await search(text) }) }
+    /// let (hits, found) = MarbledStream.makeStream(of: [String].self)
+    /// for await query in settled {
+    ///     settled.following {                        // the search follows this query
+    ///         Task { found.yield(try await environment.call("search", request: query) { try await search(query) }) }
     ///     }
     /// }
     /// ```

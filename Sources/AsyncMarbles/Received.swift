@@ -13,7 +13,8 @@ import Signals
 ///
 /// The limits, for every rule: an input is known by its outermost tap, so each input must be
 /// tapped once, outermost (`merge(a.marbles("a"), b.marbles("b"))`; a `map` of a tap is fine, a
-/// `merge` of two taps inside one input is not): otherwise the elements name no causes. The
+/// `merge` of two taps inside one input is not, nor, for `zip` and `combineLatest`, one tapped
+/// sequence as two inputs): otherwise the elements name no causes. The
 /// order is the order in which the taps reported, which is the order in which the operator
 /// took the elements when its input tasks do not run at the same instant on two threads: on
 /// a `VirtualTimeDriver` always, live nearly always; two inputs reporting at once on two
@@ -86,13 +87,20 @@ final class Received: @unchecked Sendable {  // the state only under `lock`
             return .debounce
         case "merge" where !inputTaps.isEmpty && inputTaps.allSatisfy({ $0.count == 1 }):
             return .merge(inputs: inputTaps.map { ObjectIdentifier($0[0]) })
-        case "zip" where !inputTaps.isEmpty && inputTaps.allSatisfy({ $0.count <= 1 }):
+        case "zip" where !inputTaps.isEmpty && inputTaps.allSatisfy({ $0.count <= 1 }) && distinct(inputTaps):
             return .zip(inputs: inputTaps.map { $0.first.map(ObjectIdentifier.init) })
-        case "combineLatest" where !inputTaps.isEmpty && inputTaps.allSatisfy({ $0.count == 1 }):
+        case "combineLatest" where !inputTaps.isEmpty && inputTaps.allSatisfy({ $0.count == 1 }) && distinct(inputTaps):
             return .combineLatest(inputs: inputTaps.map { ObjectIdentifier($0[0]) })
         default:
             return nil
         }
+    }
+
+    /// Whether no tap is the tap of two inputs (`zip(a, a)`): their elements could not be
+    /// told apart by input.
+    private static func distinct(_ inputTaps: [[Node]]) -> Bool {
+        let taps = inputTaps.flatMap { $0.map(ObjectIdentifier.init) }
+        return Set(taps).count == taps.count
     }
 
     /// The operator received the event `sequence`, of kind `kind`, from the tap on `node`

@@ -161,6 +161,16 @@ final class TaskCausesTests: XCTestCase {
         }
     }
 
+    /// One tapped sequence as both inputs of a zip: its elements cannot be told apart by
+    /// input, so the zipped elements name no causes rather than half of them.
+    func testOneTapAsTwoInputsNamesNoCauses() throws {
+        let test = AsyncMarbleTest()
+        let a = ["x", "y"].async.marbles("a")   // each iterator its own
+        let run = try record(test, zip(a, a).marbles("zipped"))
+        XCTAssertEqual(run.elements.map { "\($0.0)\($0.1)" }, ["xx", "yy"])
+        XCTAssertEqual(try sent("zipped", in: run.trace).flatMap(\.causes), [])
+    }
+
     /// An input with two taps inside (a merge not tapped) is not known by one tap: the
     /// elements name no causes rather than wrong ones.
     func testAnInputWithSeveralTapsInsideNamesNoCauses() throws {
