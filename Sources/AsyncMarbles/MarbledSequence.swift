@@ -24,7 +24,10 @@ extension AsyncSequence {
     /// `following(_:)`.
     ///
     /// It forwards `next(isolation:)`: no executor hop, no `Sendable` requirement on the
-    /// elements. With no recorder running, a pull costs one check of the probe slot.
+    /// elements. With no recorder running, a pull costs one check of the probe slot. On the
+    /// standard library's `map`, `filter` and `compactMap`, an overload of this method pulls
+    /// the base where its type is named, so that the pull is specialised through
+    /// (`MarbledSequence.DirectNext`).
     public func marbles(_ label: String, file: StaticString = #fileID, line: UInt = #line) -> MarbledSequence<Self> {
         MarbledSequence(self, label: label, file: file, line: line)
     }
@@ -62,10 +65,29 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
     /// How a tap right on an operator that pulls from a task of its own names its elements'
     /// causes (`Received`); nil for the others.
     @usableFromInline let receivedRule: Received.Rule?
+    /// The base's pull, written where the base's type is named (the standard library's
+    /// sequences, StandardLibraryTaps.swift), so that it is specialised; nil: the protocol's.
+    @usableFromInline let directNext: DirectNext?
+    /// Whether the base is pulled with `directNext`.
+    var pullsDirectly: Bool { directNext != nil }
     var marblesNode: Node { node }
 
-    init(_ base: Base, label: String, file: StaticString, line: UInt) {
+    /// A pull of the base's iterator, written where its type is named.
+    ///
+    /// Generic code (this tap, any operator generic over its base) asks an iterator for its
+    /// next element through the protocol. For a sequence of the caller's module, or of a
+    /// package built without library evolution, the optimiser resolves the call to the
+    /// iterator's own `next(isolation:)` and inlines it; for the standard library's (`map`,
+    /// `filter`), whose conformances are resilient, it does not: the call goes to the
+    /// library's unspecialised code, and every sequence and tap below it runs unspecialised
+    /// too, an async frame, an executor check and metadata lookups a call. A pull written
+    /// where the type is named calls the iterator's method itself, specialised.
+    public typealias DirectNext = @Sendable (inout Base.AsyncIterator, isolated (any Actor)?) async throws(Base.Failure) -> Base.Element?
+
+    @usableFromInline
+    init(_ base: Base, label: String, file: StaticString, line: UInt, directNext: DirectNext? = nil) {
         self.base = base
+        self.directNext = directNext
         let upstream = tapsInside(base)
         // A tap right on a tapped sequence (an environment's input, another tap) passes its
         // elements through: the operator between them is the tap.
@@ -79,7 +101,8 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
 
     @inlinable
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: base.makeAsyncIterator(), node: node, lastElements: lastElements, receivedRule: receivedRule)
+        Iterator(base: base.makeAsyncIterator(), node: node, lastElements: lastElements, receivedRule: receivedRule,
+                 directNext: directNext)
     }
 
     /// An iterator of a tapped sequence: one subscription of its node.
@@ -97,6 +120,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
         @usableFromInline let node: Node
         @usableFromInline let lastElements: LastElements
         @usableFromInline let receivedRule: Received.Rule?
+        @usableFromInline let directNext: DirectNext?
         var subscription: UInt64 = 0
         @usableFromInline var ended = false
         /// What the taps inside an operator that pulls from a task of its own reported in that
@@ -104,8 +128,10 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
         var received: Received?
 
         @usableFromInline
-        init(base: Base.AsyncIterator, node: Node, lastElements: LastElements, receivedRule: Received.Rule?) {
+        init(base: Base.AsyncIterator, node: Node, lastElements: LastElements, receivedRule: Received.Rule?,
+             directNext: DirectNext?) {
             self.base = base
+            self.directNext = directNext
             self.node = node
             self.lastElements = lastElements
             self.receivedRule = receivedRule
@@ -116,6 +142,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
         @inlinable
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
             if ended || !Instrumentation.isAttached {
+                if let directNext { return try await directNext(&base, actor) }
                 return try await base.next(isolation: actor)
             }
             return try await recordedNext(isolation: actor)
