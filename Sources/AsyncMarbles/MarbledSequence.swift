@@ -12,14 +12,22 @@ extension AsyncSequence {
     /// `AsyncDebounceSequence` → `debounce`), and linked to the taps inside it: tap the
     /// stages of a chain and the pipeline diagram shows the chain. An element is caused by
     /// the elements the taps upstream produced while it was being pulled, in the same task
-    /// (a `map` or `filter` of a tapped sequence). A `debounce` pulls its upstream from a
-    /// task of its own: an element of a tap right on it is caused by every element the taps
-    /// inside it produced in that task since the tap's previous element (the burst it
-    /// settled, the last one primary). Other operators that pull from a task of their own
-    /// (`merge`, `zip`, `combineLatest`) leave their elements without causes.
+    /// (a `map` or `filter` of a tapped sequence). The operators of swift-async-algorithms
+    /// that pull their upstream from a task of their own have a rule each (`Received.Rule`):
+    /// an element of a tap right on a `debounce` is caused by the burst it settled (the last
+    /// element primary); on a `merge`, by the one input element passed through; on a `zip`,
+    /// by the k-th element of each input; on a `combineLatest`, by the input element whose
+    /// arrival made it (primary) and the latest element of each other input. Those of
+    /// `merge`, `zip` and `combineLatest` need each input tapped once, outermost; other
+    /// operators that pull from a task of their own leave their elements without causes.
+    /// Work a `for await` loop over the tap starts for an element is linked to it with
+    /// `following(_:)`.
     ///
     /// It forwards `next(isolation:)`: no executor hop, no `Sendable` requirement on the
-    /// elements. With no recorder running, a pull costs one check of the probe slot.
+    /// elements. With no recorder running, a pull costs one check of the probe slot. On the
+    /// standard library's `map`, `filter` and `compactMap`, an overload of this method pulls
+    /// the base where its type is named, so that the pull is specialised through
+    /// (`MarbledSequence.DirectNext`).
     public func marbles(_ label: String, file: StaticString = #fileID, line: UInt = #line) -> MarbledSequence<Self> {
         MarbledSequence(self, label: label, file: file, line: line)
     }
@@ -52,21 +60,49 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
     @usableFromInline let base: Base
     /// The node every iterator of this sequence is a subscription of.
     public let node: Node
+    /// What each task last received from this sequence's iterators (`following`).
+    @usableFromInline let lastElements = LastElements()
+    /// How a tap right on an operator that pulls from a task of its own names its elements'
+    /// causes (`Received`); nil for the others.
+    @usableFromInline let receivedRule: Received.Rule?
+    /// The base's pull, written where the base's type is named (the standard library's
+    /// sequences, StandardLibraryTaps.swift), so that it is specialised; nil: the protocol's.
+    @usableFromInline let directNext: DirectNext?
+    /// Whether the base is pulled with `directNext`.
+    var pullsDirectly: Bool { directNext != nil }
     var marblesNode: Node { node }
 
-    init(_ base: Base, label: String, file: StaticString, line: UInt) {
+    /// A pull of the base's iterator, written where its type is named.
+    ///
+    /// Generic code (this tap, any operator generic over its base) asks an iterator for its
+    /// next element through the protocol. For a sequence of the caller's module, or of a
+    /// package built without library evolution, the optimiser resolves the call to the
+    /// iterator's own `next(isolation:)` and inlines it; for the standard library's (`map`,
+    /// `filter`), whose conformances are resilient, it does not: the call goes to the
+    /// library's unspecialised code, and every sequence and tap below it runs unspecialised
+    /// too, an async frame, an executor check and metadata lookups a call. A pull written
+    /// where the type is named calls the iterator's method itself, specialised.
+    public typealias DirectNext = @Sendable (inout Base.AsyncIterator, isolated (any Actor)?) async throws(Base.Failure) -> Base.Element?
+
+    @usableFromInline
+    init(_ base: Base, label: String, file: StaticString, line: UInt, directNext: DirectNext? = nil) {
         self.base = base
-        let upstream = Self.taps(in: base)
+        self.directNext = directNext
+        let upstream = tapsInside(base)
         // A tap right on a tapped sequence (an environment's input, another tap) passes its
         // elements through: the operator between them is the tap.
         let name = base is Tapped ? "marbles" : Self.operatorName(of: Base.self)
         node = Node.make(upstream.isEmpty ? .source : .operator, name, label: label,
                          upstream: upstream.map { Node.Edge(node: $0, role: .data) }, file: file, line: line)
+        // The operators of several inputs keep them as `base1`, `base2`, `base3`.
+        receivedRule = Received.rule(named: name, inputTaps: Mirror(reflecting: base).children
+            .filter { $0.label?.hasPrefix("base") == true }.map { tapsInside($0.value) })
     }
 
     @inlinable
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: base.makeAsyncIterator(), node: node)
+        Iterator(base: base.makeAsyncIterator(), node: node, lastElements: lastElements, receivedRule: receivedRule,
+                 directNext: directNext)
     }
 
     /// An iterator of a tapped sequence: one subscription of its node.
@@ -82,16 +118,23 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
     public struct Iterator: AsyncIteratorProtocol {
         @usableFromInline var base: Base.AsyncIterator
         @usableFromInline let node: Node
+        @usableFromInline let lastElements: LastElements
+        @usableFromInline let receivedRule: Received.Rule?
+        @usableFromInline let directNext: DirectNext?
         var subscription: UInt64 = 0
         @usableFromInline var ended = false
-        /// What the taps inside a `debounce` produced in its own task since this iterator's
-        /// previous event (see `Received`); nil for other operators.
+        /// What the taps inside an operator that pulls from a task of its own reported in that
+        /// task (see `Received`); nil for other operators.
         var received: Received?
 
         @usableFromInline
-        init(base: Base.AsyncIterator, node: Node) {
+        init(base: Base.AsyncIterator, node: Node, lastElements: LastElements, receivedRule: Received.Rule?,
+             directNext: DirectNext?) {
             self.base = base
+            self.directNext = directNext
             self.node = node
+            self.lastElements = lastElements
+            self.receivedRule = receivedRule
         }
 
         /// Inlinable, so that with no recorder a pull is the base's pull, specialised where
@@ -99,6 +142,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
         @inlinable
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
             if ended || !Instrumentation.isAttached {
+                if let directNext { return try await directNext(&base, actor) }
                 return try await base.next(isolation: actor)
             }
             return try await recordedNext(isolation: actor)
@@ -113,7 +157,7 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
             if subscription == 0 {
                 subscription = Instrumentation.newSubscription()
                 probe.didSubscribe(node, subscription: subscription, parent: 0)
-                if Received.applies(to: node) { received = Received() }
+                if let receivedRule { received = Received(receivedRule) }
             }
             reportPull(to: probe)
             let pull = Pull(subscription: subscription, received: received)
@@ -127,10 +171,11 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
                 outcome = .failure(error)
             }
             base = iterator
-            let causes = Received.merged(pull.causes, received?.drain() ?? [])
+            let isElement = if case .success(_?) = outcome { true } else { false }
+            let causes = received?.causes(ofElement: isElement, pulled: pull.causes) ?? pull.causes
             switch outcome {
             case let .success(element?):
-                report(.value, element, causes: causes, to: probe)
+                lastElements.receive(report(.value, element, causes: causes, to: probe), subscription: subscription, probe: probe)
                 return element
             case .success(nil):
                 report(Task.isCancelled ? .interrupted : .completed, Element?.none, causes: causes, to: probe)
@@ -149,8 +194,9 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
         }
 
         /// Reports an event of this subscription with `causes`, and gives its number to the
-        /// pull of the tap downstream, if one is pulling.
-        private func report<Payload>(_ kind: EventKind, _ payload: Payload?, causes: [UInt64], to probe: Probe) {
+        /// pull of the tap downstream, if one is pulling; returns the number.
+        @discardableResult
+        private func report<Payload>(_ kind: EventKind, _ payload: Payload?, causes: [UInt64], to probe: Probe) -> UInt64 {
             let sequence: UInt64 = ProbeContext.withCurrent { context in
                 let (cause, others) = (context.cause, context.otherCauses)
                 // The last event pulled is what passed (a filter pulls and drops the others):
@@ -166,7 +212,8 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
                 return probe.willSend(node, subscription: subscription, kind: kind, value: UnsafePointer<Payload>?.none,
                                       context: context)
             }
-            Pull.current?.add(sequence)
+            Pull.current?.add(sequence, from: node, kind: kind)
+            return sequence
         }
 
         /// Reports a pull of this subscription: the demand, without causes (an event delivered
@@ -183,28 +230,9 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
 
         private mutating func end(_ probe: Probe) {
             ended = true
+            lastElements.end(subscription)
             probe.didDispose(node, subscription: subscription)
         }
-    }
-
-    /// The nodes of the taps inside `base` (an operator's upstream sequences, as stored),
-    /// looked for a few levels deep; `base` itself when it is tapped.
-    static func taps(in base: Base) -> [Node] {
-        if let tapped = base as? Tapped { return [tapped.marblesNode] }
-        var found: [Node] = []
-        var level: [Any] = Mirror(reflecting: base).children.map(\.value)
-        for _ in 0..<4 where !level.isEmpty {
-            var next: [Any] = []
-            for child in level {
-                if let tapped = child as? Tapped {
-                    if !found.contains(where: { $0 === tapped.marblesNode }) { found.append(tapped.marblesNode) }
-                } else {
-                    next += Mirror(reflecting: child).children.map(\.value)
-                }
-            }
-            level = next
-        }
-        return found
     }
 
     /// `AsyncDebounceSequence<…>` → `debounce`, `AsyncStream<Int>` → `stream`: the type's
@@ -230,11 +258,33 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
             if let method = operatorMethodNames[name] { return method }
         }
         if name == "Marbled" { return "marbles" }
+        // A stream that keeps its elements' causes is a stream.
+        if name == "MarbledStream" { return "stream" }
         return name.prefix(1).lowercased() + name.dropFirst()
     }
 }
 
 extension MarbledSequence: Sendable where Base: Sendable {}
+
+/// The nodes of the taps inside `value` (an operator's upstream sequences, as stored), looked
+/// for a few levels deep; `value` itself when it is tapped.
+func tapsInside(_ value: Any) -> [Node] {
+    if let tapped = value as? Tapped { return [tapped.marblesNode] }
+    var found: [Node] = []
+    var level: [Any] = Mirror(reflecting: value).children.map(\.value)
+    for _ in 0..<4 where !level.isEmpty {
+        var next: [Any] = []
+        for child in level {
+            if let tapped = child as? Tapped {
+                if !found.contains(where: { $0 === tapped.marblesNode }) { found.append(tapped.marblesNode) }
+            } else {
+                next += Mirror(reflecting: child).children.map(\.value)
+            }
+        }
+        level = next
+    }
+    return found
+}
 
 /// Operator types (`Async` and `Sequence`, `Throwing` and the arity taken off) whose
 /// method's name is not their own.
@@ -257,7 +307,8 @@ let operatorMethodNames: [String: String] = [
 /// (`debounce`, `merge`) starts that task inside a pull, and a task inherits task-local
 /// values, so without the check every element its task received, for as long as it runs,
 /// would be added to the first pull, and the first element downstream caused by all of them.
-/// What such a task's taps report goes to the tap's `Received` instead, when it keeps one.
+/// What such a task's taps report goes to the tap's `Received` instead, with the reporting
+/// tap's node and the event's kind, when it keeps one.
 final class Pull: @unchecked Sendable {  // `numbers` only under `lock`; `task` immutable
     @TaskLocal static var current: Pull?
     private let lock = Lock()
@@ -275,57 +326,20 @@ final class Pull: @unchecked Sendable {  // `numbers` only under `lock`; `task` 
         self.received = received
     }
 
-    func add(_ sequence: UInt64) {
+    /// Adds the event `sequence`, of kind `kind`, that the tap on `node` reported (nil: no
+    /// tap's, the cause a stream's element carried).
+    func add(_ sequence: UInt64, from node: Node? = nil, kind: EventKind = .value) {
         guard sequence != 0 else { return }
         guard withUnsafeCurrentTask(body: { $0 == task }) else {
-            received?.add(sequence)
+            received?.add(sequence, from: node, kind: kind)
             return
         }
         lock.withLock { numbers.append(sequence) }
     }
 
     var causes: [UInt64] { lock.withLock { numbers } }
+
+    /// Whether the current task is the one pulling.
+    var isInCurrentTask: Bool { withUnsafeCurrentTask { $0 == task } }
 }
 
-/// The events that the taps inside a `debounce` reported in the debounce's own task since the
-/// previous event of the tap right on it: the causes of that tap's next event.
-///
-/// The rule, and why it holds for `debounce` only: a debounce pulls its upstream in a task it
-/// starts during the first pull of the tap on it (which inherits that pull, `Pull.current`), and
-/// only while the tap's consumer waits for an element (its upstream task waits for demand). It
-/// passes on the last element of each burst and drops the others; so the elements it received
-/// since it passed on the previous one are the element it passes now and those it dropped for
-/// it, the last one received primary, as a `filter`'s causes are the elements it read and
-/// dropped before the one it passed: the element passed, or its upstream's end when that end
-/// made it pass the element on at once. Its end is caused by what it received since its last
-/// element, its upstream's end among them. One limit: an element the debounce receives after
-/// it passed one on and before the consumer's task resumes (the same instant, in virtual
-/// time) is taken for a cause of that one. `merge`, `zip` and `combineLatest` hold an element
-/// of each input between two of theirs, so what they received since the previous one is not
-/// what made this one: their elements name no causes.
-final class Received: @unchecked Sendable {  // `numbers` only under `lock`
-    private let lock = Lock()
-    private var numbers: [UInt64] = []
-
-    /// Whether a tap on `node`'s sequence keeps what its operator's own task received: only
-    /// a tap right on a `debounce`.
-    static func applies(to node: Node) -> Bool { node.name == "debounce" }
-
-    func add(_ sequence: UInt64) {
-        lock.withLock { numbers.append(sequence) }
-    }
-
-    /// What was received since the last call, in sequence order.
-    func drain() -> [UInt64] {
-        lock.withLock {
-            defer { numbers = [] }
-            return numbers.sorted()
-        }
-    }
-
-    /// The causes of a pull (`same`: the events of the pulling task's taps) and of another
-    /// task (`other`) together, in sequence order: the last is the primary.
-    static func merged(_ same: [UInt64], _ other: [UInt64]) -> [UInt64] {
-        other.isEmpty ? same : (same + other).sorted()
-    }
-}

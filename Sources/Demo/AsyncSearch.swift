@@ -35,18 +35,20 @@ func instantSearch(in environment: some AsyncEnvironment,
     let settled = environment.input("searchText", of: String.self).marbles("typed")
         .filter { $0.count >= 3 }.marbles("validSearchText")
         .debounce(for: .milliseconds(500), clock: environment.clock).marbles("settled")
-    let (results, display) = AsyncStream.makeStream(of: String.self)
+    let (results, display) = MarbledStream.makeStream(of: String.self)
     Task {
         var inFlight: Task<Void, Never>?
         for await text in settled {
             inFlight?.cancel()                      // latest only: the older search stops
-            inFlight = Task {
-                do {
-                    let found = try await environment.call("search", request: text) { try await search(text) }
-                    display.yield("\(found)")
-                } catch is CancellationError {      // replaced by a newer text: shows nothing
-                } catch {
-                    display.yield("failed: \(error)")
+            inFlight = settled.following {          // the search and its result follow this text
+                Task {
+                    do {
+                        let found = try await environment.call("search", request: text) { try await search(text) }
+                        display.yield("\(found)")
+                    } catch is CancellationError {  // replaced by a newer text: shows nothing
+                    } catch {
+                        display.yield("failed: \(error)")
+                    }
                 }
             }
         }

@@ -76,6 +76,8 @@ private struct TraceMarbleBuilder {
     /// The subscriptions started by a subscription the trace holds no record of, by its id.
     var orphans: [UInt64: [Int32]] = [:]
     let innerStreams: InnerStreams
+    /// Work started following a node's elements, drawn after that node's lanes.
+    let followed: FollowedWork
     /// What the second pass over the events keeps (`readEvents`) of each subscription a lane
     /// draws: its end, its first disposal, and where its marbles go. Each marble's `thread`
     /// and `hoppedFrom` are still positions in `trace.threads` there (the figure numbers
@@ -170,6 +172,7 @@ private struct TraceMarbleBuilder {
         let innerEdges = Trace.innerEdges(of: table.nodesAndParents, node: { trace.node($0) },
                                           nodeOfSubscription: { table.position(of: $0).map { table[$0].node } })
         innerStreams = InnerStreams(nodes: trace.nodes, innerEdges: innerEdges) { input.valueCauseNodes[$0] ?? [] }
+        followed = FollowedWork(nodes: trace.nodes, innerStreams: innerStreams) { input.valueCauseNodes[$0] ?? [] }
     }
 
     /// Reads the trace's events once more, keeping those `plan` draws (`laneEvents`,
@@ -425,7 +428,17 @@ private struct TraceMarbleBuilder {
         var previous: UInt64?
 
         var plan: [PlannedRow] = []
-        for node in nodes {
+        /// The lanes of `inner`'s subscriptions that `node`'s drawn subscriptions started.
+        func innerLanes(_ inner: UInt64, of node: NodeRecord) -> PlannedRow? {
+            guard let innerNode = trace.node(inner) else { return nil }
+            let parents = Set((subscriptions(of: node.id) ?? []).filter(isDrawn).map(\.id))
+            let title = innerTitle(innerNode)
+            let lanes = (subscriptionsByNode[inner] ?? []).filter { parents.contains(table[Int($0)].parent) }
+            guard !lanes.isEmpty else { return nil }
+            return .lanes(PlannedLanes(node: innerNode, inner: true, title: title, subscriptions: lanes,
+                                       merged: lanes.count > Self.maxSeparateInnerLanes ? "\(title) \u{00D7}\(lanes.count)" : nil))
+        }
+        for node in Self.followingOrder(nodes, followed) {
             let innerOnly = isInnerOnly(node)
             // Drawn under its operator's box when that operator gets lanes with inner streams
             // (an inner-only operator's lanes have none: the node gets its own).
@@ -442,14 +455,9 @@ private struct TraceMarbleBuilder {
                 }
                 plan.append(.operator(op))
             }
-            for inner in innerStreams.of(node.id) where !innerOnly && (!options.isNodes || chosenIDs.contains(inner)) {
-                guard let innerNode = trace.node(inner) else { continue }
-                let parents = Set((subscriptions(of: node.id) ?? []).filter(isDrawn).map(\.id))
-                let title = innerTitle(innerNode)
-                let lanes = (subscriptionsByNode[inner] ?? []).filter { parents.contains(table[Int($0)].parent) }
-                guard !lanes.isEmpty else { continue }
-                plan.append(.lanes(PlannedLanes(node: innerNode, inner: true, title: title, subscriptions: lanes,
-                                                merged: lanes.count > Self.maxSeparateInnerLanes ? "\(title) \u{00D7}\(lanes.count)" : nil)))
+            for inner in innerStreams.of(node.id) where !innerOnly && (!options.isNodes || chosenIDs.contains(inner))
+            && !followed.isFollowed(inner, by: node.id) {
+                if let row = innerLanes(inner, of: node) { plan.append(row) }
             }
             let topLevelNode = isTopLevelNode(node)
             let lanes = (subscriptionsByNode[node.id] ?? []).filter {
@@ -461,6 +469,11 @@ private struct TraceMarbleBuilder {
                                                 title: lanes.count > 1 && !innerOnly ? nil : node.displayName, subscriptions: lanes,
                                                 merged: lanes.count > Self.maxSeparateSubscriptions
                                                     ? "\(node.displayName) \u{00D7}\(lanes.count)" : nil)))
+            }
+            // The work started following its elements, under its lane (the nodes that work fed
+            // come next, `followingOrder`).
+            for inner in followed.started[node.id] ?? [] where !innerOnly && (!options.isNodes || chosenIDs.contains(inner)) {
+                if let row = innerLanes(inner, of: node) { plan.append(row) }
             }
             previous = node.id
         }
@@ -512,6 +525,28 @@ private struct TraceMarbleBuilder {
         let colours = ThreadColours.colours(of: [trace])
         return MarbleFigure(title: options.title, rows: rows, threads: threads.names,
                             threadColours: threads.names.map { colours[$0] ?? ThreadColours.several }, causes: causes)
+    }
+
+    /// `nodes` in pipeline order, but for each node fed by work followed from another
+    /// (`FollowedWork`): drawn right after that node, whose lanes end with the work's.
+    static func followingOrder(_ nodes: [NodeRecord], _ followed: FollowedWork) -> [NodeRecord] {
+        let fed = followed.fedNodes
+        guard !fed.isEmpty else { return nodes }
+        let byID = Dictionary(nodes.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var ordered: [NodeRecord] = []
+        var placed: Set<UInt64> = []
+        for root in nodes where !fed.contains(root.id) {
+            var pending = [root]
+            while let node = pending.popLast() {
+                guard placed.insert(node.id).inserted else { continue }
+                ordered.append(node)
+                let next = (followed.started[node.id] ?? []).flatMap { followed.feeds[$0] ?? [] }.compactMap { byID[$0] }
+                pending += next.reversed()
+            }
+        }
+        // Fed by work followed from a node not drawn: in pipeline order, last.
+        ordered += nodes.filter { !placed.contains($0.id) }
+        return ordered
     }
 
     /// More subscriptions of one node than this are drawn as one lane (a cold producer

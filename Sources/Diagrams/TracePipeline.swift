@@ -95,8 +95,10 @@ extension PipelineGraph {
         }
         let innerStreams = InnerStreams(trace: trace)
         let creators = Self.creators(trace, of: Set(innerStreams.byOuter.values.joined()))
+        let followed = Self.followedWork(trace, innerStreams)
+        edges += followed.edges
         for outer in innerStreams.byOuter.keys.sorted() {
-            for inner in innerStreams.of(outer) where !linkedInner.contains(inner) {
+            for inner in innerStreams.of(outer) where !linkedInner.contains(inner) && !followed.work.isFollowed(inner, by: outer) {
                 let fed = creators[inner] ?? []
                 for creator in fed.isEmpty || fed.contains(outer) ? [outer] : fed.sorted()
                 where !edges.contains(where: { $0.from == String(inner) && $0.to == String(creator) }) {
@@ -138,6 +140,57 @@ extension PipelineGraph {
             if interrupted > 0 { parts.append("\(interrupted) interrupted") }
             return parts.joined(separator: " \u{00B7} ")
         }
+    }
+
+    /// The trace's followed work (`FollowedWork`) and its edges: from a node to the work
+    /// started following its elements, labelled with the elements that started some (the
+    /// primary causes of the work's events), and from that work to each node its events caused,
+    /// labelled with the events that caused some.
+    private static func followedWork(_ trace: Trace, _ innerStreams: InnerStreams) -> (work: FollowedWork, edges: [Edge]) {
+        guard !innerStreams.byOuter.isEmpty else { return (FollowedWork(), []) }
+        // Asked of each inner node, and of every node only when some work was followed.
+        var valueCauseNodes: [UInt64: Set<UInt64>] = [:]
+        let work = FollowedWork(nodes: trace.nodes, innerStreams: innerStreams) { node in
+            if let known = valueCauseNodes[node] { return known }
+            var nodes: Set<UInt64> = []
+            for event in trace.events(of: node) where event.kind == .value {
+                if let cause = event.causes.first.flatMap(trace.event(sequence:)) { nodes.insert(cause.node) }
+            }
+            valueCauseNodes[node] = nodes
+            return nodes
+        }
+        var pairs: [(from: UInt64, to: UInt64)] = []
+        for (outer, inners) in work.started {
+            for inner in inners {
+                pairs.append((outer, inner))
+                pairs += (work.feeds[inner] ?? []).map { (inner, $0) }
+            }
+        }
+        guard !pairs.isEmpty else { return (work, []) }
+        // The events of `from` that caused events of `to` (their primary cause), each once.
+        var crossed: [Pair: Set<UInt64>] = [:]
+        let wanted = Set(pairs.map { Pair(from: $0.from, to: $0.to) })
+        for event in trace.events {
+            guard let primary = event.causes.first, let cause = trace.event(sequence: primary) else { continue }
+            let pair = Pair(from: cause.node, to: event.node)
+            if wanted.contains(pair) { crossed[pair, default: []].insert(primary) }
+        }
+        var edges: [Edge] = []
+        for pair in pairs.sorted(by: { ($0.from, $0.to) < ($1.from, $1.to) }) {
+            var counts = EventCounts()
+            for sequence in crossed[Pair(from: pair.from, to: pair.to)] ?? [] {
+                if let kind = trace.event(sequence: sequence)?.kind { counts.add(kind) }
+            }
+            edges.append(Edge(from: String(pair.from), to: String(pair.to), style: .data, label: counts.label,
+                              failed: counts.failed > 0))
+        }
+        return (work, edges)
+    }
+
+    /// Two nodes, from the one whose events caused the other's.
+    private struct Pair: Hashable {
+        var from: UInt64
+        var to: UInt64
     }
 
     /// For each node of `inner`, the nodes that created it: nodes started in the same

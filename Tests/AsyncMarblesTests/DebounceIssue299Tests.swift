@@ -20,8 +20,8 @@ import XCTest
 /// first (what is due at one instant runs in the order it was scheduled, and the input's
 /// frames were scheduled before b's sleep began), so b is never sent. The report's `----b` is
 /// what the other order at that tie would give (b's wake-up first); its `c` at 12 and `[dh|]`
-/// at 15 are not reproduced by `debounce` on this driver. No causes are drawn: an operator
-/// that pulls its upstream from a task of its own passes none on yet (issue 30).
+/// at 15 are not reproduced by `debounce` on this driver. The figure draws no causal arrows;
+/// the trace has them (each debounced element is caused by the burst it settled).
 final class DebounceIssue299Tests: XCTestCase {
     private static let input = "ab--cd-e-f---gh|"
 

@@ -122,6 +122,32 @@ final class MarbledSequenceTests: XCTestCase {
         XCTAssertEqual(sum, 5050)
     }
 
+    /// A tap on the standard library's `map`, `filter` or `compactMap` pulls its base with a
+    /// pull written against the base's type (specialised where a generic one is not); a tap
+    /// reached only generically uses the protocol's. Both give the same elements, recorded or not.
+    func testATapOnAStandardLibrarySequencePullsItDirectly() async throws {
+        func tapGenerically<S: AsyncSequence>(_ sequence: S) -> MarbledSequence<S> { sequence.marbles("generic") }
+        let mapped = [1, 2, 3].async.marbles("source").map { $0 * 10 }
+        XCTAssertTrue(mapped.marbles("map").pullsDirectly)
+        XCTAssertTrue(mapped.filter { $0 > 10 }.marbles("filter").pullsDirectly)
+        XCTAssertTrue(mapped.compactMap { $0 == 20 ? nil : $0 }.marbles("compactMap").pullsDirectly)
+        XCTAssertTrue(mapped.map { value throws -> Int in value }.marbles("throwing map").pullsDirectly)
+        XCTAssertFalse(tapGenerically(mapped).pullsDirectly)
+        var direct: [Int] = [], generic: [Int] = []
+        for await value in mapped.filter({ $0 > 10 }).marbles("filter") { direct.append(value) }
+        for await value in tapGenerically(mapped.filter { $0 > 10 }) { generic.append(value) }
+        XCTAssertEqual(direct, [20, 30])
+        XCTAssertEqual(generic, direct)
+        var recorded: [Int] = []
+        let trace = try await record {
+            for await value in mapped.filter({ $0 > 10 }).marbles("filter") { recorded.append(value) }
+        }
+        XCTAssertEqual(recorded, direct)
+        let filter = try XCTUnwrap(trace.nodes.first { $0.label == "filter" })
+        XCTAssertEqual(filter.name, "filter")
+        XCTAssertEqual(trace.events(of: filter.id).filter { $0.kind == .value }.compactMap(\.text), ["20", "30"])
+    }
+
     func testTheNodeIsNamedAfterTheSequenceType() {
         typealias Tap = MarbledSequence<AsyncStream<Int>>
         XCTAssertEqual(Tap.operatorName(of: AsyncMapSequence<AsyncStream<Int>, Int>.self), "map")

@@ -88,16 +88,17 @@ final class VirtualTimeTests: XCTestCase {
         XCTAssertEqual(trace.events.filter { $0.node == merged.id && $0.kind == .value }.map { $0.text ?? "" },
                        ["a", "x", "b", "c", "y", "z", "d"])
         // merge and debounce pull their upstream from tasks of their own, which inherit the
-        // task-local pull they were started in: merge's elements name no causes, rather than
-        // the first element downstream all those the tasks received; a debounced element is
-        // caused by the burst it settled (what the debounce received since its previous
-        // element), the last one received first (the primary cause): the element passed, or
-        // for d the merge's end, which made the debounce pass d on at once.
+        // task-local pull they were started in, and each names causes by its rule
+        // (`Received.Rule`): a merged element is caused by the one input element it passed on;
+        // a debounced element by the burst it settled (what the debounce received since its
+        // previous element), the last one received first (the primary cause): the element
+        // passed, or for d the merge's end, which made the debounce pass d on at once.
         let settled = try XCTUnwrap(trace.nodes.first { $0.label == "settled" })
-        XCTAssertEqual(trace.events.filter { $0.node == merged.id && !$0.causes.isEmpty }.count, 0)
         let text = { (sequence: UInt64) in
             trace.events.first { $0.sequence == sequence }.map { $0.text ?? $0.kind.rawValue } ?? "?"
         }
+        XCTAssertEqual(trace.events.filter { $0.node == merged.id && $0.kind == .value }.map { $0.causes.map(text) },
+                       [["a"], ["x"], ["b"], ["c"], ["y"], ["z"], ["d"]])
         XCTAssertEqual(trace.events.filter { $0.node == settled.id && $0.kind == .value }.map { $0.causes.map(text) },
                        [["b", "a", "x"], ["z", "c", "y"], ["completed", "d"]])
     }

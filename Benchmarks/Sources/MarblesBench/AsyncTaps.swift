@@ -63,6 +63,45 @@ enum AsyncTaps {
         }
     }
 
+    /// Which loop `instructionLoop` runs: `Counting → map` bare, with both stages tapped and
+    /// no recorder, or the map in a generic wrapper of the benchmark's own that only forwards
+    /// `next(isolation:)` (what a tap with no recorder does, without the tap).
+    enum Loop: String {
+        case bare, off, forwarded
+    }
+
+    /// A sequence that forwards its base's elements, as a tap does with no recorder.
+    struct Forwarding<Base: AsyncSequence>: AsyncSequence {
+        typealias Element = Base.Element
+        typealias Failure = Base.Failure
+        let base: Base
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            var base: Base.AsyncIterator
+
+            mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(Failure) -> Element? {
+                try await base.next(isolation: actor)
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
+    }
+
+    /// The loop callgrind counts for the taps' cost with no recorder (`--instruction-loop
+    /// async-map:bare|off|forwarded`): `count` Ints through `Counting → map`.
+    static func instructionLoop(_ loop: Loop, count: Int) {
+        let sink = Sink()
+        switch loop {
+        case .bare: bare(Int.self, count, mapped: true, into: sink)
+        case .off: tapped(Int.self, count, mapped: true, into: sink)
+        case .forwarded:
+            block {
+                for await value in Forwarding(base: Counting<Int>(count: count).map({ $0.incremented() })) { sink.receive(value.key) }
+            }
+        }
+        print("async-map \(loop.rawValue): \(sink.count) values, checksum \(sink.checksum)")
+    }
+
     static func measure(count: Int, runs: Int, directory: URL, table: inout Table) throws {
         try measure(Int.self, count: count, runs: runs, directory: directory, table: &table)
         try measure(Reading.self, count: count, runs: runs, directory: directory, table: &table)

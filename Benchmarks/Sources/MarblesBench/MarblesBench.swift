@@ -81,10 +81,14 @@ struct MarblesBench: ParsableCommand {
         }
         if let instructionLoop {
             let parts = instructionLoop.split(separator: ":").map(String.init)
+            if parts.count == 2, parts[0] == "async-map", let taps = AsyncTaps.Loop(rawValue: parts[1]) {
+                AsyncTaps.instructionLoop(taps, count: instructionValues)
+                return
+            }
             guard parts.count == 2, let choice = PayloadChoice(rawValue: parts[0]),
                   ["off", "file", "binary"].contains(parts[1]) else {
-                throw ValidationError("--instruction-loop expects PAYLOAD:off, PAYLOAD:file or PAYLOAD:binary, not "
-                                      + instructionLoop)
+                throw ValidationError("--instruction-loop expects PAYLOAD:off, PAYLOAD:file, PAYLOAD:binary, async-map:bare, "
+                                      + "async-map:off or async-map:forwarded, not \(instructionLoop)")
             }
             try InstructionLoop.run(choice, recording: parts[1] != "off", binary: parts[1] == "binary",
                                     count: instructionValues, directory: URL(fileURLWithPath: directory))

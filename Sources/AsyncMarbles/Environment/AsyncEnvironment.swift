@@ -166,16 +166,17 @@ public struct EnvironmentInput<Element: Sendable>: AsyncSequence, Sendable, Tapp
     }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: stream.makeAsyncIterator())
+        Iterator(base: stream.makeAsyncIterator(), node: node)
     }
 
     /// An iteration of an input.
     public struct Iterator: AsyncIteratorProtocol {
         var base: AsyncStream<Delivery>.Iterator
+        let node: Node
 
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
             guard let delivery = await base.next(isolation: actor) else { return nil }
-            Pull.current?.add(delivery.sequence)
+            Pull.current?.add(delivery.sequence, from: node)
             return delivery.value
         }
     }
@@ -230,13 +231,14 @@ protocol AnyInputPipe: AnyObject {
 /// How an environment reports its boundaries' events to a running recorder.
 enum BoundaryEvents {
     /// Reports an event of `node`'s `subscription` with `payload` (a value, an error), caused
-    /// by nothing but itself; returns its number (0 when no recorder runs).
+    /// by `cause` (0: nothing but itself); returns its number (0 when no recorder runs).
     @discardableResult
-    static func report<Payload>(_ node: Node, subscription: UInt64, _ kind: EventKind, _ payload: Payload?) -> UInt64 {
+    static func report<Payload>(_ node: Node, subscription: UInt64, _ kind: EventKind, _ payload: Payload?,
+                                cause: UInt64 = 0) -> UInt64 {
         guard let probe = Instrumentation.probe else { return 0 }
         return ProbeContext.withCurrent { context in
             let saved = (context.cause, context.otherCauses)
-            context.cause = 0
+            context.cause = cause
             context.otherCauses = []
             defer { (context.cause, context.otherCauses) = saved }
             if let payload {
@@ -250,27 +252,40 @@ enum BoundaryEvents {
     }
 
     /// Reports a call's start with its request; returns the call's subscription. A call made
-    /// while a tap pulls (in a `map` a tap downstream iterates) is a child of that tap's
-    /// subscription, so the pipeline figure hangs it from the operator that made it, as it
-    /// hangs a `Signals` call from its `flatMap`.
+    /// while a tap pulls in this task (in a `map` a tap downstream iterates) is a child of that
+    /// tap's subscription, so the pipeline figure hangs it from the operator that made it, as it
+    /// hangs a `Signals` call from its `flatMap`. A call made in work that follows a tap's
+    /// element (`MarbledSequence.following`) is a child of that tap's subscription, done for
+    /// the element: the figure draws it downstream of the tap.
     static func startCall<Request: Encodable>(_ node: Node, request: Request) -> UInt64 {
         let subscription = Instrumentation.newSubscription()
-        Instrumentation.probe?.didSubscribe(node, subscription: subscription, parent: Pull.current?.subscription ?? 0,
-                                            request: request)
+        guard let probe = Instrumentation.probe else { return subscription }
+        let pull = Pull.current
+        let parent = pull.flatMap { $0.isInCurrentTask ? $0.subscription : nil }
+            ?? Following.current(for: probe)?.subscription ?? pull?.subscription ?? 0
+        probe.didSubscribe(node, subscription: subscription, parent: parent, request: request)
         return subscription
     }
 
     /// Reports how a call ended: its value and completion, its failure, or its interruption.
+    /// In work that follows a tap's element (and not pulled by a tap in this task), they are
+    /// caused by what that work follows (the element, or the answer this task last received),
+    /// and the value or failure becomes what the task's next events are caused by.
     static func endCall<Value>(_ node: Node, subscription: UInt64, _ outcome: Result<Value, any Error>) {
+        guard let probe = Instrumentation.probe else { return }
+        let following = Pull.current?.isInCurrentTask == true ? nil : Following.current(for: probe)
+        let cause = following?.cause ?? 0
         switch outcome {
         case let .success(value):
-            report(node, subscription: subscription, .value, value)
-            report(node, subscription: subscription, .completed, Value?.none)
+            let answer = report(node, subscription: subscription, .value, value, cause: cause)
+            following?.answered(answer)
+            report(node, subscription: subscription, .completed, Value?.none, cause: cause)
         case let .failure(error) where error is CancellationError:
-            report(node, subscription: subscription, .interrupted, Value?.none)
+            report(node, subscription: subscription, .interrupted, Value?.none, cause: cause)
         case let .failure(error):
-            report(node, subscription: subscription, .failed, error)
+            let answer = report(node, subscription: subscription, .failed, error, cause: cause)
+            following?.answered(answer)
         }
-        Instrumentation.probe?.didDispose(node, subscription: subscription)
+        probe.didDispose(node, subscription: subscription)
     }
 }

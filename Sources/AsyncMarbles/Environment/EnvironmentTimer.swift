@@ -80,7 +80,7 @@ public struct EnvironmentTimer: AsyncSequence, Sendable, Tapped {
                 Instrumentation.probe?.didDispose(timer.node, subscription: subscription)
                 return nil
             }
-            Pull.current?.add(BoundaryEvents.report(timer.node, subscription: subscription, .value, instant))
+            Pull.current?.add(BoundaryEvents.report(timer.node, subscription: subscription, .value, instant), from: timer.node)
             return instant
         }
     }

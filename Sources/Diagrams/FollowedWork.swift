@@ -1,0 +1,53 @@
+import TraceLog
+
+/// Work started for an element, not observed by whoever started it, as figures draw it: a
+/// `for await` loop over a tap that starts a task per element (AsyncMarbles' `following`)
+/// records the task's calls as children of the tap's subscription, caused by the element, and
+/// what the task yields into a stream as caused by the call's answer.
+///
+/// A higher-order operator's inner stream is a child of the operator's subscription too, but
+/// it feeds the operator: its events cause the operator's, never the reverse. A child whose
+/// values are caused by events of its parent's own node was started by those events and feeds
+/// something else; figures draw it downstream of that node (`settled → call(search)`), and
+/// the nodes its events caused downstream of it (`call(search) → searchResults`), instead of
+/// as an inner stream of that node.
+struct FollowedWork {
+    /// By node: the nodes started following its elements, in id order.
+    private(set) var started: [UInt64: [UInt64]] = [:]
+    /// By followed node: the nodes whose values its events caused, in id order (none of them
+    /// downstream of it by an edge of their own).
+    private(set) var feeds: [UInt64: [UInt64]] = [:]
+
+    /// No followed work.
+    init() {}
+
+    /// The followed work among the inner streams figures draw (`InnerStreams`: work a
+    /// subscriber started for a `Signals` operator's value feeds a sink, and is not drawn), in
+    /// a trace with these nodes, `valueCauseNodes(node)` giving the nodes of the primary causes
+    /// of `node`'s values.
+    init(nodes: [NodeRecord], innerStreams: InnerStreams, valueCauseNodes: (UInt64) -> Set<UInt64>) {
+        var followed: Set<UInt64> = []
+        for (outer, inners) in innerStreams.byOuter {
+            for inner in inners where valueCauseNodes(inner).contains(outer) {
+                started[outer, default: []].append(inner)
+                followed.insert(inner)
+            }
+        }
+        guard !followed.isEmpty else { return }
+        for node in nodes where !followed.contains(node.id) {
+            let upstream = Set(node.upstream.map(\.node))
+            for cause in valueCauseNodes(node.id).intersection(followed).sorted() where !upstream.contains(cause) {
+                feeds[cause, default: []].append(node.id)
+            }
+        }
+        for key in started.keys { started[key]?.sort() }
+    }
+
+    /// Whether `inner` was started following `outer`'s elements (not an inner stream of it).
+    func isFollowed(_ inner: UInt64, by outer: UInt64) -> Bool {
+        started[outer]?.contains(inner) ?? false
+    }
+
+    /// The nodes that feed on work followed from some node: drawn after that work.
+    var fedNodes: Set<UInt64> { Set(feeds.values.joined()) }
+}
