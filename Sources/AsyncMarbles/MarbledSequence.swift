@@ -92,8 +92,8 @@ public struct MarbledSequence<Base: AsyncSequence>: AsyncSequence, Tapped {
         // A tap right on a tapped sequence (an environment's input, another tap) passes its
         // elements through: the operator between them is the tap.
         let name = base is Tapped ? "marbles" : Self.operatorName(of: Base.self)
-        node = Node.make(upstream.isEmpty ? .source : .operator, name, label: label,
-                         upstream: upstream.map { Node.Edge(node: $0, role: .data) }, file: file, line: line)
+        node = Node.make(upstream.isEmpty ? .source : .operator, name, parameters: Self.operatorParameters(of: base),
+                         label: label, upstream: upstream.map { Node.Edge(node: $0, role: .data) }, file: file, line: line)
         // The operators of several inputs keep them as `base1`, `base2`, `base3`.
         receivedRule = Received.rule(named: name, inputTaps: Mirror(reflecting: base).children
             .filter { $0.label?.hasPrefix("base") == true }.map { tapsInside($0.value) })

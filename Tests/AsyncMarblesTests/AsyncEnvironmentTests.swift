@@ -118,8 +118,9 @@ final class AsyncEnvironmentTests: XCTestCase {
     }
 
     /// The same recording replayed into a pipeline that settles for 500 ms instead of 300: the
-    /// diff's first divergence is the settled stream's missing "swi", and the search never
-    /// made is a call only in the live run.
+    /// diff's one root cause is the debounce's changed interval (its node's parameters, read
+    /// from the operator's sequence), which explains the settled stream's missing "swi" and
+    /// the search never made, a call only in the live run.
     func testAReplayWithAChangedParameterDiffersFromTheRecording() throws {
         let live = try recordLive()
         let replayed = try replay(live.bytes, settling: .milliseconds(500))
@@ -130,10 +131,14 @@ final class AsyncEnvironmentTests: XCTestCase {
                              nameA: "live", nameB: "replay")
         XCTAssertFalse(diff.isSame)
         let first = try XCTUnwrap(diff.firstDivergence)
-        XCTAssertEqual(first.kind, .missingInB)
+        XCTAssertEqual(first.kind, .nodeChanged)
         XCTAssertTrue(first.node.contains("settled"), diff.text)
-        XCTAssertEqual(first.a?.value, "\"swi\"")
-        XCTAssertTrue(diff.rootCauses.contains { $0.kind == .callOnlyInA && $0.requestA == "\"swi\"" }, diff.text)
+        XCTAssertEqual(first.nodeA?.parameters, "interval: 0.3s")
+        XCTAssertEqual(first.nodeB?.parameters, "interval: 0.5s")
+        XCTAssertEqual(diff.rootCauses.map(\.kind), [.nodeChanged], diff.text)
+        XCTAssertTrue(diff.differences.contains { $0.kind == .missingInB && $0.node.contains("settled") && $0.a?.value == "\"swi\"" },
+                      diff.text)
+        XCTAssertTrue(diff.differences.contains { $0.kind == .callOnlyInA && $0.requestA == "\"swi\"" }, diff.text)
     }
 
     /// A replay's jobs show on the thread the recording's tasks ran on (live, the global
