@@ -3,6 +3,7 @@ import Foundation
 import Replay
 import TraceLog
 import Tutorials
+import Demo
 
 /// `marbles replay IN.trace --scenario NAME -o OUT.trace`: re-run a tutorial scenario from a
 /// recorded trace in virtual time.
@@ -45,7 +46,8 @@ struct ReplayCommand: ParsableCommand {
     @Argument(help: "The recorded trace to replay (JSON Lines or binary, see traces/FORMAT.md).")
     var trace: PathName
 
-    @OptionGroup var scenarioOption: ScenarioOption
+    @Option(name: .customLong("scenario"), help: ArgumentHelp("The tutorial scenario whose pipeline runs.", valueName: "name"))
+    var scenarioChoice: ReplayScenarioChoice
 
     @OptionGroup var output: OutputOption
 
@@ -62,7 +64,7 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         let input = try InputFile(trace)
         let file = try OutputFile(output.output, option: "-o", inputs: [input])
-        let scenario = scenarioOption.scenario()
+        guard case let .signals(scenario) = scenarioChoice else { return try replayAsyncSearch(input, into: file) }
         let replayer = try Replayer(path: input.path, name: input.name,
                                     hopLatency: hopLatency == .recorded ? .asRecorded : .zero,
                                     unrecordedRequests: unrecordedRequests == .empty ? .empty : .error)
@@ -80,4 +82,37 @@ struct ReplayCommand: ParsableCommand {
             + "in \(TraceDiff.duration(summary?.duration ?? 0)) of virtual time → \(output.output.shown)\n")
         try pending.commit()
     }
+
+    /// The async search (`AsyncSearchScenario`), written with AsyncSequence: replayed under a
+    /// virtual-time driver from the recording's inputs and answers.
+    private func replayAsyncSearch(_ input: InputFile, into file: OutputFile) throws {
+        let recording = try input.contents()
+        Console.warn(try Trace(bytes: recording, name: input.name).warnings)
+        let bytes = try AsyncSearchScenario.replay(recording)
+        let replayed = try Trace(bytes: bytes, name: output.output.shown)
+        let pending = try file.begin()
+        try pending.write(bytes)
+        try Console.print("replayed \(AsyncSearchScenario.name) from \(input.name): \(replayed.summary?.events ?? 0) events, "
+            + "\(replayed.summary?.nodes ?? 0) nodes in \(TraceDiff.duration(replayed.summary?.duration ?? 0)) of virtual time "
+            + "→ \(output.output.shown)\n")
+        try pending.commit()
+    }
+}
+
+/// A scenario `marbles replay` re-runs: a `Signals` tutorial, or the async search.
+enum ReplayScenarioChoice: ExpressibleByArgument {
+    case signals(Scenario)
+    case asyncSearch
+
+    init?(argument: String) {
+        if argument == AsyncSearchScenario.name {
+            self = .asyncSearch
+        } else if let scenario = Scenarios.named(argument) {
+            self = .signals(scenario)
+        } else {
+            return nil
+        }
+    }
+
+    static var allValueStrings: [String] { Scenarios.names + [AsyncSearchScenario.name] }
 }

@@ -20,6 +20,32 @@ final class ReplayCommandLineTests: CommandLineTestCase {
         XCTAssertTrue(virtual.out.contains("(time tolerance 0ns)"), virtual.out)
     }
 
+    /// The async search (AsyncSequence) replays from the command line as the Signals scenarios
+    /// do: the committed replay's bytes, from either encoding; another scenario's recording is
+    /// a replay error naming the input it lacks, not a replay left waiting.
+    func testTheAsyncSearchReplaysFromTheCommandLine() throws {
+        let recording = top.appendingPathComponent("traces/async-search.trace").path
+        let replayed = try marbles(["replay", recording, "--scenario", "async-search", "-o", path("async.trace")])
+        XCTAssertEqual(replayed.status, 0, replayed.err)
+        XCTAssertTrue(replayed.out.hasPrefix("replayed async-search from "), replayed.out)
+        XCTAssertEqual(try Data(contentsOf: directory.appendingPathComponent("async.trace")),
+                       try Data(contentsOf: top.appendingPathComponent("traces/async-search.replay.trace")))
+        XCTAssertEqual(try marbles(["convert", recording, "-o", path("async.mtrace")]).status, 0)
+        let binary = try marbles(["replay", path("async.mtrace"), "--scenario", "async-search", "-o", path("again.trace")])
+        XCTAssertEqual(binary.status, 0, binary.err)
+        XCTAssertEqual(try Data(contentsOf: directory.appendingPathComponent("again.trace")),
+                       try Data(contentsOf: directory.appendingPathComponent("async.trace")))
+        let diff = try marbles(["diff", recording, path("async.trace")])
+        XCTAssertEqual(diff.status, 0, diff.out)
+
+        let wrong = try marbles(["replay", top.appendingPathComponent("traces/signin.trace").path, "--scenario", "async-search",
+                                 "-o", path("wrong.trace")])
+        XCTAssertEqual(wrong.status, 2)
+        XCTAssertTrue(wrong.err.contains("replay error: input \"searchText\""), wrong.err)
+        XCTAssertTrue(wrong.err.contains("expected an input labelled \"searchText\" in the trace"), wrong.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("wrong.trace")))
+    }
+
     func testReplayErrorsExitWithStatusTwoAndAClearMessage() throws {
         let recording = top.appendingPathComponent("traces/signin.trace").path
         let wrong = try marbles(["replay", recording, "--scenario", "registration", "-o", path("x.trace")])
@@ -29,8 +55,10 @@ final class ReplayCommandLineTests: CommandLineTestCase {
         XCTAssertTrue(wrong.err.contains(": expected an input labelled \"confirmation\" in the trace; it has none"), wrong.err)
         let unknown = try marbles(["replay", recording, "--scenario", "nope", "-o", path("x.trace")])
         XCTAssertEqual(unknown.status, 2)
-        XCTAssertTrue(unknown.err.contains("The value 'nope' is invalid for '--scenario <name>'. Please provide one of 'signin', "),
-                      unknown.err)
+        // Six scenarios since the async search replays too: the parser lists them one a line.
+        XCTAssertTrue(unknown.err.contains("The value 'nope' is invalid for '--scenario <name>'. Please provide one of the "
+            + "following:\n  - signin\n"), unknown.err)
+        XCTAssertTrue(unknown.err.contains("\n  - async-search\n"), unknown.err)
         let missing = try marbles(["replay", path("absent.trace"), "--scenario", "signin", "-o", path("x.trace")])
         XCTAssertEqual(missing.status, 2)
         XCTAssertTrue(missing.err.contains("absent.trace: error: cannot read: no such file"), missing.err)

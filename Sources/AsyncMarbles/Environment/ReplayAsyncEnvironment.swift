@@ -96,6 +96,9 @@ public final class ReplayAsyncEnvironment: AsyncEnvironment, @unchecked Sendable
             fail(.missingInput, pipe.node, record: nil,
                  message: "expected an input labelled \"\(label)\" in the trace; it has "
                     + (known.isEmpty ? "none" : "only " + known.map { "\"\($0)\"" }.joined(separator: ", ")))
+            // Finished at once, so that the replay runs to its end and reports the error,
+            // instead of waiting for values no recording will send.
+            pipe.finish()
             return
         }
         let events = recorded.flatMap { trace.events(of: $0.id) }.sorted { $0.sequence < $1.sequence }
