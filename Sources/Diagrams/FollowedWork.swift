@@ -11,12 +11,12 @@ import TraceLog
 /// something else; figures draw it downstream of that node (`settled → call(search)`), and
 /// the nodes its events caused downstream of it (`call(search) → searchResults`), instead of
 /// as an inner stream of that node.
-struct FollowedWork {
+package struct FollowedWork {
     /// By node: the nodes started following its elements, in id order.
-    private(set) var started: [UInt64: [UInt64]] = [:]
+    package private(set) var started: [UInt64: [UInt64]] = [:]
     /// By followed node: the nodes whose values its events caused, in id order (none of them
     /// downstream of it by an edge of their own).
-    private(set) var feeds: [UInt64: [UInt64]] = [:]
+    package private(set) var feeds: [UInt64: [UInt64]] = [:]
 
     /// No followed work.
     init() {}
@@ -44,10 +44,52 @@ struct FollowedWork {
     }
 
     /// Whether `inner` was started following `outer`'s elements (not an inner stream of it).
-    func isFollowed(_ inner: UInt64, by outer: UInt64) -> Bool {
+    package func isFollowed(_ inner: UInt64, by outer: UInt64) -> Bool {
         started[outer]?.contains(inner) ?? false
     }
 
     /// The nodes that feed on work followed from some node: drawn after that work.
-    var fedNodes: Set<UInt64> { Set(feeds.values.joined()) }
+    package var fedNodes: Set<UInt64> { Set(feeds.values.joined()) }
+
+    /// The followed work of `trace` (its inner streams `innerStreams`): each node's value
+    /// causes are asked of the inner nodes, and of every node only when some work was
+    /// followed, so a trace without followed work costs nothing more.
+    package init(trace: Trace, innerStreams: InnerStreams) {
+        guard !innerStreams.byOuter.isEmpty else {
+            self.init()
+            return
+        }
+        var valueCauseNodes: [UInt64: Set<UInt64>] = [:]
+        self.init(nodes: trace.nodes, innerStreams: innerStreams) { node in
+            if let known = valueCauseNodes[node] { return known }
+            var nodes: Set<UInt64> = []
+            for event in trace.events(of: node) where event.kind == .value {
+                if let cause = event.causes.first.flatMap(trace.event(sequence:)) { nodes.insert(cause.node) }
+            }
+            valueCauseNodes[node] = nodes
+            return nodes
+        }
+    }
+
+    /// `nodes` in their order, but each node fed by work followed from another placed right
+    /// after that node, whose lanes end with the work's.
+    package func order(_ nodes: [NodeRecord]) -> [NodeRecord] {
+        let fed = fedNodes
+        guard !fed.isEmpty else { return nodes }
+        let byID = Dictionary(nodes.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var ordered: [NodeRecord] = []
+        var placed: Set<UInt64> = []
+        for root in nodes where !fed.contains(root.id) {
+            var pending = [root]
+            while let node = pending.popLast() {
+                guard placed.insert(node.id).inserted else { continue }
+                ordered.append(node)
+                let next = (started[node.id] ?? []).flatMap { feeds[$0] ?? [] }.compactMap { byID[$0] }
+                pending += next.reversed()
+            }
+        }
+        // Fed by work followed from a node not among `nodes`: in their order, last.
+        ordered += nodes.filter { !placed.contains($0.id) }
+        return ordered
+    }
 }

@@ -6,10 +6,10 @@ import TraceLog
 /// the nodes whose values the operator delivered (the primary causes of its values), or,
 /// when none delivered anything, every such node that feeds no other node: a node feeding a
 /// sink is work a subscriber started while the operator was delivering, not an inner stream.
-struct InnerStreams {
+package struct InnerStreams {
     private(set) var byOuter: [UInt64: [UInt64]] = [:]
 
-    init(trace: Trace) {
+    package init(trace: Trace) {
         self.init(nodes: trace.nodes, innerEdges: trace.innerEdges) { outer in
             var nodes: Set<UInt64> = []
             for event in trace.events(of: outer) where event.kind == .value {

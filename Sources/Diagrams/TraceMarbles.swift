@@ -438,7 +438,7 @@ private struct TraceMarbleBuilder {
             return .lanes(PlannedLanes(node: innerNode, inner: true, title: title, subscriptions: lanes,
                                        merged: lanes.count > Self.maxSeparateInnerLanes ? "\(title) \u{00D7}\(lanes.count)" : nil))
         }
-        for node in Self.followingOrder(nodes, followed) {
+        for node in followed.order(nodes) {
             let innerOnly = isInnerOnly(node)
             // Drawn under its operator's box when that operator gets lanes with inner streams
             // (an inner-only operator's lanes have none: the node gets its own).
@@ -525,28 +525,6 @@ private struct TraceMarbleBuilder {
         let colours = ThreadColours.colours(of: [trace])
         return MarbleFigure(title: options.title, rows: rows, threads: threads.names,
                             threadColours: threads.names.map { colours[$0] ?? ThreadColours.several }, causes: causes)
-    }
-
-    /// `nodes` in pipeline order, but for each node fed by work followed from another
-    /// (`FollowedWork`): drawn right after that node, whose lanes end with the work's.
-    static func followingOrder(_ nodes: [NodeRecord], _ followed: FollowedWork) -> [NodeRecord] {
-        let fed = followed.fedNodes
-        guard !fed.isEmpty else { return nodes }
-        let byID = Dictionary(nodes.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var ordered: [NodeRecord] = []
-        var placed: Set<UInt64> = []
-        for root in nodes where !fed.contains(root.id) {
-            var pending = [root]
-            while let node = pending.popLast() {
-                guard placed.insert(node.id).inserted else { continue }
-                ordered.append(node)
-                let next = (followed.started[node.id] ?? []).flatMap { followed.feeds[$0] ?? [] }.compactMap { byID[$0] }
-                pending += next.reversed()
-            }
-        }
-        // Fed by work followed from a node not drawn: in pipeline order, last.
-        ordered += nodes.filter { !placed.contains($0.id) }
-        return ordered
     }
 
     /// More subscriptions of one node than this are drawn as one lane (a cold producer

@@ -147,18 +147,7 @@ extension PipelineGraph {
     /// primary causes of the work's events), and from that work to each node its events caused,
     /// labelled with the events that caused some.
     private static func followedWork(_ trace: Trace, _ innerStreams: InnerStreams) -> (work: FollowedWork, edges: [Edge]) {
-        guard !innerStreams.byOuter.isEmpty else { return (FollowedWork(), []) }
-        // Asked of each inner node, and of every node only when some work was followed.
-        var valueCauseNodes: [UInt64: Set<UInt64>] = [:]
-        let work = FollowedWork(nodes: trace.nodes, innerStreams: innerStreams) { node in
-            if let known = valueCauseNodes[node] { return known }
-            var nodes: Set<UInt64> = []
-            for event in trace.events(of: node) where event.kind == .value {
-                if let cause = event.causes.first.flatMap(trace.event(sequence:)) { nodes.insert(cause.node) }
-            }
-            valueCauseNodes[node] = nodes
-            return nodes
-        }
+        let work = FollowedWork(trace: trace, innerStreams: innerStreams)
         var pairs: [(from: UInt64, to: UInt64)] = []
         for (outer, inners) in work.started {
             for inner in inners {

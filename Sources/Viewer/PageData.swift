@@ -217,10 +217,15 @@ struct PageData {
     }
 
     /// The nodes in id order, each inner stream moved right under the first higher-order
-    /// node that started it, with depth 1.
+    /// node that started it, with depth 1; work followed from a node's elements
+    /// (`FollowedWork`: a call a `for await` loop made for an element) right after that node,
+    /// at its depth, and the nodes that work fed after it, as the marble figure draws them.
     static func laneOrder(_ trace: Trace) -> [(node: UInt64, depth: Int)] {
+        let followed = FollowedWork(trace: trace, innerStreams: InnerStreams(trace: trace))
         var outerOf: [UInt64: UInt64] = [:]
-        for edge in trace.innerEdges where outerOf[edge.inner] == nil { outerOf[edge.inner] = edge.outer }
+        for edge in trace.innerEdges where outerOf[edge.inner] == nil && !followed.isFollowed(edge.inner, by: edge.outer) {
+            outerOf[edge.inner] = edge.outer
+        }
         var innerOf: [UInt64: [UInt64]] = [:]
         for (inner, outer) in outerOf.sorted(by: { $0.key < $1.key }) { innerOf[outer, default: []].append(inner) }
         var order: [(node: UInt64, depth: Int)] = []
@@ -229,8 +234,10 @@ struct PageData {
             guard placed.insert(id).inserted else { return }
             order.append((id, depth))
             for inner in innerOf[id] ?? [] { place(inner, depth: depth + 1) }
+            for work in followed.started[id] ?? [] { place(work, depth: depth) }
         }
-        for node in trace.nodes where outerOf[node.id] == nil || !trace.nodes.contains(where: { $0.id == outerOf[node.id] }) {
+        for node in followed.order(trace.nodes)
+        where outerOf[node.id] == nil || !trace.nodes.contains(where: { $0.id == outerOf[node.id] }) {
             place(node.id, depth: 0)
         }
         // An inner node whose chain of outer nodes loops back on itself.

@@ -266,6 +266,20 @@ final class TracePageTests: XCTestCase {
         XCTAssertEqual(lanes["node"], order.flatMap { [Int($0.node), Int($0.node)] })
     }
 
+    /// Work a `for await` loop followed from an element (the async search's call) is drawn
+    /// right after the tap it followed, at its depth, and what that work fed after it: the
+    /// page's lanes read in pipeline order, as the marble figure's, whatever the node ids.
+    func testFollowedWorkFollowsItsTapAndFeedsTheLaneAfterIt() throws {
+        let trace = try tutorial("async-search.replay.trace")
+        let order = PageData.laneOrder(trace)
+        let names = Dictionary(uniqueKeysWithValues: trace.nodes.map { ($0.id, $0.label ?? $0.name) })
+        XCTAssertEqual(order.map { names[$0.node] ?? "?" },
+                       ["searchText", "typed", "validSearchText", "settled", "search", "searchResults"])
+        XCTAssertEqual(order.map(\.depth), [0, 0, 0, 0, 0, 0])
+        // Node ids are not that order: the results' stream was made before the taps.
+        XCTAssertNotEqual(order.map(\.node), order.map(\.node).sorted())
+    }
+
     func testADifferenceRefersToTheEventsOfEachTrace() throws {
         let a = try tutorial("twitter-instant.trace"), b = try tutorial("twitter-instant.replay.trace")
         let page = try TracePage.html([.init(name: "a", trace: a), .init(name: "b", trace: b)],
