@@ -79,8 +79,22 @@ final class RecorderConcurrencyTests: XCTestCase {
     /// defined before it is used (the reader checks), causes across threads (a hop to a queue)
     /// pointing at the right events.
     func testThreadsRingsMergeIntoOneOrderWithCausesAcrossThreads() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("marbles-rings-\(getpid()).trace")
+        try? FileManager.default.removeItem(at: try checkRingsMerge(extension: "trace"))
+    }
+
+    /// The same in the binary encoding (`.mtrace`): the writer encodes the merged rings and
+    /// the shared buffer's boxed records and deferred events in one order, small chunks (a
+    /// 4 KiB buffer, 5 ms flushes) interleaving with the producers.
+    func testThreadsRingsMergeIntoOneOrderInTheBinaryEncoding() throws {
+        let url = try checkRingsMerge(extension: "mtrace")
         defer { try? FileManager.default.removeItem(at: url) }
+        XCTAssertEqual(try Array(Data(contentsOf: url).prefix(8)), BinaryTraceFormat.magic)
+    }
+
+    /// Records four threads' pipelines to a file named with `fileExtension` and checks it;
+    /// returns the file, for the caller to remove.
+    private func checkRingsMerge(extension fileExtension: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("marbles-rings-\(getpid()).\(fileExtension)")
         let recorder = try Recorder(to: url, bufferCapacity: 4096, flushInterval: .milliseconds(5))
         recorder.start()
         let worker = QueueScheduler(name: "worker")
@@ -116,6 +130,8 @@ final class RecorderConcurrencyTests: XCTestCase {
             checked += 1
         }
         XCTAssertEqual(checked, 4 * 3_000)
+        XCTAssertEqual(try TraceReader(url: url).warnings, [])
+        return url
     }
 }
 
