@@ -143,11 +143,7 @@ extension RecorderCore.FormattedValue {
             guard size <= Recorder.maxJSONLength else {
                 return .text(text, truncated: truncated, json: nil, omittedJSONBytes: Int64(size), jsonError: nil)
             }
-            var json: [UInt8] = []
-            json.reserveCapacity(size + 2)
-            JSONLine.appendString(string, to: &json)
-            return .text(text, truncated: truncated, json: String(decoding: json, as: UTF8.self), omittedJSONBytes: 0,
-                         jsonError: nil)
+            return .string(text: text, truncated: truncated, string: string)
         case let .other(text, json, jsonError):
             let (cut, truncated) = Self.textField(text)
             return .text(cut, truncated: truncated, json: json, omittedJSONBytes: 0, jsonError: json == nil ? jsonError : nil)

@@ -195,6 +195,9 @@ public struct BinaryTraceEncoder {
         /// Any other value: its text (cut when `truncated`), its JSON as written (or the size
         /// of the JSON left out, or what its encoding threw), written inline.
         case text(String?, truncated: Bool, json: String?, omittedJSONBytes: Int64, jsonError: String?)
+        /// A `String` value: its text (cut when `truncated`), and its JSON the string literal
+        /// of `string`, written straight into the record (no JSON text made first).
+        case string(text: String, truncated: Bool, string: String)
     }
 
     /// Appends an event record from its fields (FORMAT.md, "RECS"): what `append(.event(_:))`
@@ -206,12 +209,16 @@ public struct BinaryTraceEncoder {
         var flags: UInt8 = 0
         var integer: Int64 = 0
         var inlineText: String?, inlineJSON: String?, omitted: Int64 = 0, jsonError: UInt32?
+        var jsonLiteral: String?
         switch value {
         case .none:
             break
         case let .integer(value):
             flags |= Format.EventFlag.integer
             integer = value
+        case let .string(text, truncated, string):
+            flags |= Format.EventFlag.inlineValue | (truncated ? Format.EventFlag.truncated : 0)
+            (inlineText, jsonLiteral) = (text, string)
         case let .text(text, truncated, json, omittedJSONBytes, error):
             flags |= Format.EventFlag.inlineValue | (truncated ? Format.EventFlag.truncated : 0)
             (inlineText, inlineJSON, omitted) = (text, json, omittedJSONBytes)
@@ -223,6 +230,7 @@ public struct BinaryTraceEncoder {
         // The tag and the fixed 66 bytes, assembled in place and appended in one copy: this
         // runs for every event a live binary recording writes.
         let fixed = 1 + Format.eventLength
+        let recordStart = records.count
         withUnsafeTemporaryAllocation(byteCount: fixed, alignment: 8) { raw in
             raw.storeBytes(of: Format.Tag.event.rawValue, toByteOffset: 0, as: UInt8.self)
             raw.storeBytes(of: sequence.littleEndian, toByteOffset: 1, as: UInt64.self)
@@ -248,6 +256,13 @@ public struct BinaryTraceEncoder {
         if let jsonError { records.appendLittleEndian(jsonError) }
         if let inlineText { records.append(contentsOf: inlineText.utf8) }
         if let inlineJSON { records.append(contentsOf: inlineJSON.utf8) }
+        if let jsonLiteral {
+            // The literal's length is known once written: the record's `json` field gets it then.
+            let start = records.count
+            JSONLine.appendString(jsonLiteral, to: &records)
+            let length = (UInt32(records.count - start) + 1).littleEndian
+            records.withUnsafeMutableBytes { $0.storeBytes(of: length, toByteOffset: recordStart + 61, as: UInt32.self) }
+        }
         if records.count + strings.count >= chunkLength { flush() }
     }
 
