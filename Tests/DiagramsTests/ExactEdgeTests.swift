@@ -309,4 +309,23 @@ final class ExactEdgeTests: XCTestCase {
         let graph = PipelineGraph(trace: trace)
         XCTAssertEqual(edges(graph, trace, from: "map", to: "take").map(\.label), ["1 value"])
     }
+
+    /// A property's producer started only after the property ended observes nothing: the
+    /// recorder has let go of the ended subscription, so no link is written, and nothing
+    /// crossed. The edge says 0, where inferring from the property's one subscription gave
+    /// it the property's value.
+    func testAnEdgeFromASubscriptionThatEndedBeforeItsObserverBeganCarriesNothing() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let (typed, type) = Signal<Int, Never>.pipe(named: "typed")
+            let latest = Property(initial: 0, then: typed)
+            type.send(value: 1)
+            type.sendCompleted()
+            latest.producer.startWithValues { _ in }
+            withExtendedLifetime(latest) {}
+        }
+        let trace = try Trace(bytes: bytes)
+        XCTAssertFalse(linkedPairs(trace).contains(["Property(initial:then:)", "producer"]), "\(linkedPairs(trace))")
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(edges(graph, trace, from: "Property(initial:then:)", to: "producer").map(\.label), ["0 values"])
+    }
 }
