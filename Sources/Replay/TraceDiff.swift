@@ -380,6 +380,9 @@ public struct TraceDiff: Sendable {
         let live = liveIsA ? a : b
         let interleavings = try Interleavings(live)
         func describe(_ id: UInt64) -> String { live.node(id).map(TraceDiff.describe) ?? "node \(id)" }
+        // The live nodes by the name a difference gives them (several nodes may share one).
+        var liveNodes: [String: Set<UInt64>] = [:]
+        for record in live.nodes { liveNodes[TraceDiff.describe(record), default: []].insert(record.id) }
         func race(of difference: Difference) -> Race? {
             if difference.kind.comparesRequests {
                 // A call's start has no event of its own: the events around its time tell.
@@ -392,6 +395,7 @@ public struct TraceDiff: Sendable {
             }
             if let other = liveIsA ? difference.b : difference.a {
                 return interleavings.race(atTime: other.time, describe: describe)
+                    ?? interleavings.race(ofStartsOf: liveNodes[difference.node] ?? [], describe: describe)
             }
             return nil
         }

@@ -58,9 +58,15 @@ struct FidelityCheck {
             let result = try Replayer(trace: liveTrace, unrecordedRequests: .empty).replay { environment in
                 let made = GeneratedPipelineBuilder(pipeline, environment: environment)
                 builder = made
-                return Self.start(made, into: sink)
+                // Torn down as the recorded run was (`finish`): the pipeline, then its
+                // bindings, while the replay still records (a binding's source still
+                // running at the end is interrupted then, live and replayed alike).
+                let pipeline = Self.start(made, into: sink)
+                return AnyDisposable {
+                    pipeline.dispose()
+                    made.dispose()
+                }
             }
-            builder?.dispose()
             replays.append((result, sink, builder!))
         }
         let (replay, replaySink, replayBuilder) = replays[0]
@@ -330,7 +336,11 @@ final class FidelityTests: XCTestCase {
     ]
 
     /// Seeds that once failed with every operator, the second stream's too.
-    static let laterRegressions: [UInt64] = []
+    static let laterRegressions: [UInt64] = [
+        18,  // live: an Action's next application, started on another thread while the thread that ended the
+             // last was still unwinding, was refused; the replay called the service instead (a replay error then)
+        25,  // live: a binding's timer interrupted by the run's teardown, which the replay left unrecorded
+    ]
 
     /// The live runs' operators: not those an operator timer decides (see the class's note).
     static let liveProfile = GeneratedPipeline.Profile(excluded: ["delay", "debounce", "throttle", "observe(on:)", "timeout"])

@@ -276,6 +276,53 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertNil(apart.rootCauses.first?.race, apart.text)
     }
 
+    /// A property's producer started on `main` while `q0`'s tick set the property: the start
+    /// read the value the tick set and sent it, caused by nothing, after its setup (a run of
+    /// subscribe records on `main`) had begun; a replay sets up at once and sends the initial
+    /// value. The start is a cascade from its setup's first record (1 ms) to its value, which
+    /// overlapped the tick's (1.2 ms): a race. With the setup's records more than a millisecond
+    /// apart, the start's run of records began after the tick: no race.
+    func testAStartThatReadWhatAnotherThreadSetDuringItsSetupIsNamedARace() throws {
+        let nodes = [
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":2,"name":"q0"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"timer","parameters":"tick","file":"App.swift","line":3,"label":"tick","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"source","name":"MutableProperty","parameters":"","file":"App.swift","line":4,"upstream":[]}"#,
+            #"{"type":"node","id":3,"kind":"operator","name":"producer","parameters":"","file":"App.swift","line":4,"upstream":[{"node":2,"role":"data"}]}"#,
+        ]
+        func live(setupBeganAt began: Int) throws -> Trace {
+            try craftedTrace(nodes + [
+                #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":"# + "\(began)" + #","thread":1}"#,
+                #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":1400000,"thread":1}"#,
+                #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":1500000,"thread":1,"observes":[2]}"#,
+                #"{"type":"event","seq":1,"time":1200000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
+                #"{"type":"event","seq":2,"time":1200100,"node":2,"sub":2,"kind":"value","thread":2,"causes":[1],"text":"5","json":5}"#,
+                #"{"type":"event","seq":3,"time":2000000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[],"text":"5","json":5}"#,
+            ], clock: "real")
+        }
+        let replay = try craftedTrace(nodes + [
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1,"observes":[2]}"#,
+            #"{"type":"event","seq":1,"time":0,"node":3,"sub":3,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
+            #"{"type":"event","seq":2,"time":1200000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":3,"time":1200000,"node":2,"sub":2,"kind":"value","thread":2,"causes":[2],"text":"5","json":5}"#,
+            #"{"type":"event","seq":4,"time":1200000,"node":3,"sub":3,"kind":"value","thread":2,"causes":[3],"text":"5","json":5}"#,
+        ])
+        let racing = TraceDiff(try live(setupBeganAt: 1_000_000), replay, nameA: "live", nameB: "replay")
+        XCTAssertTrue(racing.divergesAtARace, racing.text)
+        // The value only the replay sent has no live event: the live event at its time (the
+        // tick) ran while the start was in progress.
+        XCTAssertEqual(racing.firstDivergence?.race?.otherSeq, 3, racing.text)
+        XCTAssertTrue(racing.text.contains(#"a race: on q0 while main was delivering the cascade that began at producer @App.swift:4"#),
+                      racing.text)
+        // Its setup's first record 1.4 ms before the next: the start's run of records began at
+        // 1.4 ms, after the tick.
+        let apart = TraceDiff(try live(setupBeganAt: 0), replay, nameA: "live", nameB: "replay")
+        XCTAssertFalse(apart.isSame)
+        XCTAssertFalse(apart.divergesAtARace, apart.text)
+    }
+
     /// A teardown on `services` interrupted a timer whose queue `q0` was delivering a tick: the
     /// interruption was left for `q0` (it held the timer's signal) and recorded there, after
     /// its tick's cascade. It belongs to that cascade, which overlapped the teardown: a race
