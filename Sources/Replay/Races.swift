@@ -39,8 +39,8 @@ extension TraceDiff {
 /// thread holding its signal, which delivers it when its own delivery ends. A *start* is a
 /// cascade too: the first event of a subscription, caused by nothing, that the thread which
 /// subscribed it sent (a property's producer sending the value it read) began when that
-/// subscription did — with the run of subscribe and dispose records, each within `gap` of the
-/// one before, that built it (a pipeline's setup) — and joins the thread's cascade that was
+/// subscription did — with the run of subscribe and dispose records, each within `setupGap` of
+/// the one before, that built it (a pipeline's setup) — and joins the thread's cascade that was
 /// running then (the start that made both, when a start sends values of several
 /// subscriptions). Two cascades of different
 /// threads race when those spans overlap.
@@ -53,6 +53,10 @@ struct Interleavings {
     /// The longest pause, in nanoseconds, between two things a cascade did: a subscribe or
     /// dispose record later than this after the cascade's last one is not part of it.
     static let gap: Int64 = 1_000_000
+    /// The longest pause, in nanoseconds, between two subscribe or dispose records of one
+    /// setup (a thread building and starting a pipeline, which also does work it does not
+    /// record: making operators, closures, properties): a start's span reaches back over it.
+    static let setupGap: Int64 = 10_000_000
     /// How far (in events) the search for another thread's cascade goes.
     static let reach = 10_000
 
@@ -82,8 +86,8 @@ struct Interleavings {
         }
         self.side = side
         // Every thread's subscribe and dispose records, by thread and time, each with when the
-        // run of records it belongs to began (records no more than `gap` apart: a setup, a
-        // start building its chain).
+        // run of records it belongs to began (records no more than `setupGap` apart: a setup,
+        // a start building its chain).
         var changes: [(thread: UInt64, time: Int64)] = []
         try side.forEachSubscriptionChange { threadID, instant in changes.append((threadID, instant)) }
         changes.sort { ($0.thread, $0.time) < ($1.thread, $1.time) }
@@ -91,7 +95,7 @@ struct Interleavings {
         runBegins.reserveCapacity(changes.count)
         for index in changes.indices {
             let continues = index > 0 && changes[index - 1].thread == changes[index].thread
-                && changes[index].time - changes[index - 1].time <= Self.gap
+                && changes[index].time - changes[index - 1].time <= Self.setupGap
             runBegins.append(continues ? runBegins[index - 1] : changes[index].time)
         }
         /// When the run of records on `thread` holding the one at `instant` began.

@@ -280,8 +280,8 @@ final class TraceDiffTests: XCTestCase {
     /// read the value the tick set and sent it, caused by nothing, after its setup (a run of
     /// subscribe records on `main`) had begun; a replay sets up at once and sends the initial
     /// value. The start is a cascade from its setup's first record (1 ms) to its value, which
-    /// overlapped the tick's (1.2 ms): a race. With the setup's records more than a millisecond
-    /// apart, the start's run of records began after the tick: no race.
+    /// overlapped the tick's (1.2 ms): a race. With the setup begun after the tick (1.3 ms),
+    /// no race.
     func testAStartThatReadWhatAnotherThreadSetDuringItsSetupIsNamedARace() throws {
         let nodes = [
             #"{"type":"thread","id":1,"name":"main"}"#,
@@ -316,9 +316,7 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertEqual(racing.firstDivergence?.race?.otherSeq, 3, racing.text)
         XCTAssertTrue(racing.text.contains(#"a race: on q0 while main was delivering the cascade that began at producer @App.swift:4"#),
                       racing.text)
-        // Its setup's first record 1.4 ms before the next: the start's run of records began at
-        // 1.4 ms, after the tick.
-        let apart = TraceDiff(try live(setupBeganAt: 0), replay, nameA: "live", nameB: "replay")
+        let apart = TraceDiff(try live(setupBeganAt: 1_300_000), replay, nameA: "live", nameB: "replay")
         XCTAssertFalse(apart.isSame)
         XCTAssertFalse(apart.divergesAtARace, apart.text)
     }
