@@ -131,11 +131,13 @@ struct Interleavings {
                 ? event.subscribed.map { min(runBegin(on: threadID, at: $0.time), time) } : nil
             if let parent, self.threadID[parent] == threadID {
                 origin = root[parent]
-            } else if parent != nil, event.kind == .interrupted, let current = cascades[threadID]?.last,
+            } else if parent != nil || event.causes.isEmpty, event.kind == .interrupted, let current = cascades[threadID]?.last,
                       time - end[Int(current)] <= Self.gap {
                 // An interruption caused on another thread but delivered on this one was left
                 // for this thread, which held its signal (Signals' deferred interruptions): it
-                // belongs to the cascade this thread was delivering, not to one of its own.
+                // belongs to the cascade this thread was delivering, not to one of its own. So
+                // does one that came with no cause at all just after it (a timer's, delivered
+                // on its queue once the tick that held it let go).
                 origin = current
             } else if let startedAt, let current = cascades[threadID]?.last, end[Int(current)] >= startedAt {
                 // Subscribed while this thread's current cascade ran: part of its work.

@@ -326,7 +326,7 @@ final class TraceDiffTests: XCTestCase {
     /// its tick's cascade. It belongs to that cascade, which overlapped the teardown: a race
     /// (live seed 83). The replay delivers it on the tearing-down thread.
     func testAnInterruptionLeftForTheThreadThatHeldItsSignalIsPartOfThatThreadsRace() throws {
-        func trace(interruptedOn thread: Int, at time: Int, clock: String) throws -> Trace {
+        func trace(interruptedOn thread: Int, at time: Int, clock: String, causes: String = "[2]") throws -> Trace {
             try craftedTrace([
                 #"{"type":"thread","id":1,"name":"main"}"#,
                 #"{"type":"thread","id":2,"name":"q0","scheduler":"q0"}"#,
@@ -341,7 +341,7 @@ final class TraceDiffTests: XCTestCase {
                 #"{"type":"event","seq":2,"time":1010,"node":3,"sub":3,"kind":"value","thread":3,"causes":[],"text":"0","json":0}"#,
                 #"{"type":"event","seq":3,"time":1050,"node":2,"sub":2,"kind":"value","thread":2,"causes":[1],"text":"1","json":1}"#,
                 #"{"type":"event","seq":4,"time":"# + "\(time)" + #","node":1,"sub":1,"kind":"interrupted","thread":"#
-                    + "\(thread)" + #","causes":[2]}"#,
+                    + "\(thread)" + #","causes":"# + causes + "}",
             ], clock: clock)
         }
         let replay = try trace(interruptedOn: 3, at: 1010, clock: "virtual")
@@ -352,6 +352,11 @@ final class TraceDiffTests: XCTestCase {
         let later = TraceDiff(try trace(interruptedOn: 2, at: 5_000_000, clock: "real"), replay, nameA: "live", nameB: "replay")
         XCTAssertEqual(later.rootCauses.map(\.kind), [.threadDiffers], later.text)
         XCTAssertNil(later.rootCauses.first?.race, later.text)
+        // Left without its cause (a timer's interruption delivered on its queue, live seed
+        // 100): the same race.
+        let causeless = TraceDiff(try trace(interruptedOn: 2, at: 1100, clock: "real", causes: "[]"), replay,
+                                  nameA: "live", nameB: "replay")
+        XCTAssertEqual(causeless.rootCauses.first?.race?.otherThread, "services", causeless.text)
     }
 
     func testTheFirstDivergenceInCausalOrderComesFirst() throws {
