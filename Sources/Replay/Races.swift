@@ -208,6 +208,13 @@ struct Interleavings {
         return nil
     }
 
+    /// The race the first event of any of `nodes` ran in, if it did: for a node only the
+    /// live run had.
+    func race(ofFirstEventOf nodes: Set<UInt64>, describe: (UInt64) -> String) -> TraceDiff.Race? {
+        guard side != nil, !nodes.isEmpty, let position = node.firstIndex(where: nodes.contains) else { return nil }
+        return race(at: position, describe: describe)
+    }
+
     private func race(at position: Int, describe: (UInt64) -> String) -> TraceDiff.Race? {
         guard let side else { return nil }
         let origin = Int(root[position]), own = threadID[position]

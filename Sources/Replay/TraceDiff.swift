@@ -384,6 +384,11 @@ public struct TraceDiff: Sendable {
         var liveNodes: [String: Set<UInt64>] = [:]
         for record in live.nodes { liveNodes[TraceDiff.describe(record), default: []].insert(record.id) }
         func race(of difference: Difference) -> Race? {
+            if difference.kind == (liveIsA ? .nodeOnlyInA : .nodeOnlyInB) {
+                // A node only the live run had (a call the replay never made, and the service's
+                // stream inside it): the race its first event ran in.
+                return interleavings.race(ofFirstEventOf: liveNodes[difference.node] ?? [], describe: describe)
+            }
             if difference.kind.comparesRequests {
                 // A call's start has no event of its own: the events around its time tell.
                 let side = difference.kind == .callOnlyInB ? 1 : 0

@@ -276,6 +276,36 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertNil(apart.rootCauses.first?.race, apart.text)
     }
 
+    /// A node only the live run had (a service's stream inside a call the replay never made,
+    /// live seed 11000004) is named with the race its first event ran in; long after the other
+    /// thread's cascade, with none.
+    func testANodeOnlyTheLiveRunHadIsNamedWithTheRaceOfItsFirstEvent() throws {
+        let nodes = [
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":2,"name":"services","scheduler":"services"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"a","file":"App.swift","line":3,"label":"a","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"operator","name":"map","parameters":"","file":"App.swift","line":4,"upstream":[{"node":1,"role":"data"}]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":2,"time":1500,"node":2,"sub":2,"kind":"value","thread":1,"causes":[1],"text":"1","json":1}"#,
+        ]
+        func live(answerAt time: Int) throws -> Trace {
+            try craftedTrace(nodes + [
+                #"{"type":"node","id":3,"kind":"source","name":"SignalProducer","parameters":"","file":"Service.swift","line":9,"upstream":[]}"#,
+                #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":"# + "\(time - 100)" + #","thread":2}"#,
+                #"{"type":"event","seq":3,"time":"# + "\(time)" + #","node":3,"sub":3,"kind":"value","thread":2,"causes":[],"text":"7","json":7}"#,
+            ], clock: "real")
+        }
+        let replay = try craftedTrace(nodes)
+        let racing = TraceDiff(try live(answerAt: 1200), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(racing.firstDivergence?.kind, .nodeOnlyInA, racing.text)
+        XCTAssertEqual(racing.firstDivergence?.race?.otherThread, "main", racing.text)
+        let apart = TraceDiff(try live(answerAt: 5_000_000), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(apart.firstDivergence?.kind, .nodeOnlyInA, apart.text)
+        XCTAssertNil(apart.firstDivergence?.race, apart.text)
+    }
+
     /// A property's producer started on `main` while `q0`'s tick set the property: the start
     /// read the value the tick set and sent it, caused by nothing, after its setup (a run of
     /// subscribe records on `main`) had begun; a replay sets up at once and sends the initial
