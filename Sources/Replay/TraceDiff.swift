@@ -407,7 +407,17 @@ public struct TraceDiff: Sendable {
         for index in differences.indices where differences[index].consequenceOf == nil {
             differences[index].race = race(of: differences[index])
         }
-        if let divergence = first { first?.race = race(of: divergence) }
+        if let divergence = first {
+            // Its own race, else the race of the root cause that explains it (a consequence
+            // of a race is where the replay diverged because of it).
+            var found = race(of: divergence)
+            if found == nil,
+               let same = differences.first(where: { $0.kind == divergence.kind && $0.node == divergence.node && $0.index == divergence.index }),
+               let root = same.consequenceOf, differences.indices.contains(root - 1) {
+                found = differences[root - 1].race
+            }
+            first?.race = found
+        }
     }
 
     /// A start of a call a request difference names: the call node (as the difference names
