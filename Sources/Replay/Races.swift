@@ -38,7 +38,8 @@ extension TraceDiff {
 /// belongs to that cascade: `Signals` leaves an interruption it cannot deliver at once to the
 /// thread holding its signal, which delivers it when its own delivery ends. A *start* is a
 /// cascade too: the first event of a subscription, caused by nothing, that the thread which
-/// subscribed it sent (a property's producer sending the value it read) began when that
+/// subscribed it sent while still setting up (within `setupGap` of its last subscribe or
+/// dispose record; a property's producer sending the value it read) began when that
 /// subscription did — with the run of subscribe and dispose records, each within `setupGap` of
 /// the one before, that built it (a pipeline's setup) — and joins the thread's cascade that was
 /// running then (the start that made both, when a start sends values of several
@@ -98,6 +99,16 @@ struct Interleavings {
                 && changes[index].time - changes[index - 1].time <= Self.setupGap
             runBegins.append(continues ? runBegins[index - 1] : changes[index].time)
         }
+        /// The time of the last record on `thread` at or before `instant`, if any.
+        func lastRecord(on thread: UInt64, atOrBefore instant: Int64) -> Int64? {
+            var low = 0, high = changes.count
+            while low < high {
+                let middle = (low + high) / 2
+                if (changes[middle].thread, changes[middle].time) <= (thread, instant) { low = middle + 1 } else { high = middle }
+            }
+            guard low > 0, changes[low - 1].thread == thread else { return nil }
+            return changes[low - 1].time
+        }
         /// When the run of records on `thread` holding the one at `instant` began.
         func runBegin(on thread: UInt64, at instant: Int64) -> Int64 {
             var low = 0, high = changes.count
@@ -127,8 +138,11 @@ struct Interleavings {
             // A start's first value, sent by the thread that subscribed it (`subscribed`).
             // It began with the run of records its subscribe record belongs to (the setup
             // that built and started it).
+            // Only while the setup goes on: the thread recorded some of it within `setupGap`
+            // before (a value sent into an input long after is no start).
+            let setupGoesOn = lastRecord(on: threadID, atOrBefore: time).map { time - $0 <= Self.setupGap } ?? false
             let startedAt = event.causes.isEmpty && firstOfItsSubscription && event.subscribed?.threadID == threadID
-                ? event.subscribed.map { min(runBegin(on: threadID, at: $0.time), time) } : nil
+                && setupGoesOn ? event.subscribed.map { min(runBegin(on: threadID, at: $0.time), time) } : nil
             if let parent, self.threadID[parent] == threadID {
                 origin = root[parent]
             } else if parent != nil || event.causes.isEmpty, event.kind == .interrupted, let current = cascades[threadID]?.last,

@@ -354,7 +354,7 @@ struct GeneratedPipeline: CustomStringConvertible {
             let call = "environment.call(\"\(services[service].label)\", request: $0) { \(services[service].label)($0) }"
             return "s\(a).flatMap(.\(strategy)) { \(call)\(retries > 0 ? ".retry(upTo: \(retries))" : "") }"
         case let .skipUntil(a, b):
-            return "s\(a).skip(until: s\(b).map { _ in () }.flatMapError { _ in SignalProducer<(), Never>.empty })"
+            return "s\(a).skip(until: s\(b).materialize().map { _ in () })"
         case let .takeUntilReplacement(a, b): return "s\(a).take(untilReplacement: s\(b))"
         case let .property(a, multiply, combined):
             let mapped = "latest.map { $0 * \(multiply) % 1000 }"

@@ -143,7 +143,11 @@ final class GeneratedPipelineBuilder: @unchecked Sendable {  // `attempts` only 
                 return retries > 0 ? call.retry(upTo: retries, line: line) : call
             }
         case let .skipUntil(a, b):
-            return s[a].skip(until: triggers(s[b]), line: line)
+            // Every event of the trigger's stream opens it, its interruption too: a skip(until:)
+            // whose trigger is interrupted before it sends never ends (seed 15000047, live).
+            let count = counted("map")
+            let opens = s[b].materialize(line: line).map(line: line) { _ in count() }
+            return s[a].skip(until: opens, line: line)
         case let .takeUntilReplacement(a, b):
             return s[a].take(untilReplacement: s[b], line: line)
         case let .property(a, multiply, combined):

@@ -306,6 +306,44 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertNil(apart.firstDivergence?.race, apart.text)
     }
 
+    /// A first divergence with no live event near a race of its own (a value only the replay
+    /// sent, early) that a racing root cause explains takes that root cause's race (live seed
+    /// 11000050: a flatMap's extra value explained by a call the live run ended otherwise).
+    func testAFirstDivergenceExplainedByARacingRootCauseTakesItsRace() throws {
+        let nodes = [
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":2,"name":"ui"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"b","file":"App.swift","line":3,"label":"b","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"operator","name":"map","parameters":"","file":"App.swift","line":4,"upstream":[{"node":1,"role":"data"}]}"#,
+            #"{"type":"node","id":3,"kind":"source","name":"input","parameters":"a","file":"App.swift","line":5,"label":"a","upstream":[]}"#,
+            #"{"type":"node","id":4,"kind":"source","name":"input","parameters":"c","file":"App.swift","line":6,"label":"c","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":4,"node":4,"parent":0,"time":0,"thread":1}"#,
+        ]
+        let live = try craftedTrace(nodes + [
+            #"{"type":"event","seq":1,"time":0,"node":4,"sub":4,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
+            #"{"type":"event","seq":2,"time":10,"node":4,"sub":4,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
+            #"{"type":"event","seq":3,"time":20000000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":4,"time":20020000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"5","json":5}"#,
+            #"{"type":"event","seq":5,"time":20100000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[3],"text":"1","json":1}"#,
+        ], clock: "real")
+        let replay = try craftedTrace(nodes + [
+            #"{"type":"event","seq":1,"time":0,"node":2,"sub":2,"kind":"value","thread":1,"causes":[],"text":"7","json":7}"#,
+            #"{"type":"event","seq":2,"time":0,"node":4,"sub":4,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
+            #"{"type":"event","seq":3,"time":10,"node":4,"sub":4,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
+            #"{"type":"event","seq":4,"time":20000000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":5,"time":20020000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"6","json":6}"#,
+            #"{"type":"event","seq":6,"time":20100000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[4],"text":"1","json":1}"#,
+        ])
+        let diff = TraceDiff(live, replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(diff.firstDivergence?.node, "map @App.swift:4", diff.text)
+        XCTAssertEqual(diff.rootCauses.first?.node, #"input "b" @App.swift:3"#, diff.text)
+        XCTAssertNotNil(diff.rootCauses.first?.race, diff.text)
+        XCTAssertEqual(diff.firstDivergence?.race, diff.rootCauses.first?.race, diff.text)
+    }
+
     /// A property's producer started on `main` while `q0`'s tick set the property: the start
     /// read the value the tick set and sent it, caused by nothing, after its setup (a run of
     /// subscribe records on `main`) had begun; a replay sets up at once and sends the initial
