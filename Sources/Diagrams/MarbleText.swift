@@ -111,10 +111,12 @@ public enum MarbleText {
             let carets = lane.symbols.filter { $0.symbol == "^" }
             guard carets.count <= 1, lane.symbols.filter({ ends.contains($0.symbol) }).count <= 1 else { continue }
             let origin = carets.first?.time ?? drawing.start
-            // The event line: `!` read as time passing; the subscription line: only `^`, `!`
-            // and the groups' parentheses.
+            // The event line: `!` read as time passing (a group of nothing else as frames,
+            // `(^!)` as a `^` and frames); the subscription line: only `^`, `!` and the groups'
+            // parentheses.
             let events = lane.text.map { $0 == "!" ? "-" : String($0) }.joined()
                 .replacingOccurrences(of: "\\((-*)\\)", with: "-$1-", options: .regularExpression)
+                .replacingOccurrences(of: "\\(\\^(-*)\\)", with: "^-$1-", options: .regularExpression)
             let expected = lane.symbols.filter { $0.symbol != "^" && $0.symbol != "!" }.map { symbol in
                 "\(symbol.time - origin) " + symbol.symbol
             }

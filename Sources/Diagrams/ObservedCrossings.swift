@@ -10,8 +10,11 @@ import TraceLog
 /// Traces recorded before the links were written have none: `init` returns nil and figures
 /// infer the counts from causes instead (`EdgeCrossings`). A subscription without a link whose
 /// parent (the subscription that started it) belongs to a node it is upstream of counts as
-/// observed by that parent. An edge with no link in a trace that has some (an observation the
-/// recorder could not see) is inferred too.
+/// observed by that parent. An edge with no link between nodes whose every subscription of the
+/// upstream one had ended before the downstream one's first began carried nothing: an
+/// observation of an ended subscription (a start of a property's producer after the property
+/// ended) has no link, the recorder having let go of the ended one's id. Any other edge with no
+/// link in a trace that has some (an observation the recorder could not see) is inferred.
 struct ObservedCrossings {
     typealias EventCounts = PipelineGraph.EventCounts
 
@@ -19,6 +22,10 @@ struct ObservedCrossings {
     /// `counts`: what crossed between them.
     private var pairs: [Pair: Int] = [:]
     private var counts: [EventCounts] = []
+    /// By node: the event position its last subscription ended at (`UInt32.max` while one
+    /// never did), and the one its first subscription began at.
+    private var lastEnd: [UInt64: UInt32] = [:]
+    private var firstStart: [UInt64: UInt32] = [:]
 
     struct Pair: Hashable {
         var from: UInt64
@@ -74,6 +81,10 @@ struct ObservedCrossings {
             }
         }
         guard !links.isEmpty else { return nil }
+        for (index, record) in subscriptions.enumerated() {
+            lastEnd[record.node] = max(lastEnd[record.node] ?? 0, disposed[index])
+            firstStart[record.node] = min(firstStart[record.node] ?? .max, trace.subscriptionEventPositions[index])
+        }
         // A subscription no link counts, started by a subscription of a node it is upstream
         // of (its parent): that node's observation, begun in its own work where the recorder
         // saw no link (a `retry` resubscribing from the thread its upstream failed on). It is
@@ -98,8 +109,11 @@ struct ObservedCrossings {
         }
     }
 
-    /// What crossed from `upstream` into `downstream`, or nil when no link joins them.
+    /// What crossed from `upstream` into `downstream`, or nil when no link joins them and
+    /// `upstream` may have sent something while `downstream` ran.
     func crossed(from upstream: UInt64, into downstream: UInt64) -> EventCounts? {
-        pairs[Pair(from: upstream, to: downstream)].map { counts[$0] }
+        if let index = pairs[Pair(from: upstream, to: downstream)] { return counts[index] }
+        if let ended = lastEnd[upstream], let began = firstStart[downstream], ended <= began { return EventCounts() }
+        return nil
     }
 }

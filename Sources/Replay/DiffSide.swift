@@ -287,6 +287,10 @@ final class DiffSide {
         var node: UInt64
         var kind: EventKind
         var causes: ArraySlice<UInt64>
+        /// Its subscription, and the thread (the trace's id) and time of that subscription's
+        /// subscribe record, when the trace has one.
+        var subscription: UInt64
+        var subscribed: (threadID: UInt64, time: Int64)?
     }
 
     /// Calls `body` with each event, in the order they were read.
@@ -295,26 +299,34 @@ final class DiffSide {
         switch source {
         case let .trace(trace):
             let events = trace.events
+            let subscriptions = trace.subscriptions
             for position in events.indices {
                 let threadID = events.thread(at: position)
                 let thread = threadNumbers[threadID] ?? texts.threads.number(trace.logicalThreadName(threadID))
                 threadNumbers[threadID] = thread
+                let index = events.subscriptionIndex(at: position)
+                let record = index < subscriptions.count ? subscriptions[index] : nil
                 try body(PassEvent(position: position, sequence: events.sequence(at: position), time: events.time(at: position),
                                    threadID: threadID, thread: thread, node: events.node(at: position),
-                                   kind: events.kind(at: position), causes: events.causes(at: position)))
+                                   kind: events.kind(at: position), causes: events.causes(at: position),
+                                   subscription: record?.id ?? 0, subscribed: record.map { ($0.thread, $0.time) }))
             }
         case let .file(path, name, _):
             let reader = try TraceReader(path: path, name: name)
             var position = 0
+            var subscribed: [UInt64: (threadID: UInt64, time: Int64)] = [:]
             while let record = try reader.next() {
                 switch record {
                 case let .thread(thread):
                     threadNumbers[thread.id] = texts.threads.number(thread.scheduler ?? thread.name)
+                case let .subscribe(subscription):
+                    subscribed[subscription.id] = (subscription.thread, subscription.time)
                 case let .event(event):
                     // The first pass checked that every event's thread is defined.
                     try body(PassEvent(position: position, sequence: event.sequence, time: event.time,
                                        threadID: event.thread, thread: threadNumbers[event.thread] ?? 0, node: event.node,
-                                       kind: event.kind, causes: event.causes[...]))
+                                       kind: event.kind, causes: event.causes[...], subscription: event.subscription,
+                                       subscribed: subscribed[event.subscription]))
                     position += 1
                 default:
                     break

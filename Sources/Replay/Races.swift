@@ -36,8 +36,15 @@ extension TraceDiff {
 /// records only those), each within `gap` of what the cascade did before. An interruption
 /// caused on another thread but recorded on this one, within `gap` of this thread's cascade,
 /// belongs to that cascade: `Signals` leaves an interruption it cannot deliver at once to the
-/// thread holding its signal, which delivers it when its own delivery ends. Two cascades of
-/// different threads race when those spans overlap.
+/// thread holding its signal, which delivers it when its own delivery ends. A *start* is a
+/// cascade too: the first event of a subscription, caused by nothing, that the thread which
+/// subscribed it sent while still setting up (within `setupGap` of its last subscribe or
+/// dispose record; a property's producer sending the value it read) began when that
+/// subscription did — with the run of subscribe and dispose records, each within `setupGap` of
+/// the one before, that built it (a pipeline's setup) — and joins the thread's cascade that was
+/// running then (the start that made both, when a start sends values of several
+/// subscriptions). Two cascades of different
+/// threads race when those spans overlap.
 ///
 /// Built from two passes over the side; it keeps about 48 bytes an event, so a side of more
 /// than `limit` events is not examined.
@@ -47,6 +54,10 @@ struct Interleavings {
     /// The longest pause, in nanoseconds, between two things a cascade did: a subscribe or
     /// dispose record later than this after the cascade's last one is not part of it.
     static let gap: Int64 = 1_000_000
+    /// The longest pause, in nanoseconds, between two subscribe or dispose records of one
+    /// setup (a thread building and starting a pipeline, which also does work it does not
+    /// record: making operators, closures, properties): a start's span reaches back over it.
+    static let setupGap: Int64 = 10_000_000
     /// How far (in events) the search for another thread's cascade goes.
     static let reach = 10_000
 
@@ -60,8 +71,12 @@ struct Interleavings {
     private var node: [UInt64] = []
     /// The position of the event each event's cascade began with.
     private var root: [Int32] = []
-    /// For a cascade's first event, when the cascade ended; else unused.
+    /// For a cascade's first event, when the cascade began (its own time, or a start's
+    /// subscribe record) and when it ended; else unused.
+    private var start: [Int64] = []
     private var end: [Int64] = []
+    /// The positions of the events that are starts' first values (see the type's note).
+    private var starts: [Int32] = []
     private var positions = SequencePositions()
     private let side: DiffSide?
 
@@ -71,8 +86,43 @@ struct Interleavings {
             return
         }
         self.side = side
+        // Every thread's subscribe and dispose records, by thread and time, each with when the
+        // run of records it belongs to began (records no more than `setupGap` apart: a setup,
+        // a start building its chain).
+        var changes: [(thread: UInt64, time: Int64)] = []
+        try side.forEachSubscriptionChange { threadID, instant in changes.append((threadID, instant)) }
+        changes.sort { ($0.thread, $0.time) < ($1.thread, $1.time) }
+        var runBegins: [Int64] = []
+        runBegins.reserveCapacity(changes.count)
+        for index in changes.indices {
+            let continues = index > 0 && changes[index - 1].thread == changes[index].thread
+                && changes[index].time - changes[index - 1].time <= Self.setupGap
+            runBegins.append(continues ? runBegins[index - 1] : changes[index].time)
+        }
+        /// The time of the last record on `thread` at or before `instant`, if any.
+        func lastRecord(on thread: UInt64, atOrBefore instant: Int64) -> Int64? {
+            var low = 0, high = changes.count
+            while low < high {
+                let middle = (low + high) / 2
+                if (changes[middle].thread, changes[middle].time) <= (thread, instant) { low = middle + 1 } else { high = middle }
+            }
+            guard low > 0, changes[low - 1].thread == thread else { return nil }
+            return changes[low - 1].time
+        }
+        /// When the run of records on `thread` holding the one at `instant` began.
+        func runBegin(on thread: UInt64, at instant: Int64) -> Int64 {
+            var low = 0, high = changes.count
+            while low < high {
+                let middle = (low + high) / 2
+                if (changes[middle].thread, changes[middle].time) <= (thread, instant) { low = middle + 1 } else { high = middle }
+            }
+            guard low > 0, changes[low - 1].thread == thread else { return instant }
+            return min(runBegins[low - 1], instant)
+        }
         // Each thread's cascades, by their first events' positions, in order.
         var cascades: [UInt64: [Int32]] = [:]
+        // The subscriptions that sent an event already.
+        var sent: Set<UInt64> = []
         try side.forEachEvent { event in
             let position = event.position, threadID = event.threadID, time = event.time
             positions.append(event.sequence)
@@ -82,19 +132,42 @@ struct Interleavings {
             self.time.append(time)
             node.append(event.node)
             var origin = Int32(position)
+            var begins = time
             let parent = event.causes.first.flatMap { positions.position(of: $0) }.flatMap { $0 < position ? $0 : nil }
+            let firstOfItsSubscription = sent.insert(event.subscription).inserted
+            // A start's first value, sent by the thread that subscribed it (`subscribed`).
+            // It began with the run of records its subscribe record belongs to (the setup
+            // that built and started it).
+            // Only while the setup goes on: the thread recorded some of it within `setupGap`
+            // before (a value sent into an input long after is no start).
+            let setupGoesOn = lastRecord(on: threadID, atOrBefore: time).map { time - $0 <= Self.setupGap } ?? false
+            let startedAt = event.causes.isEmpty && firstOfItsSubscription && event.subscribed?.threadID == threadID
+                && setupGoesOn ? event.subscribed.map { min(runBegin(on: threadID, at: $0.time), time) } : nil
             if let parent, self.threadID[parent] == threadID {
                 origin = root[parent]
-            } else if parent != nil, event.kind == .interrupted, let current = cascades[threadID]?.last,
+            } else if parent != nil || event.causes.isEmpty, event.kind == .interrupted, let current = cascades[threadID]?.last,
                       time - end[Int(current)] <= Self.gap {
                 // An interruption caused on another thread but delivered on this one was left
                 // for this thread, which held its signal (Signals' deferred interruptions): it
-                // belongs to the cascade this thread was delivering, not to one of its own.
+                // belongs to the cascade this thread was delivering, not to one of its own. So
+                // does one that came with no cause at all just after it (a timer's, delivered
+                // on its queue once the tick that held it let go).
                 origin = current
+            } else if let startedAt, let current = cascades[threadID]?.last, end[Int(current)] >= startedAt {
+                // Subscribed while this thread's current cascade ran: part of its work.
+                origin = current
+                start[Int(current)] = min(start[Int(current)], startedAt)
             } else {
+                if let startedAt {
+                    // A start of its own: it began when its subscription did, after whatever
+                    // the thread did before.
+                    begins = max(startedAt, cascades[threadID]?.last.map { end[Int($0)] } ?? startedAt)
+                }
                 cascades[threadID, default: []].append(origin)
             }
+            if startedAt != nil { starts.append(Int32(position)) }
             root.append(origin)
+            start.append(begins)
             end.append(time)
             end[Int(origin)] = max(end[Int(origin)], time)
         }
@@ -102,12 +175,7 @@ struct Interleavings {
         // event, before the thread's next cascade) extend it, each no later than `gap` after
         // what the cascade did last: a thread that went idle and later disposed of something
         // (the end of the run) did not stay in the cascade all along.
-        var changes: [(thread: UInt64, time: Int64)] = []
-        try side.forEachSubscriptionChange { threadID, instant in
-            if cascades[threadID] != nil { changes.append((threadID, instant)) }
-        }
-        changes.sort { ($0.thread, $0.time) < ($1.thread, $1.time) }
-        for (threadID, instant) in changes {
+        for (threadID, instant) in changes where cascades[threadID] != nil {
             guard let starts = cascades[threadID] else { continue }
             var low = 0, high = starts.count
             while low < high {
@@ -143,16 +211,34 @@ struct Interleavings {
         return nil
     }
 
+    /// The race the first value of a start of one of `nodes` ran in, if one did: for a
+    /// difference with no live event of its own (a value only the replay sent as a start's
+    /// first, where the live start read what another thread had set meanwhile).
+    func race(ofStartsOf nodes: Set<UInt64>, describe: (UInt64) -> String) -> TraceDiff.Race? {
+        guard side != nil else { return nil }
+        for position in starts where nodes.contains(node[Int(position)]) {
+            if let race = race(at: Int(position), describe: describe) { return race }
+        }
+        return nil
+    }
+
+    /// The race the first event of any of `nodes` ran in, if it did: for a node only the
+    /// live run had.
+    func race(ofFirstEventOf nodes: Set<UInt64>, describe: (UInt64) -> String) -> TraceDiff.Race? {
+        guard side != nil, !nodes.isEmpty, let position = node.firstIndex(where: nodes.contains) else { return nil }
+        return race(at: position, describe: describe)
+    }
+
     private func race(at position: Int, describe: (UInt64) -> String) -> TraceDiff.Race? {
         guard let side else { return nil }
         let origin = Int(root[position]), own = threadID[position]
-        let span = time[origin]...max(time[origin], end[origin])
+        let span = start[origin]...max(time[origin], end[origin])
         // The cascades of other threads that began within reach, before or after this one.
         var index = max(0, origin - Self.reach)
         while index < min(time.count, origin + Self.reach) {
             defer { index += 1 }
             guard threadID[index] != own, Int(root[index]) == index else { continue }
-            if span.overlaps(time[index]...max(time[index], end[index])) {
+            if span.overlaps(start[index]...max(time[index], end[index])) {
                 return TraceDiff.Race(thread: side.threadName(thread[position]), otherThread: side.threadName(thread[index]),
                                       otherSeq: sequence[index], otherNode: describe(node[index]))
             }

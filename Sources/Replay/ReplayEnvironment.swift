@@ -71,7 +71,8 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         case asRecorded
     }
 
-    /// What a call made with a request the trace never recorded does.
+    /// What a call made with a request the trace never recorded does: a request no recorded
+    /// start of its call had, or any request of a call the trace never made at all.
     ///
     /// ```swift
     /// struct SearchError: Error, Codable { var reason: String }
@@ -282,7 +283,17 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         // Each start is paired with a recorded one as it is made, in the recorded order.
         return SignalProducer(node: node, request: request, causedByStart: true, handlerWhenMade: { [self] in
             guard let recording = boundaryRecording(named: "call", label: label, node: node) else {
-                fail(.missingCall, node, record: nil, message: "expected a call labelled \"\(label)\" in the trace; it has none")
+                let message = "expected a call labelled \"\(label)\" in the trace; it has none"
+                // A call made with a request the recording never made at all is answered as
+                // configured for an unrecorded request; by default, a replay error.
+                guard case .error = unrecordedRequests else {
+                    let json = Recorder.requestJSON(request) ?? "\(request)"
+                    return answerUnrecorded(ReplayError(kind: .unrecordedRequest, trace: traceName, node: node.replayDescription,
+                                                        record: nil, message: message, request: json,
+                                                        nearestRecordedRequests: []),
+                                            node: node, as: Value.self, Failure.self)
+                }
+                fail(.missingCall, node, record: nil, message: message)
                 return { _, _ in }
             }
             // Recorded without requests (format 1.0, or a pipeline that did not pass them):
@@ -296,26 +307,34 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
                         + "the pipeline starts it a \(Self.ordinal(recording.subscriptions.count + 1)) time")
                 return { _, _ in }
             }
-            let error = unrecordedRequestError(recording, request: request, node: node, label: label)
-            switch unrecordedRequests {
-            case .error:
-                lock.withLock { problems.append(error) }
-                return { _, _ in }
-            case .empty:
-                lock.withLock { unserved.append(error) }
-                return { observer, _ in observer.sendCompleted() }
-            case let .fail(makeError):
-                let made = makeError(error)
-                guard let failure = made as? Failure else {
-                    fail(.undecodable, node, record: nil,
-                         message: "expected the error for an unrecorded request to be a \(Failure.self); "
-                            + "the replay option made a \(type(of: made)) (\(error.message))")
-                    return { _, _ in }
-                }
-                lock.withLock { unserved.append(error) }
-                return { observer, _ in observer.send(error: failure) }
-            }
+            return answerUnrecorded(unrecordedRequestError(recording, request: request, node: node, label: label),
+                                    node: node, as: Value.self, Failure.self)
         })
+    }
+
+    /// The start handler of a call whose request the recording never made (`error` says
+    /// which), as `unrecordedRequests` says.
+    private func answerUnrecorded<Value, Failure: Swift.Error>(
+        _ error: ReplayError, node: Node, as _: Value.Type, _: Failure.Type
+    ) -> (Signals.Observer<Value, Failure>, Lifetime) -> Void {
+        switch unrecordedRequests {
+        case .error:
+            lock.withLock { problems.append(error) }
+            return { _, _ in }
+        case .empty:
+            lock.withLock { unserved.append(error) }
+            return { observer, _ in observer.sendCompleted() }
+        case let .fail(makeError):
+            let made = makeError(error)
+            guard let failure = made as? Failure else {
+                fail(.undecodable, node, record: nil,
+                     message: "expected the error for an unrecorded request to be a \(Failure.self); "
+                        + "the replay option made a \(type(of: made)) (\(error.message))")
+                return { _, _ in }
+            }
+            lock.withLock { unserved.append(error) }
+            return { observer, _ in observer.send(error: failure) }
+        }
     }
 
     public func timer(_ label: String, after delay: TimeInterval, repeating interval: TimeInterval?,

@@ -380,7 +380,15 @@ public struct TraceDiff: Sendable {
         let live = liveIsA ? a : b
         let interleavings = try Interleavings(live)
         func describe(_ id: UInt64) -> String { live.node(id).map(TraceDiff.describe) ?? "node \(id)" }
+        // The live nodes by the name a difference gives them (several nodes may share one).
+        var liveNodes: [String: Set<UInt64>] = [:]
+        for record in live.nodes { liveNodes[TraceDiff.describe(record), default: []].insert(record.id) }
         func race(of difference: Difference) -> Race? {
+            if difference.kind == (liveIsA ? .nodeOnlyInA : .nodeOnlyInB) {
+                // A node only the live run had (a call the replay never made, and the service's
+                // stream inside it): the race its first event ran in.
+                return interleavings.race(ofFirstEventOf: liveNodes[difference.node] ?? [], describe: describe)
+            }
             if difference.kind.comparesRequests {
                 // A call's start has no event of its own: the events around its time tell.
                 let side = difference.kind == .callOnlyInB ? 1 : 0
@@ -392,13 +400,24 @@ public struct TraceDiff: Sendable {
             }
             if let other = liveIsA ? difference.b : difference.a {
                 return interleavings.race(atTime: other.time, describe: describe)
+                    ?? interleavings.race(ofStartsOf: liveNodes[difference.node] ?? [], describe: describe)
             }
             return nil
         }
         for index in differences.indices where differences[index].consequenceOf == nil {
             differences[index].race = race(of: differences[index])
         }
-        if let divergence = first { first?.race = race(of: divergence) }
+        if let divergence = first {
+            // Its own race, else the race of the root cause that explains it (a consequence
+            // of a race is where the replay diverged because of it).
+            var found = race(of: divergence)
+            if found == nil,
+               let same = differences.first(where: { $0.kind == divergence.kind && $0.node == divergence.node && $0.index == divergence.index }),
+               let root = same.consequenceOf, differences.indices.contains(root - 1) {
+                found = differences[root - 1].race
+            }
+            first?.race = found
+        }
     }
 
     /// A start of a call a request difference names: the call node (as the difference names

@@ -70,10 +70,17 @@ public final class MutableProperty<Value>: PropertyProtocol, BindingTargetProvid
 
     /// A property holding `initial`, as an instance of `node`: the store behind a property
     /// derived from a stream (`Property(deriving:)`), whose node is fed by that stream's.
-    init(_ initial: Value, node: Node) {
-        self.node = node
-        producerNode = Self.producerNode(of: node)
-        box = PropertyBox(initial, node: node)
+    convenience init(_ initial: Value, node: Node) {
+        self.init(initial, instance: SignalCore(node: node, detachWhenUnobserved: false))
+    }
+
+    /// A property holding `initial` whose changes `instance`, made before it, sends: a
+    /// derived property's instance, made before the stream it observes starts, so that its
+    /// observation of that stream is recorded before the stream's first value crossed it.
+    init(_ initial: Value, instance: SignalCore<Value, Never>) {
+        node = instance.node
+        producerNode = Self.producerNode(of: instance.node)
+        box = PropertyBox(initial, core: instance)
         lifetime = Lifetime(token)
     }
 
@@ -165,9 +172,8 @@ private final class PropertyBox<Value>: @unchecked Sendable {  // value in Prote
     let signal: Signal<Value, Never>
     private let input: Signals.Observer<Value, Never>
 
-    init(_ initial: Value, node: Node) {
+    init(_ initial: Value, core: SignalCore<Value, Never>) {
         storage = Protected((initial, false))
-        let core = SignalCore<Value, Never>(node: node, detachWhenUnobserved: false)
         signal = Signal(core: core)
         input = core.input
     }
@@ -296,6 +302,9 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
         let store = DerivedStore<Value>(node: node)
         if let initial { store.set(initial) }
         values.startWithSignal { signal, _ in
+            // The property's instance observes the stream's from its start: linked now, so
+            // the stream's first value (which makes the property) crossed into it.
+            if Instrumentation.isAttached { Instrumentation.link(observer: store.instance, observed: signal.core) }
             signal.observeInternally { event in
                 switch event {
                 case let .value(value): store.set(value)
@@ -328,16 +337,18 @@ public final class Property<Value>: PropertyProtocol, @unchecked Sendable {  // 
 /// the store) alive until it ends. Only that stream's deliveries, which take turns, and the
 /// initialiser before it starts, touch it.
 private final class DerivedStore<Value>: @unchecked Sendable {  // written only by one serialised stream
-    private let node: Node
+    /// The property's signal instance, made before its value is known (see
+    /// `MutableProperty.init(_:instance:)`).
+    let instance: SignalCore<Value, Never>
     private(set) var backing: MutableProperty<Value>?
 
-    init(node: Node) { self.node = node }
+    init(node: Node) { instance = SignalCore(node: node, detachWhenUnobserved: false) }
 
     func set(_ value: Value) {
         if let backing {
             backing.value = value
         } else {
-            backing = MutableProperty(value, node: node)
+            backing = MutableProperty(value, instance: instance)
         }
     }
 

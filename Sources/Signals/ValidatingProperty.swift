@@ -101,6 +101,8 @@ public final class ValidatingProperty<Value, ValidationError: Swift.Error>: Prop
         results = MutableProperty(Result(inner.value, validator(inner.value)), node: node)
         result = Property(capturing: results)
         let lock = self.lock
+        // The property's instance observes the inner property's changes from now on.
+        if Instrumentation.isAttached { Instrumentation.link(observer: results.signal.core, observed: inner.signal.core) }
         observations += inner.signal.observeInternally { [weak self] event in
             guard case let .value(value) = event, let self else { return }
             lock.withLock {

@@ -10,6 +10,21 @@ import XCTest
 final class ExactEdgeTests: XCTestCase {
     private struct Refused: Error, Codable {}
 
+    /// The (observed node, observer node) pairs the trace's links join, by node name.
+    private func linkedPairs(_ trace: Trace) -> Set<[String]> {
+        let names = Dictionary(uniqueKeysWithValues: trace.nodes.map { ($0.id, $0.name) })
+        var pairs: Set<[String]> = []
+        for record in trace.subscriptions {
+            for upstream in record.observes ?? [] {
+                if let observed = trace.subscription(upstream) { pairs.insert([names[observed.node] ?? "?", names[record.node] ?? "?"]) }
+            }
+            for downstream in record.observedBy ?? [] {
+                if let observer = trace.subscription(downstream) { pairs.insert([names[record.node] ?? "?", names[observer.node] ?? "?"]) }
+            }
+        }
+        return pairs
+    }
+
     private func edges(_ graph: PipelineGraph, _ trace: Trace, from: String, to: String) -> [PipelineGraph.Edge] {
         let names = Dictionary(uniqueKeysWithValues: trace.nodes.map { (String($0.id), $0.name) })
         return graph.edges.filter { names[$0.from] == from && names[$0.to] == to && $0.style != .error }
@@ -191,5 +206,126 @@ final class ExactEdgeTests: XCTestCase {
         let trace = try Trace(bytes: bytes)
         let graph = PipelineGraph(trace: trace)
         XCTAssertEqual(edges(graph, trace, from: "<~", to: "MutableProperty").map(\.label), ["2 values"], "\(graph.edges)")
+    }
+
+    /// A skip(until:) observes its source from the start, dropping what comes before its
+    /// trigger: the link is written as it is made, so the edge from a hot map that sent two
+    /// values before it existed carries the four that came after (two dropped, two passed),
+    /// not the map's six.
+    func testAnEdgeIntoSkipUntilIsTakenFromItsLink() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let (readings, reading) = Signal<Int, Never>.pipe(named: "readings")
+            let (opens, open) = Signal<Void, Never>.pipe(named: "opens")
+            let scaled = readings.map { $0 * 10 }
+            scaled.observeValues { _ in }
+            reading.send(value: 1)
+            reading.send(value: 2)
+            scaled.skip(until: opens).observeValues { _ in }
+            reading.send(value: 3)
+            reading.send(value: 4)
+            open.send(value: ())
+            reading.send(value: 5)
+            reading.send(value: 6)
+        }
+        let trace = try Trace(bytes: bytes)
+        XCTAssertTrue(linkedPairs(trace).contains(["map", "skip"]), "\(linkedPairs(trace))")
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(edges(graph, trace, from: "map", to: "skip").map(\.label), ["4 values"])
+        XCTAssertEqual(trace.events(of: try XCTUnwrap(trace.nodes.first { $0.name == "skip" }?.id)).count, 2)
+    }
+
+    /// A property derived from another (`Property(_:)`) is made by the first value of its
+    /// stream, which sends no change: two such properties of one property's producer each
+    /// got one value, where inferring from causes (nothing caused, two consumers) said none.
+    func testEdgesIntoDerivedPropertiesAreTakenFromTheirLinks() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let source = MutableProperty(1)
+            let doubled = source.map { $0 * 2 }
+            let first = Property(doubled)
+            let second = Property(doubled)
+            withExtendedLifetime((source, doubled, first, second)) {}
+        }
+        let trace = try Trace(bytes: bytes)
+        XCTAssertTrue(linkedPairs(trace).contains(["producer", "Property"]), "\(linkedPairs(trace))")
+        XCTAssertTrue(linkedPairs(trace).contains(["map", "Property"]), "\(linkedPairs(trace))")
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(edges(graph, trace, from: "producer", to: "Property").map(\.label), ["1 value", "1 value"])
+        XCTAssertEqual(edges(graph, trace, from: "map", to: "Property").map(\.label), ["1 value"])
+    }
+
+    /// `Property(initial:then:)` observes its stream from its start, linked.
+    func testAnEdgeIntoAPropertyOfAStreamIsTakenFromItsLink() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let (typed, type) = Signal<Int, Never>.pipe(named: "typed")
+            let latest = Property(initial: 0, then: typed)
+            type.send(value: 1)
+            type.send(value: 2)
+            withExtendedLifetime(latest) {}
+        }
+        let trace = try Trace(bytes: bytes)
+        XCTAssertTrue(linkedPairs(trace).contains(["SignalProducer(signal)", "Property(initial:then:)"]), "\(linkedPairs(trace))")
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(edges(graph, trace, from: "SignalProducer(signal)", to: "Property(initial:then:)").map(\.label),
+                       ["2 values"])
+    }
+
+    /// A ValidatingProperty observes its inner property from when it is made: of the inner
+    /// property's three changes, the one made after crossed (not the three a hot upstream's
+    /// total said).
+    func testAnEdgeIntoAValidatingPropertyIsTakenFromItsLink() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let inner = MutableProperty(0)
+            inner.value = 1
+            inner.value = 2
+            let checked = ValidatingProperty<Int, Refused>(inner) { $0 < 10 ? .valid : .invalid(Refused()) }
+            inner.value = 3
+            withExtendedLifetime(checked) {}
+        }
+        let trace = try Trace(bytes: bytes)
+        XCTAssertTrue(linkedPairs(trace).contains(["MutableProperty", "ValidatingProperty"]), "\(linkedPairs(trace))")
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(edges(graph, trace, from: "MutableProperty", to: "ValidatingProperty").map(\.label), ["1 value"])
+    }
+
+    /// take(untilReplacement:) observes both its inputs as it is made (it always did): both
+    /// edges are linked. A hot map that sent one value before it began, its other observer
+    /// gone, ends with the observation the replacement ends (nothing else observes it): the
+    /// edge carries the one value in between, where the map's total said two.
+    func testEdgesIntoTakeUntilReplacementAreTakenFromTheirLinks() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let (readings, reading) = Signal<Int, Never>.pipe(named: "readings")
+            let (replacements, replace) = Signal<Int, Never>.pipe(named: "replacements")
+            let scaled = readings.map { $0 * 10 }
+            let early = scaled.observeValues { _ in }
+            reading.send(value: 1)
+            scaled.take(untilReplacement: replacements).observeValues { _ in }
+            early?.dispose()
+            reading.send(value: 2)
+            replace.send(value: 9)
+            reading.send(value: 3)
+        }
+        let trace = try Trace(bytes: bytes)
+        XCTAssertTrue(linkedPairs(trace).isSuperset(of: [["map", "take"], ["pipe", "take"]]), "\(linkedPairs(trace))")
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(edges(graph, trace, from: "map", to: "take").map(\.label), ["1 value"])
+    }
+
+    /// A property's producer started only after the property ended observes nothing: the
+    /// recorder has let go of the ended subscription, so no link is written, and nothing
+    /// crossed. The edge says 0, where inferring from the property's one subscription gave
+    /// it the property's value.
+    func testAnEdgeFromASubscriptionThatEndedBeforeItsObserverBeganCarriesNothing() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let (typed, type) = Signal<Int, Never>.pipe(named: "typed")
+            let latest = Property(initial: 0, then: typed)
+            type.send(value: 1)
+            type.sendCompleted()
+            latest.producer.startWithValues { _ in }
+            withExtendedLifetime(latest) {}
+        }
+        let trace = try Trace(bytes: bytes)
+        XCTAssertFalse(linkedPairs(trace).contains(["Property(initial:then:)", "producer"]), "\(linkedPairs(trace))")
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertEqual(edges(graph, trace, from: "Property(initial:then:)", to: "producer").map(\.label), ["0 values"])
     }
 }

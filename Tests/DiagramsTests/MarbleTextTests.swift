@@ -174,6 +174,22 @@ final class MarbleTextBusyLaneTests: XCTestCase {
     }
 }
 
+/// A subscription disposed in the frame it began, with no event (live seed 75: a property's
+/// map started and stopped at once) is drawn `(^!)`, which reads back as subscribed and
+/// unsubscribed there and as nothing happening on its event line.
+final class MarbleTextMarkerGroupTests: XCTestCase {
+    func testASubscriptionDisposedInTheFrameItBeganReadsBack() {
+        let ms: Int64 = 1_000_000
+        let busy = MarbleFigure.Lane(title: "busy", marbles: (0..<4).map {
+            MarbleFigure.Marble(id: UInt64($0), time: Int64($0) * 10 * ms, display: "\($0)")
+        }, end: .completed(at: 40 * ms))
+        let brief = MarbleFigure.Lane(title: "brief", subscribed: 20 * ms, marbles: [], end: .disposed(at: 20 * ms))
+        let figure = MarbleFigure(rows: [.lane(busy), .lane(brief)])
+        XCTAssertTrue(MarbleText.drawing(figure).lanes[1].text.contains("(^!)"), MarbleText.render(figure))
+        XCTAssertEqual(MarbleText.roundTripProblems(figure), [])
+    }
+}
+
 /// Issue 27 item 6: text marbles that read back. Every committed trace's text figure, with
 /// and without cuts, all lanes and the default selection: each lane that is one stream of the
 /// notation parses back to its symbols at the times they are drawn at.

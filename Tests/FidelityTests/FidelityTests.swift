@@ -53,12 +53,20 @@ struct FidelityCheck {
         for _ in 0..<2 {
             let sink = Outcome<Int>()
             var builder: GeneratedPipelineBuilder?
-            let result = try Replayer(trace: liveTrace).replay { environment in
+            // A call the recording lacks completes empty, so the replay runs on and the diff
+            // shows it (a call only in the replay) where the race that caused it can be named.
+            let result = try Replayer(trace: liveTrace, unrecordedRequests: .empty).replay { environment in
                 let made = GeneratedPipelineBuilder(pipeline, environment: environment)
                 builder = made
-                return Self.start(made, into: sink)
+                // Torn down as the recorded run was (`finish`): the pipeline, then its
+                // bindings, while the replay still records (a binding's source still
+                // running at the end is interrupted then, live and replayed alike).
+                let pipeline = Self.start(made, into: sink)
+                return AnyDisposable {
+                    pipeline.dispose()
+                    made.dispose()
+                }
             }
-            builder?.dispose()
             replays.append((result, sink, builder!))
         }
         let (replay, replaySink, replayBuilder) = replays[0]
@@ -237,6 +245,34 @@ struct FidelityCheck {
             }
         }
         var problems: [String] = []
+        // Every data edge between two of the pipeline's operators, from one that ran, is
+        // counted exactly: some subscription of its downstream node records observing one of
+        // its upstream node's.
+        if checksLinks {
+            let generated = Dictionary(uniqueKeysWithValues: trace.nodes.filter { $0.file.hasPrefix("FidelityTests/") }
+                .map { (String($0.id), $0) })
+            // A subscription that ended before its observer began has no link (the recorder let
+            // go of its id) and nothing crossed: the figure says so exactly (`ObservedCrossings`).
+            var lastEnd: [UInt64: UInt32] = [:], firstStart: [UInt64: UInt32] = [:]
+            for (index, record) in trace.subscriptions.enumerated() {
+                lastEnd[record.node] = max(lastEnd[record.node] ?? 0, trace.subscriptionDisposalPositions[index])
+                firstStart[record.node] = min(firstStart[record.node] ?? .max, trace.subscriptionEventPositions[index])
+            }
+            for edge in graph.edges where edge.style == .data {
+                guard let from = generated[edge.from], let to = generated[edge.to], to.kind != .sink,
+                      let ended = lastEnd[from.id], !linked.contains(Link(from: from.id, to: to.id))
+                else { continue }
+                if let began = firstStart[to.id], ended <= began {
+                    if let label = edge.label, label != "0 values" {
+                        problems.append("\(side): the edge from \(from.name) at line \(from.line), ended before "
+                                        + "\(to.name) began, is labelled \(label)")
+                    }
+                    continue
+                }
+                problems.append("links (\(side)): no subscription of \(to.name) at line \(to.line) records observing "
+                                + "\(from.name) at line \(from.line)")
+            }
+        }
         for (key, expected) in crossings.all.sorted(by: { $0.key < $1.key }) {
             let nodes = trace.nodes.filter { $0.line == UInt64(key.line) && $0.name == key.name && $0.file.hasPrefix("FidelityTests/") }
             guard nodes.count == 1, let node = nodes.first else {
@@ -288,13 +324,25 @@ struct FidelityCheck {
 /// `MARBLES_FIDELITY_MODE=live|virtual`, `MARBLES_FIDELITY_EXCLUDE=delay,throttle,…`,
 /// `MARBLES_FIDELITY_SEED` for one seed, `MARBLES_FIDELITY_TRACES=DIR` to keep the traces).
 final class FidelityTests: XCTestCase {
-    /// Seeds that once failed, kept as regressions (each names what it found).
+    /// Seeds that once failed, kept as regressions (each names what it found); run without
+    /// the operators drawn from the generator's second stream (`Profile.first`), as they
+    /// were found.
     static let regressions: [UInt64] = [
         1042, 1234,  // virtual: a service interrupted before it answered was a node "only in A" for diff
         20251,  // virtual: a timer as its own take(until:) trigger got the other start's recorded ticks
         20289,  // virtual: a call interrupted before it answered left the value that asked off a figure's edge
         40144,  // virtual: a teardown from another branch counted as a value crossing the edge into a flatMap
         1300950,  // virtual: a value a filter fed to two consumers dropped, its stream then torn down, was on no edge
+    ]
+
+    /// Seeds that once failed with every operator, the second stream's too.
+    static let laterRegressions: [UInt64] = [
+        18,  // live: an Action's next application, started on another thread while the thread that ended the
+             // last was still unwinding, was refused; the replay called the service instead (a replay error then)
+        25,  // live: a binding's timer interrupted by the run's teardown, which the replay left unrecorded;
+             // and a deadlock: a take(until:) tearing down a flatMap another thread delivered through
+        75,  // live: a property's map subscribed and disposed in one frame, drawn (^!), did not read back
+        15000047,  // live: a skip(until:) whose trigger was interrupted before it sent never ended (the generator's)
     ]
 
     /// The live runs' operators: not those an operator timer decides (see the class's note).
@@ -318,15 +366,18 @@ final class FidelityTests: XCTestCase {
         if let excluded = environment["MARBLES_FIDELITY_EXCLUDE"] {
             profile.excluded = Set(excluded.split(separator: ",").map(String.init))
         }
-        let seeds = environment["MARBLES_FIDELITY_SEED"].flatMap(UInt64.init).map { [$0] }
-            ?? Self.regressions + (0..<UInt64(count)).map { first &+ $0 }
+        var firstProfile = profile
+        firstProfile.excluded.formUnion(GeneratedPipeline.secondKinds)
+        let seeds = environment["MARBLES_FIDELITY_SEED"].flatMap(UInt64.init).map { [($0, profile)] }
+            ?? Self.regressions.map { ($0, firstProfile) } + Self.laterRegressions.map { ($0, profile) }
+            + (0..<UInt64(count)).map { (first &+ $0, profile) }
         let range = environment["MARBLES_FIDELITY_SEED"] != nil
-            ? "seed \(seeds.first ?? 0)" : "the regression seeds and \(count) from seed \(first)"
+            ? "seed \(seeds.first?.0 ?? 0)" : "the regression seeds and \(count) from seed \(first)"
         print("fidelity (\(mode)): \(seeds.count) generated pipelines, \(range), leaving out \(profile.excluded.sorted())")
         var operators: [String: Int] = [:]
         var failed: [(UInt64, FidelityCheck)] = []
         var events = 0
-        for seed in seeds {
+        for (seed, profile) in seeds {
             let check = FidelityCheck(seed: seed, profile: profile, mode: mode)
             events += check.recordedEvents
             for name in check.pipeline.operatorNames { operators[name, default: 0] += 1 }
@@ -364,14 +415,16 @@ final class FidelityTests: XCTestCase {
         }
     }
 
+    // `make test`'s fixed seeds: as many as fit the time 300 took before the second stream's
+    // operators (properties, actions) made a pipeline about twice as long to run and check.
     func testGeneratedPipelinesReplayAsTheyRanInVirtualTime() {
-        soak(mode: .virtual, count: underThreadSanitizer ? 100 : 300, profile: .full)
+        soak(mode: .virtual, count: underThreadSanitizer ? 50 : 150, profile: .full)
     }
 
     func testGeneratedPipelinesReplayAsTheyRanLive() {
         // The soak (`make fidelity`) runs every operator live too.
         let soaking = ProcessInfo.processInfo.environment["MARBLES_FIDELITY_STRICT"] == "1"
-        soak(mode: .live, count: underThreadSanitizer ? 20 : 100, profile: soaking ? .full : Self.liveProfile)
+        soak(mode: .live, count: underThreadSanitizer ? 20 : 80, profile: soaking ? .full : Self.liveProfile)
     }
 
     /// The generator is a function of its seed: the same seed, the same pipeline.

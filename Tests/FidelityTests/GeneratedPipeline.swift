@@ -75,6 +75,17 @@ struct GeneratedPipeline: CustomStringConvertible {
         case takeUntil(Int, trigger: Int)
         case flatMap(Int, FlattenStrategy, service: Int, retries: Int)
         case bind(Int)
+        case skipUntil(Int, trigger: Int)
+        case takeUntilReplacement(Int, replacement: Int)
+        /// `Property(initial: 0, then:)` of the stream (its failure ended), a property `map`
+        /// of it (and a `combineLatest` of the two when `combined`), its producer.
+        case property(Int, multiply: Int, combined: Bool)
+        /// A `ValidatingProperty` bound to the stream, refusing multiples of `modulus`; its
+        /// result's producer.
+        case validating(Int, modulus: Int)
+        /// An `Action` calling a service, applied to each value (`flatMap(.concat)`), a
+        /// refusal or failure dropped.
+        case action(Int, service: Int)
 
         /// The statements this one reads.
         var operands: [Int] {
@@ -83,10 +94,11 @@ struct GeneratedPipeline: CustomStringConvertible {
             case let .map(a, _, _), let .filter(a, _, _), let .scan(a), let .skipRepeats(a, _), let .take(a, _),
                  let .skip(a, _), let .combinePrevious(a), let .collect(a, _), let .delay(a, _, _),
                  let .debounce(a, _, _), let .throttle(a, _, _), let .observeOn(a, _), let .timeout(a, _, _),
-                 let .recover(a, _), let .flatMap(a, _, _, _), let .bind(a):
+                 let .recover(a, _), let .flatMap(a, _, _, _), let .bind(a), let .property(a, _, _),
+                 let .validating(a, _), let .action(a, _):
                 return [a]
             case let .combineLatest(a, b), let .zip(a, b), let .merge(a, b), let .withLatest(a, b), let .sample(a, b),
-                 let .takeUntil(a, b):
+                 let .takeUntil(a, b), let .skipUntil(a, b), let .takeUntilReplacement(a, b):
                 return [a, b]
             }
         }
@@ -118,6 +130,11 @@ struct GeneratedPipeline: CustomStringConvertible {
             case .takeUntil: return "take(until:)"
             case let .flatMap(_, strategy, _, retries): return "flatMap(.\(strategy))" + (retries > 0 ? " + retry" : "")
             case .bind: return "<~ MutableProperty"
+            case .skipUntil: return "skip(until:)"
+            case .takeUntilReplacement: return "take(untilReplacement:)"
+            case let .property(_, _, combined): return "Property(initial:then:) + map" + (combined ? " + combineLatest" : "")
+            case .validating: return "ValidatingProperty"
+            case .action: return "Action"
             }
         }
     }
@@ -141,7 +158,14 @@ struct GeneratedPipeline: CustomStringConvertible {
         var excluded: Set<String> = []
         /// Every operator.
         static let full = Profile()
+        /// The operators of the generator's first version, without those drawn from the
+        /// second stream (`secondKinds`): the pipelines of the seeds found before those were
+        /// added, exactly as they were.
+        static let first = Profile(excluded: GeneratedPipeline.secondKinds)
     }
+
+    /// The kinds of operator drawn from the generator's second stream (see `init`).
+    static let secondKinds: Set<String> = ["skip(until:)", "take(untilReplacement:)", "property", "validating", "action"]
 
     init(seed: UInt64, profile: Profile = .full) {
         self.seed = seed
@@ -173,8 +197,38 @@ struct GeneratedPipeline: CustomStringConvertible {
             if random.chance(10) { return random.int(0...(statements.count - 1)) }
             return random.pick(candidates)
         }
+        // The operators added after the first version are drawn from a second stream of the
+        // seed, before each statement of the first: a profile without them (`Profile.first`)
+        // draws nothing from it, so a seed's pipeline is the one it was before they came.
+        var second = SplitMix(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 7)
+        let secondKinds = Self.secondKinds.subtracting(profile.excluded).sorted()
+        /// An operand drawn from the second stream: a stream nothing reads yet, else any.
+        func secondOperand(excluding excluded: Int? = nil) -> Int {
+            let candidates = open.filter { $0 != excluded }
+            if candidates.isEmpty || second.chance(10) {
+                let others = (0..<statements.count).filter { $0 != excluded }
+                return others.isEmpty ? 0 : second.pick(others)
+            }
+            return second.pick(candidates)
+        }
         _ = source()
         for _ in 0..<random.int(1...9) {
+            if !secondKinds.isEmpty && second.chance(25) {
+                let a = secondOperand()
+                switch second.pick(secondKinds) {
+                case "skip(until:)" where statements.count > 1:
+                    _ = add(.skipUntil(a, trigger: secondOperand(excluding: a)))
+                case "take(untilReplacement:)" where statements.count > 1:
+                    _ = add(.takeUntilReplacement(a, replacement: secondOperand(excluding: a)))
+                case "validating": _ = add(.validating(a, modulus: second.int(2...5)))
+                case "action":
+                    services.append(Service(label: "service\(services.count)", baseLatency: second.int(0...4),
+                                            spread: second.int(0...6), failEvery: second.pick([0, 0, 2, 3]),
+                                            failsAlways: second.chance(30)))
+                    _ = add(.action(a, service: services.count - 1))
+                default: _ = add(.property(a, multiply: second.int(1...5), combined: second.chance(40)))
+                }
+            }
             let queue = random.int(0...(queues - 1))
             let a = operand()
             var roll = random.int(0...99)
@@ -299,6 +353,25 @@ struct GeneratedPipeline: CustomStringConvertible {
         case let .flatMap(a, strategy, service, retries):
             let call = "environment.call(\"\(services[service].label)\", request: $0) { \(services[service].label)($0) }"
             return "s\(a).flatMap(.\(strategy)) { \(call)\(retries > 0 ? ".retry(upTo: \(retries))" : "") }"
+        case let .skipUntil(a, b):
+            return "s\(a).skip(until: s\(b).materialize().map { _ in () })"
+        case let .takeUntilReplacement(a, b): return "s\(a).take(untilReplacement: s\(b))"
+        case let .property(a, multiply, combined):
+            let mapped = "latest.map { $0 * \(multiply) % 1000 }"
+            return "{ let latest = Property(initial: 0, then: s\(a).flatMapError { _ in .empty }); "
+                + (combined ? "return \(mapped).combineLatest(with: latest).producer.promoteError(Fault.self)"
+                   + ".map { ($0 * 31 + $1) % 1000 } }()"
+                   : "return \(mapped).producer.promoteError(Fault.self) }()")
+        case let .validating(a, modulus):
+            return "{ let checked = ValidatingProperty(0) { $0 % \(modulus) == 1 ? .invalid(Fault(code: 422)) : .valid }; "
+                + "let finished = MutableProperty(false); "
+                + "checked <~ s\(a).on(terminated: { finished.value = true }).flatMapError { _ in .empty }; "
+                + "return checked.result.producer.map { $0.value ?? 999 }"
+                + ".take(until: finished.producer.filter { $0 }.map { _ in () }).promoteError(Fault.self) }()"
+        case let .action(a, service):
+            let label = services[service].label
+            return "{ let action = Action<Int, Int, Fault> { environment.call(\"\(label)\", request: $0) { \(label)($0) } }; "
+                + "return s\(a).flatMap(.concat) { action.apply($0).flatMapError { _ in SignalProducer<Int, Fault>.empty } } }()"
         case let .bind(a):
             return "{ let property = MutableProperty(0); let finished = MutableProperty(false); "
                 + "property <~ s\(a).on(terminated: { finished.value = true }).flatMapError { _ in .empty }; "

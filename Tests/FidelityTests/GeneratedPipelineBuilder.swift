@@ -142,6 +142,50 @@ final class GeneratedPipelineBuilder: @unchecked Sendable {  // `attempts` only 
                 let call = environment.call(service.label, request: request, line: line) { self.perform(service, request) }
                 return retries > 0 ? call.retry(upTo: retries, line: line) : call
             }
+        case let .skipUntil(a, b):
+            // Every event of the trigger's stream opens it, its interruption too: a skip(until:)
+            // whose trigger is interrupted before it sends never ends (seed 15000047, live).
+            let count = counted("map")
+            let opens = s[b].materialize(line: line).map(line: line) { _ in count() }
+            return s[a].skip(until: opens, line: line)
+        case let .takeUntilReplacement(a, b):
+            return s[a].take(untilReplacement: s[b], line: line)
+        case let .property(a, multiply, combined):
+            // A composed property starts its stream at once, and its producer ends when the
+            // stream has ended.
+            let latest = Property(initial: 0, then: s[a].flatMapError(line: line) { _ in SignalProducer<Int, Never>.empty },
+                                  line: line)
+            kept.append(latest)
+            let count = counted("map")
+            let mapped = latest.map(line: line) { count(); return $0 &* multiply % 1000 }
+            kept.append(mapped)
+            guard combined else { return mapped.producer.promoteError(Fault.self, line: line) }
+            let both = mapped.combineLatest(with: latest, line: line)
+            kept.append(both)
+            return both.producer.promoteError(Fault.self, line: line).map(line: line + 500) { ($0 &* 31 &+ $1) % 1000 }
+        case let .validating(a, modulus):
+            let checked = ValidatingProperty<Int, Fault>(0, line: line) { $0 % modulus == 1 ? .invalid(Fault(code: 422)) : .valid }
+            let finished = MutableProperty(false, line: line)
+            let source = s[a].on(terminated: { finished.value = true }, line: line)
+                .flatMapError(line: line) { _ in SignalProducer<Int, Never>.empty }
+            if let binding = checked <~ source { bindings.append(binding) }
+            kept.append(checked)
+            kept.append(finished)
+            let ended = finished.producer.filter(line: line) { $0 }.map(line: line + 500) { _ in () }
+            let count = counted("map")
+            return checked.result.producer.map(line: line) { count(); return $0.value ?? 999 }
+                .take(until: ended, line: line).promoteError(Fault.self, line: line)
+        case let .action(a, index):
+            let service = pipeline.services[index]
+            let action = Action<Int, Int, Fault>(line: line) { [self] request in
+                environment.call(service.label, request: request, line: line) { self.perform(service, request) }
+            }
+            kept.append(action)
+            let count = counted("flatMap")
+            return s[a].flatMap(.concat, line: line) { request -> Stream in
+                count()
+                return action.apply(request, line: line).flatMapError(line: line) { _ in Stream.empty }
+            }
         case let .bind(a):
             // The property's stream ends when its source has ended, whenever it is started:
             // `finished` holds that, and a property's producer sends its current value first.

@@ -280,6 +280,26 @@ final class ReplayByRequestTests: XCTestCase {
         XCTAssertEqual(seen.terminals, ["completed"])
     }
 
+    /// A recording that never called the service at all (every text too short): a replay
+    /// that calls it is an error by default, and with a policy the call is answered as one
+    /// with an unrecorded request, so the replay runs on and says which calls it answered so.
+    func testACallTheRecordingNeverMadeIsAnsweredAsAnUnrecordedRequestWhenAsked() throws {
+        let recorded = try Recording.simulated(autocomplete(minimumLength: 9)).trace
+        XCTAssertThrowsError(try replay(recorded, minimumLength: 4)) { error in
+            XCTAssertEqual((error as? ReplayError)?.kind, .missingCall)
+        }
+        let seen = Seen<[String]>()
+        let result = try Replayer(trace: recorded, name: "autocomplete.trace", unrecordedRequests: .empty).replay {
+            self.autocomplete(minimumLength: 4, seen: seen).build($0).0
+        }
+        XCTAssertEqual(seen.values, [])
+        XCTAssertEqual(seen.terminals, ["completed"])
+        XCTAssertEqual(result.unrecordedCalls.map(\.kind), [.unrecordedRequest, .unrecordedRequest])
+        XCTAssertEqual(result.unrecordedCalls.map(\.request), ["\"swim\"", "\"swif\""])
+        XCTAssertTrue(result.unrecordedCalls.allSatisfy { $0.message.contains(#"expected a call labelled "search" in the trace; it has none"#) },
+                      "\(result.unrecordedCalls)")
+    }
+
     func testARecordingWithoutRequestsIsReplayedInOrder() throws {
         // Format 1.0: no requests; the k-th start gets the k-th recorded subscription.
         let trace = try craftedTrace([

@@ -276,12 +276,125 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertNil(apart.rootCauses.first?.race, apart.text)
     }
 
+    /// A node only the live run had (a service's stream inside a call the replay never made,
+    /// live seed 11000004) is named with the race its first event ran in; long after the other
+    /// thread's cascade, with none.
+    func testANodeOnlyTheLiveRunHadIsNamedWithTheRaceOfItsFirstEvent() throws {
+        let nodes = [
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":2,"name":"services","scheduler":"services"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"a","file":"App.swift","line":3,"label":"a","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"operator","name":"map","parameters":"","file":"App.swift","line":4,"upstream":[{"node":1,"role":"data"}]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":2,"time":1500,"node":2,"sub":2,"kind":"value","thread":1,"causes":[1],"text":"1","json":1}"#,
+        ]
+        func live(answerAt time: Int) throws -> Trace {
+            try craftedTrace(nodes + [
+                #"{"type":"node","id":3,"kind":"source","name":"SignalProducer","parameters":"","file":"Service.swift","line":9,"upstream":[]}"#,
+                #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":"# + "\(time - 100)" + #","thread":2}"#,
+                #"{"type":"event","seq":3,"time":"# + "\(time)" + #","node":3,"sub":3,"kind":"value","thread":2,"causes":[],"text":"7","json":7}"#,
+            ], clock: "real")
+        }
+        let replay = try craftedTrace(nodes)
+        let racing = TraceDiff(try live(answerAt: 1200), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(racing.firstDivergence?.kind, .nodeOnlyInA, racing.text)
+        XCTAssertEqual(racing.firstDivergence?.race?.otherThread, "main", racing.text)
+        let apart = TraceDiff(try live(answerAt: 5_000_000), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(apart.firstDivergence?.kind, .nodeOnlyInA, apart.text)
+        XCTAssertNil(apart.firstDivergence?.race, apart.text)
+    }
+
+    /// A first divergence with no live event near a race of its own (a value only the replay
+    /// sent, early) that a racing root cause explains takes that root cause's race (live seed
+    /// 11000050: a flatMap's extra value explained by a call the live run ended otherwise).
+    func testAFirstDivergenceExplainedByARacingRootCauseTakesItsRace() throws {
+        let nodes = [
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":2,"name":"ui"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"b","file":"App.swift","line":3,"label":"b","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"operator","name":"map","parameters":"","file":"App.swift","line":4,"upstream":[{"node":1,"role":"data"}]}"#,
+            #"{"type":"node","id":3,"kind":"source","name":"input","parameters":"a","file":"App.swift","line":5,"label":"a","upstream":[]}"#,
+            #"{"type":"node","id":4,"kind":"source","name":"input","parameters":"c","file":"App.swift","line":6,"label":"c","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":4,"node":4,"parent":0,"time":0,"thread":1}"#,
+        ]
+        let live = try craftedTrace(nodes + [
+            #"{"type":"event","seq":1,"time":0,"node":4,"sub":4,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
+            #"{"type":"event","seq":2,"time":10,"node":4,"sub":4,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
+            #"{"type":"event","seq":3,"time":20000000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":4,"time":20020000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"5","json":5}"#,
+            #"{"type":"event","seq":5,"time":20100000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[3],"text":"1","json":1}"#,
+        ], clock: "real")
+        let replay = try craftedTrace(nodes + [
+            #"{"type":"event","seq":1,"time":0,"node":2,"sub":2,"kind":"value","thread":1,"causes":[],"text":"7","json":7}"#,
+            #"{"type":"event","seq":2,"time":0,"node":4,"sub":4,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
+            #"{"type":"event","seq":3,"time":10,"node":4,"sub":4,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
+            #"{"type":"event","seq":4,"time":20000000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":5,"time":20020000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"6","json":6}"#,
+            #"{"type":"event","seq":6,"time":20100000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[4],"text":"1","json":1}"#,
+        ])
+        let diff = TraceDiff(live, replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(diff.firstDivergence?.node, "map @App.swift:4", diff.text)
+        XCTAssertEqual(diff.rootCauses.first?.node, #"input "b" @App.swift:3"#, diff.text)
+        XCTAssertNotNil(diff.rootCauses.first?.race, diff.text)
+        XCTAssertEqual(diff.firstDivergence?.race, diff.rootCauses.first?.race, diff.text)
+    }
+
+    /// A property's producer started on `main` while `q0`'s tick set the property: the start
+    /// read the value the tick set and sent it, caused by nothing, after its setup (a run of
+    /// subscribe records on `main`) had begun; a replay sets up at once and sends the initial
+    /// value. The start is a cascade from its setup's first record (1 ms) to its value, which
+    /// overlapped the tick's (1.2 ms): a race. With the setup begun after the tick (1.3 ms),
+    /// no race.
+    func testAStartThatReadWhatAnotherThreadSetDuringItsSetupIsNamedARace() throws {
+        let nodes = [
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":2,"name":"q0"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"timer","parameters":"tick","file":"App.swift","line":3,"label":"tick","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"source","name":"MutableProperty","parameters":"","file":"App.swift","line":4,"upstream":[]}"#,
+            #"{"type":"node","id":3,"kind":"operator","name":"producer","parameters":"","file":"App.swift","line":4,"upstream":[{"node":2,"role":"data"}]}"#,
+        ]
+        func live(setupBeganAt began: Int) throws -> Trace {
+            try craftedTrace(nodes + [
+                #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":"# + "\(began)" + #","thread":1}"#,
+                #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":1400000,"thread":1}"#,
+                #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":1500000,"thread":1,"observes":[2]}"#,
+                #"{"type":"event","seq":1,"time":1200000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
+                #"{"type":"event","seq":2,"time":1200100,"node":2,"sub":2,"kind":"value","thread":2,"causes":[1],"text":"5","json":5}"#,
+                #"{"type":"event","seq":3,"time":2000000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[],"text":"5","json":5}"#,
+            ], clock: "real")
+        }
+        let replay = try craftedTrace(nodes + [
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1,"observes":[2]}"#,
+            #"{"type":"event","seq":1,"time":0,"node":3,"sub":3,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
+            #"{"type":"event","seq":2,"time":1200000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":3,"time":1200000,"node":2,"sub":2,"kind":"value","thread":2,"causes":[2],"text":"5","json":5}"#,
+            #"{"type":"event","seq":4,"time":1200000,"node":3,"sub":3,"kind":"value","thread":2,"causes":[3],"text":"5","json":5}"#,
+        ])
+        let racing = TraceDiff(try live(setupBeganAt: 1_000_000), replay, nameA: "live", nameB: "replay")
+        XCTAssertTrue(racing.divergesAtARace, racing.text)
+        // The value only the replay sent has no live event: the live event at its time (the
+        // tick) ran while the start was in progress.
+        XCTAssertEqual(racing.firstDivergence?.race?.otherSeq, 3, racing.text)
+        XCTAssertTrue(racing.text.contains(#"a race: on q0 while main was delivering the cascade that began at producer @App.swift:4"#),
+                      racing.text)
+        let apart = TraceDiff(try live(setupBeganAt: 1_300_000), replay, nameA: "live", nameB: "replay")
+        XCTAssertFalse(apart.isSame)
+        XCTAssertFalse(apart.divergesAtARace, apart.text)
+    }
+
     /// A teardown on `services` interrupted a timer whose queue `q0` was delivering a tick: the
     /// interruption was left for `q0` (it held the timer's signal) and recorded there, after
     /// its tick's cascade. It belongs to that cascade, which overlapped the teardown: a race
     /// (live seed 83). The replay delivers it on the tearing-down thread.
     func testAnInterruptionLeftForTheThreadThatHeldItsSignalIsPartOfThatThreadsRace() throws {
-        func trace(interruptedOn thread: Int, at time: Int, clock: String) throws -> Trace {
+        func trace(interruptedOn thread: Int, at time: Int, clock: String, causes: String = "[2]") throws -> Trace {
             try craftedTrace([
                 #"{"type":"thread","id":1,"name":"main"}"#,
                 #"{"type":"thread","id":2,"name":"q0","scheduler":"q0"}"#,
@@ -296,7 +409,7 @@ final class TraceDiffTests: XCTestCase {
                 #"{"type":"event","seq":2,"time":1010,"node":3,"sub":3,"kind":"value","thread":3,"causes":[],"text":"0","json":0}"#,
                 #"{"type":"event","seq":3,"time":1050,"node":2,"sub":2,"kind":"value","thread":2,"causes":[1],"text":"1","json":1}"#,
                 #"{"type":"event","seq":4,"time":"# + "\(time)" + #","node":1,"sub":1,"kind":"interrupted","thread":"#
-                    + "\(thread)" + #","causes":[2]}"#,
+                    + "\(thread)" + #","causes":"# + causes + "}",
             ], clock: clock)
         }
         let replay = try trace(interruptedOn: 3, at: 1010, clock: "virtual")
@@ -307,6 +420,11 @@ final class TraceDiffTests: XCTestCase {
         let later = TraceDiff(try trace(interruptedOn: 2, at: 5_000_000, clock: "real"), replay, nameA: "live", nameB: "replay")
         XCTAssertEqual(later.rootCauses.map(\.kind), [.threadDiffers], later.text)
         XCTAssertNil(later.rootCauses.first?.race, later.text)
+        // Left without its cause (a timer's interruption delivered on its queue, live seed
+        // 100): the same race.
+        let causeless = TraceDiff(try trace(interruptedOn: 2, at: 1100, clock: "real", causes: "[]"), replay,
+                                  nameA: "live", nameB: "replay")
+        XCTAssertEqual(causeless.rootCauses.first?.race?.otherThread, "services", causeless.text)
     }
 
     func testTheFirstDivergenceInCausalOrderComesFirst() throws {

@@ -53,4 +53,53 @@ final class TerminalEventDeadlockTests: XCTestCase {
         // The value reached the take(until:) after it had completed.
         XCTAssertEqual(events.current, ["COMPLETED"])
     }
+
+    /// The same with a `flatMap` in place of the merge (issue 27's live soak, seed 25 with an
+    /// `Action` applied by a `flatMap`): the inner stream's value waits inside the flatMap's
+    /// delivery (its operator lock held) while the take(until:)'s completion disposes the
+    /// start, interrupting the flatMap's outer stream. The interruption is left to the thread
+    /// holding the lock instead of waiting for it.
+    func testAnEndingThatInterruptsAFlatMapDoesNotWaitForItsInnerDeliveryOnAnotherThread() {
+        let (outer, outerInput) = Signal<Int, Never>.pipe()
+        let (inner, innerInput) = Signal<Int, Never>.pipe()
+        let (trigger, triggerInput) = Signal<Void, Never>.pipe()
+        let inside = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
+        let events = Protected<[String]>([])
+        let producer = SignalProducer(outer)
+            .flatMap(.merge) { _ in SignalProducer(inner) }
+            .map { value -> Int in
+                if value == 1 {
+                    inside.signal()
+                    _ = proceed.wait(timeout: .now() + 10)
+                }
+                return value
+            }
+            .take(until: trigger)
+        let start = SerialDisposable()
+        start.inner = producer.start { event in
+            events.modify { $0.append("\(event)") }
+            if case .completed = event { start.dispose() }
+        }
+        outerInput.send(value: 0)
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            innerInput.send(value: 1)
+            done.leave()
+        }.start()
+        done.enter()
+        Thread {
+            inside.wait()
+            triggerInput.send(value: ())
+            proceed.signal()
+            done.leave()
+        }.start()
+        guard done.wait(timeout: .now() + 30) == .success else {
+            return XCTFail("deadlocked: the interruption waited for the flatMap, which waited for the take(until:)")
+        }
+        XCTAssertEqual(events.current, ["COMPLETED"])
+        // The flatMap ended its inner stream once the other thread let go: nothing observes it.
+        innerInput.send(value: 2)
+        XCTAssertEqual(events.current, ["COMPLETED"])
+    }
 }

@@ -137,8 +137,16 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
         self.start = start
     }
 
-    /// An event of the outer stream.
+    /// An event of the outer stream. An interruption (a teardown, perhaps from downstream
+    /// on another thread) is left to a thread that holds the lock (`runOrLeave`).
     func outer(_ event: Signals.Event<Inner, Error>) {
+        if case .interrupted = event {
+            lock.runOrLeave { [self] in
+                guard !lock.isTerminated else { return }
+                lock.terminate(.interrupted)
+            }
+            return
+        }
         lock.run {
             guard !lock.isTerminated else { return }
             switch event {
@@ -166,9 +174,10 @@ final class FlattenCoordinator<Inner, Value, Error: Swift.Error>: @unchecked Sen
         }
     }
 
-    /// Disposes every inner stream; the result's lifetime calls this when it ends.
+    /// Disposes every inner stream; the result's lifetime calls this when it ends (left to a
+    /// thread that holds the lock, see `outer(_:)`).
     func dispose() {
-        lock.run {
+        lock.runOrLeave { [self] in
             waiting = []
             waitingStart = 0
             disposeActive()

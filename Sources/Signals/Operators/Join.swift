@@ -100,6 +100,9 @@ final class OperatorLock<Value, Error: Swift.Error>: @unchecked Sendable {  // d
     private var depth = 0
     private var pendingTerminal: Signals.Event<Value, Error>?
     private var pendingDisposals: [Disposable] = []
+    /// Work another thread left while this lock was held (`runOrLeave`), run by the holder
+    /// before it lets go, or by the thread that left it once the lock is free.
+    private let left = Protected<[() -> Void]>([])
     /// Whether the output's end has been decided; nothing is sent after it.
     private(set) var isTerminated = false
 
@@ -109,12 +112,48 @@ final class OperatorLock<Value, Error: Swift.Error>: @unchecked Sendable {  // d
     /// asked to and sends the terminal event it decided on.
     func run(_ body: () -> Void) {
         lock.lock()
+        holding(body)
+    }
+
+    /// Runs `body` as `run` does, unless another thread holds the lock: then leaves it to
+    /// that thread, which runs it before it lets go, and returns at once. For a teardown
+    /// coming up from downstream on another thread (an interruption of the outer stream, the
+    /// disposal of the inner ones): the holder may be delivering through this operator
+    /// towards that thread, waiting for a lock that thread holds, and waiting here would
+    /// deadlock.
+    func runOrLeave(_ body: @escaping () -> Void) {
+        if lock.tryLock() {
+            holding(body)
+            return
+        }
+        left.modify { $0.append(body) }
+        // The holder may have let go before the work was left: run it here then.
+        while left.current.isEmpty == false && lock.tryLock() {
+            holding {}
+        }
+    }
+
+    /// With the lock taken: runs `body`, then, once no caller holds it, the work left by
+    /// other threads, and lets go; then disposes what was asked and sends the terminal
+    /// event decided on. Work left after the lock was let go is taken up again.
+    private func holding(_ body: () -> Void) {
         depth += 1
         body()
+        if depth == 1 {
+            while true {
+                let work = left.modify { work -> [() -> Void] in
+                    defer { work = [] }
+                    return work
+                }
+                if work.isEmpty { break }
+                work.forEach { $0() }
+            }
+        }
         depth -= 1
+        let outermost = depth == 0
         var disposals: [Disposable] = []
         var terminal: Signals.Event<Value, Error>?
-        if depth == 0 {
+        if outermost {
             swap(&disposals, &pendingDisposals)
             terminal = pendingTerminal
             pendingTerminal = nil
@@ -122,6 +161,8 @@ final class OperatorLock<Value, Error: Swift.Error>: @unchecked Sendable {  // d
         lock.unlock()
         disposals.forEach { $0.dispose() }
         if let terminal { output.send(terminal) }
+        // Work left between the last look and the lock's release: taken up if the lock is free.
+        if outermost && !left.current.isEmpty && lock.tryLock() { holding {} }
     }
 
     /// Sends a value now, with `otherCauses` as further causes for the probe. Inside `run`.

@@ -46,18 +46,45 @@ extension Signal {
 
     func skip<T>(until trigger: Signal<T, Never>, node: Node) -> Signal {
         Signal.combining(node) { observer, lifetime in
-            let gate = SerialDisposable()
-            lifetime += gate
-            gate.inner = trigger.observeInternally { event in
+            let gate = LockedState(SkipUntilGate())
+            let triggering = SerialDisposable()
+            lifetime += triggering
+            // The trigger is observed first, so one that fires while this signal is being
+            // observed (a producer's trigger is started first) opens the gate before any value.
+            triggering.inner = trigger.observeInternally { event in
                 switch event {
                 case .value, .completed:
-                    guard !gate.isDisposed else { return }
-                    gate.inner = self.observeInternally(observer.send)
+                    guard !triggering.isDisposed else { return }
+                    let sourceEnded = gate.withLock { gate -> Bool in
+                        gate.open = true
+                        return gate.sourceEnded
+                    }
+                    triggering.dispose()
+                    // A signal that ended before the gate opened is observed only once it has
+                    // ended: an interruption, as observing any ended signal is.
+                    if sourceEnded { observer.sendInterrupted() }
                 case .interrupted: break
                 }
             }
+            // This signal is observed from the start, what it sends before the gate opens
+            // dropped, so the observation is made (and recorded) while the operator is made:
+            // what crossed into it is everything this signal sent while it ran.
+            lifetime += self.observeInternally { event in
+                let open = gate.withLock { gate -> Bool in
+                    if !gate.open && event.isTerminating { gate.sourceEnded = true }
+                    return gate.open
+                }
+                if open { observer.send(event) }
+            }
         }
     }
+}
+
+/// `skip(until:)`'s state: whether the trigger has opened the gate, and whether the signal
+/// it gates ended while the gate was closed.
+private struct SkipUntilGate {
+    var open = false
+    var sourceEnded = false
 }
 
 extension SignalProducer {
