@@ -25,9 +25,14 @@ package struct FollowedWork {
     /// subscriber started for a `Signals` operator's value feeds a sink, and is not drawn), in
     /// a trace with these nodes, `valueCauseNodes(node)` giving the nodes of the primary causes
     /// of `node`'s values.
-    init(nodes: [NodeRecord], innerStreams: InnerStreams, valueCauseNodes: (UInt64) -> Set<UInt64>) {
+    /// `taps`: the nodes that recorded pulls, an `AsyncSequence`'s taps.
+    init(nodes: [NodeRecord], innerStreams: InnerStreams, taps: Set<UInt64>, valueCauseNodes: (UInt64) -> Set<UInt64>) {
         var followed: Set<UInt64> = []
-        for (outer, inners) in innerStreams.byOuter {
+        // Only a tap's elements are followed (`following` is a tap's): a `Signals` operator's
+        // inner stream is never followed work, even one whose values a completion of the
+        // operator caused (a `flatMap(.concat)`'s next `retry`d call, started by the end of
+        // the one before).
+        for (outer, inners) in innerStreams.byOuter where taps.contains(outer) {
             for inner in inners where valueCauseNodes(inner).contains(outer) {
                 started[outer, default: []].append(inner)
                 followed.insert(inner)
@@ -60,7 +65,8 @@ package struct FollowedWork {
             return
         }
         var valueCauseNodes: [UInt64: Set<UInt64>] = [:]
-        self.init(nodes: trace.nodes, innerStreams: innerStreams) { node in
+        let taps = Set(innerStreams.byOuter.keys.filter { outer in trace.events(of: outer).contains { $0.kind == .pull } })
+        self.init(nodes: trace.nodes, innerStreams: innerStreams, taps: taps) { node in
             if let known = valueCauseNodes[node] { return known }
             var nodes: Set<UInt64> = []
             for event in trace.events(of: node) where event.kind == .value {

@@ -197,6 +197,8 @@ struct MarbleInput {
     private(set) var eventThreads: [UInt32] = []
     /// For each node, the nodes of the primary causes of its values.
     private(set) var valueCauseNodes: [UInt64: Set<UInt64>] = [:]
+    /// The nodes that recorded pulls: an `AsyncSequence`'s taps.
+    private(set) var pullingNodes: Set<UInt64> = []
     /// The times of the first and the last event in the trace's order.
     private(set) var firstTime: Int64?
     private(set) var lastTime: Int64?
@@ -218,6 +220,7 @@ struct MarbleInput {
         for (position, thread) in structure.threads.enumerated() { threadPositions[thread.id] = UInt32(position) }
         for (position, node) in structure.nodes.enumerated() { nodePositions[node.id] = UInt32(position) }
         var positions = EventPositions(), eventThreads: [UInt32] = [], valueCauseNodes: [UInt64: Set<UInt64>] = [:]
+        var pullingNodes: Set<UInt64> = []
         var subscriptions = SubscriptionTable()
         for subscription in structure.subscriptions { subscriptions.append(subscription) }
         var valueCounts = [Int32](repeating: 0, count: subscriptions.count)
@@ -250,6 +253,7 @@ struct MarbleInput {
             positions.append(event.sequence)
             eventThreads.append(threadPositions[event.thread] ?? 0)
             eventNodes.append(nodePositions[event.node] ?? 0)
+            if event.kind == .pull { pullingNodes.insert(event.node) }
             guard event.kind == .value else { return }
             if let position = subscriptions.position(of: event.subscription) { valueCounts[position] += 1 }
             if let cause = event.causes.first {
@@ -270,6 +274,7 @@ struct MarbleInput {
         self.positions = positions
         self.eventThreads = eventThreads
         self.valueCauseNodes = valueCauseNodes
+        self.pullingNodes = pullingNodes
         self.valueCounts = valueCounts
         self.firstTime = firstTime
         self.lastTime = lastTime

@@ -172,7 +172,9 @@ private struct TraceMarbleBuilder {
         let innerEdges = Trace.innerEdges(of: table.nodesAndParents, node: { trace.node($0) },
                                           nodeOfSubscription: { table.position(of: $0).map { table[$0].node } })
         innerStreams = InnerStreams(nodes: trace.nodes, innerEdges: innerEdges) { input.valueCauseNodes[$0] ?? [] }
-        followed = FollowedWork(nodes: trace.nodes, innerStreams: innerStreams) { input.valueCauseNodes[$0] ?? [] }
+        followed = FollowedWork(nodes: trace.nodes, innerStreams: innerStreams, taps: input.pullingNodes) {
+            input.valueCauseNodes[$0] ?? []
+        }
     }
 
     /// Reads the trace's events once more, keeping those `plan` draws (`laneEvents`,
