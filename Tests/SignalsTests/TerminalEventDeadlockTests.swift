@@ -14,44 +14,14 @@ final class TerminalEventDeadlockTests: XCTestCase {
         let (a, aInput) = Signal<Int, Never>.pipe()
         let (b, _) = Signal<Int, Never>.pipe()
         let (trigger, triggerInput) = Signal<Void, Never>.pipe()
-        let inside = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
-        let events = Protected<[String]>([])
         // The value 1 waits inside the merge's delivery (its serializer held) until the
         // trigger has ended the take(until:).
-        let producer = SignalProducer.merge(SignalProducer(a), SignalProducer(b))
-            .map { value -> Int in
-                if value == 1 {
-                    inside.signal()
-                    _ = proceed.wait(timeout: .now() + 10)
-                }
-                return value
-            }
-            .take(until: trigger)
-        let start = SerialDisposable()
-        // The completion is delivered under the take(until:)'s serializer, and disposes the
-        // start there: the merge's inputs are interrupted into the merge the other thread holds.
-        start.inner = producer.start { event in
-            events.modify { $0.append("\(event)") }
-            if case .completed = event { start.dispose() }
-        }
-        let done = DispatchGroup()
-        done.enter()
-        Thread {
-            aInput.send(value: 1)
-            done.leave()
-        }.start()
-        done.enter()
-        Thread {
-            inside.wait()
-            triggerInput.send(value: ())
-            proceed.signal()
-            done.leave()
-        }.start()
-        guard done.wait(timeout: .now() + 30) == .success else {
-            return XCTFail("deadlocked: the ending waited for the merge, which waited for the take(until:)")
+        let events = race(value: { aInput.send(value: 1) }, against: { triggerInput.send(value: ()) },
+                          deadlock: "the ending waited for the merge, which waited for the take(until:)") { waitInside in
+            SignalProducer.merge(SignalProducer(a), SignalProducer(b)).map(waitInside).take(until: trigger)
         }
         // The value reached the take(until:) after it had completed.
-        XCTAssertEqual(events.current, ["COMPLETED"])
+        XCTAssertEqual(events?.current, ["COMPLETED"])
     }
 
     /// The same with a `flatMap` in place of the merge (issue 27's live soak, seed 25 with an
@@ -63,43 +33,56 @@ final class TerminalEventDeadlockTests: XCTestCase {
         let (outer, outerInput) = Signal<Int, Never>.pipe()
         let (inner, innerInput) = Signal<Int, Never>.pipe()
         let (trigger, triggerInput) = Signal<Void, Never>.pipe()
+        let events = race(value: { innerInput.send(value: 1) }, against: { triggerInput.send(value: ()) },
+                          deadlock: "the interruption waited for the flatMap, which waited for the take(until:)",
+                          before: { outerInput.send(value: 0) }) { waitInside in
+            SignalProducer(outer).flatMap(.merge) { _ in SignalProducer(inner) }.map(waitInside).take(until: trigger)
+        }
+        XCTAssertEqual(events?.current, ["COMPLETED"])
+        // The flatMap ended its inner stream once the other thread let go: nothing observes it.
+        innerInput.send(value: 2)
+        XCTAssertEqual(events?.current, ["COMPLETED"])
+    }
+
+    /// Starts the producer `build` makes from a map step that holds the value 1 until told to
+    /// go on, its completion disposing the start; runs `before`; then sends the value (`value`)
+    /// on one thread and, once it waits inside, `trigger` on another. Returns the events the
+    /// start saw, or nil (and a failure naming `deadlock`) when the threads did not end.
+    private func race(value: @escaping @Sendable () -> Void, against trigger: @escaping @Sendable () -> Void,
+                      deadlock: String, before: () -> Void = {},
+                      _ build: (@escaping (Int) -> Int) -> SignalProducer<Int, Never>) -> Protected<[String]>? {
         let inside = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
         let events = Protected<[String]>([])
-        let producer = SignalProducer(outer)
-            .flatMap(.merge) { _ in SignalProducer(inner) }
-            .map { value -> Int in
-                if value == 1 {
-                    inside.signal()
-                    _ = proceed.wait(timeout: .now() + 10)
-                }
-                return value
+        let producer = build { value in
+            if value == 1 {
+                inside.signal()
+                _ = proceed.wait(timeout: .now() + 10)
             }
-            .take(until: trigger)
+            return value
+        }
         let start = SerialDisposable()
         start.inner = producer.start { event in
             events.modify { $0.append("\(event)") }
             if case .completed = event { start.dispose() }
         }
-        outerInput.send(value: 0)
+        before()
         let done = DispatchGroup()
         done.enter()
         Thread {
-            innerInput.send(value: 1)
+            value()
             done.leave()
         }.start()
         done.enter()
         Thread {
             inside.wait()
-            triggerInput.send(value: ())
+            trigger()
             proceed.signal()
             done.leave()
         }.start()
         guard done.wait(timeout: .now() + 30) == .success else {
-            return XCTFail("deadlocked: the interruption waited for the flatMap, which waited for the take(until:)")
+            XCTFail("deadlocked: \(deadlock)")
+            return nil
         }
-        XCTAssertEqual(events.current, ["COMPLETED"])
-        // The flatMap ended its inner stream once the other thread let go: nothing observes it.
-        innerInput.send(value: 2)
-        XCTAssertEqual(events.current, ["COMPLETED"])
+        return events
     }
 }
