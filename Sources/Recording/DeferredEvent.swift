@@ -11,7 +11,7 @@ import TraceLog
 /// In the buffer: `marker`, the `BinaryEvent` (its cause the primary one), the value as a
 /// `CapturedValue` that holds it in memory of its own (so the bytes can move with the buffer),
 /// the number of further causes, then those causes. The writer takes the value once, when it
-/// writes the event (`take(_:)`, `WriterOutput`), and a buffer dropped unwritten lets go of its
+/// writes the event (`take(at:)`, `WriterOutput`), and a buffer dropped unwritten lets go of its
 /// values (`discardValues(in:)`).
 enum DeferredEvent {
     /// The byte in front of a deferred event in the shared buffer (a JSON line begins with `{`,
@@ -41,48 +41,78 @@ enum DeferredEvent {
         }
     }
 
-    /// The deferred event `record` begins with: its fields, its value (taken) and its causes
-    /// after its own.
-    static func take(_ record: UnsafeRawBufferPointer) -> (BinaryEvent, CapturedValue.Taken, [UInt64]) {
-        let base = record.baseAddress!
-        let event = base.loadUnaligned(fromByteOffset: eventOffset, as: BinaryEvent.self)
-        let count = Int(base.loadUnaligned(fromByteOffset: countOffset, as: UInt64.self))
-        let others = (0..<count).map { base.loadUnaligned(fromByteOffset: causesOffset + $0 * 8, as: UInt64.self) }
-        return (event, take(base), others)
+    /// The deferred event whose marker is at `entry`: its fields, its value (taken) and its
+    /// causes after its own.
+    static func take(at entry: UnsafeRawPointer) -> (BinaryEvent, CapturedValue.Taken, [UInt64]) {
+        let event = entry.loadUnaligned(fromByteOffset: eventOffset, as: BinaryEvent.self)
+        let count = Int(entry.loadUnaligned(fromByteOffset: countOffset, as: UInt64.self))
+        let others = (0..<count).map { entry.loadUnaligned(fromByteOffset: causesOffset + $0 * 8, as: UInt64.self) }
+        return (event, takeValue(at: entry), others)
     }
 
-    /// The bytes the deferred event `record` begins with takes.
-    static func size(of record: UnsafeRawBufferPointer) -> Int {
-        causesOffset + 8 * Int(record.baseAddress!.loadUnaligned(fromByteOffset: countOffset, as: UInt64.self))
+    /// The bytes the deferred event whose marker is at `entry` takes.
+    static func size(at entry: UnsafeRawPointer) -> Int {
+        causesOffset + 8 * Int(entry.loadUnaligned(fromByteOffset: countOffset, as: UInt64.self))
     }
 
     /// Lets go of the values of the deferred events, and of the boxed records, among the
     /// records in `raw` (a buffer dropped without being written).
     static func discardValues(in raw: UnsafeRawBufferPointer) {
-        guard let base = raw.baseAddress else { return }
-        var offset = 0
-        while offset < raw.count {
-            switch raw[offset] {
-            case marker:
-                var captured = (base + offset).loadUnaligned(fromByteOffset: valueOffset, as: CapturedValue.self)
+        BufferEntry.forEach(in: raw) { entry in
+            switch entry {
+            case let .deferred(at):
+                var captured = at.loadUnaligned(fromByteOffset: valueOffset, as: CapturedValue.self)
                 CapturedValue.discard(&captured)
-                let count = Int(base.loadUnaligned(fromByteOffset: offset + countOffset, as: UInt64.self))
-                offset += causesOffset + count * 8
-            case BinaryEvent.marker:
-                offset += BinaryEvent.entrySize
-            case BoxedRecord.marker:
-                _ = BoxedRecord.take(base + offset)
-                offset += BoxedRecord.entrySize
-            default:
-                let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), raw.count - offset)
-                offset = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? raw.count
+            case let .boxed(at):
+                _ = BoxedRecord.take(at)
+            case .binary, .line:
+                break
             }
         }
     }
 
     /// Moves the value out of the deferred event at `entry` (its marker) and frees its copy.
-    private static func take(_ entry: UnsafeRawPointer) -> CapturedValue.Taken {
+    private static func takeValue(at entry: UnsafeRawPointer) -> CapturedValue.Taken {
         var captured = entry.loadUnaligned(fromByteOffset: valueOffset, as: CapturedValue.self)
         return CapturedValue.take(from: &captured)
+    }
+}
+
+/// A record of a recorder's shared buffer, as `forEach(in:)` hands them over in order: a
+/// binary event (`BinaryEvent.marker`), a deferred event (`DeferredEvent.marker`) or a boxed
+/// record (`BoxedRecord.marker`), each by the address of its marker, or a JSON line, its newline
+/// included. The one walk of the buffer's record kinds, for the writer and for a buffer dropped
+/// unwritten.
+enum BufferEntry {
+    case binary(BinaryEvent)
+    case deferred(UnsafeRawPointer)
+    case boxed(UnsafeRawPointer)
+    case line(UnsafeRawBufferPointer)
+
+    /// Calls `body` with each record of `raw`, in order.
+    static func forEach(in raw: UnsafeRawBufferPointer, _ body: (BufferEntry) -> Void) {
+        guard let base = raw.baseAddress else { return }
+        var offset = 0
+        while offset < raw.count {
+            let entry = base + offset
+            switch raw[offset] {
+            case BinaryEvent.marker:
+                body(.binary(entry.loadUnaligned(fromByteOffset: 1, as: BinaryEvent.self)))
+                offset += BinaryEvent.entrySize
+            case DeferredEvent.marker:
+                // Its size is read before `body` takes its value.
+                let size = DeferredEvent.size(at: entry)
+                body(.deferred(entry))
+                offset += size
+            case BoxedRecord.marker:
+                body(.boxed(entry))
+                offset += BoxedRecord.entrySize
+            default:
+                let newline = memchr(entry, Int32(UInt8(ascii: "\n")), raw.count - offset)
+                let end = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? raw.count
+                body(.line(UnsafeRawBufferPointer(rebasing: raw[offset..<end])))
+                offset = end
+            }
+        }
     }
 }

@@ -90,59 +90,6 @@ extension BinaryEvent {
         line.end()
         swap(&line.bytes, &out)
     }
-
-    /// Appends the trace lines `buffer` holds: its JSON lines as they are, its binary events
-    /// formatted.
-    static func expand(_ buffer: [UInt8], into out: inout [UInt8]) {
-        forEachEntry(of: buffer, event: { $0.format(into: &out) }, line: { out.append(contentsOf: $0) })
-    }
-
-    /// As `expand(_:into:)`, for records in memory lent.
-    static func expand(_ raw: UnsafeRawBufferPointer, into out: inout [UInt8]) {
-        forEachEntry(in: raw, event: { $0.format(into: &out) }, line: { out.append(contentsOf: $0) })
-    }
-
-    /// Walks the records `buffer` holds in order: each binary event to `event`, each JSON
-    /// line (its newline included) to `line`.
-    static func forEachEntry(of buffer: [UInt8], event: (BinaryEvent) throws -> Void,
-                             line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        try buffer.withUnsafeBytes { try forEachEntry(in: $0, event: event, line: line) }
-    }
-
-    /// As `forEachEntry(of:event:line:)`, for records in memory lent.
-    static func forEachEntry(in raw: UnsafeRawBufferPointer, event: (BinaryEvent) throws -> Void,
-                             line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        try forEachRun(in: raw, events: { base, count in
-            for index in 0..<count {
-                try event(base.loadUnaligned(fromByteOffset: index * entrySize, as: BinaryEvent.self))
-            }
-        }, line: line)
-    }
-
-    /// Walks the records in `raw` in order, as `forEachEntry` does, but hands each run of
-    /// binary events over at once: where the first one lies (after its marker) and how many
-    /// follow one another, `entrySize` bytes apart.
-    static func forEachRun(in raw: UnsafeRawBufferPointer, events: (UnsafeRawPointer, Int) throws -> Void,
-                           line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        guard let base = raw.baseAddress else { return }
-        var offset = 0
-        while offset < raw.count {
-            if raw[offset] == marker {
-                let start = offset
-                var count = 0
-                while offset < raw.count, raw[offset] == marker {
-                    count += 1
-                    offset += entrySize
-                }
-                try events(base + start + 1, count)
-            } else {
-                let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), raw.count - offset)
-                let end = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? raw.count
-                try line(UnsafeRawBufferPointer(start: base + offset, count: end - offset))
-                offset = end
-            }
-        }
-    }
 }
 
 extension RecorderCore {

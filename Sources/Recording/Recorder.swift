@@ -50,9 +50,14 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// other than events wait in the buffer as they are (`BoxedRecord`), and every event as a
     /// binary or deferred one, for the writer to encode; nothing is formatted as text.
     let binary: Bool
-    /// The binary encoder, from `start()` (which writes its header at once) until the writer
-    /// thread takes it.
-    var binaryEncoder: BinaryTraceEncoder?
+    /// Whether an event with a value other than an `Int`, or with several causes, goes to the
+    /// shared buffer with a copy of its value for the writer to format (`DeferredEvent`): a
+    /// live recording's, and a binary file's. Such a buffer dropped unwritten lets go of the
+    /// values (and boxed records) it holds.
+    var defersValues: Bool { merging || binary }
+    /// What the writer makes of the records, from `start()` (which writes the header at once)
+    /// until the writer thread takes it.
+    var writerOutput: WriterOutput?
     let origin: Int64
     let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// A virtual in-memory recording's lock, taken instead of `mutex` (nil for any other
@@ -307,7 +312,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         _ = try? stop()
         lock()
         memory = []
-        if merging || binary { buffer.withUnsafeBytes { DeferredEvent.discardValues(in: $0) } }
+        if defersValues { buffer.withUnsafeBytes { DeferredEvent.discardValues(in: $0) } }
         buffer = []
         hot.pointee.events.release()
         unlock()
@@ -371,16 +376,10 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// a flush interval later: a process killed at any moment after `start()` leaves a trace
     /// that reads, with no events, rather than an empty file.
     private func writeHeaderNow(to fd: Int32) {
-        var lines: [UInt8] = []
-        if binary {
-            var output = WriterOutput(encoding: .binary)
-            buffer.withUnsafeBytes { output.records($0) }
-            lines = output.take()
-            binaryEncoder = output.encoder
-        } else {
-            BinaryEvent.expand(buffer, into: &lines)
-        }
-        if let failure = Self.writeAll(lines, to: fd) { writeError = failure }
+        var output = WriterOutput(encoding: binary ? .binary : .jsonLines)
+        buffer.withUnsafeBytes { output.records($0) }
+        if let failure = Self.writeAll(output.take(), to: fd) { writeError = failure }
+        writerOutput = output
         buffer.removeAll(keepingCapacity: true)
         marks.removeAll()
         bufferedRecords = 0
@@ -699,7 +698,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         }
         // A live recording to a file formats nothing here: an event that is not a binary
         // record goes to the shared buffer with a copy of its value, for the writer.
-        if (merging || binary) && (integer == nil || context.hasOtherCauses) {
+        if defersValues && (integer == nil || context.hasOtherCauses) {
             guard belongs(context) else { return 0 }
             return recordDeferred(node, subscription: subscription, kind: kind, value: value, primary: localCause(context.cause),
                                   others: context.hasOtherCauses ? context.otherCauses.map(localCause) : [],

@@ -69,7 +69,7 @@ extension RecorderCore {
             guard writerRunning else {
                 // Nothing will write it: only after a stop, when nothing is recorded any more.
                 dropped += bufferedRecords
-                if merging || binary { buffer.withUnsafeBytes { DeferredEvent.discardValues(in: $0) } }
+                if defersValues { buffer.withUnsafeBytes { DeferredEvent.discardValues(in: $0) } }
                 buffer.removeAll(keepingCapacity: true)
                 bufferedRecords = 0
                 return
@@ -145,8 +145,8 @@ extension RecorderCore {
     func runWriter() {
         guard case let .file(fd) = sink else { return }
         lock()
-        var output = binaryEncoder.map(WriterOutput.init(continuing:)) ?? WriterOutput(encoding: .jsonLines)
-        binaryEncoder = nil
+        var output = writerOutput ?? WriterOutput(encoding: binary ? .binary : .jsonLines)
+        writerOutput = nil
         var merger = RingMerger(ticks: countsTicks ? TickConverter(start: tickStart, origin: origin) : nil)
         while true {
             var final = false

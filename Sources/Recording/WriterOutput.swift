@@ -11,7 +11,7 @@ import TraceLog
 struct WriterOutput {
     private let writesBinary: Bool
     /// The binary encoder, once the header record has made it; nil when writing JSON Lines.
-    private(set) var encoder: BinaryTraceEncoder?
+    private var encoder: BinaryTraceEncoder?
     /// The JSON lines made since the last `take()`.
     private var lines: [UInt8] = []
 
@@ -19,12 +19,6 @@ struct WriterOutput {
     /// makes the encoder (`records(_:)`).
     init(encoding: TraceEncoding) {
         writesBinary = encoding == .binary
-    }
-
-    /// Continues a binary trace whose header `encoder` has written.
-    init(continuing encoder: BinaryTraceEncoder) {
-        writesBinary = true
-        self.encoder = encoder
     }
 
     /// Appends an event taken from a thread's ring or the shared buffer, with its value and
@@ -52,33 +46,22 @@ struct WriterOutput {
     /// binary events (an integer value or none), deferred events (taking their values) and
     /// boxed records (letting go of them).
     mutating func records(_ raw: UnsafeRawBufferPointer) {
-        guard let base = raw.baseAddress else { return }
-        var offset = 0
-        while offset < raw.count {
-            switch raw[offset] {
-            case BinaryEvent.marker:
-                let binary = base.loadUnaligned(fromByteOffset: offset + 1, as: BinaryEvent.self)
+        BufferEntry.forEach(in: raw) { entry in
+            switch entry {
+            case let .binary(binary):
                 event(binary, value: binary.hasInteger ? .integer(binary.integer) : .none)
-                offset += BinaryEvent.entrySize
-            case DeferredEvent.marker:
-                let entry = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                let size = DeferredEvent.size(of: entry)
-                let (binary, value, others) = DeferredEvent.take(entry)
+            case let .deferred(at):
+                let (binary, value, others) = DeferredEvent.take(at: at)
                 event(binary, value: value, others: others)
-                offset += size
-            case BoxedRecord.marker:
-                let record = BoxedRecord.take(base + offset)
+            case let .boxed(at):
+                let record = BoxedRecord.take(at)
                 if case let .header(header) = record {
                     encoder = BinaryTraceEncoder(header: header)
                 } else {
                     encoder?.append(record)
                 }
-                offset += BoxedRecord.entrySize
-            default:
-                let newline = memchr(base + offset, Int32(UInt8(ascii: "\n")), raw.count - offset)
-                let end = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? raw.count
-                lines.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[offset..<end]))
-                offset = end
+            case let .line(line):
+                lines.append(contentsOf: line)
             }
         }
     }
