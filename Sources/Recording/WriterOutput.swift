@@ -23,6 +23,8 @@ struct WriterOutput {
 
     /// Appends an event taken from a thread's ring or the shared buffer, with its value and
     /// its causes after its own.
+    /// Inlined into the ring merge's loop, which calls it for nearly every event.
+    @inline(__always)
     mutating func event(_ event: BinaryEvent, value: CapturedValue.Taken, others: [UInt64] = []) {
         guard writesBinary else {
             event.format(value, others: others, into: &lines)

@@ -61,6 +61,14 @@ struct ReplayCommand: ParsableCommand {
         valueName: "error|empty"))
     var unrecordedRequests: UnrecordedRequestsChoice = .error
 
+    func validate() throws {
+        // The async search's replay serves its calls by request and has no hops to delay.
+        if case .asyncSearch = scenarioChoice, hopLatency != .zero || unrecordedRequests != .error {
+            throw ValidationError("--hop-latency and --unrecorded-requests apply to the Signals scenarios, "
+                                  + "not to \(AsyncSearchScenario.name)")
+        }
+    }
+
     func run() throws {
         let input = try InputFile(trace)
         let file = try OutputFile(output.output, option: "-o", inputs: [input])
@@ -75,10 +83,15 @@ struct ReplayCommand: ParsableCommand {
             "\(call.trace): warning: \(call.node): \(call.message); it completed without a value (--unrecorded-requests empty)"
         })
         Console.warn(result.notes.map { "\(input.name): note: \($0)" })
+        try write(result.bytes, of: scenario.name, summary: result.trace.summary, from: input, to: file)
+    }
+
+    /// Writes the replay's `bytes` to `file` and says what was replayed.
+    private func write(_ bytes: [UInt8], of name: String, summary: SummaryRecord?, from input: InputFile,
+                       to file: OutputFile) throws {
         let pending = try file.begin()
-        try pending.write(result.bytes)
-        let summary = result.trace.summary
-        try Console.print("replayed \(scenario.name) from \(input.name): \(summary?.events ?? 0) events, \(summary?.nodes ?? 0) nodes "
+        try pending.write(bytes)
+        try Console.print("replayed \(name) from \(input.name): \(summary?.events ?? 0) events, \(summary?.nodes ?? 0) nodes "
             + "in \(TraceDiff.duration(summary?.duration ?? 0)) of virtual time → \(output.output.shown)\n")
         try pending.commit()
     }
@@ -89,13 +102,8 @@ struct ReplayCommand: ParsableCommand {
         let recording = try input.contents()
         Console.warn(try Trace(bytes: recording, name: input.name).warnings)
         let bytes = try AsyncSearchScenario.replay(recording)
-        let replayed = try Trace(bytes: bytes, name: output.output.shown)
-        let pending = try file.begin()
-        try pending.write(bytes)
-        try Console.print("replayed \(AsyncSearchScenario.name) from \(input.name): \(replayed.summary?.events ?? 0) events, "
-            + "\(replayed.summary?.nodes ?? 0) nodes in \(TraceDiff.duration(replayed.summary?.duration ?? 0)) of virtual time "
-            + "→ \(output.output.shown)\n")
-        try pending.commit()
+        try write(bytes, of: AsyncSearchScenario.name, summary: try Trace(bytes: bytes, name: output.output.shown).summary,
+                  from: input, to: file)
     }
 }
 

@@ -44,6 +44,13 @@ final class ReplayCommandLineTests: CommandLineTestCase {
         XCTAssertTrue(wrong.err.contains("replay error: input \"searchText\""), wrong.err)
         XCTAssertTrue(wrong.err.contains("expected an input labelled \"searchText\" in the trace"), wrong.err)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("wrong.trace")))
+        // The Signals replay's options do not apply: refused, not ignored.
+        let option = try marbles(["replay", recording, "--scenario", "async-search", "--unrecorded-requests", "empty",
+                                  "-o", path("option.trace")])
+        XCTAssertEqual(option.status, 2)
+        XCTAssertTrue(option.err.contains("--hop-latency and --unrecorded-requests apply to the Signals scenarios, not to "
+            + "async-search"), option.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("option.trace")))
     }
 
     func testReplayErrorsExitWithStatusTwoAndAClearMessage() throws {
