@@ -101,7 +101,14 @@ struct ReplayCommand: ParsableCommand {
     private func replayAsyncSearch(_ input: InputFile, into file: OutputFile) throws {
         let recording = try input.contents()
         Console.warn(try Trace(bytes: recording, name: input.name).warnings)
-        let bytes = try AsyncSearchScenario.replay(recording)
+        let bytes: [UInt8]
+        do {
+            bytes = try AsyncSearchScenario.replay(recording)
+        } catch var error as ReplayError {
+            // Named after the file given, as the Signals replay's errors are.
+            error.trace = input.name
+            throw error
+        }
         try write(bytes, of: AsyncSearchScenario.name, summary: try Trace(bytes: bytes, name: output.output.shown).summary,
                   from: input, to: file)
     }

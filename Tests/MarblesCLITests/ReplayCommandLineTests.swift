@@ -41,7 +41,7 @@ final class ReplayCommandLineTests: CommandLineTestCase {
         let wrong = try marbles(["replay", top.appendingPathComponent("traces/signin.trace").path, "--scenario", "async-search",
                                  "-o", path("wrong.trace")])
         XCTAssertEqual(wrong.status, 2)
-        XCTAssertTrue(wrong.err.contains("replay error: input \"searchText\""), wrong.err)
+        XCTAssertTrue(wrong.err.contains("signin.trace: replay error: input \"searchText\""), wrong.err)
         XCTAssertTrue(wrong.err.contains("expected an input labelled \"searchText\" in the trace"), wrong.err)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("wrong.trace")))
         // The Signals replay's options do not apply: refused, not ignored.
