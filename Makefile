@@ -114,7 +114,7 @@ guide-figures: build
 DOCC ?= docc
 # The C targets' module maps, which SwiftPM writes into each target's build folder: the Swift
 # modules' interfaces import them (CThreadLocal, CTimestamp, CProcessRecording).
-C_MODULES = $(foreach target,CThreadLocal CTimestamp CProcessRecording CValueWitnesses,\
+C_MODULES = $(foreach target,CThreadLocal CTimestamp CProcessRecording CValueWitnesses CChecksum,\
   -Xcc -fmodule-map-file="$$($(SWIFT) build --show-bin-path)/$(target).build/module.modulemap" -I Sources/$(target)/include)
 docs: build
 	@# The guide's figures are what Marbles draws from the guide's trace now.

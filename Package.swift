@@ -35,7 +35,10 @@ let package = Package(
         // A C thread-local variable, which Swift has not: the way to a thread's probe context.
         .target(name: "CThreadLocal"),
         .target(name: "Signals", dependencies: ["TraceKinds", "Locks", "CThreadLocal"]),
-        .target(name: "TraceLog", dependencies: ["TraceKinds"]),
+        // CRC-32C through the processor's instruction, which Swift cannot name itself: the
+        // binary trace encoding's chunk checksum.
+        .target(name: "CChecksum"),
+        .target(name: "TraceLog", dependencies: ["TraceKinds", "CChecksum"]),
         // The Swift concurrency runtime's global enqueue hook: how a virtual-time run of async
         // pipelines takes every job (AsyncMarbles' VirtualTimeDriver).
         .target(name: "CConcurrencyHooks"),

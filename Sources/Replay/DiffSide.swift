@@ -32,11 +32,10 @@ struct DiffEvent {
     /// The request of the boundary call whose answer the event carries, as its number in
     /// `DiffTexts.requests` plus one; 0 for none (see `RequestContexts`).
     var request: UInt32
-    /// The kind's position in `EventKind.allCases`, plus `payloadFlag` when the event has a payload.
+    /// The kind's number (`EventKind.number`), plus `payloadFlag` when the event has a payload.
     var kindAndFlag: UInt8
 
     static let payloadFlag: UInt8 = 0x80
-    private static let kinds = EventKind.allCases
 
     init(sequence: UInt64, time: Int64, position: Int, thread: UInt32, kind: EventKind, payload: String?,
          request: UInt32 = 0, strings: DiffStrings) {
@@ -46,11 +45,10 @@ struct DiffEvent {
         self.position = UInt32(position)
         self.thread = thread
         self.payload = strings.number(payload ?? "")
-        let kindNumber = UInt8(Self.kinds.firstIndex(of: kind) ?? 0)
-        kindAndFlag = payload == nil ? kindNumber : kindNumber | Self.payloadFlag
+        kindAndFlag = payload == nil ? kind.number : kind.number | Self.payloadFlag
     }
 
-    var kind: EventKind { Self.kinds[Int(kindAndFlag & ~Self.payloadFlag)] }
+    var kind: EventKind { EventKind(number: kindAndFlag & ~Self.payloadFlag) ?? .value }
     var hasPayload: Bool { kindAndFlag & Self.payloadFlag != 0 }
 
     /// What events are aligned by: the kind and the payload (none is the empty text).

@@ -15,6 +15,33 @@ public enum EventKind: String, Sendable, CaseIterable {
 
     /// Whether this is an event a stream sends (a value or an end), not a pull.
     public var isSent: Bool { self != .pull }
+
+    /// The kind's number, 0 to 4 in the order of the cases: what the binary encoding writes
+    /// (FORMAT.md, an event record's `kind`) and what a trace's event column holds. The one
+    /// numbering; `init(number:)` reads it back.
+    @inlinable
+    public var number: UInt8 {
+        switch self {
+        case .value: 0
+        case .failed: 1
+        case .completed: 2
+        case .interrupted: 3
+        case .pull: 4
+        }
+    }
+
+    /// The kind numbered `number` (`number`), nil for none.
+    @inlinable
+    public init?(number: UInt8) {
+        switch number {
+        case 0: self = .value
+        case 1: self = .failed
+        case 2: self = .completed
+        case 3: self = .interrupted
+        case 4: self = .pull
+        default: return nil
+        }
+    }
 }
 
 /// Whether a node creates events, transforms them, or consumes them.

@@ -39,6 +39,8 @@ final class BinaryTraceDecoder {
     private var reportedCut = false
     private var ended = false
     private var unknownKinds: Set<UInt32> = []
+    /// The chunks' checksum, which the encoding's major version decides.
+    private var checksum = Checksum.crc32
     /// `error(at:_:)` as a function value, for `ChunkFields`: made once, not once a record.
     private let locate: (Int64, String) -> TraceError
 
@@ -67,6 +69,7 @@ final class BinaryTraceDecoder {
             throw error(at: 8, "binary encoding version \(Format.major).x or older; this trace's is \(major).\(UInt16(preamble[10]) | UInt16(preamble[11]) << 8), "
                         + "written by a newer Marbles: update Marbles to read it")
         }
+        checksum = Checksum(major: major)
         bytesRead = Int64(Format.preambleLength)
         guard let (kind, chunk, offset) = try nextChunk() else {
             throw error(at: bytesRead, "the HEAD chunk after the magic; the file \(reportedCut ? "is cut in it" : "ends")")
@@ -197,7 +200,7 @@ final class BinaryTraceDecoder {
         }
         let stored = body.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: length, as: UInt32.self) }.littleEndian
         body.removeLast(Format.checksumLength)
-        let computed = body.withUnsafeBytes { CRC32.checksum($0, continuing: head.withUnsafeBytes { CRC32.checksum($0) }) }
+        let computed = body.withUnsafeBytes { checksum.checksum($0, continuing: head.withUnsafeBytes { checksum.checksum($0) }) }
         guard stored == computed else {
             throw error(at: offset + Int64(Format.chunkHeaderLength + length),
                         "the checksum \(Self.hex32(computed)) of the \(Format.name(ofKind: kind)) chunk at byte \(offset), "
@@ -333,19 +336,37 @@ final class BinaryTraceDecoder {
     }
 
     /// Hands the plain events from `cursor` on to `handler` (`next(handlingEvents:)`); returns
-    /// whether there was one. Stops before any other record, leaving it to `record()`, which
-    /// says what is wrong with it, if anything.
+    /// whether there was one. A plain event has at most one cause, and an integer value, none,
+    /// or an inline value whose text and JSON are ASCII: those are handed on as ranges of the
+    /// chunk's bytes, as a JSON Lines reader hands on a line's, so no `String` is made for
+    /// them. Stops before any other record, leaving it to `record()`, which says what is wrong
+    /// with it, if anything.
     private func handOnPlainEvents(_ handler: (inout WrittenEvent, UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
+        typealias Flag = Format.EventFlag
         let length = 1 + Format.eventLength
         let start = cursor
-        let none = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-        try payload.withUnsafeBytes { raw in
+        let handled = Flag.integer | Flag.inlineValue | Flag.truncated
+        try payload.withUnsafeBufferPointer { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
             while cursor + length <= raw.count, raw[cursor] == Format.Tag.event.rawValue {
                 let flags = raw[cursor + 66], kindNumber = raw[cursor + 65]
-                guard flags & ~Format.EventFlag.integer == 0, let kind = Format.eventKind(kindNumber),
-                      raw.loadUnaligned(fromByteOffset: cursor + 57, as: UInt64.self) == 0,
+                guard flags & ~handled == 0, flags & (Flag.integer | Flag.inlineValue) != (Flag.integer | Flag.inlineValue),
+                      let kind = EventKind(number: kindNumber),
                       kind != .pull || raw.loadUnaligned(fromByteOffset: cursor + 41, as: UInt64.self) == 0 else { break }
+                let textField = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 57, as: UInt32.self)))
+                let jsonField = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 61, as: UInt32.self)))
                 var event = WrittenEvent()
+                var end = cursor + length
+                if flags & Flag.inlineValue != 0 {
+                    // The text's bytes, then the JSON's, right after the fixed record.
+                    let textEnd = end + max(0, textField - 1), jsonEnd = textEnd + max(0, jsonField - 1)
+                    guard jsonEnd <= raw.count, Self.isASCII(bytes, end..<jsonEnd) else { break }
+                    if textField > 0 { event.text = .plain(end..<textEnd) }
+                    if jsonField > 0 { event.json = textEnd..<jsonEnd }
+                    end = jsonEnd
+                } else {
+                    guard textField == 0, jsonField == 0 else { break }
+                }
                 event.sequence = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 1, as: UInt64.self))
                 event.time = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 9, as: Int64.self))
                 event.node = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 17, as: UInt64.self))
@@ -353,18 +374,36 @@ final class BinaryTraceDecoder {
                 event.thread = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 33, as: UInt64.self))
                 event.firstCause = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 41, as: UInt64.self))
                 event.kind = kind
-                if flags != 0 {
+                event.truncated = flags & Flag.truncated != 0
+                if flags & Flag.integer != 0 {
                     event.jsonInteger = Int64(littleEndian: raw.loadUnaligned(fromByteOffset: cursor + 49, as: Int64.self))
                     event.text = .plain(0..<0)
                     event.json = 0..<0
                     event.textIsJSONInteger = true
                 }
                 recordOffset = payloadOffset + Int64(cursor)
-                cursor += length
-                try handler(&event, none)
+                cursor = end
+                try handler(&event, bytes)
             }
         }
         return cursor != start
+    }
+
+    /// Whether the bytes in `range` are all ASCII: eight at a time, then one at a time.
+    @inline(__always)
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var position = range.lowerBound
+        var high: UInt64 = 0
+        while position + 8 <= range.upperBound {
+            high |= raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            position += 8
+        }
+        while position < range.upperBound {
+            high |= UInt64(raw[position])
+            position += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 
     private func event(_ fields: inout ChunkFields) throws -> EventRecord {
@@ -376,7 +415,7 @@ final class BinaryTraceDecoder {
         let textField = try fields.u32(), jsonField = try fields.u32()
         let kindOffset = fields.offset
         let kindNumber = try fields.u8()
-        guard let kind = Format.eventKind(kindNumber) else {
+        guard let kind = EventKind(number: kindNumber) else {
             throw error(at: kindOffset, "an event kind 0 to 4 (value, failed, completed, interrupted, pull), found \(kindNumber)")
         }
         let flags = try flags(&fields, within: Format.EventFlag.all)

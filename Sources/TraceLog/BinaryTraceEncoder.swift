@@ -244,7 +244,7 @@ public struct BinaryTraceEncoder {
                            as: UInt32.self)
             raw.storeBytes(of: (inlineJSON.map { UInt32($0.utf8.count) + 1 } ?? 0).littleEndian, toByteOffset: 61,
                            as: UInt32.self)
-            raw.storeBytes(of: Format.number(of: kind), toByteOffset: 65, as: UInt8.self)
+            raw.storeBytes(of: kind.number, toByteOffset: 65, as: UInt8.self)
             raw.storeBytes(of: flags, toByteOffset: 66, as: UInt8.self)
             records.append(contentsOf: UnsafeRawBufferPointer(raw))
         }
@@ -283,7 +283,7 @@ public struct BinaryTraceEncoder {
         output.appendLittleEndian(kind.rawValue)
         output.appendLittleEndian(UInt32(payload.count))
         output += payload
-        let checksum = output.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        let checksum = output.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start...])) }
         output.appendLittleEndian(checksum)
     }
 }

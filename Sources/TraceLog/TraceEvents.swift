@@ -20,7 +20,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     private var nodes: [UInt32] = []
     private var subscriptionPositions: [UInt32] = []
     private var threads: [UInt32] = []
-    /// The kind's number (`kindNumber`), plus `truncatedFlag` when the text was cut.
+    /// The kind's number (`EventKind.number`), plus `truncatedFlag` when the text was cut.
     private var kinds: [UInt8] = []
     /// Numbers of texts and payloads in `payloads`; 0 for none.
     private var texts: [UInt32] = []
@@ -105,13 +105,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
 
     /// The kind of the event at `position`.
     public func kind(at position: Int) -> EventKind {
-        switch kinds[position] & ~Self.truncatedFlag {
-        case 0: .value
-        case 1: .failed
-        case 2: .completed
-        case 3: .interrupted
-        default: .pull
-        }
+        EventKind(number: kinds[position] & ~Self.truncatedFlag) ?? .pull
     }
 
     /// The number of the payload of the event at `position` (its JSON, else its text) among
@@ -153,7 +147,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         nodes.append(UInt32(node))
         subscriptionPositions.append(UInt32(subscription))
         threads.append(UInt32(thread))
-        let number = Self.kindNumber(kind)
+        let number = kind.number
         kinds.append(truncated ? number | Self.truncatedFlag : number)
     }
 
@@ -229,17 +223,6 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
         causePool.reserveCapacity(causePool.count + causes)
     }
 
-    /// The number `kinds` holds for `kind` (`kind(at:)` reads it back).
-    fileprivate static func kindNumber(_ kind: EventKind) -> UInt8 {
-        switch kind {
-        case .value: 0
-        case .failed: 1
-        case .completed: 2
-        case .interrupted: 3
-        case .pull: 4
-        }
-    }
-
     /// Events appended together (`append(_:)`), their columns written one event at a time
     /// through unsafe buffers: each column of the trace is then grown and checked once for the
     /// whole batch, not at every event. Their sequence numbers follow one another from
@@ -297,7 +280,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
             nodes[count] = UInt32(node)
             subscriptions[count] = UInt32(subscription)
             threads[count] = UInt32(thread)
-            kinds[count] = TraceEvents.kindNumber(kind)
+            kinds[count] = kind.number
             payloads[count] = payload
             causeStarts[count] = UInt32(causeCount)
             if cause != 0 {

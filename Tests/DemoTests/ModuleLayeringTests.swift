@@ -11,7 +11,7 @@ final class ModuleLayeringTests: XCTestCase {
         "Locks": [],
         "MarbleNotation": [],
         "Signals": ["TraceKinds", "Locks", "CThreadLocal"],
-        "TraceLog": ["TraceKinds"],
+        "TraceLog": ["TraceKinds", "CChecksum"],
         "Recording": ["Signals", "TraceLog", "TraceKinds", "Locks", "CTimestamp", "CProcessRecording", "CValueWitnesses"],
         "MarbleStreams": ["Signals", "MarbleNotation", "Locks"],
         "Spec": ["Signals", "MarbleNotation", "MarbleStreams", "Locks"],

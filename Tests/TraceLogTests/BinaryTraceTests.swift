@@ -178,8 +178,72 @@ final class BinaryTraceTests: XCTestCase {
         var chunk = Array(kind.utf8)
         chunk.appendLittleEndian(UInt32(payload.count))
         chunk += payload
-        chunk.appendLittleEndian(CRC32.checksum(chunk))
+        chunk.appendLittleEndian(CRC32C.checksum(chunk))
         return bytes + chunk
+    }
+
+    /// `bytes` with the encoding's version set to `major`.`minor` and every chunk's checksum
+    /// made again with `checksum`.
+    private func rewritten(_ bytes: [UInt8], major: UInt8, minor: UInt8, checksum: Checksum) -> [UInt8] {
+        var bytes = bytes
+        bytes[8] = major
+        bytes[9] = 0
+        bytes[10] = minor
+        bytes[11] = 0
+        let starts = chunkStarts(bytes)
+        for (start, end) in zip(starts, starts.dropFirst()) {
+            let value = bytes[start..<(end - 4)].withUnsafeBytes { checksum.checksum($0) }
+            for index in 0..<4 { bytes[end - 4 + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+        }
+        return bytes
+    }
+
+    func testCRC32CIsTheCastagnoliChecksumWithOrWithoutTheInstruction() {
+        XCTAssertEqual(CRC32C.checksum(Array("123456789".utf8)), 0xE306_9283)
+        XCTAssertEqual(CRC32C.checksum([]), 0)
+        // The instruction (where the processor has it), the tables, and a bit at a time agree at
+        // every length, split and alignment.
+        var random = SplitMix(seed: 1_200)
+        let bytes = (0..<140).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        func bitwise(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+            var value: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                value ^= UInt32(byte)
+                for _ in 0..<8 { value = value & 1 != 0 ? (value >> 1) ^ 0x82F6_3B78 : value >> 1 }
+            }
+            return ~value
+        }
+        bytes.withUnsafeBytes { all in
+            for start in 0..<8 {
+                for end in start...all.count {
+                    let split = start + (end - start) / 3
+                    let expected = bitwise(bytes[start..<end])
+                    let first = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: all[start..<split]))
+                    let whole = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: all[split..<end]), continuing: first)
+                    XCTAssertEqual(whole, expected, "\(start)..<\(end)")
+                    XCTAssertEqual(CRC32C.checksumByTables(UnsafeRawBufferPointer(rebasing: all[start..<end])), expected,
+                                   "\(start)..<\(end), tables")
+                }
+            }
+        }
+    }
+
+    func testTheEncodingsMajorVersionDecidesTheChecksum() throws {
+        let current = binary(smallTrace)
+        XCTAssertEqual(Array(current[8..<12]), [2, 0, 0, 0], "the writer writes encoding 2.0, checksummed with CRC-32C")
+        let expected = try records(current).records
+        // A 1.1 or 1.0 file, checksummed with CRC-32 as those were written, reads the same.
+        XCTAssertEqual(try records(rewritten(current, major: 1, minor: 1, checksum: .crc32)).records, expected)
+        XCTAssertEqual(try records(rewritten(current, major: 1, minor: 0, checksum: .crc32)).records, expected)
+        // Each checksum is checked as its version says: CRC-32 under 2.0, or CRC-32C under 1.1,
+        // is a wrong checksum at the HEAD chunk's.
+        let starts = chunkStarts(current)
+        for (major, minor, checksum) in [(UInt8(2), UInt8(0), Checksum.crc32), (1, 1, .crc32c)] {
+            let version = "\(major).\(minor)"
+            let found = try XCTUnwrap(error(rewritten(current, major: major, minor: minor, checksum: checksum)), version)
+            XCTAssertEqual(found.byteOffset, Int64(starts[1] - 4), version)
+            XCTAssertTrue(found.description.contains("of the HEAD chunk at byte 12"), found.description)
+        }
     }
 
     func testCRC32IsTheIEEEChecksum() {
@@ -226,10 +290,10 @@ final class BinaryTraceTests: XCTestCase {
 
     func testANewerEncodingIsRefused() {
         var bytes = binary(smallTrace)
-        bytes[8] = 2
+        bytes[8] = 3
         bytes[10] = 0
-        XCTAssertEqual(error(bytes)?.description, "t.mtrace: byte 8: error: expected binary encoding version 1.x or older; this "
-                       + "trace's is 2.0, written by a newer Marbles: update Marbles to read it")
+        XCTAssertEqual(error(bytes)?.description, "t.mtrace: byte 8: error: expected binary encoding version 2.x or older; this "
+                       + "trace's is 3.0, written by a newer Marbles: update Marbles to read it")
     }
 
     func testAWrongChecksumIsAnErrorNamingTheChunk() throws {
@@ -420,6 +484,45 @@ final class BinaryTraceTests: XCTestCase {
         XCTAssertThrowsError(try Trace(bytes: bytes, name: "t.mtrace")) { error in
             // The last record of the last RECS chunk, before the SUMM-less end: 67 bytes and the checksum.
             XCTAssertEqual((error as? TraceError)?.byteOffset, Int64(bytes.count - 4 - 67), "\(error)")
+        }
+    }
+
+    func testInlineValuesReadInOnePassMakeTheTraceThatTheirRecordsMake() throws {
+        // Values of every shape an inline value has: ASCII strings (read from the chunk's bytes),
+        // others (read through their records), a text without JSON and the reverse, a text equal
+        // to another event's JSON, digits that are not an integer's, truncated texts, integers.
+        let values: [(text: String?, json: String?, truncated: Bool)] = [
+            ("search", "\"search\"", false), ("Reading(celsius: 21.5)", "{\"celsius\":21.5}", false),
+            ("café", "\"café\"", false), ("🙂", nil, false), (nil, "[1,2]", false), ("[1,2]", "[1,2]", false),
+            ("007", "\"007\"", false), ("search", "\"search\"", false), ("a long text cut", nil, true),
+            ("12", "12", false), ("", "\"\"", false), ("line\nbreak \"quoted\"", "\"line\\nbreak \\\"quoted\\\"\"", false),
+        ]
+        let records: [TraceRecord] = [
+            .thread(ThreadRecord(id: 1, name: "main")),
+            .node(NodeRecord(id: 1, kind: .source, name: "pipe", file: "A.swift", line: 3)),
+            .subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: 0, thread: 1)),
+        ] + (1...60).map { sequence -> TraceRecord in
+            let value = values[sequence % values.count]
+            return .event(EventRecord(sequence: UInt64(sequence), time: Int64(sequence), node: 1, subscription: 1,
+                                      kind: .value, thread: 1, causes: sequence % 4 == 0 ? [UInt64(sequence - 1)] : [],
+                                      text: value.text, truncated: value.truncated, json: value.json))
+        }
+        var byRecords = Trace(header: TraceHeader(clock: .virtual))
+        for record in records { XCTAssertNil(byRecords.add(record)) }
+        let bytes = binary(records, chunkLength: 300)
+        let loaded = try Trace(bytes: bytes, name: "t.mtrace")
+        XCTAssertEqual(Array(loaded.events), Array(byRecords.events))
+        XCTAssertEqual((0..<60).map { loaded.events.payloadNumber(at: $0) }, (0..<60).map { byRecords.events.payloadNumber(at: $0) })
+        // Record by record, the same events.
+        XCTAssertEqual(try self.records(bytes).records, [.header(TraceHeader(clock: .virtual))] + records)
+        // An ASCII inline value of an undefined subscription is refused where its record begins.
+        var undefined = records
+        undefined.append(.event(EventRecord(sequence: 61, time: 61, node: 1, subscription: 9, kind: .value, thread: 1,
+                                            text: "x", json: "\"x\"")))
+        let refused = binary(undefined)
+        XCTAssertThrowsError(try Trace(bytes: refused, name: "t.mtrace")) { error in
+            // 67 bytes of record, "x" and "\"x\"", then the checksum.
+            XCTAssertEqual((error as? TraceError)?.byteOffset, Int64(refused.count - 4 - 67 - 4), "\(error)")
         }
     }
 
