@@ -116,6 +116,10 @@ public struct TraceStats: Sendable {
     /// Causes older than the window, or missing from the trace.
     public var unresolvedCauses = 0
     public var warnings: [TraceWarning] = []
+    /// What crossed each edge (`TraceEdges`), when asked for (`marbles stats --edges`): the
+    /// counts the pipeline figure labels its edges with. Nil leaves the section out; it needs
+    /// the trace in memory, which the rest of the statistics do not.
+    public var edges: [TraceEdges.Edge]?
 
     /// Computes the statistics of the trace `reader` is reading, in one pass.
     public static func compute(_ reader: TraceReader, window: Int = 1 << 18) throws -> TraceStats {
@@ -543,6 +547,17 @@ public struct TraceStats: Sendable {
                     + "started in the pipeline, or on a Signals scheduler, and the chain connects.\n"
             }
         }
+        if let edges {
+            out += "\nwhat crossed each edge (counted: links, from the recorder's observation links; causes, inferred)\n"
+            let byID = Dictionary(nodes.map { ($0.node.id, $0.node) }, uniquingKeysWith: { first, _ in first })
+            func name(_ id: UInt64) -> String { byID[id].map(Self.nodeName) ?? "#\(id)" }
+            var edgeRows = [["from", "into", "as", "values", "failed", "intr", "counted"]]
+            for edge in edges {
+                edgeRows.append([name(edge.from), name(edge.to), edge.role?.rawValue ?? "linked", "\(edge.counts.values)",
+                                 "\(edge.counts.failed)", "\(edge.counts.interrupted)", edge.exact ? "links" : "causes"])
+            }
+            out += Self.table(edgeRows, rightAligned: 3...5)
+        }
         out += "\n"
         if let slowest = slowestStage, let latency = nodes.first(where: { $0.node.id == slowest.id })?.stageLatency {
             out += "slowest stage: \(Self.capped(Self.nodeName(slowest))) at \(Self.capped(slowest.file.reportLine)):\(slowest.line), "
@@ -586,7 +601,7 @@ public struct TraceStats: Sendable {
     }
 
     /// Rows padded into columns, each cell on its line (`reportLine`) and capped (`capped`).
-    private static func table(_ rows: [[String]], rightAligned: PartialRangeFrom<Int>) -> String {
+    private static func table<Columns: RangeExpression<Int>>(_ rows: [[String]], rightAligned: Columns) -> String {
         let rows = rows.map { $0.map { capped($0.reportLine) } }
         guard let first = rows.first else { return "" }
         var widths = [Int](repeating: 0, count: first.count)
@@ -666,6 +681,17 @@ public struct TraceStats: Sendable {
             object.field("sink", path.sink.id)
             if let latency = path.latency { object.field("latency") { Self.latencyObject(&$0, latency) } }
             if let age = path.dataAge { object.field("dataAge") { Self.latencyObject(&$0, age) } }
+        }
+        if let edges {
+            line.field("edges", objects: edges) { object, edge in
+                object.field("from", edge.from)
+                object.field("to", edge.to)
+                object.field("role", ifPresent: edge.role?.rawValue)
+                object.field("values", edge.counts.values)
+                object.field("failed", edge.counts.failed)
+                object.field("interrupted", edge.counts.interrupted)
+                object.field("exact", edge.exact)
+            }
         }
         if let slowest = slowestStage { line.field("slowestStage", slowest.id) }
         line.field("unresolvedCauses", unresolvedCauses)

@@ -24,6 +24,15 @@ struct StatsCommand: ParsableCommand {
         while the data age says how old the data shown is (the reading a dashboard displays); \
         along a chain of single causes the two are equal. Last, the slowest stage (highest p95), leaving out operators that wait on purpose (debounce, throttle, audit, delay, timeout, sample).
 
+        With --edges, a last section says what crossed each edge of the pipeline: the values, \
+        failures and interruptions that went from each upstream node into each node that \
+        observed it, the counts the pipeline figure (draw --kind pipeline) labels its edges \
+        with, from the same index. "as" is the upstream's role (data, trigger, inner, ...; \
+        "linked" for an inner stream into the operator that observed it, or a <~ binding into \
+        its property); "counted" says whether the recorder's observation links counted the \
+        edge exactly, or it was inferred from causes (a trace recorded before links were \
+        written). --edges reads the whole trace into memory.
+
         With --json, each node has its kind ("sink" for sinks); each path has "source", \
         "sink", "latency" (absent when the source triggered no value of that sink) and \
         "dataAge" (absent when every value it fed had a cause outside the window), each with \
@@ -39,6 +48,7 @@ struct StatsCommand: ParsableCommand {
         Example:
           marbles stats traces/twitter-instant.trace
           marbles stats --json traces/twitter-instant.replay.trace > stats.json
+          marbles stats --edges traces/sign-in.trace
         """
     )
 
@@ -47,6 +57,9 @@ struct StatsCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Print one JSON document (integer nanoseconds, fixed key order) instead of the table.")
     var json = false
+
+    @Flag(name: .long, help: "Also say what crossed each edge of the pipeline (the counts the pipeline figure labels its edges with; reads the trace into memory).")
+    var edges = false
 
     @Option(name: .long, help: ArgumentHelp(
         "How many recent events are kept to resolve causes (memory bound, about 56 bytes each, more for values combined from several sources: 16 to 4194304); older causes are counted as unresolved.",
@@ -64,7 +77,8 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         let input = try InputFile(trace)
-        let stats = try TraceStats.compute(input.traceReader(), window: window)
+        var stats = try TraceStats.compute(input.traceReader(), window: window)
+        if edges { stats.edges = try TraceEdges(Trace(reader: input.traceReader(), leavingOut: [.hops, .marks])).edges }
         Console.warn(stats.warnings)
         try json ? Console.printJSON(stats.json) : Console.print(stats.text)
     }

@@ -58,6 +58,62 @@ final class ExactEdgeTests: XCTestCase {
         XCTAssertEqual(edges(graph, trace, from: "pipe", to: "combineLatest").map(\.label), ["1 value"])
     }
 
+    /// The trace's edge index (`TraceEdges`) is what the figure and `marbles stats --edges`
+    /// read: exact where links join an edge, inferred (and said to be) where none does.
+    func testTheEdgeIndexCountsEachEdgeAndSaysHow() throws {
+        let trace = try Trace(bytes: Self.mapIntoCombineLatest())
+        let names = Dictionary(uniqueKeysWithValues: trace.nodes.map { ($0.id, $0.name) })
+        let edges = TraceEdges(trace).edges
+        func edge(_ from: String, _ to: String) -> TraceEdges.Edge? {
+            edges.first { names[$0.from] == from && names[$0.to] == to }
+        }
+        XCTAssertEqual(edge("map", "combineLatest")?.counts, EdgeCounts(values: 1))
+        XCTAssertEqual(edge("map", "combineLatest")?.exact, true)
+        XCTAssertEqual(edge("map", "combineLatest")?.role, .data)
+        XCTAssertEqual(edge("pipe", "map")?.counts, EdgeCounts(values: 3))
+        // Without links, the same edges, each inferred.
+        var unlinked = Trace(header: trace.header)
+        for record in try Self.records(of: trace) {
+            if case var .subscribe(subscription) = record {
+                subscription.observes = nil
+                subscription.observedBy = nil
+                XCTAssertNil(unlinked.add(.subscribe(subscription)))
+            } else {
+                XCTAssertNil(unlinked.add(record))
+            }
+        }
+        let inferred = TraceEdges(unlinked).edges
+        XCTAssertEqual(inferred.map { [$0.from, $0.to] }, edges.filter { $0.role != nil }.map { [$0.from, $0.to] })
+        XCTAssertTrue(inferred.allSatisfy { !$0.exact })
+    }
+
+    /// The records of `trace` in the order a file holds them (events before the disposals).
+    private static func records(of trace: Trace) throws -> [TraceRecord] {
+        var records: [TraceRecord] = trace.threads.map { .thread($0) } + trace.nodes.map { .node($0) }
+        records += trace.subscriptions.map { .subscribe($0) }
+        records += trace.events.map { .event($0) }
+        records += trace.disposals.map { .dispose($0) }
+        return records
+    }
+
+    /// On every committed trace, each labelled edge of the pipeline figure says what the
+    /// trace's edge index says crossed it: one index, so the figure and `stats --edges` agree.
+    func testThePipelineFigureLabelsEveryEdgeAsTheIndexCountsIt() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("traces")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".trace") }.sorted()
+        XCTAssertGreaterThan(files.count, 10)
+        for file in files {
+            let trace = try Trace(contentsOf: folder.appendingPathComponent(file))
+            let index = TraceEdges(trace)
+            for edge in PipelineGraph(trace: trace).edges where edge.label != nil && edge.style != .error {
+                guard let from = UInt64(edge.from), let to = UInt64(edge.to),
+                      let counted = index.edge(from: from, into: to) else { continue }
+                XCTAssertEqual(edge.label, counted.counts.label, "\(file): \(edge.from) -> \(edge.to)")
+            }
+        }
+    }
+
     /// A link ends with its observer: a take(first: 1) on a hot map got one of its three
     /// values, however the trace was loaded (`marbles draw --pipeline` leaves the dispose
     /// records out, but not where they stood).

@@ -47,4 +47,38 @@ final class StatsCommandLineTests: CommandLineTestCase {
         XCTAssertTrue(text.out.contains("data age"), text.out)
         XCTAssertTrue(text.out.contains("#\(sink["id"] as? Int ?? 0) \(sink["name"] as? String ?? "?")"), text.out)
     }
+
+    /// `--edges` adds what crossed each edge, as the pipeline figure labels it; without it the
+    /// report is as it was.
+    func testStatsEdgesSaysWhatCrossedEachEdgeAndHowItWasCounted() throws {
+        try write(dashboard, to: "dashboard.marbles")
+        let play = try marbles(["play", "dashboard.marbles", "--trace", "dashboard.trace"])
+        XCTAssertEqual(play.status, 0, play.err)
+        let plain = try marbles(["stats", "dashboard.trace"])
+        XCTAssertEqual(plain.status, 0, plain.err)
+        XCTAssertFalse(plain.out.contains("what crossed each edge"), plain.out)
+        let text = try marbles(["stats", "--edges", "dashboard.trace"])
+        XCTAssertEqual(text.status, 0, text.err)
+        XCTAssertTrue(text.out.hasPrefix(plain.out.components(separatedBy: "\nslowest stage").first ?? ""), text.out)
+        XCTAssertTrue(text.out.contains("what crossed each edge"), text.out)
+        let run = try marbles(["stats", "--edges", "--json", "dashboard.trace"])
+        XCTAssertEqual(run.status, 0, run.err)
+        let root = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        let nodes = try XCTUnwrap(root["nodes"] as? [[String: Any]])
+        let edges = try XCTUnwrap(root["edges"] as? [[String: Any]])
+        func name(_ id: Any?) -> String? { nodes.first { $0["id"] as? Int == id as? Int }?["name"] as? String }
+        // The four readings cross into the scan and into the combineLatest, each counted by the
+        // recorder's links; the timer samples three changed values through skipRepeats.
+        let intoScan = try XCTUnwrap(edges.first { name($0["to"]) == "scan" })
+        XCTAssertEqual(intoScan["values"] as? Int, 4)
+        XCTAssertEqual(intoScan["role"] as? String, "data")
+        XCTAssertEqual(intoScan["exact"] as? Bool, true)
+        let intoObserve = try XCTUnwrap(edges.first { name($0["to"]) == "observe(on:)" })
+        XCTAssertEqual(intoObserve["values"] as? Int, 3)
+        // The table says the same, row for row.
+        XCTAssertEqual(text.out.components(separatedBy: "\n").filter { $0.hasSuffix("  links") || $0.hasSuffix("  causes") }.count,
+                       edges.count)
+        let again = try marbles(["stats", "--edges", "--json", "dashboard.trace"])
+        XCTAssertEqual(again.out, run.out)
+    }
 }

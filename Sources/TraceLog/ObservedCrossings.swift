@@ -1,5 +1,3 @@
-import TraceLog
-
 /// What crossed each edge of a recorded pipeline, exactly: from the links the recorder wrote
 /// into the subscribe records (`observes`, `observedBy`), each a subscription that observed
 /// another. A link carries the events the observed subscription sent after the record that
@@ -7,8 +5,8 @@ import TraceLog
 /// of a sink (a `<~` binding, observed by the property it sets) are those of the subscription
 /// it observes (its parent).
 ///
-/// Traces recorded before the links were written have none: `init` returns nil and figures
-/// infer the counts from causes instead (`EdgeCrossings`). A subscription without a link whose
+/// Traces recorded before the links were written have none: `init` returns nil and
+/// `TraceEdges` infers the counts from causes instead (`EdgeCrossings`). A subscription without a link whose
 /// parent (the subscription that started it) belongs to a node it is upstream of counts as
 /// observed by that parent. An edge with no link between nodes whose every subscription of the
 /// upstream one had ended before the downstream one's first began carried nothing: an
@@ -16,7 +14,7 @@ import TraceLog
 /// ended) has no link, the recorder having let go of the ended one's id. Any other edge with no
 /// link in a trace that has some (an observation the recorder could not see) is inferred.
 struct ObservedCrossings {
-    typealias EventCounts = PipelineGraph.EventCounts
+    typealias EventCounts = EdgeCounts
 
     /// The node pairs links join, by (observed node, observer node), each with its index in
     /// `counts`: what crossed between them.
