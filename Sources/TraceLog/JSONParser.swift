@@ -106,8 +106,11 @@ struct WrittenEvent {
     /// rather than read twice.
     var jsonInteger: Int64?
     var omittedJSONBytes: Int64 = 0
-    /// What the value's `encode(to:)` threw, when the line says (rare: decoded at once).
-    var jsonError: String?
+    /// What the value's `encode(to:)` threw, when the line says: its JSON string as written,
+    /// quotes included (`JSONParser.jsonError(of:in:)` decodes it). A range, not a `String`, so
+    /// that the scanned event holds no reference: made and dropped at every event, it is
+    /// then neither retained nor released.
+    var jsonError: Range<Int>?
     /// Whether the scan found the text to be an integer's digits and the JSON the same
     /// digits (what `textIsJSON` would find by comparing them).
     var textIsJSONInteger = false
@@ -218,7 +221,15 @@ struct JSONParser {
         return EventRecord(sequence: event.sequence, time: event.time, node: event.node, subscription: event.subscription,
                            kind: event.kind, thread: event.thread, causes: causes, text: text,
                            truncated: event.truncated, json: json, omittedJSONBytes: event.omittedJSONBytes,
-                           jsonError: event.jsonError)
+                           jsonError: jsonError(of: event, in: bytes))
+    }
+
+    /// What the value's `encode(to:)` threw, of an event scanned from `bytes`; nil for none.
+    static func jsonError(of event: WrittenEvent, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let range = event.jsonError else { return nil }
+        // The scan has decoded it once: it cannot fail now.
+        var parser = JSONParser(UnsafeBufferPointer(rebasing: bytes[range]))
+        return (try? parser.parseString()) ?? nil
     }
 
     /// Every cause of an event scanned from `bytes`, the primary first.
@@ -344,8 +355,9 @@ struct JSONParser {
         }
         event.jsonError = nil
         if parser.skip(",\"jsonError\":") {
-            guard parser.peek == UInt8(ascii: "\""), let error = try? parser.parseString() else { return false }
-            event.jsonError = error
+            let start = parser.index
+            guard parser.peek == UInt8(ascii: "\""), (try? parser.parseString()) != nil else { return false }
+            event.jsonError = start..<parser.index
         }
         return parser.skip("}") && parser.index == bytes.count
     }

@@ -204,7 +204,7 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
             }
         }
         if event.omittedJSONBytes != 0 { omitted[position] = event.omittedJSONBytes }
-        if let error = event.jsonError { jsonErrors[position] = error }
+        if let error = JSONParser.jsonError(of: event, in: bytes) { jsonErrors[position] = error }
     }
 
     /// Makes room for `count` more events, `causes` of them with a cause, so that appending

@@ -63,12 +63,23 @@ final class WrittenEventTests: XCTestCase {
             // A text and a payload of the same length but different bytes stay apart.
             EventRecord(sequence: 7, time: 9, node: 1, subscription: 1, kind: .value, thread: 1, text: "abc", json: #""a""#),
             EventRecord(sequence: 8, time: 9, node: 1, subscription: 1, kind: .value, thread: 1, text: "12", json: "13"),
+            // What the value's encoding threw, escapes and all (kept as a range of the line until read).
+            EventRecord(sequence: 9, time: 9, node: 1, subscription: 1, kind: .value, thread: 1, text: "Cup(handle: nil)",
+                        jsonError: "EncodingError: \"handle\" \u{e9}\n\\ at [0]"),
         ]
         for event in events {
             let line = String(decoding: TraceRecord.event(event).jsonLine.dropLast(), as: UTF8.self)
             check(line, taken: true)
             XCTAssertEqual(onePass(line), event, line)
         }
+        // Loaded into a trace, where the scanned event goes into the columns without a record.
+        let header = String(decoding: TraceRecord.header(TraceHeader(clock: .virtual)).jsonLine, as: UTF8.self)
+        let defined = [TraceRecord.thread(ThreadRecord(id: 1, name: "main")),
+                       .node(NodeRecord(id: 1, kind: .source, name: "pipe", file: "A.swift", line: 1)),
+                       .subscribe(SubscriptionRecord(id: 1, node: 1, parent: 0, time: 0, thread: 1))]
+        let lines = defined.map { String(decoding: $0.jsonLine, as: UTF8.self) }.joined()
+            + events.map { String(decoding: TraceRecord.event($0).jsonLine, as: UTF8.self) }.joined()
+        XCTAssertEqual(try Array(Trace(bytes: Array((header + lines).utf8)).events), events)
     }
 
     /// Numbers of every length up to 19 digits, with and without a sign, at the edges of
