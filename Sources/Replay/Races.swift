@@ -12,8 +12,9 @@ extension TraceDiff {
     /// `combineLatest` while the other's value is on its way there. When a difference's live
     /// event belongs to a cascade that interleaved with another thread's (another thread
     /// recorded an event between its cascade's first and last events, or its cascade began
-    /// while the other's was still running), the replay could not have decided that race the
-    /// same way, and the report names it: which threads, and where the other cascade began.
+    /// while the other's was still running), or to a start that read what another thread had
+    /// set, the replay could not have decided that race the same way, and the report names
+    /// it: which threads, and where the other cascade began.
     ///
     /// This is evidence, not proof: the interleaving is where the race could be decided, and
     /// a difference there is reported as a race even when something else also changed.
@@ -36,15 +37,17 @@ extension TraceDiff {
 /// records only those), each within `gap` of what the cascade did before. An interruption
 /// caused on another thread but recorded on this one, within `gap` of this thread's cascade,
 /// belongs to that cascade: `Signals` leaves an interruption it cannot deliver at once to the
-/// thread holding its signal, which delivers it when its own delivery ends. A *start* is a
-/// cascade too: the first event of a subscription, caused by nothing, that the thread which
-/// subscribed it sent while still setting up (within `setupGap` of its last subscribe or
-/// dispose record; a property's producer sending the value it read) began when that
-/// subscription did — with the run of subscribe and dispose records, each within `setupGap` of
-/// the one before, that built it (a pipeline's setup) — and joins the thread's cascade that was
-/// running then (the start that made both, when a start sends values of several
-/// subscriptions). Two cascades of different
-/// threads race when those spans overlap.
+/// thread holding its signal, which delivers it when its own delivery ends. Two cascades of
+/// different threads race when those spans overlap.
+///
+/// A *start that read another thread's value* races that thread's cascade, whatever the
+/// times: the first value of a subscription, sent by the thread that subscribed it outside any
+/// delivery (a property's producer sending the value it read, while the thread set up a
+/// pipeline), whose recorded cause is an event of another thread (the event that set what it
+/// read: the recorder writes it, see `MutableProperty.producer`). A replay sets up at once,
+/// before any other thread's work, and reads what was there then. (A rule on times stood here
+/// before: a start's span reached back over the thread's setup records, each no more than
+/// 10 ms apart, to overlap the other thread's cascade.)
 ///
 /// Built from two passes over the side; it keeps about 48 bytes an event, so a side of more
 /// than `limit` events is not examined.
@@ -54,10 +57,6 @@ struct Interleavings {
     /// The longest pause, in nanoseconds, between two things a cascade did: a subscribe or
     /// dispose record later than this after the cascade's last one is not part of it.
     static let gap: Int64 = 1_000_000
-    /// The longest pause, in nanoseconds, between two subscribe or dispose records of one
-    /// setup (a thread building and starting a pipeline, which also does work it does not
-    /// record: making operators, closures, properties): a start's span reaches back over it.
-    static let setupGap: Int64 = 10_000_000
     /// How far (in events) the search for another thread's cascade goes.
     static let reach = 10_000
 
@@ -71,12 +70,12 @@ struct Interleavings {
     private var node: [UInt64] = []
     /// The position of the event each event's cascade began with.
     private var root: [Int32] = []
-    /// For a cascade's first event, when the cascade began (its own time, or a start's
-    /// subscribe record) and when it ended; else unused.
+    /// For a cascade's first event, when the cascade began and when it ended; else unused.
     private var start: [Int64] = []
     private var end: [Int64] = []
-    /// The positions of the events that are starts' first values (see the type's note).
-    private var starts: [Int32] = []
+    /// The starts that read another thread's value (see the type's note), by position: the
+    /// position of the event that set what each read.
+    private var reads: [Int32: Int32] = [:]
     private var positions = SequencePositions()
     private let side: DiffSide?
 
@@ -86,39 +85,10 @@ struct Interleavings {
             return
         }
         self.side = side
-        // Every thread's subscribe and dispose records, by thread and time, each with when the
-        // run of records it belongs to began (records no more than `setupGap` apart: a setup,
-        // a start building its chain).
+        // Every thread's subscribe and dispose records, by thread and time.
         var changes: [(thread: UInt64, time: Int64)] = []
         try side.forEachSubscriptionChange { threadID, instant in changes.append((threadID, instant)) }
         changes.sort { ($0.thread, $0.time) < ($1.thread, $1.time) }
-        var runBegins: [Int64] = []
-        runBegins.reserveCapacity(changes.count)
-        for index in changes.indices {
-            let continues = index > 0 && changes[index - 1].thread == changes[index].thread
-                && changes[index].time - changes[index - 1].time <= Self.setupGap
-            runBegins.append(continues ? runBegins[index - 1] : changes[index].time)
-        }
-        /// The time of the last record on `thread` at or before `instant`, if any.
-        func lastRecord(on thread: UInt64, atOrBefore instant: Int64) -> Int64? {
-            var low = 0, high = changes.count
-            while low < high {
-                let middle = (low + high) / 2
-                if (changes[middle].thread, changes[middle].time) <= (thread, instant) { low = middle + 1 } else { high = middle }
-            }
-            guard low > 0, changes[low - 1].thread == thread else { return nil }
-            return changes[low - 1].time
-        }
-        /// When the run of records on `thread` holding the one at `instant` began.
-        func runBegin(on thread: UInt64, at instant: Int64) -> Int64 {
-            var low = 0, high = changes.count
-            while low < high {
-                let middle = (low + high) / 2
-                if (changes[middle].thread, changes[middle].time) <= (thread, instant) { low = middle + 1 } else { high = middle }
-            }
-            guard low > 0, changes[low - 1].thread == thread else { return instant }
-            return min(runBegins[low - 1], instant)
-        }
         // Each thread's cascades, by their first events' positions, in order.
         var cascades: [UInt64: [Int32]] = [:]
         // The subscriptions that sent an event already.
@@ -132,17 +102,8 @@ struct Interleavings {
             self.time.append(time)
             node.append(event.node)
             var origin = Int32(position)
-            var begins = time
             let parent = event.causes.first.flatMap { positions.position(of: $0) }.flatMap { $0 < position ? $0 : nil }
             let firstOfItsSubscription = sent.insert(event.subscription).inserted
-            // A start's first value, sent by the thread that subscribed it (`subscribed`).
-            // It began with the run of records its subscribe record belongs to (the setup
-            // that built and started it).
-            // Only while the setup goes on: the thread recorded some of it within `setupGap`
-            // before (a value sent into an input long after is no start).
-            let setupGoesOn = lastRecord(on: threadID, atOrBefore: time).map { time - $0 <= Self.setupGap } ?? false
-            let startedAt = event.causes.isEmpty && firstOfItsSubscription && event.subscribed?.threadID == threadID
-                && setupGoesOn ? event.subscribed.map { min(runBegin(on: threadID, at: $0.time), time) } : nil
             if let parent, self.threadID[parent] == threadID {
                 origin = root[parent]
             } else if parent != nil || event.causes.isEmpty, event.kind == .interrupted, let current = cascades[threadID]?.last,
@@ -153,21 +114,16 @@ struct Interleavings {
                 // does one that came with no cause at all just after it (a timer's, delivered
                 // on its queue once the tick that held it let go).
                 origin = current
-            } else if let startedAt, let current = cascades[threadID]?.last, end[Int(current)] >= startedAt {
-                // Subscribed while this thread's current cascade ran: part of its work.
-                origin = current
-                start[Int(current)] = min(start[Int(current)], startedAt)
             } else {
-                if let startedAt {
-                    // A start of its own: it began when its subscription did, after whatever
-                    // the thread did before.
-                    begins = max(startedAt, cascades[threadID]?.last.map { end[Int($0)] } ?? startedAt)
+                // A start that read what another thread set: its first cause is that event,
+                // there being no delivery on this thread to cause it.
+                if let parent, firstOfItsSubscription, event.kind == .value, event.subscribed?.threadID == threadID {
+                    reads[Int32(position)] = Int32(parent)
                 }
                 cascades[threadID, default: []].append(origin)
             }
-            if startedAt != nil { starts.append(Int32(position)) }
             root.append(origin)
-            start.append(begins)
+            start.append(time)
             end.append(time)
             end[Int(origin)] = max(end[Int(origin)], time)
         }
@@ -211,12 +167,12 @@ struct Interleavings {
         return nil
     }
 
-    /// The race the first value of a start of one of `nodes` ran in, if one did: for a
-    /// difference with no live event of its own (a value only the replay sent as a start's
-    /// first, where the live start read what another thread had set meanwhile).
+    /// The race of a start of one of `nodes` that read another thread's value, if one did:
+    /// for a difference with no live event of its own (a value only the replay sent as a
+    /// start's first, where the live start read what another thread had set).
     func race(ofStartsOf nodes: Set<UInt64>, describe: (UInt64) -> String) -> TraceDiff.Race? {
         guard side != nil else { return nil }
-        for position in starts where nodes.contains(node[Int(position)]) {
+        for position in reads.keys.sorted() where nodes.contains(node[Int(position)]) {
             if let race = race(at: Int(position), describe: describe) { return race }
         }
         return nil
@@ -232,6 +188,12 @@ struct Interleavings {
     private func race(at position: Int, describe: (UInt64) -> String) -> TraceDiff.Race? {
         guard let side else { return nil }
         let origin = Int(root[position]), own = threadID[position]
+        if let read = reads[Int32(origin)].map(Int.init) {
+            // A start that read what another thread set, or its cascade: it raced that thread.
+            let other = Int(root[read])
+            return TraceDiff.Race(thread: side.threadName(thread[position]), otherThread: side.threadName(thread[read]),
+                                  otherSeq: sequence[other], otherNode: describe(node[other]))
+        }
         let span = start[origin]...max(time[origin], end[origin])
         // The cascades of other threads that began within reach, before or after this one.
         var index = max(0, origin - Self.reach)

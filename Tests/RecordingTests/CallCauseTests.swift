@@ -155,6 +155,33 @@ final class CallCauseTests: XCTestCase {
         XCTAssertTrue(stats.text.contains("code Marbles\ncannot see (a callback, a DispatchQueue of your own) has no cause"),
                       stats.text)
     }
+
+    /// A start of a property's producer made outside any delivery (a pipeline's setup) sends
+    /// the value it read caused by the event that set it, so a diff can tell a start that read
+    /// another thread's value (`TraceDiff.Race`); a start before any recorded change has no
+    /// cause, and one inside a delivery keeps that delivery's event first.
+    func testAPropertysStartIsCausedByTheEventThatSetWhatItRead() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let property = MutableProperty(0)
+            property.producer.startWithValues { _ in }
+            property.value = 5
+            property.producer.startWithValues { _ in }
+            let (taps, tap) = Signal<Int, Never>.pipe(named: "taps")
+            taps.observeValues { _ in property.producer.startWithValues { _ in } }
+            tap.send(value: 1)
+            withExtendedLifetime(property) {}
+        }
+        let trace = try Trace(bytes: bytes)
+        let set = try XCTUnwrap(trace.nodes.first { $0.name == "MutableProperty" }.flatMap { node in
+            trace.events(of: node.id).first { $0.kind == .value }
+        })
+        let tapped = try XCTUnwrap(trace.nodes.first { $0.name == "pipe" }.flatMap { trace.events(of: $0.id).first })
+        let producer = try XCTUnwrap(trace.nodes.first { $0.name == "producer" })
+        let starts = trace.subscriptions.filter { $0.node == producer.id }.map { subscription in
+            trace.events(of: producer.id).first { $0.subscription == subscription.id }?.causes
+        }
+        XCTAssertEqual(starts, [[], [set.sequence], [tapped.sequence, set.sequence]])
+    }
 }
 
 /// A counter several threads may bump.

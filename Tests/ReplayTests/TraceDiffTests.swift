@@ -344,13 +344,13 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertEqual(diff.firstDivergence?.race, diff.rootCauses.first?.race, diff.text)
     }
 
-    /// A property's producer started on `main` while `q0`'s tick set the property: the start
-    /// read the value the tick set and sent it, caused by nothing, after its setup (a run of
-    /// subscribe records on `main`) had begun; a replay sets up at once and sends the initial
-    /// value. The start is a cascade from its setup's first record (1 ms) to its value, which
-    /// overlapped the tick's (1.2 ms): a race. With the setup begun after the tick (1.3 ms),
-    /// no race.
-    func testAStartThatReadWhatAnotherThreadSetDuringItsSetupIsNamedARace() throws {
+    /// A property's producer started on `main` after `q0`'s tick set the property: the start
+    /// read the value the tick set and sent it, its cause recorded (the event that set it);
+    /// a replay sets up at once and sends the initial value. The start read another thread's
+    /// value: a race with the tick's cascade, however long the setup took (here its records
+    /// are 30 ms apart, and the tick came 20 ms before the start). A start that read a value
+    /// set by its own thread, or none, is no race.
+    func testAStartThatReadAnotherThreadsValueIsNamedARace() throws {
         let nodes = [
             #"{"type":"thread","id":1,"name":"main"}"#,
             #"{"type":"thread","id":2,"name":"q0"}"#,
@@ -358,14 +358,17 @@ final class TraceDiffTests: XCTestCase {
             #"{"type":"node","id":2,"kind":"source","name":"MutableProperty","parameters":"","file":"App.swift","line":4,"upstream":[]}"#,
             #"{"type":"node","id":3,"kind":"operator","name":"producer","parameters":"","file":"App.swift","line":4,"upstream":[{"node":2,"role":"data"}]}"#,
         ]
-        func live(setupBeganAt began: Int) throws -> Trace {
+        func live(tickOn thread: Int, startCauses: String) throws -> Trace {
             try craftedTrace(nodes + [
-                #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":"# + "\(began)" + #","thread":1}"#,
-                #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":1400000,"thread":1}"#,
-                #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":1500000,"thread":1,"observes":[2]}"#,
-                #"{"type":"event","seq":1,"time":1200000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
-                #"{"type":"event","seq":2,"time":1200100,"node":2,"sub":2,"kind":"value","thread":2,"causes":[1],"text":"5","json":5}"#,
-                #"{"type":"event","seq":3,"time":2000000,"node":3,"sub":3,"kind":"value","thread":1,"causes":[],"text":"5","json":5}"#,
+                #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":1000000,"thread":1}"#,
+                #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":31000000,"thread":1}"#,
+                #"{"type":"event","seq":1,"time":40000000,"node":1,"sub":1,"kind":"value","thread":"# + "\(thread)"
+                    + #","causes":[],"text":"1","json":1}"#,
+                #"{"type":"event","seq":2,"time":40000100,"node":2,"sub":2,"kind":"value","thread":"# + "\(thread)"
+                    + #","causes":[1],"text":"5","json":5}"#,
+                #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":60000000,"thread":1,"observes":[2]}"#,
+                #"{"type":"event","seq":3,"time":60000100,"node":3,"sub":3,"kind":"value","thread":1,"causes":"# + startCauses
+                    + #","text":"5","json":5}"#,
             ], clock: "real")
         }
         let replay = try craftedTrace(nodes + [
@@ -373,20 +376,22 @@ final class TraceDiffTests: XCTestCase {
             #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
             #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1,"observes":[2]}"#,
             #"{"type":"event","seq":1,"time":0,"node":3,"sub":3,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
-            #"{"type":"event","seq":2,"time":1200000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
-            #"{"type":"event","seq":3,"time":1200000,"node":2,"sub":2,"kind":"value","thread":2,"causes":[2],"text":"5","json":5}"#,
-            #"{"type":"event","seq":4,"time":1200000,"node":3,"sub":3,"kind":"value","thread":2,"causes":[3],"text":"5","json":5}"#,
+            #"{"type":"event","seq":2,"time":40000000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":3,"time":40000000,"node":2,"sub":2,"kind":"value","thread":2,"causes":[2],"text":"5","json":5}"#,
+            #"{"type":"event","seq":4,"time":40000000,"node":3,"sub":3,"kind":"value","thread":2,"causes":[3],"text":"5","json":5}"#,
         ])
-        let racing = TraceDiff(try live(setupBeganAt: 1_000_000), replay, nameA: "live", nameB: "replay")
+        let racing = TraceDiff(try live(tickOn: 2, startCauses: "[2]"), replay, nameA: "live", nameB: "replay")
         XCTAssertTrue(racing.divergesAtARace, racing.text)
-        // The value only the replay sent has no live event: the live event at its time (the
-        // tick) ran while the start was in progress.
-        XCTAssertEqual(racing.firstDivergence?.race?.otherSeq, 3, racing.text)
-        XCTAssertTrue(racing.text.contains(#"a race: on q0 while main was delivering the cascade that began at producer @App.swift:4"#),
+        XCTAssertEqual(racing.firstDivergence?.race,
+                       .init(thread: "main", otherThread: "q0", otherSeq: 1, otherNode: #"timer "tick" @App.swift:3"#), racing.text)
+        XCTAssertTrue(racing.text.contains(#"a race: on main while q0 was delivering the cascade that began at timer "tick" @App.swift:3"#),
                       racing.text)
-        let apart = TraceDiff(try live(setupBeganAt: 1_300_000), replay, nameA: "live", nameB: "replay")
-        XCTAssertFalse(apart.isSame)
-        XCTAssertFalse(apart.divergesAtARace, apart.text)
+        // Set on its own thread, or read with no recorded cause: no race.
+        for (thread, causes) in [(1, "[2]"), (2, "[]")] {
+            let apart = TraceDiff(try live(tickOn: thread, startCauses: causes), replay, nameA: "live", nameB: "replay")
+            XCTAssertFalse(apart.isSame)
+            XCTAssertFalse(apart.divergesAtARace, apart.text)
+        }
     }
 
     /// A teardown on `services` interrupted a timer whose queue `q0` was delivering a tick: the
