@@ -38,7 +38,12 @@ extension TraceDiff {
 /// caused on another thread but recorded on this one, within `gap` of this thread's cascade,
 /// belongs to that cascade: `Signals` leaves an interruption it cannot deliver at once to the
 /// thread holding its signal, which delivers it when its own delivery ends. Two cascades of
-/// different threads race when those spans overlap.
+/// different threads race when those spans overlap, and a cascade that got such an
+/// interruption, caused by another thread's event (recorded with the cause of the disposal
+/// that left it), races that event's cascade whatever the times: the other thread ended the
+/// signal while this one was delivering on it, even where this one's events were recorded
+/// after the other's last (live seed 34000147: a tick recorded 46 µs after the teardown's last
+/// record, though its delivery held the timer's signal when the teardown came).
 ///
 /// A *start that read another thread's value* races that thread's cascade, whatever the
 /// times: the first value of a subscription, sent by the thread that subscribed it outside any
@@ -76,6 +81,10 @@ struct Interleavings {
     /// The starts that read another thread's value (see the type's note), by position: the
     /// position of the event that set what each read.
     private var reads: [Int32: Int32] = [:]
+    /// The cascades another thread's work interrupted a signal in while they delivered on it
+    /// (see the type's note), by their first events' positions: the position of the event
+    /// that other thread was delivering.
+    private var interruptedBy: [Int32: Int32] = [:]
     private var positions = SequencePositions()
     private let side: DiffSide?
 
@@ -114,6 +123,7 @@ struct Interleavings {
                 // does one that came with no cause at all just after it (a timer's, delivered
                 // on its queue once the tick that held it let go).
                 origin = current
+                if let parent, interruptedBy[current] == nil { interruptedBy[current] = Int32(parent) }
             } else {
                 // A start that read what another thread set: its first cause is that event,
                 // there being no delivery on this thread to cause it.
@@ -188,10 +198,11 @@ struct Interleavings {
     private func race(at position: Int, describe: (UInt64) -> String) -> TraceDiff.Race? {
         guard let side else { return nil }
         let origin = Int(root[position]), own = threadID[position]
-        if let read = reads[Int32(origin)].map(Int.init) {
-            // A start that read what another thread set, or its cascade: it raced that thread.
-            let other = Int(root[read])
-            return TraceDiff.Race(thread: side.threadName(thread[position]), otherThread: side.threadName(thread[read]),
+        // A start that read what another thread set, or a cascade that delivered on a signal
+        // another thread's work interrupted meanwhile: it raced that thread, whatever the times.
+        if let recorded = (reads[Int32(origin)] ?? interruptedBy[Int32(origin)]).map(Int.init) {
+            let other = Int(root[recorded])
+            return TraceDiff.Race(thread: side.threadName(thread[position]), otherThread: side.threadName(thread[recorded]),
                                   otherSeq: sequence[other], otherNode: describe(node[other]))
         }
         let span = start[origin]...max(time[origin], end[origin])

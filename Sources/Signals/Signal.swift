@@ -616,9 +616,22 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// Interrupts this signal now (see `interrupt()`).
     private func interruptNow() {
         guard serializer.tryLock() else {
+            // Left for the thread that holds the signal, which delivers it when its own delivery
+            // ends: caused by what this thread was delivering, so a trace shows which thread's
+            // work ended the signal while another's was delivering on it (a race, for a diff).
+            let cause = Instrumentation.isAttached ? ProbeContext.current.cause : 0
             DeferredInterruptions.add(serializer) { [weak self] in
                 guard let self else { return }
-                if self.deliver(.interrupted) { self.release() }
+                guard cause != 0 else {
+                    if self.deliver(.interrupted) { self.release() }
+                    return
+                }
+                let context = ProbeContext.current
+                let saved = context.cause
+                context.cause = cause
+                let terminated = self.deliver(.interrupted)
+                context.cause = saved
+                if terminated { self.release() }
             }
             return
         }

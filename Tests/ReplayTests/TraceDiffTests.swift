@@ -432,6 +432,49 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertEqual(causeless.rootCauses.first?.race?.otherThread, "services", causeless.text)
     }
 
+    /// A teardown on `services` (its cascade over at 1.01 ms) interrupted a timer `q0` held: the
+    /// interruption, left for `q0`, came with the teardown's event as its cause, after the tick
+    /// `q0` recorded only at 1.5 ms (live seed 34000147: a thread's tick recorded after the
+    /// teardown's last record). The times do not overlap, but the recorded interruption says
+    /// `q0` was delivering on the timer when `services` ended it: a race. Without its cause,
+    /// the same trace names none.
+    func testAnInterruptionLeftByAnotherThreadNamesItsRaceWhateverTheTimes() throws {
+        func trace(interruptionCauses causes: String, clock: String, tickAt tick: Int = 1500) throws -> Trace {
+            try craftedTrace([
+                #"{"type":"thread","id":1,"name":"main"}"#,
+                #"{"type":"thread","id":2,"name":"q0","scheduler":"q0"}"#,
+                #"{"type":"thread","id":3,"name":"services","scheduler":"services"}"#,
+                #"{"type":"node","id":1,"kind":"source","name":"timer","parameters":"tick","file":"App.swift","line":3,"label":"tick","upstream":[]}"#,
+                #"{"type":"node","id":3,"kind":"source","name":"input","parameters":"stop","file":"App.swift","line":5,"label":"stop","upstream":[]}"#,
+                #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+                #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
+                #"{"type":"event","seq":1,"time":1000,"node":3,"sub":3,"kind":"value","thread":3,"causes":[],"text":"0","json":0}"#,
+                #"{"type":"event","seq":2,"time":"# + "\(tick)" + #","node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
+                #"{"type":"event","seq":3,"time":"# + "\(tick + 100)" + #","node":1,"sub":1,"kind":"interrupted","thread":2,"causes":"#
+                    + causes + "}",
+            ], clock: clock)
+        }
+        // The replay interrupts the timer at the teardown, before its tick.
+        let replay = try craftedTrace([
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":3,"name":"services","scheduler":"services"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"timer","parameters":"tick","file":"App.swift","line":3,"label":"tick","upstream":[]}"#,
+            #"{"type":"node","id":3,"kind":"source","name":"input","parameters":"stop","file":"App.swift","line":5,"label":"stop","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"event","seq":1,"time":1000,"node":3,"sub":3,"kind":"value","thread":3,"causes":[],"text":"0","json":0}"#,
+            #"{"type":"event","seq":2,"time":1000,"node":1,"sub":1,"kind":"interrupted","thread":3,"causes":[1]}"#,
+        ])
+        let left = TraceDiff(try trace(interruptionCauses: "[1]", clock: "real"), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(left.firstDivergence?.kind, .missingInB, left.text)
+        XCTAssertEqual(left.firstDivergence?.race,
+                       .init(thread: "q0", otherThread: "services", otherSeq: 1, otherNode: #"input "stop" @App.swift:5"#),
+                       left.text)
+        let unrecorded = TraceDiff(try trace(interruptionCauses: "[]", clock: "real"), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(unrecorded.firstDivergence?.kind, .missingInB, unrecorded.text)
+        XCTAssertNil(unrecorded.firstDivergence?.race, unrecorded.text)
+    }
+
     func testTheFirstDivergenceInCausalOrderComesFirst() throws {
         let changed = try trace {
             $0[9] = $0[9].replacingOccurrences(of: #""json":"B""#, with: #""json":"X""#)
