@@ -50,9 +50,14 @@ extension TraceDiff {
 /// delivery (a property's producer sending the value it read, while the thread set up a
 /// pipeline), whose recorded cause is an event of another thread (the event that set what it
 /// read: the recorder writes it, see `MutableProperty.producer`). A replay sets up at once,
-/// before any other thread's work, and reads what was there then. (A rule on times stood here
-/// before: a start's span reached back over the thread's setup records, each no more than
-/// 10 ms apart, to overlap the other thread's cascade.)
+/// before any other thread's work, and reads what was there then. For the same reason a
+/// *start recorded after another thread's event* races the cascade of the latest such event,
+/// by the order of sequence numbers alone: a start's first value, caused by nothing, sent by
+/// the thread that subscribed it, of a node that is no source (a source's first value is what
+/// the environment sends, which a replay sends at its recorded time). (A rule on times stood
+/// here before: a start's span reached back over the thread's setup records, each no more than
+/// 10 ms apart, to overlap the other thread's cascade.) Each race the trace records so is named
+/// from both sides: the other cascade's events name it too.
 ///
 /// Built from two passes over the side; it keeps about 48 bytes an event, so a side of more
 /// than `limit` events is not examined.
@@ -78,13 +83,13 @@ struct Interleavings {
     /// For a cascade's first event, when the cascade began and when it ended; else unused.
     private var start: [Int64] = []
     private var end: [Int64] = []
-    /// The starts that read another thread's value (see the type's note), by position: the
-    /// position of the event that set what each read.
-    private var reads: [Int32: Int32] = [:]
-    /// The cascades another thread's work interrupted a signal in while they delivered on it
-    /// (see the type's note), by their first events' positions: the position of the event
-    /// that other thread was delivering.
-    private var interruptedBy: [Int32: Int32] = [:]
+    /// The races the trace records (see the type's note): a start that read another thread's
+    /// value, a cascade that got an interruption another thread's work left, a start recorded
+    /// after another thread's event. By the first event of each cascade of such a pair, an
+    /// event of the other cascade.
+    private var recorded: [Int32: Int32] = [:]
+    /// The positions of the starts that raced (see the type's note).
+    private var racingStarts: [Int32] = []
     private var positions = SequencePositions()
     private let side: DiffSide?
 
@@ -102,6 +107,8 @@ struct Interleavings {
         var cascades: [UInt64: [Int32]] = [:]
         // The subscriptions that sent an event already.
         var sent: Set<UInt64> = []
+        // Each thread's latest event, by position.
+        var lastEvent: [UInt64: Int32] = [:]
         try side.forEachEvent { event in
             let position = event.position, threadID = event.threadID, time = event.time
             positions.append(event.sequence)
@@ -123,15 +130,25 @@ struct Interleavings {
                 // does one that came with no cause at all just after it (a timer's, delivered
                 // on its queue once the tick that held it let go).
                 origin = current
-                if let parent, interruptedBy[current] == nil { interruptedBy[current] = Int32(parent) }
+                if let parent { noteRace(current, Int32(parent)) }
             } else {
                 // A start that read what another thread set: its first cause is that event,
                 // there being no delivery on this thread to cause it.
                 if let parent, firstOfItsSubscription, event.kind == .value, event.subscribed?.threadID == threadID {
-                    reads[Int32(position)] = Int32(parent)
+                    noteRace(origin, Int32(parent))
+                    racingStarts.append(origin)
+                } else if event.causes.isEmpty, firstOfItsSubscription, event.kind == .value, event.subscribed?.threadID == threadID,
+                          side.node(event.node)?.kind != .source,
+                          let other = lastEvent.filter({ $0.key != threadID }).values.max() {
+                    // A start recorded after another thread's event: a replay runs the code
+                    // that starts pipelines at once, before any other thread's work, so the
+                    // two were ordered otherwise live.
+                    noteRace(origin, other)
+                    racingStarts.append(origin)
                 }
                 cascades[threadID, default: []].append(origin)
             }
+            lastEvent[threadID] = Int32(position)
             root.append(origin)
             start.append(time)
             end.append(time)
@@ -152,6 +169,14 @@ struct Interleavings {
             let origin = Int(starts[low - 1])
             if instant > end[origin], instant - end[origin] <= Self.gap { end[origin] = instant }
         }
+    }
+
+    /// Notes that the cascade beginning at `origin` raced the one of the event at `other`,
+    /// both ways (each keeps the first race noted).
+    private mutating func noteRace(_ origin: Int32, _ other: Int32) {
+        let otherOrigin = root[Int(other)]
+        if recorded[origin] == nil { recorded[origin] = other }
+        if recorded[otherOrigin] == nil { recorded[otherOrigin] = origin }
     }
 
     /// The race the event numbered `sequence` ran in, if its cascade overlapped another
@@ -182,7 +207,7 @@ struct Interleavings {
     /// start's first, where the live start read what another thread had set).
     func race(ofStartsOf nodes: Set<UInt64>, describe: (UInt64) -> String) -> TraceDiff.Race? {
         guard side != nil else { return nil }
-        for position in reads.keys.sorted() where nodes.contains(node[Int(position)]) {
+        for position in racingStarts where nodes.contains(node[Int(position)]) {
             if let race = race(at: Int(position), describe: describe) { return race }
         }
         return nil
@@ -200,9 +225,9 @@ struct Interleavings {
         let origin = Int(root[position]), own = threadID[position]
         // A start that read what another thread set, or a cascade that delivered on a signal
         // another thread's work interrupted meanwhile: it raced that thread, whatever the times.
-        if let recorded = (reads[Int32(origin)] ?? interruptedBy[Int32(origin)]).map(Int.init) {
-            let other = Int(root[recorded])
-            return TraceDiff.Race(thread: side.threadName(thread[position]), otherThread: side.threadName(thread[recorded]),
+        if let racing = recorded[Int32(origin)].map(Int.init) {
+            let other = Int(root[racing])
+            return TraceDiff.Race(thread: side.threadName(thread[position]), otherThread: side.threadName(thread[racing]),
                                   otherSeq: sequence[other], otherNode: describe(node[other]))
         }
         let span = start[origin]...max(time[origin], end[origin])

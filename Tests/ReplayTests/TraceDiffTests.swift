@@ -348,8 +348,9 @@ final class TraceDiffTests: XCTestCase {
     /// read the value the tick set and sent it, its cause recorded (the event that set it);
     /// a replay sets up at once and sends the initial value. The start read another thread's
     /// value: a race with the tick's cascade, however long the setup took (here its records
-    /// are 30 ms apart, and the tick came 20 ms before the start). A start that read a value
-    /// set by its own thread, or none, is no race.
+    /// are 30 ms apart, and the tick came 20 ms before the start). So is a start with no such
+    /// cause recorded after another thread's event; a start that read a value its own thread
+    /// set, with no other thread's event before it, is none.
     func testAStartThatReadAnotherThreadsValueIsNamedARace() throws {
         let nodes = [
             #"{"type":"thread","id":1,"name":"main"}"#,
@@ -382,16 +383,20 @@ final class TraceDiffTests: XCTestCase {
         ])
         let racing = TraceDiff(try live(tickOn: 2, startCauses: "[2]"), replay, nameA: "live", nameB: "replay")
         XCTAssertTrue(racing.divergesAtARace, racing.text)
+        // The value only the replay sent has no live event: the live event at its time, the
+        // tick, names its race with the start (as the start would name its race with the tick).
         XCTAssertEqual(racing.firstDivergence?.race,
-                       .init(thread: "main", otherThread: "q0", otherSeq: 1, otherNode: #"timer "tick" @App.swift:3"#), racing.text)
-        XCTAssertTrue(racing.text.contains(#"a race: on main while q0 was delivering the cascade that began at timer "tick" @App.swift:3"#),
+                       .init(thread: "q0", otherThread: "main", otherSeq: 3, otherNode: "producer @App.swift:4"), racing.text)
+        XCTAssertTrue(racing.text.contains(#"a race: on q0 while main was delivering the cascade that began at producer @App.swift:4"#),
                       racing.text)
-        // Set on its own thread, or read with no recorded cause: no race.
-        for (thread, causes) in [(1, "[2]"), (2, "[]")] {
-            let apart = TraceDiff(try live(tickOn: thread, startCauses: causes), replay, nameA: "live", nameB: "replay")
-            XCTAssertFalse(apart.isSame)
-            XCTAssertFalse(apart.divergesAtARace, apart.text)
-        }
+        // With no recorded cause (a start of another kind), recorded after q0's events: a
+        // replay starts it first, so it is the same race, by the order of the events alone.
+        let unread = TraceDiff(try live(tickOn: 2, startCauses: "[]"), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(unread.firstDivergence?.race, racing.firstDivergence?.race, unread.text)
+        // Set on its own thread, with no other thread's event before the start: no race.
+        let own = TraceDiff(try live(tickOn: 1, startCauses: "[2]"), replay, nameA: "live", nameB: "replay")
+        XCTAssertFalse(own.isSame)
+        XCTAssertFalse(own.divergesAtARace, own.text)
     }
 
     /// A teardown on `services` interrupted a timer whose queue `q0` was delivering a tick: the
