@@ -57,7 +57,10 @@ extension TraceDiff {
 /// the environment sends, which a replay sends at its recorded time). (A rule on times stood
 /// here before: a start's span reached back over the thread's setup records, each no more than
 /// 10 ms apart, to overlap the other thread's cascade.) Each race the trace records so is named
-/// from both sides: the other cascade's events name it too.
+/// from both sides: the other cascade's events name it too. A value only the replay sent as a
+/// start's first, where the live subscription of its node was interrupted by another thread's
+/// cascade before it sent anything (the setup had not reached that start yet, live seed
+/// 37000318), is named with that cascade: a replay runs the start at once.
 ///
 /// Built from two passes over the side; it keeps about 48 bytes an event, so a side of more
 /// than `limit` events is not examined.
@@ -90,6 +93,11 @@ struct Interleavings {
     private var recorded: [Int32: Int32] = [:]
     /// The positions of the starts that raced (see the type's note).
     private var racingStarts: [Int32] = []
+    /// The first events of subscriptions another thread interrupted before they sent anything
+    /// (see the type's note), by position, each with the thread that subscribed it.
+    private var overtakenStarts: [(position: Int32, subscriber: UInt64)] = []
+    /// Each thread's logical thread, as its events name it.
+    private var logicalThread: [UInt64: UInt32] = [:]
     private var positions = SequencePositions()
     private let side: DiffSide?
 
@@ -120,6 +128,11 @@ struct Interleavings {
             var origin = Int32(position)
             let parent = event.causes.first.flatMap { positions.position(of: $0) }.flatMap { $0 < position ? $0 : nil }
             let firstOfItsSubscription = sent.insert(event.subscription).inserted
+            logicalThread[threadID] = event.thread
+            if firstOfItsSubscription, event.kind == .interrupted, parent != nil,
+               let subscriber = event.subscribed?.threadID, subscriber != threadID, side.node(event.node)?.kind != .source {
+                overtakenStarts.append((Int32(position), subscriber))
+            }
             if let parent, self.threadID[parent] == threadID {
                 origin = root[parent]
             } else if parent != nil || event.causes.isEmpty, event.kind == .interrupted, let current = cascades[threadID]?.last,
@@ -209,6 +222,12 @@ struct Interleavings {
         guard side != nil else { return nil }
         for position in racingStarts where nodes.contains(node[Int(position)]) {
             if let race = race(at: Int(position), describe: describe) { return race }
+        }
+        for (position, subscriber) in overtakenStarts where nodes.contains(node[Int(position)]) {
+            guard let side, let number = logicalThread[subscriber] else { continue }
+            let other = Int(root[Int(position)])
+            return TraceDiff.Race(thread: side.threadName(number), otherThread: side.threadName(thread[Int(position)]),
+                                  otherSeq: sequence[other], otherNode: describe(node[other]))
         }
         return nil
     }

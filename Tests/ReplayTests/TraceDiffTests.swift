@@ -437,6 +437,49 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertEqual(causeless.rootCauses.first?.race?.otherThread, "services", causeless.text)
     }
 
+    /// A property's producer subscribed on `main` during its setup, and interrupted by `q0`'s
+    /// tick cascade before it sent anything (live seed 37000318: the setup had not reached its
+    /// start yet, 5 ms on); a replay starts it at once and sends the value. That value, only
+    /// in the replay, is named with the tick's cascade. Interrupted on `main` itself, no race.
+    func testAStartAnotherThreadInterruptedBeforeItSentIsNamedARace() throws {
+        let nodes = [
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":2,"name":"q0","scheduler":"q0"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"timer","parameters":"tick","file":"App.swift","line":3,"label":"tick","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"source","name":"MutableProperty","parameters":"","file":"App.swift","line":4,"upstream":[]}"#,
+            #"{"type":"node","id":3,"kind":"operator","name":"producer","parameters":"","file":"App.swift","line":4,"upstream":[{"node":2,"role":"data"}]}"#,
+            #"{"type":"node","id":4,"kind":"operator","name":"map","parameters":"","file":"App.swift","line":5,"upstream":[{"node":1,"role":"data"}]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":4,"node":4,"parent":0,"time":0,"thread":1,"observes":[1]}"#,
+        ]
+        func live(interruptedOn thread: Int) throws -> Trace {
+            try craftedTrace(nodes + [
+                #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":1000000,"thread":1,"observes":[2]}"#,
+                #"{"type":"event","seq":1,"time":500000,"node":2,"sub":2,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
+                #"{"type":"event","seq":2,"time":5000000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
+                #"{"type":"event","seq":3,"time":5000100,"node":4,"sub":4,"kind":"value","thread":2,"causes":[2],"text":"1","json":1}"#,
+                #"{"type":"event","seq":4,"time":5000200,"node":3,"sub":3,"kind":"interrupted","thread":"# + "\(thread)"
+                    + #","causes":[3]}"#,
+            ], clock: "real")
+        }
+        let replay = try craftedTrace(nodes + [
+            #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1,"observes":[2]}"#,
+            #"{"type":"event","seq":1,"time":0,"node":2,"sub":2,"kind":"value","thread":1,"causes":[],"text":"0","json":0}"#,
+            #"{"type":"event","seq":2,"time":0,"node":3,"sub":3,"kind":"value","thread":1,"causes":[1],"text":"0","json":0}"#,
+            #"{"type":"event","seq":3,"time":5000000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":4,"time":5000000,"node":4,"sub":4,"kind":"value","thread":2,"causes":[3],"text":"1","json":1}"#,
+            #"{"type":"event","seq":5,"time":5000000,"node":3,"sub":3,"kind":"interrupted","thread":2,"causes":[4]}"#,
+        ])
+        let overtaken = TraceDiff(try live(interruptedOn: 2), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(overtaken.firstDivergence?.kind, .extraInB, overtaken.text)
+        XCTAssertEqual(overtaken.firstDivergence?.race,
+                       .init(thread: "main", otherThread: "q0", otherSeq: 2, otherNode: #"timer "tick" @App.swift:3"#), overtaken.text)
+        let own = TraceDiff(try live(interruptedOn: 1), replay, nameA: "live", nameB: "replay")
+        XCTAssertEqual(own.firstDivergence?.kind, .extraInB, own.text)
+        XCTAssertNil(own.firstDivergence?.race, own.text)
+    }
+
     /// A teardown on `services` (its cascade over at 1.01 ms) interrupted a timer `q0` held: the
     /// interruption, left for `q0`, came with the teardown's event as its cause, after the tick
     /// `q0` recorded only at 1.5 ms (live seed 34000147: a thread's tick recorded after the
