@@ -49,14 +49,12 @@ extension TraceDiff {
 /// times: the first value of a subscription, sent by the thread that subscribed it outside any
 /// delivery (a property's producer sending the value it read, while the thread set up a
 /// pipeline), whose recorded cause is an event of another thread (the event that set what it
-/// read: the recorder writes it, see `MutableProperty.producer`). A replay sets up at once,
+/// read, which the recorder writes: FORMAT.md, `causes`). A replay sets up at once,
 /// before any other thread's work, and reads what was there then. For the same reason a
 /// *start recorded after another thread's event* races the cascade of the latest such event,
 /// by the order of sequence numbers alone: a start's first value, caused by nothing, sent by
 /// the thread that subscribed it, of a node that is no source (a source's first value is what
-/// the environment sends, which a replay sends at its recorded time). (A rule on times stood
-/// here before: a start's span reached back over the thread's setup records, each no more than
-/// 10 ms apart, to overlap the other thread's cascade.) Each race the trace records so is named
+/// the environment sends, which a replay sends at its recorded time). Each race the trace records so is named
 /// from both sides: the other cascade's events name it too. A value only the replay sent as a
 /// start's first, where the live subscription of its node was interrupted by another thread's
 /// cascade before it sent anything (the setup had not reached that start yet, live seed
