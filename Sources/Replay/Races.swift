@@ -12,8 +12,9 @@ extension TraceDiff {
     /// `combineLatest` while the other's value is on its way there. When a difference's live
     /// event belongs to a cascade that interleaved with another thread's (another thread
     /// recorded an event between its cascade's first and last events, or its cascade began
-    /// while the other's was still running), the replay could not have decided that race the
-    /// same way, and the report names it: which threads, and where the other cascade began.
+    /// while the other's was still running), or to a start that read what another thread had
+    /// set, the replay could not have decided that race the same way, and the report names
+    /// it: which threads, and where the other cascade began.
     ///
     /// This is evidence, not proof: the interleaving is where the race could be decided, and
     /// a difference there is reported as a race even when something else also changed.
@@ -36,15 +37,28 @@ extension TraceDiff {
 /// records only those), each within `gap` of what the cascade did before. An interruption
 /// caused on another thread but recorded on this one, within `gap` of this thread's cascade,
 /// belongs to that cascade: `Signals` leaves an interruption it cannot deliver at once to the
-/// thread holding its signal, which delivers it when its own delivery ends. A *start* is a
-/// cascade too: the first event of a subscription, caused by nothing, that the thread which
-/// subscribed it sent while still setting up (within `setupGap` of its last subscribe or
-/// dispose record; a property's producer sending the value it read) began when that
-/// subscription did — with the run of subscribe and dispose records, each within `setupGap` of
-/// the one before, that built it (a pipeline's setup) — and joins the thread's cascade that was
-/// running then (the start that made both, when a start sends values of several
-/// subscriptions). Two cascades of different
-/// threads race when those spans overlap.
+/// thread holding its signal, which delivers it when its own delivery ends. Two cascades of
+/// different threads race when those spans overlap, and a cascade that got such an
+/// interruption, caused by another thread's event (recorded with the cause of the disposal
+/// that left it), races that event's cascade whatever the times: the other thread ended the
+/// signal while this one was delivering on it, even where this one's events were recorded
+/// after the other's last (live seed 34000147: a tick recorded 46 µs after the teardown's last
+/// record, though its delivery held the timer's signal when the teardown came).
+///
+/// A *start that read another thread's value* races that thread's cascade, whatever the
+/// times: the first value of a subscription, sent by the thread that subscribed it outside any
+/// delivery (a property's producer sending the value it read, while the thread set up a
+/// pipeline), whose recorded cause is an event of another thread (the event that set what it
+/// read, which the recorder writes: FORMAT.md, `causes`). A replay sets up at once,
+/// before any other thread's work, and reads what was there then. For the same reason a
+/// *start recorded after another thread's event* races the cascade of the latest such event,
+/// by the order of sequence numbers alone: a start's first value, caused by nothing, sent by
+/// the thread that subscribed it, of a node that is no source (a source's first value is what
+/// the environment sends, which a replay sends at its recorded time). Each race the trace records so is named
+/// from both sides: the other cascade's events name it too. A value only the replay sent as a
+/// start's first, where the live subscription of its node was interrupted by another thread's
+/// cascade before it sent anything (the setup had not reached that start yet, live seed
+/// 37000318), is named with that cascade: a replay runs the start at once.
 ///
 /// Built from two passes over the side; it keeps about 48 bytes an event, so a side of more
 /// than `limit` events is not examined.
@@ -54,10 +68,6 @@ struct Interleavings {
     /// The longest pause, in nanoseconds, between two things a cascade did: a subscribe or
     /// dispose record later than this after the cascade's last one is not part of it.
     static let gap: Int64 = 1_000_000
-    /// The longest pause, in nanoseconds, between two subscribe or dispose records of one
-    /// setup (a thread building and starting a pipeline, which also does work it does not
-    /// record: making operators, closures, properties): a start's span reaches back over it.
-    static let setupGap: Int64 = 10_000_000
     /// How far (in events) the search for another thread's cascade goes.
     static let reach = 10_000
 
@@ -71,12 +81,21 @@ struct Interleavings {
     private var node: [UInt64] = []
     /// The position of the event each event's cascade began with.
     private var root: [Int32] = []
-    /// For a cascade's first event, when the cascade began (its own time, or a start's
-    /// subscribe record) and when it ended; else unused.
+    /// For a cascade's first event, when the cascade began and when it ended; else unused.
     private var start: [Int64] = []
     private var end: [Int64] = []
-    /// The positions of the events that are starts' first values (see the type's note).
-    private var starts: [Int32] = []
+    /// The races the trace records (see the type's note): a start that read another thread's
+    /// value, a cascade that got an interruption another thread's work left, a start recorded
+    /// after another thread's event. By the first event of each cascade of such a pair, an
+    /// event of the other cascade.
+    private var recorded: [Int32: Int32] = [:]
+    /// The positions of the starts that raced (see the type's note).
+    private var racingStarts: [Int32] = []
+    /// The first events of subscriptions another thread interrupted before they sent anything
+    /// (see the type's note), by position, each with the thread that subscribed it.
+    private var overtakenStarts: [(position: Int32, subscriber: UInt64)] = []
+    /// Each thread's logical thread, as its events name it.
+    private var logicalThread: [UInt64: UInt32] = [:]
     private var positions = SequencePositions()
     private let side: DiffSide?
 
@@ -86,43 +105,16 @@ struct Interleavings {
             return
         }
         self.side = side
-        // Every thread's subscribe and dispose records, by thread and time, each with when the
-        // run of records it belongs to began (records no more than `setupGap` apart: a setup,
-        // a start building its chain).
+        // Every thread's subscribe and dispose records, by thread and time.
         var changes: [(thread: UInt64, time: Int64)] = []
         try side.forEachSubscriptionChange { threadID, instant in changes.append((threadID, instant)) }
         changes.sort { ($0.thread, $0.time) < ($1.thread, $1.time) }
-        var runBegins: [Int64] = []
-        runBegins.reserveCapacity(changes.count)
-        for index in changes.indices {
-            let continues = index > 0 && changes[index - 1].thread == changes[index].thread
-                && changes[index].time - changes[index - 1].time <= Self.setupGap
-            runBegins.append(continues ? runBegins[index - 1] : changes[index].time)
-        }
-        /// The time of the last record on `thread` at or before `instant`, if any.
-        func lastRecord(on thread: UInt64, atOrBefore instant: Int64) -> Int64? {
-            var low = 0, high = changes.count
-            while low < high {
-                let middle = (low + high) / 2
-                if (changes[middle].thread, changes[middle].time) <= (thread, instant) { low = middle + 1 } else { high = middle }
-            }
-            guard low > 0, changes[low - 1].thread == thread else { return nil }
-            return changes[low - 1].time
-        }
-        /// When the run of records on `thread` holding the one at `instant` began.
-        func runBegin(on thread: UInt64, at instant: Int64) -> Int64 {
-            var low = 0, high = changes.count
-            while low < high {
-                let middle = (low + high) / 2
-                if (changes[middle].thread, changes[middle].time) <= (thread, instant) { low = middle + 1 } else { high = middle }
-            }
-            guard low > 0, changes[low - 1].thread == thread else { return instant }
-            return min(runBegins[low - 1], instant)
-        }
         // Each thread's cascades, by their first events' positions, in order.
         var cascades: [UInt64: [Int32]] = [:]
         // The subscriptions that sent an event already.
         var sent: Set<UInt64> = []
+        // Each thread's latest event, by position.
+        var lastEvent: [UInt64: Int32] = [:]
         try side.forEachEvent { event in
             let position = event.position, threadID = event.threadID, time = event.time
             positions.append(event.sequence)
@@ -132,17 +124,13 @@ struct Interleavings {
             self.time.append(time)
             node.append(event.node)
             var origin = Int32(position)
-            var begins = time
             let parent = event.causes.first.flatMap { positions.position(of: $0) }.flatMap { $0 < position ? $0 : nil }
             let firstOfItsSubscription = sent.insert(event.subscription).inserted
-            // A start's first value, sent by the thread that subscribed it (`subscribed`).
-            // It began with the run of records its subscribe record belongs to (the setup
-            // that built and started it).
-            // Only while the setup goes on: the thread recorded some of it within `setupGap`
-            // before (a value sent into an input long after is no start).
-            let setupGoesOn = lastRecord(on: threadID, atOrBefore: time).map { time - $0 <= Self.setupGap } ?? false
-            let startedAt = event.causes.isEmpty && firstOfItsSubscription && event.subscribed?.threadID == threadID
-                && setupGoesOn ? event.subscribed.map { min(runBegin(on: threadID, at: $0.time), time) } : nil
+            logicalThread[threadID] = event.thread
+            if firstOfItsSubscription, event.kind == .interrupted, parent != nil,
+               let subscriber = event.subscribed?.threadID, subscriber != threadID, side.node(event.node)?.kind != .source {
+                overtakenStarts.append((Int32(position), subscriber))
+            }
             if let parent, self.threadID[parent] == threadID {
                 origin = root[parent]
             } else if parent != nil || event.causes.isEmpty, event.kind == .interrupted, let current = cascades[threadID]?.last,
@@ -153,21 +141,27 @@ struct Interleavings {
                 // does one that came with no cause at all just after it (a timer's, delivered
                 // on its queue once the tick that held it let go).
                 origin = current
-            } else if let startedAt, let current = cascades[threadID]?.last, end[Int(current)] >= startedAt {
-                // Subscribed while this thread's current cascade ran: part of its work.
-                origin = current
-                start[Int(current)] = min(start[Int(current)], startedAt)
+                if let parent { noteRace(current, Int32(parent)) }
             } else {
-                if let startedAt {
-                    // A start of its own: it began when its subscription did, after whatever
-                    // the thread did before.
-                    begins = max(startedAt, cascades[threadID]?.last.map { end[Int($0)] } ?? startedAt)
+                // A start that read what another thread set: its first cause is that event,
+                // there being no delivery on this thread to cause it.
+                if let parent, firstOfItsSubscription, event.kind == .value, event.subscribed?.threadID == threadID {
+                    noteRace(origin, Int32(parent))
+                    racingStarts.append(origin)
+                } else if event.causes.isEmpty, firstOfItsSubscription, event.kind == .value, event.subscribed?.threadID == threadID,
+                          side.node(event.node)?.kind != .source,
+                          let other = lastEvent.filter({ $0.key != threadID }).values.max() {
+                    // A start recorded after another thread's event: a replay runs the code
+                    // that starts pipelines at once, before any other thread's work, so the
+                    // two were ordered otherwise live.
+                    noteRace(origin, other)
+                    racingStarts.append(origin)
                 }
                 cascades[threadID, default: []].append(origin)
             }
-            if startedAt != nil { starts.append(Int32(position)) }
+            lastEvent[threadID] = Int32(position)
             root.append(origin)
-            start.append(begins)
+            start.append(time)
             end.append(time)
             end[Int(origin)] = max(end[Int(origin)], time)
         }
@@ -186,6 +180,14 @@ struct Interleavings {
             let origin = Int(starts[low - 1])
             if instant > end[origin], instant - end[origin] <= Self.gap { end[origin] = instant }
         }
+    }
+
+    /// Notes that the cascade beginning at `origin` raced the one of the event at `other`,
+    /// both ways (each keeps the first race noted).
+    private mutating func noteRace(_ origin: Int32, _ other: Int32) {
+        let otherOrigin = root[Int(other)]
+        if recorded[origin] == nil { recorded[origin] = other }
+        if recorded[otherOrigin] == nil { recorded[otherOrigin] = origin }
     }
 
     /// The race the event numbered `sequence` ran in, if its cascade overlapped another
@@ -211,13 +213,19 @@ struct Interleavings {
         return nil
     }
 
-    /// The race the first value of a start of one of `nodes` ran in, if one did: for a
-    /// difference with no live event of its own (a value only the replay sent as a start's
-    /// first, where the live start read what another thread had set meanwhile).
+    /// The race of a start of one of `nodes` that read another thread's value, if one did:
+    /// for a difference with no live event of its own (a value only the replay sent as a
+    /// start's first, where the live start read what another thread had set).
     func race(ofStartsOf nodes: Set<UInt64>, describe: (UInt64) -> String) -> TraceDiff.Race? {
         guard side != nil else { return nil }
-        for position in starts where nodes.contains(node[Int(position)]) {
+        for position in racingStarts where nodes.contains(node[Int(position)]) {
             if let race = race(at: Int(position), describe: describe) { return race }
+        }
+        for (position, subscriber) in overtakenStarts where nodes.contains(node[Int(position)]) {
+            guard let side, let number = logicalThread[subscriber] else { continue }
+            let other = Int(root[Int(position)])
+            return TraceDiff.Race(thread: side.threadName(number), otherThread: side.threadName(thread[Int(position)]),
+                                  otherSeq: sequence[other], otherNode: describe(node[other]))
         }
         return nil
     }
@@ -232,6 +240,13 @@ struct Interleavings {
     private func race(at position: Int, describe: (UInt64) -> String) -> TraceDiff.Race? {
         guard let side else { return nil }
         let origin = Int(root[position]), own = threadID[position]
+        // A start that read what another thread set, or a cascade that delivered on a signal
+        // another thread's work interrupted meanwhile: it raced that thread, whatever the times.
+        if let racing = recorded[Int32(origin)].map(Int.init) {
+            let other = Int(root[racing])
+            return TraceDiff.Race(thread: side.threadName(thread[position]), otherThread: side.threadName(thread[racing]),
+                                  otherSeq: sequence[other], otherNode: describe(node[other]))
+        }
         let span = start[origin]...max(time[origin], end[origin])
         // The cascades of other threads that began within reach, before or after this one.
         var index = max(0, origin - Self.reach)

@@ -29,8 +29,10 @@ extension ActionError: Equatable where Error: Equatable {}
 /// (and `values`, `errors`, `completed`).
 ///
 /// In a recording the action is a source node `Action`; each application is an `apply` node
-/// fed by it, the unit of work a child of the application's subscription, and `events`,
-/// `values`, `errors`, `completed` and `disabledErrors` nodes of their own.
+/// fed by it. Each start of an application runs an instance of the action's node, the action's
+/// answer to it (a child of the start's subscription): the unit of work runs as the answer's
+/// inner stream, and `events` (or, refused, `disabledErrors`) observes the answer as the
+/// application does. `values`, `errors` and `completed` are nodes of their own, fed by `events`.
 ///
 /// ```swift
 /// struct SignInError: Error {}
@@ -143,25 +145,63 @@ public final class Action<Input, Output, Error: Swift.Error>: BindingTargetProvi
     /// A producer whose each start executes the action with `input` and forwards the unit of
     /// work's events (its failure as `.producerFailed`), or fails with `.disabled` when the
     /// action is disabled. Interrupting the start interrupts the unit of work.
+    ///
+    /// In a recording, each start runs an instance of the action's node, started by the
+    /// application: the action's answer to it, which sends the unit of work's events (the
+    /// unit of work is its inner stream) or the `.disabled` failure. The application observes
+    /// it, and so does `events` (an answer that ran a unit of work) or `disabledErrors` (one
+    /// refused), so a figure counts exactly what crossed each of those edges.
     public func apply(_ input: Input, file: StaticString = #fileID,
                       line: UInt = #line) -> SignalProducer<Output, ActionError<Error>> {
         let applyNode = Node.make(.operator, "apply", upstream: [.init(node: node, role: .data)], file: file, line: line)
         return SignalProducer(parenting: applyNode) { [weak self] observer, lifetime, subscription in
-            guard let self, let work = self.begin(input) else {
+            guard let self else {
                 observer.send(error: .disabled)
-                self?.disabledInput.send(value: ())
+                return
+            }
+            let work = self.begin(input)
+            // The action's answer to this start, made as the start's child. What observes it is
+            // linked before it is reported, so the links are written on its own record.
+            let (answer, answerInput) = ProbeContext.current.asParent(subscription) {
+                Signal<Output, ActionError<Error>>.pipe(node: self.node)
+            }
+            self.link(work == nil ? self.disabledErrors.core : self.events.core, toObserve: answer)
+            answer.observeInternally { observer.send($0) }
+            guard let work else {
+                let disabled = self.disabledInput
+                answer.observeInternally { event in
+                    if case .failed = event { disabled.send(value: ()) }
+                }
+                answerInput.send(error: .disabled)
                 return
             }
             let events = self.eventsInput
+            answer.observeInternally { event in
+                switch event {
+                case let .value(value): events.send(value: .value(value))
+                case let .failed(.producerFailed(error)): events.send(value: .failed(error))
+                case .failed(.disabled): break
+                case .completed: events.send(value: .completed)
+                case .interrupted: events.send(value: .interrupted)
+                }
+            }
             let end = self.end
             let running = SerialDisposable()
             lifetime += running
             lifetime.observeEnded(end)
-            work.startAsChild(of: subscription, in: running) { event in
-                observer.send(event.mapError(ActionError.producerFailed))
-                events.send(value: event)
+            // Reported before its unit of work, which names it as its observer.
+            if Instrumentation.isAttached { answer.core.reportIfPending() }
+            work.startAsChild(of: answer.core.subscription, in: running) { event in
+                answerInput.send(event.mapError(ActionError.producerFailed))
             }
         }
+    }
+
+    /// Notes, when a probe is attached, that `observer` (the instance of one of the action's
+    /// own signals) observes `answer`, the answer to one start.
+    private func link(_ observer: PendingSubscription, toObserve answer: Signal<Output, ActionError<Error>>) {
+        guard Instrumentation.isAttached else { return }
+        Instrumentation.link(observer: observer, observed: answer.core)
     }
 
     /// What a binding into the action gives it: its input.

@@ -199,11 +199,21 @@ private final class PropertyBox<Value>: @unchecked Sendable {  // value in Prote
         return try action(storage.current.value)
     }
 
+    /// Sends the current value to a start of the property's producer, then every change. The
+    /// value is caused by the event that set it too, when one was recorded: a start made
+    /// while another thread set the property names what it read, which a replay (running its
+    /// setup at once) can tell from what it reads itself.
     func startObserving(_ observer: Signals.Observer<Value, Never>, lifetime: Lifetime) {
         updateLock.lock()
         defer { updateLock.unlock() }
         let state = storage.current
-        observer.send(value: state.value)
+        // Read under `updateLock`, which every send of the property's value holds.
+        let setBy = Instrumentation.isAttached ? signal.core.delivery.pointer.pointee.lastValueSequence : 0
+        if setBy != 0 {
+            ProbeContext.current.withOtherCauses([setBy]) { observer.send(value: state.value) }
+        } else {
+            observer.send(value: state.value)
+        }
         if state.ended {
             observer.sendCompleted()
         } else {

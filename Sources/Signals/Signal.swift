@@ -296,6 +296,10 @@ struct Delivery<Value, Error: Swift.Error> {
     /// as a service's answer from a `DispatchQueue.asyncAfter` or a callback of its own.
     /// Without it, such an answer would be cut off from the input that asked for it.
     @usableFromInline var origin: UInt64 = 0
+    /// The sequence number of the last value this instance reported to a probe that numbers
+    /// events, 0 for none: for a property's, the event that set the value a start of its
+    /// producer reads (see `PropertyBox.startObserving`).
+    @usableFromInline var lastValueSequence: UInt64 = 0
 
     @usableFromInline
     init() {}
@@ -612,9 +616,22 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// Interrupts this signal now (see `interrupt()`).
     private func interruptNow() {
         guard serializer.tryLock() else {
+            // Left for the thread that holds the signal, which delivers it when its own delivery
+            // ends: caused by what this thread was delivering, so a trace shows which thread's
+            // work ended the signal while another's was delivering on it (a race, for a diff).
+            let cause = Instrumentation.isAttached ? ProbeContext.current.cause : 0
             DeferredInterruptions.add(serializer) { [weak self] in
                 guard let self else { return }
-                if self.deliver(.interrupted) { self.release() }
+                guard cause != 0 else {
+                    if self.deliver(.interrupted) { self.release() }
+                    return
+                }
+                let context = ProbeContext.current
+                let saved = context.cause
+                context.cause = cause
+                let terminated = self.deliver(.interrupted)
+                context.cause = saved
+                if terminated { self.release() }
             }
             return
         }
@@ -714,7 +731,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// Reports `value` to the probes, lent as its own type, and delivers it.
     @inlinable @inline(never)
     func deliverInstrumented(value: Value) {
-        deliverInstrumented(caused: true, report: { probes, context, node in
+        deliverInstrumented(caused: true, value: true, report: { probes, context, node in
             withUnsafePointer(to: value) {
                 probes.send(node, subscription: subscription, kind: .value, value: $0, context: context)
             }
@@ -727,7 +744,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     func deliverInstrumented(_ event: Signals.Event<Value, Error>) {
         // An interruption comes from a disposal, not from the instance's work (but for a
         // boundary call's, see `causedByStart`).
-        deliverInstrumented(caused: event.kind != .interrupted || causedByStart, report: { probes, context, node in
+        deliverInstrumented(caused: event.kind != .interrupted || causedByStart, value: false, report: { probes, context, node in
             if case let .failed(error) = event {
                 return withUnsafePointer(to: error) {
                     probes.send(node, subscription: subscription, kind: .failed, value: $0, context: context)
@@ -748,9 +765,10 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// up the generic metadata of `Event` and `Observation` on every recorded event).
     /// `byOrigin`: an event sent from outside any delivery is caused by `Delivery.origin`; a
     /// boundary call's (`causedByStart`) sent inside another's delivery is caused by it too,
-    /// after the event delivered.
+    /// after the event delivered. `value`: the event is a value (its number is kept, see
+    /// `Delivery.lastValueSequence`).
     @inlinable @inline(__always)
-    func deliverInstrumented(caused byOrigin: Bool,
+    func deliverInstrumented(caused byOrigin: Bool, value: Bool,
                              report: (Instrumentation.ProbeSet, ProbeContext, Node) -> UInt64,
                              to forward: (Observation<Value, Error>) -> Void) {
         let context = ProbeContext.unretainedCurrent
@@ -789,6 +807,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
             }
         }
         state.pointee.cause = sequence
+        if value { delivery.pointer.pointee.lastValueSequence = sequence }
         // Further causes are rare (combining operators): only then is the array saved and
         // emptied, not retained and released on every event.
         if state.pointee.otherCauses.isEmpty {

@@ -12,7 +12,10 @@
 /// upstream one had ended before the downstream one's first began carried nothing: an
 /// observation of an ended subscription (a start of a property's producer after the property
 /// ended) has no link, the recorder having let go of the ended one's id. Any other edge with no
-/// link in a trace that has some (an observation the recorder could not see) is inferred.
+/// link in a trace that has some (an observation the recorder could not see) is inferred,
+/// except one from an `Action`: its answers list every observer on their own records, so an
+/// edge no link joins to them (into the action's `isExecuting` or `isEnabled`, which it sets
+/// itself) carried nothing.
 struct ObservedCrossings {
     typealias EventCounts = EdgeCounts
 
@@ -24,6 +27,10 @@ struct ObservedCrossings {
     /// never did), and the one its first subscription began at.
     private var lastEnd: [UInt64: UInt32] = [:]
     private var firstStart: [UInt64: UInt32] = [:]
+    /// The nodes whose every subscription lists all its observers on its own record: an
+    /// `Action`'s, each an answer to one start of an application, linked to what observes it
+    /// before it is reported (`events`, `disabledErrors`, the application).
+    private var linkedWhole: Set<UInt64> = []
 
     struct Pair: Hashable {
         var from: UInt64
@@ -79,6 +86,7 @@ struct ObservedCrossings {
             }
         }
         guard !links.isEmpty else { return nil }
+        for record in trace.nodes where record.kind == .source && record.name == "Action" { linkedWhole.insert(record.id) }
         for (index, record) in subscriptions.enumerated() {
             lastEnd[record.node] = max(lastEnd[record.node] ?? 0, disposed[index])
             firstStart[record.node] = min(firstStart[record.node] ?? .max, trace.subscriptionEventPositions[index])
@@ -111,6 +119,7 @@ struct ObservedCrossings {
     /// `upstream` may have sent something while `downstream` ran.
     func crossed(from upstream: UInt64, into downstream: UInt64) -> EventCounts? {
         if let index = pairs[Pair(from: upstream, to: downstream)] { return counts[index] }
+        if linkedWhole.contains(upstream) { return EventCounts() }
         if let ended = lastEnd[upstream], let began = firstStart[downstream], ended <= began { return EventCounts() }
         return nil
     }

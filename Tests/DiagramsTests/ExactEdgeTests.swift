@@ -247,6 +247,47 @@ final class ExactEdgeTests: XCTestCase {
         XCTAssertEqual(edges(graph, trace, from: "call", to: "map").map(\.label), ["6 values"])
     }
 
+    /// An action applied three times (each `apply` at a line of its own), the second while
+    /// the first ran (refused): each start runs an instance of the action's node, its answer,
+    /// which the application observes, and `events` (or `disabledErrors`, refused) with it.
+    /// The edges out of the action carry what its answers sent: each unit of work's two values
+    /// into its `apply` and into `events`, the refusal into its `apply` and `disabledErrors`.
+    /// When the action's node ran no instance of its own, they had no link.
+    func testEdgesOutOfAnActionCarryItsAnswers() throws {
+        let scheduler = TestScheduler()
+        let bytes = Recorder.record(virtual: scheduler) {
+            let action = Action<Int, Int, Refused> { number in
+                SignalProducer<Int, Refused> { observer, lifetime in
+                    lifetime += scheduler.schedule(after: scheduler.currentDate.addingTimeInterval(0.004)) {
+                        observer.send(value: number)
+                        observer.send(value: number + 1)
+                        observer.sendCompleted()
+                    }
+                }
+            }
+            action.events.observe { _ in }
+            action.disabledErrors.observe { _ in }
+            action.apply(1).start()
+            action.apply(2).start()
+            scheduler.advance(by: 0.01)
+            action.apply(3).start()
+            scheduler.advance(by: 0.01)
+        }
+        let trace = try Trace(bytes: bytes)
+        let graph = PipelineGraph(trace: trace)
+        XCTAssertTrue(linkedPairs(trace).isSuperset(of: [["Action", "apply"], ["Action", "events"], ["Action", "disabledErrors"]]),
+                      "\(linkedPairs(trace))")
+        XCTAssertEqual(edges(graph, trace, from: "Action", to: "apply").map(\.label), ["2 values", "0 values · 1 failed", "2 values"],
+                       "\(graph.edges)")
+        XCTAssertEqual(edges(graph, trace, from: "Action", to: "events").map(\.label), ["4 values"])
+        XCTAssertEqual(edges(graph, trace, from: "Action", to: "disabledErrors").map(\.label), ["0 values · 1 failed"])
+        // The state properties the action sets itself: no answer crossed into them.
+        XCTAssertEqual(edges(graph, trace, from: "Action", to: "isExecuting").map(\.label), ["0 values"])
+        XCTAssertEqual(edges(graph, trace, from: "Action", to: "isEnabled").map(\.label), ["0 values"])
+        // Each unit of work hangs from the answer that ran it.
+        XCTAssertEqual(edges(graph, trace, from: "SignalProducer", to: "Action").map(\.style), [.inner], "\(graph.edges)")
+    }
+
     /// A `<~` binding into a MutableProperty draws an edge from the binding into the
     /// property, labelled with the values the binding set.
     func testABindingIntoAMutablePropertyHasAnEdge() throws {

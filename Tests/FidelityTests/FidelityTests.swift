@@ -262,6 +262,16 @@ struct FidelityCheck {
                 guard let from = generated[edge.from], let to = generated[edge.to], to.kind != .sink,
                       let ended = lastEnd[from.id], !linked.contains(Link(from: from.id, to: to.id))
                 else { continue }
+                // An action's answers list all their observers on their own records: an edge
+                // from the action with no link (into `disabledErrors` when nothing was refused,
+                // into the state properties it sets itself) carried nothing (see FORMAT.md).
+                if from.name == "Action" {
+                    if let label = edge.label, label != "0 values" {
+                        problems.append("\(side): the edge from the action at line \(from.line) into \(to.name), "
+                                        + "which no answer crossed, is labelled \(label)")
+                    }
+                    continue
+                }
                 if let began = firstStart[to.id], ended <= began {
                     if let label = edge.label, label != "0 values" {
                         problems.append("\(side): the edge from \(from.name) at line \(from.line), ended before "

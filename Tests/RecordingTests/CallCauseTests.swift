@@ -155,6 +155,73 @@ final class CallCauseTests: XCTestCase {
         XCTAssertTrue(stats.text.contains("code Marbles\ncannot see (a callback, a DispatchQueue of your own) has no cause"),
                       stats.text)
     }
+
+    /// A start disposed (by a `stops` value, on one thread) while another thread delivers a
+    /// value through it: the interruption is left for the delivering thread, which records it
+    /// when its delivery ends, caused by the `stops` value that ended it, so a diff can name
+    /// the race between the two (`TraceDiff.Race`). Real threads, ordered by semaphores.
+    func testAnInterruptionLeftForTheDeliveringThreadIsCausedByWhatEndedIt() throws {
+        let recorder = Recorder(clock: .real)
+        recorder.start()
+        let (ticks, tick) = Signal<Int, Never>.pipe(named: "ticks")
+        let (stops, stop) = Signal<Void, Never>.pipe(named: "stops")
+        let inside = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
+        let start = SignalProducer(ticks).map { value -> Int in
+            inside.signal()
+            _ = proceed.wait(timeout: .now() + 10)
+            return value
+        }.start()
+        stops.observeValues { start.dispose() }
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            tick.send(value: 1)
+            done.leave()
+        }.start()
+        done.enter()
+        Thread {
+            inside.wait()
+            stop.send(value: ())
+            proceed.signal()
+            done.leave()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "the disposal waited for the delivery")
+        try recorder.stop()
+        let trace = try Trace(bytes: recorder.bytes, name: "left")
+        let stopped = try XCTUnwrap(trace.nodes.first { $0.label == "stops" }.flatMap { trace.events(of: $0.id).first })
+        let source = try XCTUnwrap(trace.nodes.first { $0.name == "SignalProducer(signal)" })
+        let interrupted = try XCTUnwrap(trace.events(of: source.id).first { $0.kind == .interrupted })
+        XCTAssertNotEqual(interrupted.thread, stopped.thread, "left for the delivering thread")
+        XCTAssertEqual(interrupted.causes, [stopped.sequence])
+        withExtendedLifetime((ticks, stops)) {}
+    }
+
+    /// A start of a property's producer made outside any delivery (a pipeline's setup) sends
+    /// the value it read caused by the event that set it, so a diff can tell a start that read
+    /// another thread's value (`TraceDiff.Race`); a start before any recorded change has no
+    /// cause, and one inside a delivery keeps that delivery's event first.
+    func testAPropertysStartIsCausedByTheEventThatSetWhatItRead() throws {
+        let bytes = Recorder.record(virtual: TestScheduler()) {
+            let property = MutableProperty(0)
+            property.producer.startWithValues { _ in }
+            property.value = 5
+            property.producer.startWithValues { _ in }
+            let (taps, tap) = Signal<Int, Never>.pipe(named: "taps")
+            taps.observeValues { _ in property.producer.startWithValues { _ in } }
+            tap.send(value: 1)
+            withExtendedLifetime(property) {}
+        }
+        let trace = try Trace(bytes: bytes)
+        let set = try XCTUnwrap(trace.nodes.first { $0.name == "MutableProperty" }.flatMap { node in
+            trace.events(of: node.id).first { $0.kind == .value }
+        })
+        let tapped = try XCTUnwrap(trace.nodes.first { $0.name == "pipe" }.flatMap { trace.events(of: $0.id).first })
+        let producer = try XCTUnwrap(trace.nodes.first { $0.name == "producer" })
+        let starts = trace.subscriptions.filter { $0.node == producer.id }.map { subscription in
+            trace.events(of: producer.id).first { $0.subscription == subscription.id }?.causes
+        }
+        XCTAssertEqual(starts, [[], [set.sequence], [tapped.sequence, set.sequence]])
+    }
 }
 
 /// A counter several threads may bump.
