@@ -44,6 +44,51 @@ final class TerminalEventDeadlockTests: XCTestCase {
         XCTAssertEqual(events?.current, ["COMPLETED"])
     }
 
+    /// A failable `withLatest(from:)` ending does not hold its lock while its end goes down:
+    /// the end's teardown may wait for a lock that a thread delivering into the samplee holds
+    /// (live seed 32000229: a `delay` sending under its state machine's lock while the source's
+    /// end, going down through a `take(until:)`, waited for that lock).
+    func testAFailableWithLatestEndsWithoutHoldingItsLockAgainstASampleeDelivery() {
+        struct Failure: Error {}
+        let (source, sourceInput) = Signal<Int, Failure>.pipe()
+        let (samplee, sampleeInput) = Signal<Int, Failure>.pipe()
+        // The lock an upstream holds while it delivers into the samplee (a delay's machine
+        // lock), which the end's teardown needs too.
+        let upstream = NSLock()
+        let ending = DispatchSemaphore(value: 0), held = DispatchSemaphore(value: 0)
+        let events = Protected<[String]>([])
+        source.withLatest(from: samplee).observe { event in
+            events.modify { $0.append("\(event)") }
+            if event.isTerminating {
+                ending.signal()
+                upstream.lock()
+                upstream.unlock()
+            }
+        }
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            upstream.lock()
+            held.signal()
+            // Once the end is on its way down, deliver into the samplee while holding the lock.
+            _ = ending.wait(timeout: .now() + 10)
+            sampleeInput.send(value: 1)
+            upstream.unlock()
+            done.leave()
+        }.start()
+        done.enter()
+        Thread {
+            held.wait()
+            sourceInput.sendCompleted()
+            done.leave()
+        }.start()
+        guard done.wait(timeout: .now() + 30) == .success else {
+            return XCTFail("deadlocked: the end held withLatest's lock while waiting for the samplee's upstream, "
+                           + "which waited for withLatest's lock")
+        }
+        XCTAssertEqual(events.current, ["COMPLETED"])
+    }
+
     /// Starts the producer `build` makes from a map step that holds the value 1 until told to
     /// go on, its completion disposing the start; runs `before`; then sends the value (`value`)
     /// on one thread and, once it waits inside, `trigger` on another. Returns the events the

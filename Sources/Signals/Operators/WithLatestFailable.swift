@@ -1,30 +1,25 @@
-import Locks
-
 // withLatest(from:) with a samplee that can fail (RxJS withLatestFrom): the samplee's failure
 // fails the result.
 
-/// The state of one failable `withLatest(from:)` instance.
-final class WithLatestFailableState<Value, Sample, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under `lock`
-    private let lock = Lock(recursive: true)
-    private let output: Observer<(Value, Sample), Error>
+/// The state of one failable `withLatest(from:)` instance. Its end is sent once the lock is
+/// let go (`OperatorLock`), as `withLatest(from:)`'s with a samplee that cannot fail: ending
+/// while holding it could wait for an upstream delivering into this operator on another
+/// thread (a `delay` sending under its own lock), which waits for this lock (live seed
+/// 32000229 hung so).
+final class WithLatestFailableState<Value, Sample, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under the OperatorLock
+    private let lock: OperatorLock<(Value, Sample), Error>
     private var latest: Sample?
     private var latestCause: UInt64 = 0
-    private var terminated = false
 
-    init(output: Observer<(Value, Sample), Error>) { self.output = output }
+    init(output: Observer<(Value, Sample), Error>) { lock = OperatorLock(output) }
 
     func source(_ event: Signals.Event<Value, Error>) {
-        lock.withLock {
-            guard !terminated else { return }
+        lock.run {
+            guard !lock.isTerminated else { return }
             switch event {
             case let .value(value):
-                guard let latest else { return }
-                if Instrumentation.isAttached {
-                    // The source's value is the primary cause; the samplee's latest is another.
-                    ProbeContext.current.withOtherCauses([latestCause]) { output.send(value: (value, latest)) }
-                } else {
-                    output.send(value: (value, latest))
-                }
+                // The source's value is the primary cause; the samplee's latest is another.
+                if let latest { lock.send((value, latest), otherCauses: [latestCause]) }
             case let .failed(error): terminate(.failed(error))
             case .completed: terminate(.completed)
             case .interrupted: terminate(.interrupted)
@@ -33,8 +28,8 @@ final class WithLatestFailableState<Value, Sample, Error: Swift.Error>: @uncheck
     }
 
     func samplee(_ event: Signals.Event<Sample, Error>) {
-        lock.withLock {
-            guard !terminated else { return }
+        lock.run {
+            guard !lock.isTerminated else { return }
             switch event {
             case let .value(sample):
                 latest = sample
@@ -46,9 +41,8 @@ final class WithLatestFailableState<Value, Sample, Error: Swift.Error>: @uncheck
     }
 
     private func terminate(_ event: Signals.Event<(Value, Sample), Error>) {
-        terminated = true
         latest = nil
-        output.send(event)
+        lock.terminate(event)
     }
 }
 
