@@ -487,30 +487,24 @@ final class TraceDiffTests: XCTestCase {
     /// `q0` was delivering on the timer when `services` ended it: a race. Without its cause,
     /// the same trace names none.
     func testAnInterruptionLeftByAnotherThreadNamesItsRaceWhateverTheTimes() throws {
+        // Both runs: the timer and the input that stops it, started on main; the stop at 1 ms.
+        let threads = [#"{"type":"thread","id":1,"name":"main"}"#, #"{"type":"thread","id":3,"name":"services","scheduler":"services"}"#]
+        let setup = [
+            #"{"type":"node","id":1,"kind":"source","name":"timer","parameters":"tick","file":"App.swift","line":3,"label":"tick","upstream":[]}"#,
+            #"{"type":"node","id":3,"kind":"source","name":"input","parameters":"stop","file":"App.swift","line":5,"label":"stop","upstream":[]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"event","seq":1,"time":1000,"node":3,"sub":3,"kind":"value","thread":3,"causes":[],"text":"0","json":0}"#,
+        ]
         func trace(interruptionCauses causes: String, clock: String, tickAt tick: Int = 1500) throws -> Trace {
-            try craftedTrace([
-                #"{"type":"thread","id":1,"name":"main"}"#,
-                #"{"type":"thread","id":2,"name":"q0","scheduler":"q0"}"#,
-                #"{"type":"thread","id":3,"name":"services","scheduler":"services"}"#,
-                #"{"type":"node","id":1,"kind":"source","name":"timer","parameters":"tick","file":"App.swift","line":3,"label":"tick","upstream":[]}"#,
-                #"{"type":"node","id":3,"kind":"source","name":"input","parameters":"stop","file":"App.swift","line":5,"label":"stop","upstream":[]}"#,
-                #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
-                #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
-                #"{"type":"event","seq":1,"time":1000,"node":3,"sub":3,"kind":"value","thread":3,"causes":[],"text":"0","json":0}"#,
+            try craftedTrace(threads + [#"{"type":"thread","id":2,"name":"q0","scheduler":"q0"}"#] + setup + [
                 #"{"type":"event","seq":2,"time":"# + "\(tick)" + #","node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
                 #"{"type":"event","seq":3,"time":"# + "\(tick + 100)" + #","node":1,"sub":1,"kind":"interrupted","thread":2,"causes":"#
                     + causes + "}",
             ], clock: clock)
         }
         // The replay interrupts the timer at the teardown, before its tick.
-        let replay = try craftedTrace([
-            #"{"type":"thread","id":1,"name":"main"}"#,
-            #"{"type":"thread","id":3,"name":"services","scheduler":"services"}"#,
-            #"{"type":"node","id":1,"kind":"source","name":"timer","parameters":"tick","file":"App.swift","line":3,"label":"tick","upstream":[]}"#,
-            #"{"type":"node","id":3,"kind":"source","name":"input","parameters":"stop","file":"App.swift","line":5,"label":"stop","upstream":[]}"#,
-            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
-            #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
-            #"{"type":"event","seq":1,"time":1000,"node":3,"sub":3,"kind":"value","thread":3,"causes":[],"text":"0","json":0}"#,
+        let replay = try craftedTrace(threads + setup + [
             #"{"type":"event","seq":2,"time":1000,"node":1,"sub":1,"kind":"interrupted","thread":3,"causes":[1]}"#,
         ])
         let left = TraceDiff(try trace(interruptionCauses: "[1]", clock: "real"), replay, nameA: "live", nameB: "replay")

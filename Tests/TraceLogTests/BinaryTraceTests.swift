@@ -198,6 +198,17 @@ final class BinaryTraceTests: XCTestCase {
         return bytes
     }
 
+    /// The reflected CRC-32 of `bytes` with the polynomial `reflected`, a bit at a time (the
+    /// definition, against which the table and instruction paths are checked).
+    private static func bitwise(_ bytes: ArraySlice<UInt8>, reflected polynomial: UInt32) -> UInt32 {
+        var value: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            value ^= UInt32(byte)
+            for _ in 0..<8 { value = value & 1 != 0 ? (value >> 1) ^ polynomial : value >> 1 }
+        }
+        return ~value
+    }
+
     func testCRC32CIsTheCastagnoliChecksumWithOrWithoutTheInstruction() {
         XCTAssertEqual(CRC32C.checksum(Array("123456789".utf8)), 0xE306_9283)
         XCTAssertEqual(CRC32C.checksum([]), 0)
@@ -205,14 +216,7 @@ final class BinaryTraceTests: XCTestCase {
         // every length, split and alignment.
         var random = SplitMix(seed: 1_200)
         let bytes = (0..<140).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-        func bitwise(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-            var value: UInt32 = 0xFFFF_FFFF
-            for byte in bytes {
-                value ^= UInt32(byte)
-                for _ in 0..<8 { value = value & 1 != 0 ? (value >> 1) ^ 0x82F6_3B78 : value >> 1 }
-            }
-            return ~value
-        }
+        func bitwise(_ bytes: ArraySlice<UInt8>) -> UInt32 { Self.bitwise(bytes, reflected: 0x82F6_3B78) }
         bytes.withUnsafeBytes { all in
             for start in 0..<8 {
                 for end in start...all.count {
@@ -252,14 +256,7 @@ final class BinaryTraceTests: XCTestCase {
         // Eight bytes a step and one at a time agree, at every length and split.
         var random = SplitMix(seed: 28)
         let bytes = (0..<100).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-        func bitwise(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-            var value: UInt32 = 0xFFFF_FFFF
-            for byte in bytes {
-                value ^= UInt32(byte)
-                for _ in 0..<8 { value = value & 1 != 0 ? (value >> 1) ^ 0xEDB8_8320 : value >> 1 }
-            }
-            return ~value
-        }
+        func bitwise(_ bytes: ArraySlice<UInt8>) -> UInt32 { Self.bitwise(bytes, reflected: 0xEDB8_8320) }
         for count in 0...bytes.count {
             let split = count / 3
             let first = CRC32.checksum(Array(bytes[..<split]))

@@ -138,7 +138,7 @@ enum TraceIO {
             exportMBs.append(Double(written.bytes) / exportTime / 1e6)
 
             // The same trace in the binary encoding, read record by record and loaded whole.
-            FileManager.default.createFile(atPath: binaryURL.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: binaryURL.path, contents: nil)
             let handle = try FileHandle(forWritingTo: binaryURL)
             try TraceConversion.convert(TraceReader(url: url), to: .binary) { handle.write(Data($0)) }
             try handle.close()
@@ -153,14 +153,9 @@ enum TraceIO {
                 throw BenchError("trace I/O: wrote \(written.records) records, read back \(binaryRead) from the binary encoding")
             }
             binaryReadRates.append(Double(binaryRead) / binaryReadTime)
-            var loaded = 0, binaryLoaded = 0
-            let loadTime = try seconds { loaded = try Trace(contentsOf: url).events.count }
-            let binaryLoadTime = try seconds { binaryLoaded = try Trace(contentsOf: binaryURL).events.count }
-            guard loaded == binaryLoaded, loaded > 0 else {
-                throw BenchError("trace I/O: loaded \(loaded) events from JSON Lines, \(binaryLoaded) from binary")
-            }
-            loadRates.append(Double(loaded) / loadTime)
-            binaryLoadRates.append(Double(binaryLoaded) / binaryLoadTime)
+            let rates = try Self.loadRates(json: url, binary: binaryURL)
+            loadRates.append(rates.json)
+            binaryLoadRates.append(rates.binary)
         }
         let section = "trace I/O"
         table.add(Row(section: section, figure: "write JSON Lines, \(millions(Double(events))) events (TraceRecord.write)",
@@ -175,16 +170,22 @@ enum TraceIO {
         let sizes = "\(decimal(Double(binaryBytes) / 1e6)) MB binary"
         table.add(Row(section: section, figure: "read the binary encoding of that trace (TraceReader.next; \(sizes))",
                       value: "\(millions(binaryRate)) records/s, \(decimal(binaryRate / readRate, 2))x JSON Lines"))
-        let loadRate = median(loadRates), binaryLoadRate = median(binaryLoadRates)
-        table.add(Row(section: section, figure: "load JSON Lines into memory (Trace(contentsOf:))",
-                      value: "\(millions(loadRate)) events/s"))
-        table.add(Row(section: section, figure: "load the binary encoding into memory (Trace(contentsOf:))",
-                      value: "\(millions(binaryLoadRate)) events/s, \(decimal(binaryLoadRate / loadRate, 2))x JSON Lines",
-                      target: "≥ 10x JSON Lines, ≥ 20 M events/s",
-                      met: binaryLoadRate >= 10 * loadRate && binaryLoadRate >= 20e6))
+        addLoadRows("", json: median(loadRates), binary: median(binaryLoadRates), table: &table)
         for values in [TraceGenerator.Values.strings, .structs] {
             try measureLoads(values: values, events: events, runs: runs, json: url, binary: binaryURL, table: &table)
         }
+    }
+
+    /// Loads the trace at `url` and its binary encoding at `binaryURL` into memory, once each:
+    /// the events per second of each.
+    private static func loadRates(json url: URL, binary binaryURL: URL) throws -> (json: Double, binary: Double) {
+        var loaded = 0, binaryLoaded = 0
+        let loadTime = try seconds { loaded = try Trace(contentsOf: url).events.count }
+        let binaryLoadTime = try seconds { binaryLoaded = try Trace(contentsOf: binaryURL).events.count }
+        guard loaded == binaryLoaded, loaded > 0 else {
+            throw BenchError("trace I/O: loaded \(loaded) events from JSON Lines, \(binaryLoaded) from binary")
+        }
+        return (Double(loaded) / loadTime, Double(binaryLoaded) / binaryLoadTime)
     }
 
     /// Loading a trace of `values` into memory from each encoding: the same trace as above
@@ -192,26 +193,26 @@ enum TraceIO {
     private static func measureLoads(values: TraceGenerator.Values, events: Int, runs: Int, json url: URL, binary binaryURL: URL,
                                      table: inout Table) throws {
         _ = try TraceGenerator.write(to: url, events: events, values: values)
-        FileManager.default.createFile(atPath: binaryURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: binaryURL.path, contents: nil)
         let handle = try FileHandle(forWritingTo: binaryURL)
         try TraceConversion.convert(TraceReader(url: url), to: .binary) { handle.write(Data($0)) }
         try handle.close()
         var loadRates: [Double] = [], binaryLoadRates: [Double] = []
         for _ in 0..<runs {
-            var loaded = 0, binaryLoaded = 0
-            let loadTime = try seconds { loaded = try Trace(contentsOf: url).events.count }
-            let binaryLoadTime = try seconds { binaryLoaded = try Trace(contentsOf: binaryURL).events.count }
-            guard loaded == binaryLoaded, loaded > 0 else {
-                throw BenchError("trace I/O: loaded \(loaded) events from JSON Lines, \(binaryLoaded) from binary")
-            }
-            loadRates.append(Double(loaded) / loadTime)
-            binaryLoadRates.append(Double(binaryLoaded) / binaryLoadTime)
+            let rates = try Self.loadRates(json: url, binary: binaryURL)
+            loadRates.append(rates.json)
+            binaryLoadRates.append(rates.binary)
         }
+        addLoadRows("\(values.rawValue) values: ", json: median(loadRates), binary: median(binaryLoadRates), table: &table)
+    }
+
+    /// The two rows of a load comparison, their figures named after `prefix`: the JSON Lines
+    /// rate, and the binary rate with its ratio and the target.
+    private static func addLoadRows(_ prefix: String, json loadRate: Double, binary binaryLoadRate: Double, table: inout Table) {
         let section = "trace I/O"
-        let loadRate = median(loadRates), binaryLoadRate = median(binaryLoadRates)
-        table.add(Row(section: section, figure: "\(values.rawValue) values: load JSON Lines into memory (Trace(contentsOf:))",
+        table.add(Row(section: section, figure: "\(prefix)load JSON Lines into memory (Trace(contentsOf:))",
                       value: "\(millions(loadRate)) events/s"))
-        table.add(Row(section: section, figure: "\(values.rawValue) values: load the binary encoding into memory (Trace(contentsOf:))",
+        table.add(Row(section: section, figure: "\(prefix)load the binary encoding into memory (Trace(contentsOf:))",
                       value: "\(millions(binaryLoadRate)) events/s, \(decimal(binaryLoadRate / loadRate, 2))x JSON Lines",
                       target: "≥ 10x JSON Lines, ≥ 20 M events/s",
                       met: binaryLoadRate >= 10 * loadRate && binaryLoadRate >= 20e6))
