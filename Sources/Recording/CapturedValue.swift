@@ -120,17 +120,44 @@ struct ValueFormatter: @unchecked Sendable {  // immutable; its closures capture
     /// Destroys the value in a capture's storage, unformatted.
     let discard: (UnsafeMutableRawPointer, Bool) -> Void
 
-    private static let made = Mutex<[ObjectIdentifier: ValueFormatter]>([:])
+    /// A formatter made for a type, kept for the life of the process (as the formatters are).
+    private final class Made: Sendable {
+        /// The type's metadata address.
+        let type: UInt
+        let formatter: ValueFormatter
+
+        init(type: UnsafeRawPointer, formatter: ValueFormatter) {
+            (self.type, self.formatter) = (UInt(bitPattern: type), formatter)
+        }
+    }
+
+    private static let made = Mutex<[ObjectIdentifier: Made]>([:])
+    /// The address of the `Made` last looked up (0 before the first): a run of values of one
+    /// type, the common case, finds its formatter without the lock and the hashed lookup. Every
+    /// `Made` lives as long as `made`, which never lets one go.
+    private static let last = Atomic<UInt>(0)
 
     /// The formatter of the type whose metadata is `type`.
     static func formatter(of type: UnsafeRawPointer) -> ValueFormatter {
-        let type = unsafeBitCast(type, to: Any.Type.self)
-        let key = ObjectIdentifier(type)
-        if let known = made.withLock({ $0[key] }) { return known }
-        func make<T>(_: T.Type) -> ValueFormatter { ValueFormatter(T.self) }
-        let formatter = _openExistential(type, do: make)
-        made.withLock { $0[key] = formatter }
-        return formatter
+        if let address = UnsafeRawPointer(bitPattern: last.load(ordering: .acquiring)) {
+            let recent = Unmanaged<Made>.fromOpaque(address)._withUnsafeGuaranteedRef { made in
+                made.type == UInt(bitPattern: type) ? made.formatter : nil
+            }
+            if let recent { return recent }
+        }
+        let metatype = unsafeBitCast(type, to: Any.Type.self)
+        let key = ObjectIdentifier(metatype)
+        let made = made.withLock { $0[key] } ?? {
+            func make<T>(_: T.Type) -> ValueFormatter { ValueFormatter(T.self) }
+            let fresh = Made(type: type, formatter: _openExistential(metatype, do: make))
+            return Self.made.withLock { made in
+                if let other = made[key] { return other }
+                made[key] = fresh
+                return fresh
+            }
+        }()
+        last.store(UInt(bitPattern: Unmanaged.passUnretained(made).toOpaque()), ordering: .releasing)
+        return made.formatter
     }
 
     private init<T>(_: T.Type) {

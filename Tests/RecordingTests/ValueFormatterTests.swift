@@ -110,14 +110,49 @@ final class ValueFormatterTests: XCTestCase {
 /// byte for byte, whatever the string holds.
 final class StringLineTests: XCTestCase {
     private func general(_ event: BinaryEvent, _ string: String) -> [UInt8] {
+        general(event, value: .string(string))
+    }
+
+    private func general(_ event: BinaryEvent, value: RecorderCore.FormattedValue) -> [UInt8] {
         var line = JSONLine(capacity: 0)
         line.begin()
         line.writeEventFields(sequence: event.sequence, time: event.time, node: event.node, subscription: event.subscription,
                               kind: event.eventKind, thread: event.thread,
                               causes: { $0.causesField(primary: event.cause, others: [], below: event.sequence) },
-                              value: { RecorderCore.FormattedValue.string(string).write(to: &$0) })
+                              value: { value.write(to: &$0) })
         line.end()
         return line.bytes
+    }
+
+    /// Any other value with JSON, a text of at most `maxTextLength` bytes and at most one cause
+    /// is written without a `JSONLine` too: the same bytes as the general path for texts at and
+    /// past the length (in bytes and in characters), texts to escape, JSON of every shape, no
+    /// JSON, a JSON error, omitted JSON, and every kind of event.
+    func testAnyValuesLineIsTheGeneralPathsLine() {
+        let long = String(repeating: "y", count: Recorder.maxTextLength)
+        let texts = ["", "Reading(name: \"r\", value: 1.5, tags: [\"a\", \"b\"])", "tab\tnew\nline\u{1}\u{7F}\u{2028}",
+                     long, long + "z", String(repeating: "é", count: Recorder.maxTextLength / 2),
+                     String(repeating: "é", count: Recorder.maxTextLength / 2 + 1), String(repeating: "😀", count: 40)]
+        let jsons: [String?] = [#"{"name":"r","tags":["a","b"],"value":1.5}"#, "null", "[]", #""x\"y""#, "-0.25", nil]
+        var values: [RecorderCore.FormattedValue] = []
+        for text in texts {
+            for json in jsons { values.append(.other(text: text, json: json)) }
+            values.append(.other(text: text, json: nil, jsonError: "Refused()"))
+            values.append(.other(text: text, json: "1", jsonError: "ignored when there is JSON"))
+            values.append(.omitted(text: text, size: 70_000))
+        }
+        for (index, value) in values.enumerated() {
+            for cause: UInt64 in [0, 3, 99] {
+                for kind: EventKind in [.value, .failed, .completed] {
+                    let event = BinaryEvent(sequence: UInt64(10 + index), time: -5 + Int64(index) * 1_000_003, node: 7,
+                                            subscription: 9, kind: kind, thread: 2, cause: cause, integer: nil)
+                    var fast: [UInt8] = [UInt8(ascii: "x")]
+                    event.format(.value(value), into: &fast)
+                    XCTAssertEqual(String(decoding: fast.dropFirst(), as: UTF8.self),
+                                   String(decoding: general(event, value: value), as: UTF8.self), "value \(index)")
+                }
+            }
+        }
     }
 
     func testAStringsLineIsTheGeneralPathsLine() {
