@@ -76,6 +76,52 @@ final class ValueFormatterTests: XCTestCase {
         check(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
     }
 
+    struct Bytes3 { var a: UInt8 = 1, b: UInt8 = 2, c: UInt8 = 250 }
+    struct Words5 { var a = 1, b = -2, c = 3, d = Int.max, e = Int.min }
+    struct Packed8 { var a: UInt8 = 7, b: UInt16 = 0xBEEF, c: UInt32 = 0xDEAD_BEEF }
+    struct Unaligned8 { var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (1, 2, 3, 4, 5, 6, 7, 8) }
+    struct Wide { var words = (1, 2, 3, 4, 5, 6, 7) }
+
+    /// A value captured into a ring's slot and taken out by the writer is formatted as the value
+    /// itself is: trivial values (copied as bytes: one word, or a copy of their size) of every
+    /// size and alignment the slot keeps, values with references (copied as values), and values
+    /// too big for the slot (boxed), each taken from a slot that held another type before.
+    func testACapturedValueIsTakenAsItWasSent() {
+        XCTAssertTrue(CapturedValue.storageIsFirst)
+        var slot = CapturedValue()
+        func check<T>(_ value: T, line: UInt = #line) {
+            withUnsafePointer(to: value) { value in
+                withUnsafeMutablePointer(to: &slot) { CapturedValue.capture(value, into: $0) }
+            }
+            let taken = withUnsafeMutablePointer(to: &slot) { CapturedValue.take(from: $0) }
+            let formatted: RecorderCore.FormattedValue
+            switch taken {
+            case .none: return XCTFail("nothing taken", line: line)
+            case let .integer(integer): formatted = .integer(integer)
+            case let .value(value): formatted = value
+            }
+            XCTAssertEqual(fields(formatted), fields(RecorderCore.format(value as Any)), "\(T.self)", line: line)
+        }
+        check(42)
+        check(-1.5)
+        check(true)
+        check(UInt8(200))
+        check(Int16(-300))
+        check(Bytes3())
+        check(Packed8())
+        check(Unaligned8())
+        check(Words5())
+        check(Int?.some(3))
+        check(Int?.none)
+        check(Plain.on)
+        check("a string")
+        check(Reading(name: "r", value: 2, tags: ["x"]))
+        check(Message.reading(1, unit: "u"))
+        check(Wide())
+        check((1, 2.5))
+        check(Object())
+    }
+
     /// Through a live recording to a file, values of every kind read back as the values
     /// describe and encode themselves.
     func testALiveRecordingWritesWhatTheTypedFormatterMakes() throws {
