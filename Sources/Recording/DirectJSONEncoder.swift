@@ -61,9 +61,9 @@ enum DirectJSONEncoder {
 }
 
 extension DirectJSONWriter {
-    /// A writer no encoding is using, kept for the next one (its address; 0 when one is in
-    /// use, or none was made yet): an encoding on the recorder's writer thread then allocates no
-    /// writer and no arrays of its own, only its bytes when the last ones are still held by the caller.
+    /// A writer no encoding is using, kept for the next one (its address, retained; 0 when one
+    /// is in use, or none was made yet): an encoding on the recorder's writer thread then
+    /// allocates no writer and no arrays, only the `String` it hands back.
     private static let spare = Atomic<UInt>(0)
 
     /// The spare writer, emptied, or a new one when another encoding holds it.
