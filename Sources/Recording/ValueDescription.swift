@@ -155,6 +155,11 @@ final class DescriptionPlan: @unchecked Sendable {  // immutable but for its ato
     }
 
     let body: Body
+    /// The writer `print` and the one `debugPrint` use when the body is `described` or
+    /// `reflected` (nil otherwise): kept apart from the body, so that writing a value reads one
+    /// of them and does not copy the whole body (its closures retained and released).
+    private let printWriter: Writer?
+    private let debugWriter: Writer?
     /// Values of the type still to compare with the standard library's text: only a plan
     /// that lists fields is checked (one that calls the type's own description would only
     /// call it twice).
@@ -164,14 +169,19 @@ final class DescriptionPlan: @unchecked Sendable {  // immutable but for its ato
 
     init(_ body: Body) {
         self.body = body
+        switch body {
+        case let .described(print, debug), let .reflected(print, debug): (printWriter, debugWriter) = (print, debug)
+        default: (printWriter, debugWriter) = (nil, nil)
+        }
         let listsFields = if case .fields = body { true } else { false }
         checksLeft = Atomic(listsFields ? ValueDescription.checkedValues : 0)
     }
 
     func write(_ value: UnsafeRawPointer, debug: Bool, to text: inout TextBytes) {
+        if let writer = debug ? debugWriter : printWriter { return writer(value, &text) }
         switch body {
-        case let .described(print, debugPrint), let .reflected(print, debugPrint):
-            (debug ? debugPrint : print)(value, &text)
+        case .described, .reflected:
+            break  // written above
         case let .fields(opening, qualifiedOpening, fields):
             text.append(debug ? qualifiedOpening : opening)
             for index in fields.indices {
