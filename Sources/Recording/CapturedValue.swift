@@ -20,13 +20,19 @@ struct CapturedValue {
     /// The bytes a value may take to be kept in the slot.
     static let inlineCapacity = 48
 
+    /// The value, or its address when `boxed`. First, so that its address is the capture's
+    /// (`storageIsFirst`): a stored offset would be a lazily made global, checked at every send.
+    fileprivate var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
     /// The value's type (`Any.Type`'s bits); nil when the event carries no value.
     fileprivate var type: UnsafeRawPointer?
     /// Whether `storage` holds the address of the value rather than the value.
     fileprivate var boxed = false
-    fileprivate var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
 
-    fileprivate static let storageOffset = MemoryLayout<CapturedValue>.offset(of: \CapturedValue.storage)!
+    /// Whether `storage` lies at the start of a capture, as `UnsafeMutablePointer<CapturedValue>.storage`
+    /// takes it to (Swift lays out a struct's stored properties in order; the tests check it).
+    static var storageIsFirst: Bool {
+        MemoryLayout<CapturedValue>.offset(of: \CapturedValue.storage) == 0
+    }
 
     /// Copies `value` into the capture at `slot` (whose memory may hold anything: it is
     /// overwritten, never released). Called by the sending thread.
@@ -36,7 +42,20 @@ struct CapturedValue {
         let storage = slot.storage
         if MemoryLayout<Value>.size <= inlineCapacity && MemoryLayout<Value>.alignment <= 8 {
             slot.pointee.boxed = false
-            storage.initializeMemory(as: Value.self, from: value, count: 1)
+            // Where the send path is not specialised for the value's type, the generic copy of
+            // a buffer of values (`initializeMemory(as:from:count:)`, the runtime's array copy)
+            // costs about 70 instructions for one: a trivial value is copied as its bytes (an
+            // `Int`, a `Double`: one word), any other by its type's one-value copy.
+            if _isPOD(Value.self) {
+                if MemoryLayout<Value>.size == 8 {
+                    storage.storeBytes(of: UnsafeRawPointer(value).loadUnaligned(as: UInt64.self), as: UInt64.self)
+                } else {
+                    storage.copyMemory(from: value, byteCount: MemoryLayout<Value>.size)
+                }
+                storage.bindMemory(to: Value.self, capacity: 1)
+            } else {
+                storage.bindMemory(to: Value.self, capacity: 1).initialize(to: value.pointee)
+            }
         } else {
             slot.pointee.boxed = true
             storage.storeBytes(of: box(value), as: UnsafeMutableRawPointer.self)
@@ -56,7 +75,7 @@ struct CapturedValue {
     /// A copy of `value` in memory of its own.
     private static func box<Value>(_ value: UnsafePointer<Value>) -> UnsafeMutableRawPointer {
         let box = UnsafeMutablePointer<Value>.allocate(capacity: 1)
-        box.initialize(from: value, count: 1)
+        box.initialize(to: value.pointee)
         return UnsafeMutableRawPointer(box)
     }
 
@@ -120,17 +139,44 @@ struct ValueFormatter: @unchecked Sendable {  // immutable; its closures capture
     /// Destroys the value in a capture's storage, unformatted.
     let discard: (UnsafeMutableRawPointer, Bool) -> Void
 
-    private static let made = Mutex<[ObjectIdentifier: ValueFormatter]>([:])
+    /// A formatter made for a type, kept for the life of the process (as the formatters are).
+    private final class Made: Sendable {
+        /// The type's metadata address.
+        let type: UInt
+        let formatter: ValueFormatter
+
+        init(type: UnsafeRawPointer, formatter: ValueFormatter) {
+            (self.type, self.formatter) = (UInt(bitPattern: type), formatter)
+        }
+    }
+
+    private static let made = Mutex<[ObjectIdentifier: Made]>([:])
+    /// The address of the `Made` last looked up (0 before the first): a run of values of one
+    /// type, the common case, finds its formatter without the lock and the hashed lookup. Every
+    /// `Made` lives as long as `made`, which never lets one go.
+    private static let last = Atomic<UInt>(0)
 
     /// The formatter of the type whose metadata is `type`.
     static func formatter(of type: UnsafeRawPointer) -> ValueFormatter {
-        let type = unsafeBitCast(type, to: Any.Type.self)
-        let key = ObjectIdentifier(type)
-        if let known = made.withLock({ $0[key] }) { return known }
-        func make<T>(_: T.Type) -> ValueFormatter { ValueFormatter(T.self) }
-        let formatter = _openExistential(type, do: make)
-        made.withLock { $0[key] = formatter }
-        return formatter
+        if let address = UnsafeRawPointer(bitPattern: last.load(ordering: .acquiring)) {
+            let recent = Unmanaged<Made>.fromOpaque(address)._withUnsafeGuaranteedRef { made in
+                made.type == UInt(bitPattern: type) ? made.formatter : nil
+            }
+            if let recent { return recent }
+        }
+        let metatype = unsafeBitCast(type, to: Any.Type.self)
+        let key = ObjectIdentifier(metatype)
+        let made = made.withLock { $0[key] } ?? {
+            func make<T>(_: T.Type) -> ValueFormatter { ValueFormatter(T.self) }
+            let fresh = Made(type: type, formatter: _openExistential(metatype, do: make))
+            return Self.made.withLock { made in
+                if let other = made[key] { return other }
+                made[key] = fresh
+                return fresh
+            }
+        }()
+        last.store(UInt(bitPattern: Unmanaged.passUnretained(made).toOpaque()), ordering: .releasing)
+        return made.formatter
     }
 
     private init<T>(_: T.Type) {
@@ -151,7 +197,7 @@ struct ValueFormatter: @unchecked Sendable {  // immutable; its closures capture
 extension UnsafeMutablePointer<CapturedValue> {
     /// Where the capture's bytes lie.
     @inline(__always) fileprivate var storage: UnsafeMutableRawPointer {
-        UnsafeMutableRawPointer(self) + CapturedValue.storageOffset
+        UnsafeMutableRawPointer(self)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TraceLog
 
 /// Encodes an `Encodable` value straight into JSON bytes, giving the bytes `JSONEncoder` gives
@@ -22,18 +23,20 @@ import TraceLog
 /// the default date strategy writes. A non-finite `Float` or `Double` throws
 /// `EncodingError.invalidValue` at the same call `JSONEncoder` throws it.
 ///
-/// Each call uses its own buffers: no state is shared between calls or threads.
+/// Each call has a writer of its own: one is kept between calls (and handed from one to the
+/// next through an atomic exchange, so never to two at once), nothing else is shared.
 enum DirectJSONEncoder {
     /// The JSON bytes of `value`, or nil when `JSONEncoder` must be asked instead. Errors
     /// thrown by the value's own `encode(to:)`, and non-finite numbers, are rethrown.
     static func encode<T: Encodable>(_ value: T) throws -> [UInt8]? {
-        guard case let .bytes(bytes)? = try encode(value, limit: .max) else { return nil }
-        return bytes
+        guard case let .json(json)? = try encode(value, limit: .max) else { return nil }
+        return Array(json.utf8)
     }
 
     /// What `encode(_:limit:)` made.
     enum Encoded {
-        case bytes([UInt8])
+        /// The JSON text (made from the writer's bytes once, with no array between).
+        case json(String)
         /// The JSON would take this many bytes, more than the limit: a string that would have
         /// passed the limit was measured, not written, so a huge value costs a scan of its
         /// text, not a copy of it.
@@ -43,7 +46,8 @@ enum DirectJSONEncoder {
     /// The JSON of `value` when it takes at most `limit` bytes, else its size; nil when
     /// `JSONEncoder` must be asked instead.
     static func encode<T: Encodable>(_ value: T, limit: Int) throws -> Encoded? {
-        let writer = DirectJSONWriter()
+        let writer = DirectJSONWriter.take()
+        defer { DirectJSONWriter.putBack(writer) }
         writer.limit = limit
         do {
             try writer.encodeValue(value, at: nil)
@@ -52,7 +56,31 @@ enum DirectJSONEncoder {
             throw error
         }
         if writer.fallBack { return nil }
-        return writer.elided > 0 ? .omitted(size: writer.bytes.count + writer.elided) : .bytes(writer.bytes)
+        return writer.elided > 0 ? .omitted(size: writer.bytes.count + writer.elided) : .json(writer.bytes.string)
+    }
+}
+
+extension DirectJSONWriter {
+    /// A writer no encoding is using, kept for the next one (its address, retained; 0 when one
+    /// is in use, or none was made yet): an encoding on the recorder's writer thread then
+    /// allocates no writer and no arrays, only the `String` it hands back.
+    private static let spare = Atomic<UInt>(0)
+
+    /// The spare writer, emptied, or a new one when another encoding holds it.
+    static func take() -> DirectJSONWriter {
+        let kept = spare.exchange(0, ordering: .acquiringAndReleasing)
+        guard let address = UnsafeMutableRawPointer(bitPattern: kept) else { return DirectJSONWriter() }
+        let writer = Unmanaged<DirectJSONWriter>.fromOpaque(address).takeRetainedValue()
+        writer.reset()
+        return writer
+    }
+
+    /// Keeps `writer` as the spare (letting go of the one there, if another encoding put one back).
+    static func putBack(_ writer: DirectJSONWriter) {
+        let kept = UInt(bitPattern: Unmanaged.passRetained(writer).toOpaque())
+        if let other = UnsafeMutableRawPointer(bitPattern: spare.exchange(kept, ordering: .acquiringAndReleasing)) {
+            Unmanaged<DirectJSONWriter>.fromOpaque(other).release()
+        }
     }
 }
 
@@ -81,11 +109,21 @@ final class DirectJSONWriter {
         case written
     }
 
+    /// A member of an open object. Its key is `keys[index]` where `index` is the member's
+    /// place among the open objects' members in the order they were written (the members are
+    /// sorted when their object closes; the keys are not): no string is copied with a member.
     struct Member {
-        var key: String
+        var keyIndex: Int
         /// Where `"key":value` starts and ends in `bytes` (not the comma before it).
         var start: Int
         var end: Int
+        /// Where the key's closing quote is in `bytes`.
+        var keyEnd: Int
+        /// Whether the key's bytes between its quotes are its UTF-8 as it is (nothing escaped
+        /// or left out): keys are then ordered by comparing those bytes in place.
+        var plainKey: Bool
+        /// Whether the key is ASCII (so no other key can equal it without the same bytes).
+        var asciiKey: Bool
     }
 
     struct Frame {
@@ -104,9 +142,11 @@ final class DirectJSONWriter {
 
     // One writer serves one encoding on one thread, and no access to these properties spans
     // a call into a value's code: the runtime's exclusivity checks are left out.
-    @exclusivity(unchecked) var bytes: [UInt8] = []
+    @exclusivity(unchecked) var bytes = ByteStore(capacity: 512)
     @exclusivity(unchecked) private var frames: [Frame] = []
     @exclusivity(unchecked) private var members: [Member] = []
+    /// The keys of `members`, in the order the members were written.
+    @exclusivity(unchecked) private var keys: [String] = []
     @exclusivity(unchecked) private var nextID = 0
     @exclusivity(unchecked) private var scratch: [UInt8] = []
     /// Set when the value cannot be written here; the whole encoding then falls back.
@@ -119,9 +159,26 @@ final class DirectJSONWriter {
     @exclusivity(unchecked) private(set) var elided = 0
 
     init() {
-        bytes.reserveCapacity(512)
         frames.reserveCapacity(8)
         members.reserveCapacity(16)
+        keys.reserveCapacity(16)
+    }
+
+    /// Empties the writer for another encoding, keeping its arrays' memory (not the bytes' when
+    /// they grew past a large value's).
+    func reset() {
+        if bytes.capacity > 1 << 17 {
+            bytes = ByteStore(capacity: 512)
+        } else {
+            bytes.removeAll()
+        }
+        frames.removeAll(keepingCapacity: true)
+        members.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        nextID = 0
+        fallBack = false
+        limit = .max
+        elided = 0
     }
 
     // MARK: Frames
@@ -171,52 +228,89 @@ final class DirectJSONWriter {
     }
 
     /// Ends a finished object. Its members were written in the order they were encoded, with
-    /// commas between them; when that is not key order they are rewritten in key order.
+    /// commas between them; when that is not key order they are rewritten in key order, in
+    /// place (the body keeps its length: the same members and commas).
     private func closeObject(_ frame: Frame) {
         let range = frame.firstMember..<members.count
-        defer { members.removeSubrange(range) }
-        var inOrder = true
-        for index in range.dropFirst() where !Self.precedes(members[index - 1].key, members[index].key) {
-            inOrder = false
-            break
+        defer {
+            members.removeLast(range.count)
+            keys.removeLast(range.count)
         }
-        if !inOrder {
+        var inOrder = true
+        bytes.withUnsafeBytes { written in
+            let base = written.baseAddress!
+            for index in range.dropFirst() where !precedes(members[index - 1], members[index], in: base) {
+                inOrder = false
+                break
+            }
+            guard !inOrder else { return }
             // Insertion sort in place: objects have few members, and no slice is copied.
             for index in range.dropFirst() {
                 let member = members[index]
                 var position = index
-                while position > range.lowerBound, Self.precedes(member.key, members[position - 1].key) {
+                while position > range.lowerBound, precedes(member, members[position - 1], in: base) {
                     members[position] = members[position - 1]
                     position -= 1
                 }
                 members[position] = member
             }
-            for index in range.dropFirst() where !Self.precedes(members[index - 1].key, members[index].key) {
+            for index in range.dropFirst() where !precedes(members[index - 1], members[index], in: base) {
                 fallBack = true
                 return
             }
         }
+        if fallBack { return }
         // Keys that differ in bytes but are equal as Swift strings (canonically equivalent
         // text) can only occur outside ASCII.
-        if members[range].contains(where: { $0.key.utf8.contains { $0 >= 0x80 } }) {
+        if members[range].contains(where: { !$0.asciiKey }) {
             for first in range {
-                for second in range where second > first && members[first].key == members[second].key {
+                for second in range where second > first && keys[first] == keys[second] {
                     fallBack = true
                     return
                 }
             }
         }
-        if !inOrder {
-            let bodyStart = frame.start + 1
-            scratch.removeAll(keepingCapacity: true)
-            scratch.append(contentsOf: bytes[bodyStart...])
-            bytes.removeSubrange(bodyStart...)
-            for index in range {
-                if index > range.lowerBound { bytes.append(UInt8(ascii: ",")) }
-                bytes.append(contentsOf: scratch[(members[index].start - bodyStart)..<(members[index].end - bodyStart)])
+        if !inOrder { rewriteInOrder(body: frame.start + 1, members: range) }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Rewrites the object body from `body` to the end of `bytes` with the members in `range`
+    /// in the order `members` now lists them, commas between them.
+    private func rewriteInOrder(body: Int, members range: Range<Int>) {
+        let length = bytes.count - body
+        var expected = range.count - 1
+        for index in range { expected += members[index].end - members[index].start }
+        guard expected == length else {
+            // Bytes between the members that are not commas: not an object this writer made.
+            fallBack = true
+            return
+        }
+        scratch.removeAll(keepingCapacity: true)
+        bytes.withUnsafeBytes { scratch.append(contentsOf: UnsafeBufferPointer(rebasing: $0[body...])) }
+        scratch.withUnsafeBufferPointer { source in
+            bytes.withUnsafeMutableBytes { target in
+                var cursor = target.baseAddress! + body
+                for index in range {
+                    if index > range.lowerBound {
+                        cursor.pointee = UInt8(ascii: ",")
+                        cursor += 1
+                    }
+                    let member = members[index]
+                    cursor.update(from: source.baseAddress! + (member.start - body), count: member.end - member.start)
+                    cursor += member.end - member.start
+                }
             }
         }
-        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Whether `first`'s key comes before `second`'s under `.sortedKeys`: by the bytes written
+    /// between their quotes when both are plain, else by their strings.
+    private func precedes(_ first: Member, _ second: Member, in bytes: UnsafePointer<UInt8>) -> Bool {
+        guard first.plainKey && second.plainKey else { return Self.precedes(keys[first.keyIndex], keys[second.keyIndex]) }
+        let firstLength = first.keyEnd - first.start - 1
+        let secondLength = second.keyEnd - second.start - 1
+        let order = memcmp(bytes + first.start + 1, bytes + second.start + 1, min(firstLength, secondLength))
+        return order < 0 || (order == 0 && firstLength < secondLength)
     }
 
     /// The order of keys under `.sortedKeys` on this platform: by their UTF-8 bytes, as written
@@ -283,8 +377,21 @@ final class DirectJSONWriter {
             return false
         }
         if members.count > frames[index].firstMember { bytes.append(UInt8(ascii: ",")) }
-        members.append(Member(key: key, start: bytes.count, end: bytes.count))
+        let start = bytes.count
+        let elidedBefore = elided
+        var key = key
+        let (plain, ascii) = key.withUTF8 { utf8 in
+            var plain = true, ascii = true
+            for byte in utf8 {
+                if byte >= 0x80 { ascii = false }
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { plain = false }
+            }
+            return (plain, ascii)
+        }
         writeString(key)
+        keys.append(key)
+        members.append(Member(keyIndex: keys.count - 1, start: start, end: start, keyEnd: bytes.count - 1,
+                              plainKey: plain && elided == elidedBefore, asciiKey: ascii))
         bytes.append(UInt8(ascii: ":"))
         return true
     }
@@ -364,23 +471,25 @@ final class DirectJSONWriter {
     }
 
     func writeNull() {
-        bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        bytes.append("null")
     }
 
     func writeBool(_ value: Bool) {
         if value {
-            bytes.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
+            bytes.append("true")
         } else {
-            bytes.append(contentsOf: [UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e")])
+            bytes.append("false")
         }
     }
 
     func writeInteger<I: BinaryInteger>(_ value: I) {
         // Every width but the 128-bit ones (which fall back) fits 64 bits.
-        if value < 0 {
-            JSONLine.appendInteger(Int64(value), to: &bytes)
-        } else {
-            JSONLine.appendInteger(UInt64(value), to: &bytes)
+        bytes.write(upTo: 21) { out in
+            if value < 0 {
+                out[0] = UInt8(ascii: "-")
+                return 1 + JSONLine.digits(Int64(value).magnitude, to: out + 1)
+            }
+            return JSONLine.digits(UInt64(value), to: out)
         }
     }
 
@@ -393,7 +502,7 @@ final class DirectJSONWriter {
             if count >= 2, utf8[count - 2] == UInt8(ascii: "."), utf8[count - 1] == UInt8(ascii: "0") {
                 count -= 2
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<count]))
+            bytes.append(UnsafeBufferPointer(rebasing: utf8[..<count]))
         }
     }
 
@@ -404,52 +513,73 @@ final class DirectJSONWriter {
         if bytes.count + string.utf8.count + 2 > limit {
             let size = Self.escapedSize(&string)
             if bytes.count + size > limit {
-                bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "\"")])
+                bytes.append("\"\"")
                 elided += size - 2
                 return
             }
         }
-        bytes.append(UInt8(ascii: "\""))
         string.withUTF8 { utf8 in
-            var runStart = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
-                runStart = index + 1
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                default:
-                    // \u00XX with lower-case hex digits; the high digit is 0 or 1.
-                    let low = byte & 0xF
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                              UInt8(ascii: "0") + (byte >> 4),
-                                              low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10])
+            // One scan for the first byte to escape; none (the common case): one copy.
+            var first = 0
+            while first < utf8.count, !Self.escaped(utf8[first]) { first += 1 }
+            bytes.write(upTo: first == utf8.count ? utf8.count + 2 : Self.escapedSize(utf8)) { out in
+                out[0] = UInt8(ascii: "\"")
+                if let source = utf8.baseAddress { (out + 1).update(from: source, count: first) }
+                var written = 1 + first
+                for index in first..<utf8.count {
+                    let byte = utf8[index]
+                    guard Self.escaped(byte) else {
+                        out[written] = byte
+                        written += 1
+                        continue
+                    }
+                    out[written] = UInt8(ascii: "\\")
+                    switch byte {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"): out[written + 1] = byte
+                    case 0x08: out[written + 1] = UInt8(ascii: "b")
+                    case 0x09: out[written + 1] = UInt8(ascii: "t")
+                    case 0x0A: out[written + 1] = UInt8(ascii: "n")
+                    case 0x0C: out[written + 1] = UInt8(ascii: "f")
+                    case 0x0D: out[written + 1] = UInt8(ascii: "r")
+                    default:
+                        // \u00XX with lower-case hex digits; the high digit is 0 or 1.
+                        let low = byte & 0xF
+                        out[written + 1] = UInt8(ascii: "u")
+                        out[written + 2] = UInt8(ascii: "0")
+                        out[written + 3] = UInt8(ascii: "0")
+                        out[written + 4] = UInt8(ascii: "0") + (byte >> 4)
+                        out[written + 5] = low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10
+                        written += 4
+                    }
+                    written += 2
                 }
+                out[written] = UInt8(ascii: "\"")
+                return written + 1
             }
-            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
         }
-        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `writeString` escapes `byte`: a quote, a backslash or a C0 control.
+    @inline(__always)
+    private static func escaped(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     /// The bytes `writeString` writes for `string`, quotes included.
     static func escapedSize(_ string: inout String) -> Int {
-        string.withUTF8 { utf8 in
-            var size = utf8.count + 2
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x08, 0x09, 0x0A, 0x0C, 0x0D: size += 1
-                default: size += 5
-                }
+        string.withUTF8 { escapedSize($0) }
+    }
+
+    /// The bytes `writeString` writes for a string of this UTF-8, quotes included.
+    static func escapedSize(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        var size = utf8.count + 2
+        for byte in utf8 where escaped(byte) {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x08, 0x09, 0x0A, 0x0C, 0x0D: size += 1
+            default: size += 5
             }
-            return size
         }
+        return size
     }
 }
 

@@ -74,6 +74,21 @@ extension BinaryEvent {
             JSONLine.appendLiteral("}\n", to: &out)
             return
         }
+        // Any other value with JSON, a short text and at most one cause: the binary event's
+        // line and the two fields as `FormattedValue.write` writes them (a text of at most
+        // `maxTextLength` bytes is not cut), without a `JSONLine`.
+        if others.isEmpty, case let .value(.other(text, json?, _)) = value, text.utf8.count <= Recorder.maxTextLength {
+            var event = self
+            event.hasInteger = false
+            event.format(into: &out, closed: false)
+            JSONLine.appendLiteral(",\"text\":", to: &out)
+            JSONLine.appendString(text, to: &out)
+            JSONLine.appendLiteral(",\"json\":", to: &out)
+            var json = json
+            json.withUTF8 { out.append(contentsOf: $0) }
+            JSONLine.appendLiteral("}\n", to: &out)
+            return
+        }
         let formatted: RecorderCore.FormattedValue?
         switch value {
         case .none: formatted = nil

@@ -294,7 +294,7 @@ extension Recorder {
     /// replay encodes the requests it is asked for the same way, to find them among the
     /// recorded ones.
     package static func requestJSON(_ request: some Encodable) -> String? {
-        guard case let .success(.bytes(bytes)) = RecorderCore.json(of: request, limit: .max) else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+        guard case let .success(.json(json)) = RecorderCore.json(of: request, limit: .max) else { return nil }
+        return json
     }
 }

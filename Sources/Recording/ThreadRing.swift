@@ -42,6 +42,8 @@ final class ThreadRing: ThreadLocalObject, @unchecked Sendable {  // head/tail/e
     let subscriptions = IDCache(capacity: 256)
 
     init(capacity: Int, owner: UInt64) {
+        // A capture's storage is found at its start (`CapturedValue`): checked once a ring, not at every send.
+        precondition(CapturedValue.storageIsFirst, "a captured value's storage is not at its start")
         self.owner = owner
         var size = 64
         while size < capacity { size <<= 1 }

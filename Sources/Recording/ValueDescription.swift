@@ -32,7 +32,18 @@ enum ValueDescription {
     /// `String(describing: value.pointee)`; `verify` checks the plan's first values against
     /// it (tests turn it off to see the plan's own text).
     static func describe<T>(_ value: UnsafePointer<T>, verify: Bool) -> String {
+        describe(value, plan: Plans.plan(for: T.self), verify: verify)
+    }
+
+    /// `String(describing:)` of the values of `T` that the returned function is handed, with
+    /// `T`'s plan looked up once, not at every value (a lock and a hashed lookup).
+    static func describer<T>(of _: T.Type) -> (UnsafePointer<T>) -> String {
         let plan = Plans.plan(for: T.self)
+        return { describe($0, plan: plan, verify: true) }
+    }
+
+    /// `String(describing: value.pointee)` made with `plan`, `T`'s plan (nil: there is none).
+    private static func describe<T>(_ value: UnsafePointer<T>, plan: DescriptionPlan?, verify: Bool) -> String {
         guard let plan, !plan.disowned.load(ordering: .relaxed) else { return String(describing: value.pointee) }
         var bytes = TextBytes()
         plan.write(UnsafeRawPointer(value), debug: false, to: &bytes)
@@ -69,24 +80,38 @@ enum ValueDescription {
     static let cutoff = 4096
 }
 
-/// Text as UTF-8 bytes, which plans write into: appending to a byte array costs a fraction of
-/// appending to a `String` (about 300 instructions an append, most of a struct's description).
+/// Text as UTF-8 bytes, which plans write into: appending to bytes costs a fraction of
+/// appending to a `String` (about 300 instructions an append, most of a struct's description),
+/// and a `ByteStore` a fraction of an array's `append(contentsOf:)`.
 struct TextBytes: TextOutputStream {
-    private(set) var bytes: [UInt8] = []
+    private var bytes = ByteStore(capacity: 128)
 
-    init() {
-        bytes.reserveCapacity(128)
-    }
+    init() {}
 
     /// The bytes written so far.
     var count: Int { bytes.count }
 
     /// The text written.
-    var string: String { String(decoding: bytes, as: UTF8.self) }
+    var string: String { bytes.string }
+
+    /// Appends `bytes` from `start` on.
+    @inline(__always)
+    mutating func append(_ bytes: [UInt8], from start: Int = 0) {
+        self.bytes.append(bytes, from: start)
+    }
 
     mutating func write(_ string: String) {
-        var string = string
-        string.withUTF8 { bytes.append(contentsOf: $0) }
+        bytes.append(string)
+    }
+
+    /// Appends `utf8` in quotes.
+    mutating func write(quoted utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.write(upTo: utf8.count + 2) { out in
+            out[0] = UInt8(ascii: "\"")
+            if let source = utf8.baseAddress { (out + 1).update(from: source, count: utf8.count) }
+            out[utf8.count + 1] = UInt8(ascii: "\"")
+            return utf8.count + 2
+        }
     }
 
     static func += (text: inout TextBytes, string: String) {
@@ -104,8 +129,8 @@ final class DescriptionPlan: @unchecked Sendable {  // immutable but for its ato
         /// A type that describes itself: what `print` and what `debugPrint` call.
         case described(print: Writer, debug: Writer)
         /// A plain struct: its name (unqualified for `print`, with its module for
-        /// `debugPrint`), then each field's label and text in order.
-        case fields(name: String, qualifiedName: String, fields: [Field])
+        /// `debugPrint`) and `(` as UTF-8, then each field's label and text in order.
+        case fields(opening: [UInt8], qualifiedOpening: [UInt8], fields: [Field])
         /// A tuple: its elements in parentheses, each with its label when it has one, for
         /// `print` and `debugPrint` alike.
         case tuple([Field])
@@ -119,9 +144,22 @@ final class DescriptionPlan: @unchecked Sendable {  // immutable but for its ato
         let label: String
         let offset: Int
         let plan: DescriptionPlan
+        /// `, label: ` as UTF-8: what a struct writes before the field (without the first two
+        /// bytes for its first field).
+        let listed: [UInt8]
+
+        init(label: String, offset: Int, plan: DescriptionPlan) {
+            (self.label, self.offset, self.plan) = (label, offset, plan)
+            listed = Array(", \(label): ".utf8)
+        }
     }
 
     let body: Body
+    /// The writer `print` and the one `debugPrint` use when the body is `described` or
+    /// `reflected` (nil otherwise): kept apart from the body, so that writing a value reads one
+    /// of them and does not copy the whole body (its closures retained and released).
+    private let printWriter: Writer?
+    private let debugWriter: Writer?
     /// Values of the type still to compare with the standard library's text: only a plan
     /// that lists fields is checked (one that calls the type's own description would only
     /// call it twice).
@@ -131,22 +169,25 @@ final class DescriptionPlan: @unchecked Sendable {  // immutable but for its ato
 
     init(_ body: Body) {
         self.body = body
+        switch body {
+        case let .described(print, debug), let .reflected(print, debug): (printWriter, debugWriter) = (print, debug)
+        default: (printWriter, debugWriter) = (nil, nil)
+        }
         let listsFields = if case .fields = body { true } else { false }
         checksLeft = Atomic(listsFields ? ValueDescription.checkedValues : 0)
     }
 
     func write(_ value: UnsafeRawPointer, debug: Bool, to text: inout TextBytes) {
+        if let writer = debug ? debugWriter : printWriter { return writer(value, &text) }
         switch body {
-        case let .described(print, debugPrint), let .reflected(print, debugPrint):
-            (debug ? debugPrint : print)(value, &text)
-        case let .fields(name, qualifiedName, fields):
-            text += debug ? qualifiedName : name
-            text += "("
-            for (index, field) in fields.enumerated() {
+        case .described, .reflected:
+            break  // written above
+        case let .fields(opening, qualifiedOpening, fields):
+            text.append(debug ? qualifiedOpening : opening)
+            for index in fields.indices {
                 if text.count > ValueDescription.cutoff { return }
-                if index > 0 { text += ", " }
-                text += field.label
-                text += ": "
+                let field = fields[index]
+                text.append(field.listed, from: index == 0 ? 2 : 0)
                 field.plan.write(value + field.offset, debug: true, to: &text)
             }
             text += ")"
@@ -197,8 +238,8 @@ private enum Plans {
         if let container = type as? any PlannedContainer.Type { return DescriptionPlan(container.descriptionBody(making: &making)) }
         if let described = selfDescribed(type) { return DescriptionPlan(described) }
         if isStruct(type), !(type is any CustomReflectable.Type), let fields = fields(of: type, making: &making) {
-            return DescriptionPlan(.fields(name: _typeName(type, qualified: false),
-                                           qualifiedName: _typeName(type, qualified: true), fields: fields))
+            return DescriptionPlan(.fields(opening: Array((_typeName(type, qualified: false) + "(").utf8),
+                                           qualifiedOpening: Array((_typeName(type, qualified: true) + "(").utf8), fields: fields))
         }
         let kind = metadataKind(type)
         if kind == MetadataKind.tuple, let elements = elements(of: type, making: &making) { return DescriptionPlan(.tuple(elements)) }
@@ -274,23 +315,21 @@ extension Plans {
     /// non-ASCII scalar escaped as `String.debugDescription` escapes them. A string of printable
     /// ASCII with none of those three is written as it is, without the scalar-by-scalar walk.
     static func quoted(_ value: UnsafeRawPointer, _ text: inout TextBytes) {
-        let string = value.load(as: String.self)
+        var string = value.load(as: String.self)
         if string.utf8.count > ValueDescription.cutoff {
             // The beginning only: its escaped text, without the closing quote, begins the whole one's.
             var head = String(string.prefix(ValueDescription.cutoff)).debugDescription
             head.removeLast()
             return text += head
         }
-        var plain = true
-        for byte in string.utf8 where byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
-            || byte == UInt8(ascii: "\\") {
-            plain = false
-            break
+        let plain = string.withUTF8 { utf8 in
+            let plain = !utf8.contains { byte in
+                byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\\")
+            }
+            if plain { text.write(quoted: utf8) }
+            return plain
         }
-        guard plain else { return text += string.debugDescription }
-        text += "\""
-        text += string
-        text += "\""
+        if !plain { text += string.debugDescription }
     }
 }
 

@@ -112,7 +112,7 @@ extension RecorderCore {
         do {
             if let encoded = try DirectJSONEncoder.encode(value, limit: limit) { return .success(encoded) }
             let bytes = Array(try encoder.encode(value))
-            return .success(bytes.count > limit ? .omitted(size: bytes.count) : .bytes(bytes))
+            return .success(bytes.count > limit ? .omitted(size: bytes.count) : .json(String(decoding: bytes, as: UTF8.self)))
         } catch {
             return .failure(EncodingFailure(description: String(describing: error)))
         }
@@ -141,22 +141,23 @@ extension RecorderCore {
         if type == Int.self { return { .integer(Int64(unsafeBitCast($0, to: Int.self))) } }
         if type == String.self { return { .string(unsafeBitCast($0, to: String.self)) } }
         if type == Double.self || type == Bool.self { return { format($0) } }
+        let describe = ValueDescription.describer(of: T.self)
         guard let encodable = type as? any Encodable.Type else {
-            return { value in withUnsafePointer(to: value) { .other(text: ValueDescription.describe($0, verify: true), json: nil) } }
+            return { value in withUnsafePointer(to: value) { .other(text: describe($0), json: nil) } }
         }
         func encoder<E: Encodable>(_: E.Type) -> (UnsafeRawPointer) -> Result<DirectJSONEncoder.Encoded, EncodingFailure> {
             { json(of: $0.load(as: E.self), limit: Recorder.maxJSONLength) }
         }
         let encode = _openExistential(encodable, do: encoder)
         return { value in
-            withUnsafePointer(to: value) { formatted(json: encode(UnsafeRawPointer($0)), text: ValueDescription.describe($0, verify: true)) }
+            withUnsafePointer(to: value) { formatted(json: encode(UnsafeRawPointer($0)), text: describe($0)) }
         }
     }
 
     /// An encodable value ready to write, from what encoding it gave and its text.
     private static func formatted(json: Result<DirectJSONEncoder.Encoded, EncodingFailure>, text: String) -> FormattedValue {
         switch json {
-        case let .success(.bytes(json)): return .other(text: text, json: String(decoding: json, as: UTF8.self))
+        case let .success(.json(json)): return .other(text: text, json: json)
         case let .success(.omitted(size)): return .omitted(text: text, size: size)
         case let .failure(failure): return .other(text: text, json: nil, jsonError: failure.description)
         }

@@ -283,37 +283,69 @@ public struct JSONLine {
 
     static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         let count = utf8.count
-        var runStart = 0
-        var index = 0
-        while index < count {
-            let byte = utf8[index]
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0x7F && byte != 0xE2 {
-                index += 1
-                continue
+        escapeClasses.withUnsafeBufferPointer { classes in
+            // Most strings need no escape: found by one scan, and appended whole.
+            var first = 0
+            while first < count, classes[Int(utf8[first])] == 0 || !needsEscape(utf8, at: first) { first += 1 }
+            guard first < count else { return bytes.append(contentsOf: utf8) }
+            // Otherwise the escaped bytes are written on the stack (or in memory of their own
+            // for a long string: at most six bytes for each one left) and appended once: every
+            // `Array.append` checks uniqueness and capacity, and a described value has a quote
+            // every few bytes.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: first + 6 * (count - first)) { scratch in
+                let out = scratch.baseAddress!
+                out.update(from: utf8.baseAddress!, count: first)
+                var written = first
+                var index = first
+                while index < count {
+                    let byte = utf8[index]
+                    index += 1
+                    guard classes[Int(byte)] != 0, needsEscape(utf8, at: index - 1) else {
+                        out[written] = byte
+                        written += 1
+                        continue
+                    }
+                    out[written] = UInt8(ascii: "\\")
+                    switch byte {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"): out[written + 1] = byte
+                    case 0x0A: out[written + 1] = UInt8(ascii: "n")
+                    case 0x0D: out[written + 1] = UInt8(ascii: "r")
+                    case 0x09: out[written + 1] = UInt8(ascii: "t")
+                    case 0xE2:
+                        // U+2028 or U+2029: \u2028, \u2029.
+                        (out + written + 1).update(from: "u202", count: 4)
+                        out[written + 5] = utf8[index + 1] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9")
+                        index += 2
+                        written += 4
+                    default:
+                        (out + written + 1).update(from: "u00", count: 3)
+                        out[written + 4] = hex[Int(byte >> 4)]
+                        out[written + 5] = hex[Int(byte & 0xF)]
+                        written += 4
+                    }
+                    written += 2
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: written))
             }
-            if byte == 0xE2 && !(index + 2 < count && utf8[index + 1] == 0x80 && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9)) {
-                index += 1
-                continue
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
-            case 0xE2:
-                appendLiteral("\\u202", to: &bytes)
-                bytes.append(utf8[index + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9"))
-                index += 2
-            default:
-                appendLiteral("\\u00", to: &bytes)
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            }
-            index += 1
-            runStart = index
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
+    }
+
+    /// For each byte, 1 when it may need an escape (`needsEscape` decides), else 0: one load a
+    /// byte in the scan of a string.
+    private static let escapeClasses: [UInt8] = (0..<256).map { byte in
+        byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F || byte == 0xE2 ? 1 : 0
+    }
+
+    /// Whether the byte at `index` begins what `appendEscaped` escapes: a quote, a backslash, a
+    /// control character (DEL too), or the first byte of U+2028 or U+2029.
+    @inline(__always)
+    private static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        let byte = utf8[index]
+        if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0x7F && byte != 0xE2 {
+            return false
+        }
+        guard byte == 0xE2 else { return true }
+        return index + 2 < utf8.count && utf8[index + 1] == 0x80 && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9)
     }
 
     /// Appends a decimal integer.

@@ -76,6 +76,52 @@ final class ValueFormatterTests: XCTestCase {
         check(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
     }
 
+    struct Bytes3 { var a: UInt8 = 1, b: UInt8 = 2, c: UInt8 = 250 }
+    struct Words5 { var a = 1, b = -2, c = 3, d = Int.max, e = Int.min }
+    struct Packed8 { var a: UInt8 = 7, b: UInt16 = 0xBEEF, c: UInt32 = 0xDEAD_BEEF }
+    struct Unaligned8 { var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (1, 2, 3, 4, 5, 6, 7, 8) }
+    struct Wide { var words = (1, 2, 3, 4, 5, 6, 7) }
+
+    /// A value captured into a ring's slot and taken out by the writer is formatted as the value
+    /// itself is: trivial values (copied as bytes: one word, or a copy of their size) of every
+    /// size and alignment the slot keeps, values with references (copied as values), and values
+    /// too big for the slot (boxed), each taken from a slot that held another type before.
+    func testACapturedValueIsTakenAsItWasSent() {
+        XCTAssertTrue(CapturedValue.storageIsFirst)
+        var slot = CapturedValue()
+        func check<T>(_ value: T, line: UInt = #line) {
+            withUnsafePointer(to: value) { value in
+                withUnsafeMutablePointer(to: &slot) { CapturedValue.capture(value, into: $0) }
+            }
+            let taken = withUnsafeMutablePointer(to: &slot) { CapturedValue.take(from: $0) }
+            let formatted: RecorderCore.FormattedValue
+            switch taken {
+            case .none: return XCTFail("nothing taken", line: line)
+            case let .integer(integer): formatted = .integer(integer)
+            case let .value(value): formatted = value
+            }
+            XCTAssertEqual(fields(formatted), fields(RecorderCore.format(value as Any)), "\(T.self)", line: line)
+        }
+        check(42)
+        check(-1.5)
+        check(true)
+        check(UInt8(200))
+        check(Int16(-300))
+        check(Bytes3())
+        check(Packed8())
+        check(Unaligned8())
+        check(Words5())
+        check(Int?.some(3))
+        check(Int?.none)
+        check(Plain.on)
+        check("a string")
+        check(Reading(name: "r", value: 2, tags: ["x"]))
+        check(Message.reading(1, unit: "u"))
+        check(Wide())
+        check((1, 2.5))
+        check(Object())
+    }
+
     /// Through a live recording to a file, values of every kind read back as the values
     /// describe and encode themselves.
     func testALiveRecordingWritesWhatTheTypedFormatterMakes() throws {
@@ -110,14 +156,49 @@ final class ValueFormatterTests: XCTestCase {
 /// byte for byte, whatever the string holds.
 final class StringLineTests: XCTestCase {
     private func general(_ event: BinaryEvent, _ string: String) -> [UInt8] {
+        general(event, value: .string(string))
+    }
+
+    private func general(_ event: BinaryEvent, value: RecorderCore.FormattedValue) -> [UInt8] {
         var line = JSONLine(capacity: 0)
         line.begin()
         line.writeEventFields(sequence: event.sequence, time: event.time, node: event.node, subscription: event.subscription,
                               kind: event.eventKind, thread: event.thread,
                               causes: { $0.causesField(primary: event.cause, others: [], below: event.sequence) },
-                              value: { RecorderCore.FormattedValue.string(string).write(to: &$0) })
+                              value: { value.write(to: &$0) })
         line.end()
         return line.bytes
+    }
+
+    /// Any other value with JSON, a text of at most `maxTextLength` bytes and at most one cause
+    /// is written without a `JSONLine` too: the same bytes as the general path for texts at and
+    /// past the length (in bytes and in characters), texts to escape, JSON of every shape, no
+    /// JSON, a JSON error, omitted JSON, and every kind of event.
+    func testAnyValuesLineIsTheGeneralPathsLine() {
+        let long = String(repeating: "y", count: Recorder.maxTextLength)
+        let texts = ["", "Reading(name: \"r\", value: 1.5, tags: [\"a\", \"b\"])", "tab\tnew\nline\u{1}\u{7F}\u{2028}",
+                     long, long + "z", String(repeating: "é", count: Recorder.maxTextLength / 2),
+                     String(repeating: "é", count: Recorder.maxTextLength / 2 + 1), String(repeating: "😀", count: 40)]
+        let jsons: [String?] = [#"{"name":"r","tags":["a","b"],"value":1.5}"#, "null", "[]", #""x\"y""#, "-0.25", nil]
+        var values: [RecorderCore.FormattedValue] = []
+        for text in texts {
+            for json in jsons { values.append(.other(text: text, json: json)) }
+            values.append(.other(text: text, json: nil, jsonError: "Refused()"))
+            values.append(.other(text: text, json: "1", jsonError: "ignored when there is JSON"))
+            values.append(.omitted(text: text, size: 70_000))
+        }
+        for (index, value) in values.enumerated() {
+            for cause: UInt64 in [0, 3, 99] {
+                for kind: EventKind in [.value, .failed, .completed] {
+                    let event = BinaryEvent(sequence: UInt64(10 + index), time: -5 + Int64(index) * 1_000_003, node: 7,
+                                            subscription: 9, kind: kind, thread: 2, cause: cause, integer: nil)
+                    var fast: [UInt8] = [UInt8(ascii: "x")]
+                    event.format(.value(value), into: &fast)
+                    XCTAssertEqual(String(decoding: fast.dropFirst(), as: UTF8.self),
+                                   String(decoding: general(event, value: value), as: UTF8.self), "value \(index)")
+                }
+            }
+        }
     }
 
     func testAStringsLineIsTheGeneralPathsLine() {

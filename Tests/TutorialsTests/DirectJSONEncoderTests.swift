@@ -1,5 +1,6 @@
 import Foundation
 @testable import Recording
+import Synchronization
 import Tutorials
 import XCTest
 
@@ -390,5 +391,96 @@ final class DirectJSONEncoderTests: XCTestCase {
         // one after; a full-width letter before an emoji; upper case before lower case.
         assertSame(["é": 1, "e\u{301}x": 2, "k": 3, "ａ": 4, "😀": 5, "\u{FFFF}": 6, "K": 7, "a10": 8, "a9": 9])
         XCTAssertEqual(foundation(["é": 1, "e\u{301}x": 2, "k": 3]), .bytes(#"{"e\#u{301}x":2,"k":3,"é":1}"#))
+    }
+
+    // MARK: The kept writer
+
+    private struct ThrowsHalfway: Encodable {
+        struct Refused: Error {}
+        enum CodingKeys: String, CodingKey { case b, a, list }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode("first", forKey: .b)
+            var list = container.nestedUnkeyedContainer(forKey: .list)
+            try list.encode(1)
+            throw Refused()
+        }
+    }
+
+    /// Encodes another value with the direct encoder in the middle of its own encoding: the
+    /// inner encoding cannot have the writer the outer one holds.
+    private struct EncodesInside: Encodable {
+        enum CodingKeys: String, CodingKey { case zeta, alpha }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(1, forKey: .zeta)
+            let inner = try DirectJSONEncoder.encode(["y": 2, "x": 1]).map { String(decoding: $0, as: UTF8.self) }
+            try container.encode(inner, forKey: .alpha)
+        }
+    }
+
+    /// One writer is kept from one encoding to the next: whatever the last encoding left in it
+    /// (a throw halfway through an object, a fall back, a value measured past the limit, keys
+    /// out of order) the next encoding starts empty and gives `JSONEncoder`'s bytes; an
+    /// encoding inside another gets a writer of its own.
+    func testAnEncodingAfterAnyOtherGivesTheSameBytes() throws {
+        var generator = SeededGenerator(seed: 29)
+        let leftovers: [() -> Void] = [
+            { XCTAssertEqual(self.direct(ThrowsHalfway()), .threw) },
+            { XCTAssertEqual(self.direct(Interleaved()), .fellBack) },
+            { XCTAssertEqual(self.direct(Twice()), .fellBack) },
+            { XCTAssertEqual(self.direct(["k": Double.nan]), .threw) },
+            {
+                guard case let .omitted(size)? = try? DirectJSONEncoder.encode(["b": String(repeating: "\"", count: 300), "a": "x"],
+                                                                               limit: 100) else { return XCTFail("not omitted") }
+                XCTAssertEqual(size, try? Self.foundation.encode(["b": String(repeating: "\"", count: 300), "a": "x"]).count)
+            },
+            { self.assertSame(Derived()) },
+        ]
+        for round in 0..<600 {
+            leftovers[round % leftovers.count]()
+            assertSame(shape(&generator, depth: 0), "round \(round)")
+        }
+        for _ in 0..<3 {
+            XCTAssertEqual(direct(EncodesInside()), .bytes(#"{"alpha":"{\"x\":1,\"y\":2}","zeta":1}"#))
+            assertSame(EncodesInside())
+        }
+    }
+
+    /// Keys that pass the limit are measured, not written: ordering them falls back to
+    /// comparing their strings, and the size is still exact.
+    func testKeysPastTheLimitAreOrderedByTheirStrings() throws {
+        let keys = [String(repeating: "b", count: 200), String(repeating: "a", count: 200) + "\"", "c", "a\u{1}"]
+        let value = Dictionary(uniqueKeysWithValues: keys.map { ($0, 1) })
+        let whole = try XCTUnwrap(try Self.foundation.encode(value))
+        for limit in [10, 150, 250, 400] {
+            guard case let .omitted(size)? = try DirectJSONEncoder.encode(value, limit: limit) else {
+                XCTFail("limit \(limit): not omitted")
+                continue
+            }
+            XCTAssertEqual(size, whole.count, "limit \(limit)")
+        }
+        assertSame(value)
+    }
+
+    /// Threads encoding at once each get a whole writer: every value gives `JSONEncoder`'s
+    /// bytes.
+    func testEncodingsOnSeveralThreadsAtOnceGiveTheSameBytes() {
+        let values: [Shape] = {
+            var generator = SeededGenerator(seed: 31)
+            return (0..<200).map { _ in shape(&generator, depth: 0) }
+        }()
+        let expected = values.map(foundation)
+        let mismatches = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for round in 0..<500 {
+                let index = (round * 7 + thread * 13) % values.count
+                let bytes = try? DirectJSONEncoder.encode(values[index])
+                if bytes.flatMap({ $0 }).map({ Outcome.bytes(String(decoding: $0, as: UTF8.self)) }) != expected[index] {
+                    mismatches.withLock { $0 += 1 }
+                }
+            }
+        }
+        XCTAssertEqual(mismatches.withLock { $0 }, 0)
     }
 }
