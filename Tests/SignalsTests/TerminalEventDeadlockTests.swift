@@ -44,20 +44,46 @@ final class TerminalEventDeadlockTests: XCTestCase {
         XCTAssertEqual(events?.current, ["COMPLETED"])
     }
 
+    private struct Failure: Error {}
+
     /// A failable `withLatest(from:)` ending does not hold its lock while its end goes down:
     /// the end's teardown may wait for a lock that a thread delivering into the samplee holds
     /// (live seed 32000229: a `delay` sending under its state machine's lock while the source's
     /// end, going down through a `take(until:)`, waited for that lock).
     func testAFailableWithLatestEndsWithoutHoldingItsLockAgainstASampleeDelivery() {
-        struct Failure: Error {}
-        let (source, sourceInput) = Signal<Int, Failure>.pipe()
-        let (samplee, sampleeInput) = Signal<Int, Failure>.pipe()
-        // The lock an upstream holds while it delivers into the samplee (a delay's machine
-        // lock), which the end's teardown needs too.
+        raceEnd(deadlock: "withLatest(from:)", end: { $0.sendCompleted() }) { source, samplee in
+            source.withLatest(from: samplee).map { $0.0 }
+        }
+    }
+
+    /// The same for `sampleLatest(on:)`: the source ends while a trigger value is delivered.
+    func testSampleLatestEndsWithoutHoldingItsLockAgainstATriggerDelivery() {
+        raceEnd(deadlock: "sampleLatest(on:)", end: { $0.sendCompleted() }) { source, trigger in
+            source.sampleLatest(on: trigger)
+        }
+    }
+
+    /// The same for `take(untilValueFrom:)`: the trigger's value ends it while the source
+    /// delivers a value.
+    func testTakeUntilValueEndsWithoutHoldingItsLockAgainstASourceDelivery() {
+        raceEnd(deadlock: "take(untilValueFrom:)", end: { $0.send(value: 0) }) { trigger, source in
+            source.take(untilValueFrom: trigger)
+        }
+    }
+
+    /// Builds an operator of two inputs (`build`), observed by a sink whose end waits for a lock
+    /// (an upstream's, as a `delay`'s machine lock); one thread takes that lock and, once the
+    /// end is on its way down, delivers a value into the second input while holding it; another
+    /// ends the operator through the first (`end`). The operator must not hold its own lock
+    /// while its end goes down, else the two threads wait for each other.
+    private func raceEnd(deadlock name: String, end: @escaping @Sendable (Signal<Int, Failure>.Observer) -> Void,
+                         _ build: (Signal<Int, Failure>, Signal<Int, Failure>) -> Signal<Int, Failure>) {
+        let (ender, enderInput) = Signal<Int, Failure>.pipe()
+        let (other, otherInput) = Signal<Int, Failure>.pipe()
         let upstream = NSLock()
         let ending = DispatchSemaphore(value: 0), held = DispatchSemaphore(value: 0)
         let events = Protected<[String]>([])
-        source.withLatest(from: samplee).observe { event in
+        build(ender, other).observe { event in
             events.modify { $0.append("\(event)") }
             if event.isTerminating {
                 ending.signal()
@@ -70,23 +96,22 @@ final class TerminalEventDeadlockTests: XCTestCase {
         Thread {
             upstream.lock()
             held.signal()
-            // Once the end is on its way down, deliver into the samplee while holding the lock.
             _ = ending.wait(timeout: .now() + 10)
-            sampleeInput.send(value: 1)
+            otherInput.send(value: 1)
             upstream.unlock()
             done.leave()
         }.start()
         done.enter()
         Thread {
             held.wait()
-            sourceInput.sendCompleted()
+            end(enderInput)
             done.leave()
         }.start()
         guard done.wait(timeout: .now() + 30) == .success else {
-            return XCTFail("deadlocked: the end held withLatest's lock while waiting for the samplee's upstream, "
-                           + "which waited for withLatest's lock")
+            return XCTFail("deadlocked: \(name)'s end held its lock while waiting for the other input's upstream, "
+                           + "which waited for that lock")
         }
-        XCTAssertEqual(events.current, ["COMPLETED"])
+        XCTAssertEqual(events.current, ["COMPLETED"], name)
     }
 
     /// Starts the producer `build` makes from a map step that holds the value 1 until told to

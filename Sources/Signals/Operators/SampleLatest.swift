@@ -1,25 +1,24 @@
-import Locks
-
 // sampleLatest(on:) (RxJS sample): at each trigger value, the latest value if a new one came
 // since the previous sample; ends with the source.
 
 /// The effects around one `sampleLatest` instance's state machine: events take a transition
 /// under the lock and perform its action. The value waiting carries, for the probe, the
-/// sequence number of the event that brought it.
-final class SampleLatestState<Value, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under `lock`
-    private let lock = Lock(recursive: true)
-    private let output: Observer<Value, Error>
+/// sequence number of the event that brought it. Its end is sent once the lock is let go
+/// (`OperatorLock`): ending while holding it could wait for a trigger delivering into this
+/// operator on another thread under a lock of its own, which waits for this one.
+final class SampleLatestState<Value, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under the OperatorLock
+    private let lock: OperatorLock<Value, Error>
     private var machine = SampleLatestStateMachine<(value: Value, cause: UInt64)>()
 
-    init(output: Observer<Value, Error>) { self.output = output }
+    init(output: Observer<Value, Error>) { lock = OperatorLock(output) }
 
     func source(_ event: Signals.Event<Value, Error>) {
-        lock.withLock {
+        lock.run {
             if case let .value(value) = event {
                 machine.receive((value, Instrumentation.isAttached ? ProbeContext.current.cause : 0))
                 return
             }
-            if case .forwardTermination = machine.terminate() { output.send(event) }
+            if case .forwardTermination = machine.terminate() { lock.terminate(event) }
         }
     }
 
@@ -29,14 +28,10 @@ final class SampleLatestState<Value, Error: Swift.Error>: @unchecked Sendable { 
     }
 
     func trigger() {
-        lock.withLock {
+        lock.run {
             guard case let .emit(latest) = machine.trigger() else { return }
-            if Instrumentation.isAttached {
-                // The trigger's event is the primary cause; the sampled value is another.
-                ProbeContext.current.withOtherCauses([latest.cause]) { output.send(value: latest.value) }
-            } else {
-                output.send(value: latest.value)
-            }
+            // The trigger's event is the primary cause; the sampled value is another.
+            lock.send(latest.value, otherCauses: [latest.cause])
         }
     }
 }

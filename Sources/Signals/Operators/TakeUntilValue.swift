@@ -1,21 +1,22 @@
-import Locks
-
 // take(untilValueFrom:) (RxJS takeUntil): completes at the trigger's first value; the
 // trigger's failure fails the result; its completion changes nothing.
 
-/// The state of one `take(untilValueFrom:)` instance.
-final class TakeUntilValueState<Value, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under `lock`
-    private let lock = Lock(recursive: true)
-    private let output: Observer<Value, Error>
-    private var terminated = false
+/// The state of one `take(untilValueFrom:)` instance. Its end is sent once the lock is let go
+/// (`OperatorLock`): ending while holding it could wait for the source delivering into this
+/// operator on another thread under a lock of its own, which waits for this one.
+final class TakeUntilValueState<Value, Error: Swift.Error>: @unchecked Sendable {  // mutable state only under the OperatorLock
+    private let lock: OperatorLock<Value, Error>
 
-    init(output: Observer<Value, Error>) { self.output = output }
+    init(output: Observer<Value, Error>) { lock = OperatorLock(output) }
 
     func send(_ event: Signals.Event<Value, Error>) {
-        lock.withLock {
-            guard !terminated else { return }
-            if event.isTerminating { terminated = true }
-            output.send(event)
+        lock.run {
+            guard !lock.isTerminated else { return }
+            if case let .value(value) = event {
+                lock.send(value)
+            } else {
+                lock.terminate(event)
+            }
         }
     }
 }
