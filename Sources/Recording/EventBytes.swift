@@ -60,33 +60,18 @@ extension BinaryEvent {
             event.format(into: &out)
             return
         }
-        // A short string with at most one cause: the binary event's line and the string's
-        // fields, without a `JSONLine`.
+        // A short string, or any other value with JSON and a short text (not cut), with at most
+        // one cause: the binary event's line and the two fields as `FormattedValue` writes
+        // them, without a `JSONLine`.
         if others.isEmpty, case let .value(.string(string)) = value, string.utf8.count <= Recorder.maxTextLength {
-            var event = self
-            event.hasInteger = false
-            event.format(into: &out, closed: false)
-            // As `FormattedValue.string` writes the two fields.
-            JSONLine.appendLiteral(",\"text\":", to: &out)
-            JSONLine.appendString(string, to: &out)
-            JSONLine.appendLiteral(",\"json\":", to: &out)
-            JSONLine.appendString(string, to: &out)
-            JSONLine.appendLiteral("}\n", to: &out)
+            formatShort(text: string, into: &out) { JSONLine.appendString(string, to: &$0) }
             return
         }
-        // Any other value with JSON, a short text and at most one cause: the binary event's
-        // line and the two fields as `FormattedValue.write` writes them (a text of at most
-        // `maxTextLength` bytes is not cut), without a `JSONLine`.
         if others.isEmpty, case let .value(.other(text, json?, _)) = value, text.utf8.count <= Recorder.maxTextLength {
-            var event = self
-            event.hasInteger = false
-            event.format(into: &out, closed: false)
-            JSONLine.appendLiteral(",\"text\":", to: &out)
-            JSONLine.appendString(text, to: &out)
-            JSONLine.appendLiteral(",\"json\":", to: &out)
-            var json = json
-            json.withUTF8 { out.append(contentsOf: $0) }
-            JSONLine.appendLiteral("}\n", to: &out)
+            formatShort(text: text, into: &out) { out in
+                var json = json
+                json.withUTF8 { out.append(contentsOf: $0) }
+            }
             return
         }
         let formatted: RecorderCore.FormattedValue?
@@ -104,6 +89,21 @@ extension BinaryEvent {
                               value: { line in formatted?.write(to: &line) })
         line.end()
         swap(&line.bytes, &out)
+    }
+}
+
+extension BinaryEvent {
+    /// Appends the event's line with no integer, its `text` field `text` and its `json` field
+    /// what `json` appends: a short value's line, with at most one cause.
+    private func formatShort(text: String, into out: inout [UInt8], json: (inout [UInt8]) -> Void) {
+        var event = self
+        event.hasInteger = false
+        event.format(into: &out, closed: false)
+        JSONLine.appendLiteral(",\"text\":", to: &out)
+        JSONLine.appendString(text, to: &out)
+        JSONLine.appendLiteral(",\"json\":", to: &out)
+        json(&out)
+        JSONLine.appendLiteral("}\n", to: &out)
     }
 }
 

@@ -105,9 +105,6 @@ package enum CRC32C {
         marbles_crc32c_tables(crc, bytes.baseAddress, bytes.count)
     }
 
-    /// Whether `checksum` uses the processor's instruction on this machine.
-    package static var usesInstruction: Bool { marbles_crc32c_uses_instruction() != 0 }
-
     /// The checksum of `bytes`.
     package static func checksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0) }

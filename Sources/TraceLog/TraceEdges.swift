@@ -77,7 +77,4 @@ public struct TraceEdges: Sendable {
     public func edge(from upstream: UInt64, into downstream: UInt64) -> Edge? {
         edges.first { $0.from == upstream && $0.to == downstream }
     }
-
-    /// The edges no upstream entry names (`Edge.role` nil): inner streams and bindings.
-    public var linkedOnly: [Edge] { edges.filter { $0.role == nil } }
 }

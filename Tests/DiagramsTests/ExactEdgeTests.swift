@@ -103,6 +103,7 @@ final class ExactEdgeTests: XCTestCase {
             .deletingLastPathComponent().appendingPathComponent("traces")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".trace") }.sorted()
         XCTAssertGreaterThan(files.count, 10)
+        var compared = 0
         for file in files {
             let trace = try Trace(contentsOf: folder.appendingPathComponent(file))
             let index = TraceEdges(trace)
@@ -110,8 +111,11 @@ final class ExactEdgeTests: XCTestCase {
                 guard let from = UInt64(edge.from), let to = UInt64(edge.to),
                       let counted = index.edge(from: from, into: to) else { continue }
                 XCTAssertEqual(edge.label, counted.counts.label, "\(file): \(edge.from) -> \(edge.to)")
+                compared += 1
             }
         }
+        // Most labelled edges are upstream or linked edges, which the index holds.
+        XCTAssertGreaterThan(compared, 100)
     }
 
     /// A link ends with its observer: a take(first: 1) on a hot map got one of its three
