@@ -46,14 +46,16 @@ final class RecorderCore: Probe, @unchecked Sendable {
     var tag: UInt64 { serial << Self.sequenceBits }
     static let sequenceBits: UInt64 = 40
     let sink: Sink
-    /// Whether the file is written in the binary encoding (`TraceEncoding.binary`): records
-    /// other than events wait in the buffer as they are (`BoxedRecord`), and every event as a
-    /// binary or deferred one, for the writer to encode; nothing is formatted as text.
+    /// Whether the file is written in the binary encoding (`TraceEncoding.binary`): every
+    /// event waits in the buffer as a binary or deferred one, for the writer to encode;
+    /// nothing is formatted as text. (Records other than events wait as they are,
+    /// `BoxedRecord`, whenever `defersValues`.)
     let binary: Bool
     /// Whether an event with a value other than an `Int`, or with several causes, goes to the
     /// shared buffer with a copy of its value for the writer to format (`DeferredEvent`): a
     /// live recording's, and a binary file's. Such a buffer dropped unwritten lets go of the
-    /// values (and boxed records) it holds.
+    /// values (and boxed records) it holds. Its records other than events wait as the recorder
+    /// made them too (`BoxedRecord`), for the writer to write or encode.
     var defersValues: Bool { merging || binary }
     /// What the writer makes of the records, from `start()` (which writes the header at once)
     /// until the writer thread takes it.

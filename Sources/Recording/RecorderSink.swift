@@ -16,7 +16,10 @@ extension RecorderCore {
     }
 
     func append(_ record: TraceRecord) {
-        if binary {
+        // A live or binary file's records wait as the recorder made them, for the writer
+        // thread to write: nothing is formatted on the producing thread (issue 26). An
+        // in-memory or virtual recording keeps lines, which its reader takes as they are.
+        if defersValues {
             BoxedRecord.append(record, to: &buffer)
             appended()
             return

@@ -4,10 +4,11 @@ import TraceLog
 
 /// What a file recorder's writer thread makes of the records it takes from the shared buffer
 /// and the threads' rings: JSON Lines text, or the binary encoding's chunks
-/// (`BinaryTraceEncoder`), the same records in the same order either way. In the binary
-/// encoding nothing is formatted as text but the values themselves: an event's fixed fields
-/// are copied into its record as they are, and the records other than events are encoded as
-/// the recorder made them (`BoxedRecord`), not written as a line and read back.
+/// (`BinaryTraceEncoder`), the same records in the same order either way. The records other
+/// than events come as the recorder made them (`BoxedRecord`): written here as lines, or
+/// encoded as they are, never written as a line and read back. In the binary encoding nothing
+/// is formatted as text but the values themselves: an event's fixed fields are copied into
+/// its record as they are.
 struct WriterOutput {
     private let writesBinary: Bool
     /// The binary encoder, once the header record has made it; nil when writing JSON Lines.
@@ -57,6 +58,13 @@ struct WriterOutput {
                 event(binary, value: value, others: others)
             case let .boxed(at):
                 let record = BoxedRecord.take(at)
+                guard writesBinary else {
+                    var line = JSONLine(capacity: 0)
+                    swap(&line.bytes, &lines)
+                    record.write(to: &line)
+                    swap(&line.bytes, &lines)
+                    return
+                }
                 if case let .header(header) = record {
                     encoder = BinaryTraceEncoder(header: header)
                 } else {
@@ -80,9 +88,11 @@ struct WriterOutput {
     }
 }
 
-/// A record other than an event waiting in a binary recording's shared buffer, as the
-/// recorder made it: one `marker` byte, then the retained address of its box. The writer
-/// encodes it (`WriterOutput.records`); a buffer dropped unwritten lets go of it
+/// A record other than an event (a node, a subscription, a disposal, a hop…) waiting in a
+/// live or binary recording's shared buffer, as the recorder made it: one `marker` byte, then
+/// the retained address of its box. The writer thread writes its line or encodes it
+/// (`WriterOutput.records`), so the producing thread formats nothing; a buffer dropped
+/// unwritten lets go of it
 /// (`DeferredEvent.discardValues`).
 enum BoxedRecord {
     /// The byte in front of a boxed record (see `DeferredEvent.marker` for the others).
