@@ -15,7 +15,11 @@ final class Machine<State>: @unchecked Sendable {  // state only under `lock`
 
     /// Takes a transition, then performs the action it returned. The action runs after the
     /// transition's exclusive access to the state has ended, because sending an event may
-    /// re-enter the operator (an observer that sends back into the upstream).
+    /// re-enter the operator (an observer that sends back into the upstream), but still
+    /// holding the lock, which is recursive: that is what keeps the actions in the order of
+    /// their transitions. So a thread that takes this lock while holding another that a
+    /// delivery through here may wait for can deadlock; operators on `OperatorLock` send
+    /// their ends and disposals after letting go of it for that reason.
     func step<Action>(_ transition: (inout State) -> Action, _ perform: (Action) -> Void) {
         lock.lock()
         defer { lock.unlock() }
