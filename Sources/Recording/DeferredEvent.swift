@@ -65,7 +65,7 @@ enum DeferredEvent {
                 CapturedValue.discard(&captured)
             case let .boxed(at):
                 _ = BoxedRecord.take(at)
-            case .binary, .line:
+            case .binary, .plain, .line:
                 break
             }
         }
@@ -79,14 +79,16 @@ enum DeferredEvent {
 }
 
 /// A record of a recorder's shared buffer, as `forEach(in:)` hands them over in order: a
-/// binary event (`BinaryEvent.marker`), a deferred event (`DeferredEvent.marker`) or a boxed
-/// record (`BoxedRecord.marker`), each by the address of its marker, or a JSON line, its newline
+/// binary event (`BinaryEvent.marker`), a deferred event (`DeferredEvent.marker`), a boxed
+/// record (`BoxedRecord.marker`) or a plain one (`PlainRecord.marker`), each by the address of
+/// its marker, or a JSON line, its newline
 /// included. The one walk of the buffer's record kinds, for the writer and for a buffer dropped
 /// unwritten.
 enum BufferEntry {
     case binary(BinaryEvent)
     case deferred(UnsafeRawPointer)
     case boxed(UnsafeRawPointer)
+    case plain(UnsafeRawPointer)
     case line(UnsafeRawBufferPointer)
 
     /// Calls `body` with each record of `raw`, in order.
@@ -107,6 +109,9 @@ enum BufferEntry {
             case BoxedRecord.marker:
                 body(.boxed(entry))
                 offset += BoxedRecord.entrySize
+            case PlainRecord.marker:
+                body(.plain(entry))
+                offset += PlainRecord.entrySize
             default:
                 let newline = memchr(entry, Int32(UInt8(ascii: "\n")), raw.count - offset)
                 let end = newline.map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? raw.count

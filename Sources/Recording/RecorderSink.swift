@@ -20,7 +20,7 @@ extension RecorderCore {
         // thread to write: nothing is formatted on the producing thread (issue 26). An
         // in-memory or virtual recording keeps lines, which its reader takes as they are.
         if defersValues {
-            BoxedRecord.append(record, to: &buffer)
+            if !PlainRecord.append(record, to: &buffer) { BoxedRecord.append(record, to: &buffer) }
             appended()
             return
         }
