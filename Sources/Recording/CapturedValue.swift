@@ -62,15 +62,32 @@ struct CapturedValue {
     }
 
     /// Copies `count` bytes (at most `inlineCapacity`): whole words, then the bytes left, with
-    /// no call (`memcpy` of a size known only at run time is one).
+    /// no call (`memcpy` of a size known only at run time is one) and no loop (whose set-up,
+    /// unrolled by the compiler, cost more than copying one word): each word behind the test
+    /// of the one before, so that a one-word value takes two tests.
     @inline(__always)
     private static func copyBytes(from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer, count: Int) {
-        var offset = 0
-        while offset &+ 8 <= count {
+        func word(_ offset: Int) {
             target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: UInt64.self), toByteOffset: offset,
                               as: UInt64.self)
-            offset &+= 8
         }
+        if count >= 8 {
+            word(0)
+            if count >= 16 {
+                word(8)
+                if count >= 24 {
+                    word(16)
+                    if count >= 32 {
+                        word(24)
+                        if count >= 40 {
+                            word(32)
+                            if count >= 48 { word(40) }
+                        }
+                    }
+                }
+            }
+        }
+        var offset = count & ~7
         if count & 4 != 0 {
             target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: UInt32.self), toByteOffset: offset,
                               as: UInt32.self)

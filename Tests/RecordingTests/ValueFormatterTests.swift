@@ -84,6 +84,8 @@ final class ValueFormatterTests: XCTestCase {
     /// Sizes whose last bytes are copied as four, two and one (7), or after whole words (13, 47).
     struct Bytes7 { var a: UInt32 = 0xA1B2_C3D4, b: UInt16 = 0xE5F6, c: UInt8 = 0x77 }
     struct Bytes13 { var a = -9, b: UInt32 = 0x0102_0304, c: UInt8 = 0xFE }
+    /// The most a slot keeps in place: six words.
+    struct Words6 { var words = (Int.min, 2, -3, 4, Int.max, 6) }
     struct Bytes47 {
         var words = (Int.min, -1, 2, Int.max, 4), a: UInt32 = 0xFFFF_FFFE, b: UInt16 = 0x8001, c: UInt8 = 0x80
     }
@@ -121,6 +123,7 @@ final class ValueFormatterTests: XCTestCase {
         check(Bytes7())
         check(Bytes13())
         check(Bytes47())
+        check(Words6())
         check(Int?.some(3))
         check(Int?.none)
         check(Plain.on)
