@@ -50,10 +50,10 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// other than events wait in the buffer as they are (`BoxedRecord`), and every event as a
     /// binary or deferred one, for the writer to encode; nothing is formatted as text.
     let binary: Bool
-    /// Whether an event with a value other than an `Int`, or with several causes, goes to the
-    /// shared buffer with a copy of its value for the writer to format (`DeferredEvent`): a
-    /// live recording's, and a binary file's. Such a buffer dropped unwritten lets go of the
-    /// values (and boxed records) it holds.
+    /// Whether an event the send path reports with a value (of any type) or with several causes,
+    /// and which does not take a thread's ring, goes to the shared buffer with a copy of its
+    /// value for the writer to format (`DeferredEvent`): a live recording's, and a binary
+    /// file's. Such a buffer dropped unwritten lets go of the values (and boxed records) it holds.
     var defersValues: Bool { merging || binary }
     /// What the writer makes of the records, from `start()` (which writes the header at once)
     /// until the writer thread takes it.
