@@ -1,7 +1,9 @@
-// The variable the header declares, defined once for the process.
+// The variables the header declares, defined once for the process.
 #include "CThreadLocal.h"
 
 __thread void *marbles_probe_context __attribute__((tls_model("initial-exec"))) = 0;
+uintptr_t marbles_probe_slot = 0;
+uint64_t marbles_probe_epoch = 1;
 
 #if defined(__linux__)
 #include <linux/membarrier.h>

@@ -1,3 +1,4 @@
+import CValueWitnesses
 import Foundation
 import Synchronization
 import TraceLog
@@ -36,29 +37,69 @@ struct CapturedValue {
 
     /// Copies `value` into the capture at `slot` (whose memory may hold anything: it is
     /// overwritten, never released). Called by the sending thread.
+    ///
+    /// The send path is not specialised for the value's type, so every step here reads the
+    /// type's metadata: a trivial value is copied as its bytes, a word at a time; any other by
+    /// its type's one-value copy, called straight into the slot (`marbles_initialize_with_copy`;
+    /// Swift's own copy would go through a temporary of dynamic size on the stack).
     @inline(__always)
     static func capture<Value>(_ value: UnsafePointer<Value>, into slot: UnsafeMutablePointer<CapturedValue>) {
-        slot.pointee.type = unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self)
+        let type = unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self)
+        slot.pointee.type = type
         let storage = slot.storage
         if MemoryLayout<Value>.size <= inlineCapacity && MemoryLayout<Value>.alignment <= 8 {
             slot.pointee.boxed = false
-            // Where the send path is not specialised for the value's type, the generic copy of
-            // a buffer of values (`initializeMemory(as:from:count:)`, the runtime's array copy)
-            // costs about 70 instructions for one: a trivial value is copied as its bytes (an
-            // `Int`, a `Double`: one word), any other by its type's one-value copy.
             if _isPOD(Value.self) {
-                if MemoryLayout<Value>.size == 8 {
-                    storage.storeBytes(of: UnsafeRawPointer(value).loadUnaligned(as: UInt64.self), as: UInt64.self)
-                } else {
-                    storage.copyMemory(from: value, byteCount: MemoryLayout<Value>.size)
-                }
-                storage.bindMemory(to: Value.self, capacity: 1)
+                copyBytes(from: UnsafeRawPointer(value), to: storage, count: MemoryLayout<Value>.size)
             } else {
-                storage.bindMemory(to: Value.self, capacity: 1).initialize(to: value.pointee)
+                marbles_initialize_with_copy(storage, value, type)
             }
+            storage.bindMemory(to: Value.self, capacity: 1)
         } else {
             slot.pointee.boxed = true
             storage.storeBytes(of: box(value), as: UnsafeMutableRawPointer.self)
+        }
+    }
+
+    /// Copies `count` bytes (at most `inlineCapacity`): whole words, then the bytes left, with
+    /// no call (`memcpy` of a size known only at run time is one) and no loop (whose set-up,
+    /// unrolled by the compiler, cost more than copying one word): each word behind the test
+    /// of the one before, so that a one-word value takes two tests.
+    @inline(__always)
+    private static func copyBytes(from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer, count: Int) {
+        func word(_ offset: Int) {
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: UInt64.self), toByteOffset: offset,
+                              as: UInt64.self)
+        }
+        if count >= 8 {
+            word(0)
+            if count >= 16 {
+                word(8)
+                if count >= 24 {
+                    word(16)
+                    if count >= 32 {
+                        word(24)
+                        if count >= 40 {
+                            word(32)
+                            if count >= 48 { word(40) }
+                        }
+                    }
+                }
+            }
+        }
+        var offset = count & ~7
+        if count & 4 != 0 {
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: UInt32.self), toByteOffset: offset,
+                              as: UInt32.self)
+            offset &+= 4
+        }
+        if count & 2 != 0 {
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: UInt16.self), toByteOffset: offset,
+                              as: UInt16.self)
+            offset &+= 2
+        }
+        if count & 1 != 0 {
+            target.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
         }
     }
 
@@ -203,6 +244,22 @@ extension UnsafeMutablePointer<CapturedValue> {
 
 /// One slot of a thread's ring: the event, and its value as it was sent.
 struct RingEvent {
-    var event: BinaryEvent
+    /// First, so that the slot's address is its capture's (`UnsafeMutablePointer<RingEvent>.capture`):
+    /// the send path, not specialised for the value's type, would otherwise reach it through
+    /// a closure of its own (`withUnsafeMutablePointer(to:)`), a call at every event.
     var value: CapturedValue
+    var event: BinaryEvent
+
+    /// Whether `value` lies at the start of a slot, as `capture` takes it to (Swift lays out a
+    /// struct's stored properties in order; the ring checks it once when made).
+    static var valueIsFirst: Bool {
+        MemoryLayout<RingEvent>.offset(of: \RingEvent.value) == 0
+    }
+}
+
+extension UnsafeMutablePointer<RingEvent> {
+    /// The slot's capture of its value.
+    @inline(__always) var capture: UnsafeMutablePointer<CapturedValue> {
+        UnsafeMutableRawPointer(self).assumingMemoryBound(to: CapturedValue.self)
+    }
 }

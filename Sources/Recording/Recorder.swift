@@ -51,11 +51,12 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// nothing is formatted as text. (Records other than events wait as they are,
     /// `BoxedRecord`, whenever `defersValues`.)
     let binary: Bool
-    /// Whether an event with a value other than an `Int`, or with several causes, goes to the
-    /// shared buffer with a copy of its value for the writer to format (`DeferredEvent`): a
-    /// live recording's, and a binary file's. Such a buffer dropped unwritten lets go of the
-    /// values (and boxed records) it holds. Its records other than events wait as the recorder
-    /// made them too (`BoxedRecord`), for the writer to write or encode.
+    /// Whether an event the send path reports with a value (of any type) or with several causes,
+    /// and which does not take a thread's ring, goes to the shared buffer with a copy of its
+    /// value for the writer to format (`DeferredEvent`): a live recording's, and a binary
+    /// file's. Such a buffer dropped unwritten lets go of the values (and boxed records) it holds.
+    /// Its records other than events wait as the recorder made them too (`BoxedRecord`,
+    /// `PlainRecord`), for the writer to write or encode.
     var defersValues: Bool { merging || binary }
     /// What the writer makes of the records, from `start()` (which writes the header at once)
     /// until the writer thread takes it.
@@ -642,22 +643,31 @@ final class RecorderCore: Probe, @unchecked Sendable {
     private func willSendMerging<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
                                         context: ProbeContext) -> UInt64 {
         if let pointer = context.probeLocal(for: serial) {
-            let sequence = Unmanaged<ThreadRing>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
-                pushOnRing($0, node, subscription: subscription, kind: kind, value: value, context: context)
+            let ring = Unmanaged<ThreadRing>.fromOpaque(pointer)
+            // The ring is read in closures of no generic type, which are inlined here; one
+            // that took the value would be a call of its own (this function is not
+            // specialised for the value's type).
+            if let slot = ring._withUnsafeGuaranteedRef({
+                reserveOnRing($0, node, subscription: subscription, kind: kind, context: context)
+            }) {
+                if let value { CapturedValue.capture(value, into: slot.capture) } else { CapturedValue.clear(slot.capture) }
+                // Read before the slot is the writer's.
+                let sequence = slot.pointee.event.sequence
+                ring._withUnsafeGuaranteedRef { $0.publish() }
+                return tag | sequence
             }
-            if sequence != 0 { return tag | sequence }
         }
         return willSendOffRing(node, subscription: subscription, kind: kind, value: value, context: context)
     }
 
-    /// Appends the event and a copy of its value to the calling thread's `ring` without a
-    /// lock (see `ThreadRing`) and returns its sequence number, when it has at most one cause,
-    /// is in this recording's scope, and the thread knows its ids and has room; else returns 0
-    /// and leaves nothing behind.
+    /// Writes the event into the next slot of the calling thread's `ring`, without a lock (see
+    /// `ThreadRing`), and returns the slot for its value, to be published; when it has at most
+    /// one cause, is in this recording's scope, and the thread knows its ids and has room.
+    /// Else returns nil and leaves nothing behind.
     @inline(__always)
-    private func pushOnRing<Value>(_ ring: ThreadRing, _ node: Node, subscription: UInt64, kind: EventKind,
-                                   value: UnsafePointer<Value>?, context: ProbeContext) -> UInt64 {
-        guard context.scope == scope, !context.hasOtherCauses, let thread = ring.cachedThread(context) else { return 0 }
+    private func reserveOnRing(_ ring: ThreadRing, _ node: Node, subscription: UInt64, kind: EventKind,
+                               context: ProbeContext) -> UnsafeMutablePointer<RingEvent>? {
+        guard context.scope == scope, !context.hasOtherCauses, let thread = ring.cachedThread(context) else { return nil }
         // The ids kept on the signal instance when this recorder left them there, else the
         // thread's caches (which then leave them there).
         let instance = context.instanceIDs
@@ -667,16 +677,15 @@ final class RecorderCore: Probe, @unchecked Sendable {
         } else {
             nodeID = ring.nodes.find(node.id)
             subscriptionID = ring.subscriptions.find(subscription)
-            guard nodeID != 0, subscriptionID != 0 else { return 0 }
+            guard nodeID != 0, subscriptionID != 0 else { return nil }
             instance?.pointee = InstanceIDs(owner: serial, node: nodeID, subscription: subscriptionID)
         }
-        guard ring.hasSpace() || waitForSpace(on: ring), running.load(ordering: .relaxed) else { return 0 }
-        let sequence = takeSequence()
-        ring.push(BinaryEvent(sequence: sequence, time: countsTicks ? TickClock.read() : ringTimeFromClock(), node: nodeID,
-                              subscription: subscriptionID, kind: kind, thread: thread,
-                              cause: localCause(context.cause), integer: nil),
-                  value: value)
-        return sequence
+        guard ring.hasSpace() || waitForSpace(on: ring), running.load(ordering: .relaxed) else { return nil }
+        let slot = ring.nextSlot()
+        slot.pointee.event = BinaryEvent(sequence: takeSequence(), time: countsTicks ? TickClock.read() : ringTimeFromClock(),
+                                         node: nodeID, subscription: subscriptionID, kind: kind, thread: thread,
+                                         cause: localCause(context.cause), integer: nil)
+        return slot
     }
 
     /// A ring event's time where the time-stamp counter cannot stamp it: out of line, so
@@ -690,21 +699,25 @@ final class RecorderCore: Probe, @unchecked Sendable {
     @inline(never)
     private func willSendOffRing<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
                                         context: ProbeContext) -> UInt64 {
-        // An `Int` is told by its type's metadata and read where it lies, without a copy into
-        // an `Any` (a value witness call): nearly every event of a value pipeline.
+        // A recording to a file formats nothing here: an event with a value, whatever its
+        // type, or with several causes goes to the shared buffer with a copy of its value, for
+        // the writer.
+        if defersValues && (value != nil || context.hasOtherCauses) {
+            guard belongs(context) else { return 0 }
+            return recordDeferred(node, subscription: subscription, kind: kind, value: value, primary: localCause(context.cause),
+                                  others: context.hasOtherCauses ? context.otherCauses.map(localCause) : [],
+                                  context: context)
+        }
+        // In memory and on virtual time to JSON Lines, the event columns keep an `Int` (or no
+        // value) as a fixed binary record and any other value as its line, formatted here
+        // (`record`): the one type test left on the producing thread, until those recordings
+        // keep values as captures too. The `Int` is told by its type's metadata and read where
+        // it lies, without a copy into an `Any`.
         let integer: Int64??
         if let value {
             integer = Value.self == Int.self ? .some(Int64(UnsafeRawPointer(value).load(as: Int.self))) : nil
         } else {
             integer = .some(nil)
-        }
-        // A live recording to a file formats nothing here: an event that is not a binary
-        // record goes to the shared buffer with a copy of its value, for the writer.
-        if defersValues && (integer == nil || context.hasOtherCauses) {
-            guard belongs(context) else { return 0 }
-            return recordDeferred(node, subscription: subscription, kind: kind, value: value, primary: localCause(context.cause),
-                                  others: context.hasOtherCauses ? context.otherCauses.map(localCause) : [],
-                                  context: context)
         }
         return record(node, subscription: subscription, kind: kind, integer: integer, value: value.map { $0.pointee as Any },
                       cause: context.cause, hasOthers: context.hasOtherCauses, others: context.otherCauses,
@@ -718,11 +731,12 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// with an `Int` value or none and at most one cause is a fixed-size binary record whose
     /// line is formatted later: here appended under the lock to the shared buffer (in memory,
     /// to the event columns), with the ids from the recorder's caches. Any other value is
-    /// formatted here, before the lock: in a live recording to a file only the first event a
-    /// thread sends for a subscription (which teaches the thread's ring its ids) and events
-    /// with several causes come here; every other event took the ring (`pushOnRing`), its
-    /// value formatted by the writer. Under the lock the ids come first (their records may be
-    /// written), then the sequence number.
+    /// formatted here, before the lock. From the send path, a recording to a file brings here
+    /// only events without a value and with one cause that did not take the thread's ring
+    /// (`willSendMerging`): its values are captured, for the writer (`recordDeferred`); a
+    /// probe's report through `Any` (several probes attached) comes here with any value.
+    /// Under the lock the ids come first (their records may be written), then the sequence
+    /// number.
     @inline(__always)
     func record(_ node: Node, subscription: UInt64, kind: EventKind, integer: Int64??, value: @autoclosure () -> Any?,
                 cause tagged: UInt64, hasOthers: Bool, others: @autoclosure () -> [UInt64],
@@ -730,7 +744,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         guard belongs(context) else { return 0 }
         let primary = localCause(tagged)
         if !hasOthers, let integer {
-            // Not on the thread's ring (see `pushOnRing`): under the lock, and a live
+            // Not on the thread's ring (see `willSendMerging`): under the lock, and a live
             // recording to a file keeps the ids on the ring for the thread's next events.
             lock()
             defer { release() }
@@ -790,9 +804,9 @@ final class RecorderCore: Probe, @unchecked Sendable {
         return tag | sequence
     }
 
-    /// Records an event of a live recording to a file that did not take the thread's ring and
-    /// is not a binary record (a value other than an `Int`, or several causes): into the
-    /// shared buffer with a copy of its value, formatted by the writer (`DeferredEvent`).
+    /// Records an event of a recording to a file that did not take the thread's ring and has
+    /// a value (of any type) or several causes: into the shared buffer with a copy of its
+    /// value, formatted by the writer (`DeferredEvent`).
     @inline(never)
     private func recordDeferred<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
                                        primary: UInt64, others: [UInt64], context: ProbeContext) -> UInt64 {

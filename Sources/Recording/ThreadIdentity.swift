@@ -104,7 +104,9 @@ final class ThreadInfo {
         guard count > 0 else { return (0, "") }
         let text = String(decoding: raw[0..<count], as: UTF8.self)
         guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"), open < close else { return (0, "") }
-        let tid = UInt64(text[..<open].trimmingCharacters(in: .whitespaces)) ?? 0
+        // The digits before the name, read without Foundation's trimming (whose first use
+        // in a process looks generic types up by name: millions of instructions).
+        let tid = UInt64(text[..<open].drop(while: { $0 == " " }).prefix(while: { $0 != " " })) ?? 0
         return (tid, String(text[text.index(after: open)..<close]))
     }
     #endif

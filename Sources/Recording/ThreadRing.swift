@@ -42,8 +42,10 @@ final class ThreadRing: ThreadLocalObject, @unchecked Sendable {  // head/tail/e
     let subscriptions = IDCache(capacity: 256)
 
     init(capacity: Int, owner: UInt64) {
-        // A capture's storage is found at its start (`CapturedValue`): checked once a ring, not at every send.
+        // A capture's storage is found at its start (`CapturedValue`), and a slot's capture at
+        // the slot's: checked once a ring, not at every send.
         precondition(CapturedValue.storageIsFirst, "a captured value's storage is not at its start")
+        precondition(RingEvent.valueIsFirst, "a ring slot's captured value is not at its start")
         self.owner = owner
         var size = 64
         while size < capacity { size <<= 1 }
@@ -88,17 +90,17 @@ final class ThreadRing: ThreadLocalObject, @unchecked Sendable {  // head/tail/e
         return local.pointee.head &- local.pointee.tail < capacity
     }
 
-    /// Producer: appends an event with a copy of its value, if it has one, and publishes it
-    /// (`hasSpace()` was true).
-    @inline(__always) func push<Value>(_ event: BinaryEvent, value: UnsafePointer<Value>?) {
-        let index = local.pointee.head
-        let slot = slots + (index & mask)
-        slot.pointee.event = event
-        withUnsafeMutablePointer(to: &slot.pointee.value) { captured in
-            if let value { CapturedValue.capture(value, into: captured) } else { CapturedValue.clear(captured) }
-        }
-        local.pointee.head = index &+ 1
-        head.store(index &+ 1, ordering: .releasing)
+    /// Producer: the next slot, to be filled and then published (`publish()`); `hasSpace()`
+    /// was true.
+    @inline(__always) func nextSlot() -> UnsafeMutablePointer<RingEvent> {
+        slots + (local.pointee.head & mask)
+    }
+
+    /// Producer: publishes the slot `nextSlot()` gave, filled: the writer may take it now.
+    @inline(__always) func publish() {
+        let next = local.pointee.head &+ 1
+        local.pointee.head = next
+        head.store(next, ordering: .releasing)
     }
 
     /// Producer: the thread's trace id when it was given under the scheduler and queue the

@@ -466,12 +466,22 @@ public enum Instrumentation {
         }
     }
 
-    /// The set attached now, unretained, or 0. Read without a retain on the send path, in a
-    /// borrow (`ProbeContext.beginBorrow`), so that a set replaced meanwhile is not freed under it.
-    @usableFromInline static let slot = Synchronization.Atomic<UInt>(0)
-    /// Counts the changes of `slot`: a borrow announces the count it began under, and a set
-    /// replaced at count `r` is freed only once no borrow that began at or before `r` is left.
-    @usableFromInline static let epoch = Synchronization.Atomic<UInt64>(1)
+    /// The set attached now, unretained, or 0 (relaxed: whether one is attached). Read
+    /// without a retain on the send path, in a borrow (`ProbeContext.beginBorrow`), so that a
+    /// set replaced meanwhile is not freed under it. A C global (`marbles_probe_slot`), read in
+    /// one load by every send, attached or not: a Swift global is reached from another module
+    /// through its initialiser's accessor, a call at every read.
+    @inlinable @inline(__always)
+    static func slot(sequentiallyConsistent: Bool) -> UInt {
+        UInt(sequentiallyConsistent ? marbles_probe_slot_load() : marbles_probe_slot_load_relaxed())
+    }
+    /// Counts the changes of `slot` (`marbles_probe_epoch`, from 1): a borrow announces the
+    /// count it began under, and a set replaced at count `r` is freed only once no borrow that
+    /// began at or before `r` is left.
+    @inlinable @inline(__always)
+    static func epoch(sequentiallyConsistent: Bool) -> UInt64 {
+        sequentiallyConsistent ? marbles_probe_epoch_load() : marbles_probe_epoch_load_acquire()
+    }
 
     /// The set in `slot`, which this keeps alive, and the sets it replaced that a borrow may
     /// still be reading, each with the `epoch` it was replaced at.
@@ -483,7 +493,7 @@ public enum Instrumentation {
 
     /// Whether any probe is attached: one load and one branch, nothing borrowed.
     @inlinable @inline(__always)
-    public static var isAttached: Bool { slot.load(ordering: .relaxed) != 0 }
+    public static var isAttached: Bool { slot(sequentiallyConsistent: false) != 0 }
 
     /// Notes that `observer` observes `observed`, on whichever of the two subscriptions is
     /// reported later: the observer's report lists the observed (reported first, so that its
@@ -504,7 +514,7 @@ public enum Instrumentation {
     /// too, not a call); with some, the set is retained inside a borrow.
     @inlinable @inline(__always)
     public static var probe: Probe? {
-        if slot.load(ordering: .relaxed) == 0 { return nil }
+        if slot(sequentiallyConsistent: false) == 0 { return nil }
         return retainedSet()
     }
 
@@ -513,7 +523,7 @@ public enum Instrumentation {
     static func retainedSet() -> ProbeSet? {
         ProbeContext.withCurrent { context in
             context.beginBorrow()
-            let raw = slot.load(ordering: .sequentiallyConsistent)
+            let raw = slot(sequentiallyConsistent: true)
             guard raw != 0 else {
                 context.endBorrow()
                 return nil
@@ -575,12 +585,11 @@ public enum Instrumentation {
             var probes = sets.current?.held ?? []
             edit(&probes)
             let set = probes.isEmpty ? nil : ProbeSet(probes)
-            slot.store(set.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0,
-                       ordering: .sequentiallyConsistent)
+            marbles_probe_slot_store(set.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0)
             if let replaced = sets.current {
-                sets.retired.append((replaced, epoch.load(ordering: .sequentiallyConsistent)))
+                sets.retired.append((replaced, epoch(sequentiallyConsistent: true)))
             }
-            epoch.add(1, ordering: .sequentiallyConsistent)
+            marbles_probe_epoch_increment()
             sets.current = set
             guard !sets.retired.isEmpty else { return [] }
             #if os(Linux)
@@ -673,10 +682,10 @@ public final class ProbeContext {
         state.pointee.borrows = borrows + 1
         if borrows == 0 {
             #if os(Linux)
-            borrowEpoch.store(Instrumentation.epoch.load(ordering: .acquiring), ordering: .relaxed)
+            borrowEpoch.store(Instrumentation.epoch(sequentiallyConsistent: false), ordering: .relaxed)
             marbles_compiler_barrier()
             #else
-            borrowEpoch.store(Instrumentation.epoch.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+            borrowEpoch.store(Instrumentation.epoch(sequentiallyConsistent: true), ordering: .sequentiallyConsistent)
             #endif
         }
     }

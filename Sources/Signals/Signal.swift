@@ -553,7 +553,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
     /// begins, a producer's start or a signal made inside a delivery. Nothing without a probe.
     @inlinable
     func takeOrigin() {
-        if Instrumentation.slot.load(ordering: .relaxed) != 0 {
+        if Instrumentation.isAttached {
             delivery.pointer.pointee.origin = ProbeContext.current.cause
         }
     }
@@ -802,7 +802,7 @@ final class SignalCore<Value, Error: Swift.Error>: @unchecked Sendable, PendingS
                 state.pointee.instanceIDs = nil
                 context._withUnsafeGuaranteedRef { $0.endBorrow() }
             }
-            let current = Instrumentation.slot.load(ordering: .sequentiallyConsistent)
+            let current = Instrumentation.slot(sequentiallyConsistent: true)
             guard let pointer = UnsafeRawPointer(bitPattern: current) else { return UInt64(0) }
             return Unmanaged<Instrumentation.ProbeSet>.fromOpaque(pointer)._withUnsafeGuaranteedRef { probes in
                 context._withUnsafeGuaranteedRef { context in

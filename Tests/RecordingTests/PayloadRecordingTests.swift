@@ -82,6 +82,17 @@ final class PayloadRecordingTests: XCTestCase {
         nameInput.send(value: "gyro")
         nameInput.sendCompleted()
         readingInput.sendCompleted()
+        // Integers with two causes (sample(on:)'s: the tick and the sampled value), which do
+        // not take a file recording's ring: captured for the writer as any value is.
+        let (counts, countInput) = Signal<Int, Never>.pipe(named: "counts")
+        let (ticks, tickInput) = Signal<(), Never>.pipe(named: "ticks")
+        counts.sample(on: ticks).observeValues { _ in }
+        countInput.send(value: 5)
+        tickInput.send(value: ())
+        countInput.send(value: -6)
+        tickInput.send(value: ())
+        countInput.sendCompleted()
+        tickInput.sendCompleted()
         let (failing, failingInput) = Signal<Int, UploadError>.pipe(named: "uploads")
         failing.map { $0 }.observe { _ in }
         failingInput.send(value: 1)
@@ -125,7 +136,7 @@ final class PayloadRecordingTests: XCTestCase {
         let virtualBinary = try recordVirtually(to: binaryURL)
 
         let expected = values(of: virtual)
-        XCTAssertEqual(expected.count, 134)
+        XCTAssertEqual(expected.count, 143)
         XCTAssertEqual(values(of: file), expected)
         XCTAssertEqual(values(of: inMemory), expected)
         XCTAssertEqual(values(of: binaryFile), expected)
@@ -141,6 +152,8 @@ final class PayloadRecordingTests: XCTestCase {
         XCTAssert(expected.contains(#"uploads failed 0 timedOut(file: "a.jpg", status: 408) false "#
             + #"{"timedOut":{"file":"a.jpg","status":408}} 0"#))
         XCTAssert(expected.contains { $0.hasPrefix("huge value 0 ") && $0.hasSuffix(" true - 140000") })
+        XCTAssert(expected.contains("sample(on:) value 2 -6 false -6 0"),
+                  expected.filter { $0.hasPrefix("sample") }.joined(separator: "\n"))
         XCTAssert(expected.contains(#"combineLatest value 2 ("imu", RecordingTests.PayloadRecordingTests.Reading(name: "imu", value: 2.5, tags: ["x"])) false - 0"#),
                   expected.filter { $0.hasPrefix("combineLatest") }.joined(separator: "\n"))
     }

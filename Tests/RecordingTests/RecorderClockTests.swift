@@ -57,4 +57,15 @@ final class RecorderClockTests: XCTestCase {
             XCTAssertEqual(checked, 1_999 * 10)
         }
     }
+
+    /// The counter stamps events only where /proc/cpuinfo's flags name both of its steady
+    /// properties, as whole words (not as part of another flag).
+    func testTheCounterIsUsableOnlyWithBothFlagsAsWords() {
+        XCTAssertTrue(TickClock.countsSteadily(flags: "flags\t\t: fpu tsc constant_tsc rep_good nopl nonstop_tsc cpuid"))
+        XCTAssertTrue(TickClock.countsSteadily(flags: "flags:nonstop_tsc constant_tsc"))
+        XCTAssertFalse(TickClock.countsSteadily(flags: "flags\t\t: fpu tsc constant_tsc rep_good"))
+        XCTAssertFalse(TickClock.countsSteadily(flags: "flags\t\t: fpu tsc nonstop_tsc"))
+        XCTAssertFalse(TickClock.countsSteadily(flags: "flags\t\t: constant_tsc_x nonstop_tsc_y"))
+        XCTAssertFalse(TickClock.countsSteadily(flags: ""))
+    }
 }

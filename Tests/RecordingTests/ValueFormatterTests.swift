@@ -81,6 +81,14 @@ final class ValueFormatterTests: XCTestCase {
     struct Packed8 { var a: UInt8 = 7, b: UInt16 = 0xBEEF, c: UInt32 = 0xDEAD_BEEF }
     struct Unaligned8 { var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (1, 2, 3, 4, 5, 6, 7, 8) }
     struct Wide { var words = (1, 2, 3, 4, 5, 6, 7) }
+    /// Sizes whose last bytes are copied as four, two and one (7), or after whole words (13, 47).
+    struct Bytes7 { var a: UInt32 = 0xA1B2_C3D4, b: UInt16 = 0xE5F6, c: UInt8 = 0x77 }
+    struct Bytes13 { var a = -9, b: UInt32 = 0x0102_0304, c: UInt8 = 0xFE }
+    /// The most a slot keeps in place: six words.
+    struct Words6 { var words = (Int.min, 2, -3, 4, Int.max, 6) }
+    struct Bytes47 {
+        var words = (Int.min, -1, 2, Int.max, 4), a: UInt32 = 0xFFFF_FFFE, b: UInt16 = 0x8001, c: UInt8 = 0x80
+    }
 
     /// A value captured into a ring's slot and taken out by the writer is formatted as the value
     /// itself is: trivial values (copied as bytes: one word, or a copy of their size) of every
@@ -88,6 +96,7 @@ final class ValueFormatterTests: XCTestCase {
     /// too big for the slot (boxed), each taken from a slot that held another type before.
     func testACapturedValueIsTakenAsItWasSent() {
         XCTAssertTrue(CapturedValue.storageIsFirst)
+        XCTAssertTrue(RingEvent.valueIsFirst)
         var slot = CapturedValue()
         func check<T>(_ value: T, line: UInt = #line) {
             withUnsafePointer(to: value) { value in
@@ -111,6 +120,10 @@ final class ValueFormatterTests: XCTestCase {
         check(Packed8())
         check(Unaligned8())
         check(Words5())
+        check(Bytes7())
+        check(Bytes13())
+        check(Bytes47())
+        check(Words6())
         check(Int?.some(3))
         check(Int?.none)
         check(Plain.on)
@@ -120,6 +133,40 @@ final class ValueFormatterTests: XCTestCase {
         check(Wide())
         check((1, 2.5))
         check(Object())
+    }
+
+    /// A captured value with references holds its own (its type's copy retained them): taken
+    /// after every other reference to them is gone, it reads as it was sent; and a capture
+    /// discarded unread lets go of them (the object is freed).
+    func testACapturedValueHoldsItsOwnReferences() {
+        var slot = CapturedValue()
+        weak var freed: Object?
+        do {
+            let object = Object()
+            object.count = 41
+            freed = object
+            let value = (Reading(name: "n", value: 1, tags: ["t"]), String(repeating: "heap ", count: 5), [object])
+            withUnsafePointer(to: value) { value in
+                withUnsafeMutablePointer(to: &slot) { CapturedValue.capture(value, into: $0) }
+            }
+        }
+        XCTAssertNotNil(freed, "the capture keeps the object alive")
+        guard case let .value(taken) = withUnsafeMutablePointer(to: &slot, { CapturedValue.take(from: $0) }) else {
+            return XCTFail("nothing taken")
+        }
+        XCTAssertTrue(fields(taken).contains("heap heap heap heap heap"), fields(taken))
+        XCTAssertTrue(fields(taken).contains("Reading(name: \\\"n\\\""), fields(taken))
+        XCTAssertNil(freed, "the taken value was let go of once formatted")
+        do {
+            let object = Object()
+            freed = object
+            withUnsafePointer(to: object) { value in
+                withUnsafeMutablePointer(to: &slot) { CapturedValue.capture(value, into: $0) }
+            }
+        }
+        XCTAssertNotNil(freed)
+        withUnsafeMutablePointer(to: &slot) { CapturedValue.discard($0) }
+        XCTAssertNil(freed, "a discarded capture lets go of its object")
     }
 
     /// Through a live recording to a file, values of every kind read back as the values
