@@ -114,8 +114,6 @@ struct MarbleInput {
     private(set) var warnings: [TraceWarning] = []
     /// By position in `subscriptions`: how many values it sent.
     private(set) var valueCounts: [Int32] = []
-    /// For each node, the nodes of the primary causes of its values.
-    private(set) var valueCauseNodes: [UInt64: Set<UInt64>] = [:]
     /// The nodes that recorded pulls: an `AsyncSequence`'s taps.
     private(set) var pullingNodes: Set<UInt64> = []
     /// The times of the first and the last event in the trace's order.
@@ -125,6 +123,8 @@ struct MarbleInput {
     /// position of its thread in `structure.threads`.
     private var filePositions = EventPositions()
     private var fileEventThreads: [UInt32] = []
+    /// Read from a file: for each node, the nodes of the primary causes of its values.
+    private var fileValueCauseNodes: [UInt64: Set<UInt64>] = [:]
 
     /// The input of a trace in memory, read from its columns.
     init(trace: Trace) {
@@ -140,9 +140,6 @@ struct MarbleInput {
                 pullingNodes.insert(events.node(at: position))
             case .value:
                 valueCounts[events.subscriptionIndex(at: position)] += 1
-                if let cause = events.firstCause(at: position), let causePosition = trace.eventPosition(sequence: cause) {
-                    valueCauseNodes[events.node(at: position), default: []].insert(events.node(at: causePosition))
-                }
             default:
                 break
             }
@@ -211,7 +208,7 @@ struct MarbleInput {
         self.subscriptions = subscriptions
         self.filePositions = positions
         self.fileEventThreads = eventThreads
-        self.valueCauseNodes = valueCauseNodes
+        self.fileValueCauseNodes = valueCauseNodes
         self.pullingNodes = pullingNodes
         self.valueCounts = valueCounts
         self.firstTime = firstTime
@@ -222,6 +219,14 @@ struct MarbleInput {
     /// (`thread(ofEvent:)` finds none after): two million events of a file hold 8 MB of them.
     mutating func releaseEventThreads() {
         fileEventThreads = []
+    }
+
+    /// The nodes of the primary causes of `node`'s values (`Trace.valueCauseNodes(of:)`).
+    func valueCauseNodes(of node: UInt64) -> Set<UInt64> {
+        switch feed {
+        case let .trace(trace): trace.valueCauseNodes(of: node)
+        case .file: fileValueCauseNodes[node] ?? []
+        }
     }
 
     /// The position of the event numbered `sequence` in the order the feed reads events.

@@ -141,10 +141,9 @@ private struct TraceMarbleBuilder {
         self.options = options
         let trace = input.structure
         let innerEdges = input.subscriptions.innerEdges { trace.node($0) }
-        innerStreams = InnerStreams(nodes: trace.nodes, innerEdges: innerEdges) { input.valueCauseNodes[$0] ?? [] }
-        followed = FollowedWork(nodes: trace.nodes, innerStreams: innerStreams, taps: input.pullingNodes) {
-            input.valueCauseNodes[$0] ?? []
-        }
+        innerStreams = InnerStreams(nodes: trace.nodes, innerEdges: innerEdges, valueCauseNodes: input.valueCauseNodes(of:))
+        followed = FollowedWork(nodes: trace.nodes, innerStreams: innerStreams, taps: input.pullingNodes,
+                                valueCauseNodes: input.valueCauseNodes(of:))
     }
 
     /// Reads the trace's events once more, keeping those `plan` draws (`laneEvents`,

@@ -426,6 +426,24 @@ public struct Trace: Sendable {
         nodePosition(node).map { eventsByNode[$0] } ?? []
     }
 
+    /// The nodes of the events that were the primary causes of a node's values: which
+    /// streams fed what it sent (the inner streams a higher-order operator delivered, the
+    /// work a tap's elements started).
+    public func valueCauseNodes(of node: UInt64) -> Set<UInt64> {
+        var nodes: Set<UInt64> = []
+        for position in eventPositionList(of: node) where events.kind(at: Int(position)) == .value {
+            if let cause = events.firstCause(at: Int(position)), let origin = eventPosition(sequence: cause) {
+                nodes.insert(events.node(at: origin))
+            }
+        }
+        return nodes
+    }
+
+    /// Whether a node recorded pulls: an `AsyncSequence`'s tap.
+    public func recordsPulls(_ node: UInt64) -> Bool {
+        eventPositionList(of: node).contains { events.kind(at: Int($0)) == .pull }
+    }
+
     /// The first node whose label (or, failing that, name) is `name`.
     public func node(named name: String) -> NodeRecord? {
         nodes.first { $0.label == name } ?? nodes.first { $0.name == name }
