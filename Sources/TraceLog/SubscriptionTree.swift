@@ -37,8 +37,6 @@ public struct SubscriptionTree: Sendable {
     /// always defined before what it starts, so each is linked as it is appended.
     private var lastChild: [Int32] = []
     private var previousSibling: [Int32] = []
-    /// The subscriptions started by one the tree holds no record of, by its id.
-    private var orphans: [UInt64: [Int32]] = [:]
 
     /// The number of subscriptions.
     public private(set) var count = 0
@@ -77,13 +75,10 @@ public struct SubscriptionTree: Sendable {
         byNode[Int(node)].append(position)
         lastChild.append(-1)
         previousSibling.append(-1)
-        if subscription.parent != 0 {
-            if let parent = self.position(of: subscription.parent) {
-                previousSibling[Int(position)] = lastChild[parent]
-                lastChild[parent] = position
-            } else {
-                orphans[subscription.parent, default: []].append(position)
-            }
+        // A trace defines a parent before what it starts (`TraceValidator`).
+        if subscription.parent != 0, let parent = self.position(of: subscription.parent) {
+            previousSibling[Int(position)] = lastChild[parent]
+            lastChild[parent] = position
         }
         count += 1
         parents.append(subscription.parent)
@@ -118,9 +113,8 @@ public struct SubscriptionTree: Sendable {
     /// The positions of the subscriptions that the subscription `parent` started, in trace
     /// order.
     public func children(of parent: UInt64) -> [Int32] {
-        guard let position = position(of: parent) else { return orphans[parent] ?? [] }
         var children: [Int32] = []
-        var child = lastChild[position]
+        var child = position(of: parent).map { lastChild[$0] } ?? -1
         while child >= 0 {
             children.append(child)
             child = previousSibling[Int(child)]

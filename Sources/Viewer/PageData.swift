@@ -69,9 +69,8 @@ struct PageData {
         // (-1: not on the page), not in a dictionary by sequence number.
         let trees = inputs.map { SubscriptionTree(trace: $0.trace) }
         var rowOfEvent = inputs.map { [Int32](repeating: -1, count: $0.trace.events.count) }
-        // Each row's causes, resolved once every event has its row: none (a subscription), the
-        // causes of the event at `position`, or (`delivered`) that event itself.
-        var pendingCauses: [(trace: Int32, position: Int32, delivered: Bool)] = []
+        // Each row's item, its causes resolved once every event has its row.
+        var pendingCauses: [(trace: Int, item: Item)] = []
         // The string index of each distinct text of each trace, by its number (twice, plus one
         // when cut short), so that a value sent a million times is made into a string once.
         var textIndex = inputs.map { _ in [Int: Int]() }
@@ -112,30 +111,22 @@ struct PageData {
                     thread = trace.thread(subscription.thread)
                     row[1] = TracePage.Mark.subscribed.rawValue
                     row[5] = subscription.requestKey.map { strings.index($0) } ?? -1
-                    pendingCauses.append((Int32(entry.trace), -1, false))
                 case let .event(position), let .delivered(position):
                     thread = trace.threads[columns.threadIndex(at: position)]
                     row[1] = TracePage.Mark(columns.kind(at: position)).rawValue
                     let truncated = columns.isTruncated(at: position)
-                    let number = columns.textNumber(at: position)
+                    let number = columns.textNumber(at: position), key = 2 * number + (truncated ? 1 : 0)
                     if number != 0 {
-                        let key = 2 * number + (truncated ? 1 : 0)
-                        if let known = textIndex[entry.trace][key] {
-                            row[3] = known
-                        } else {
-                            row[3] = strings.index(columns.text(at: position)! + (truncated ? "…" : ""))
-                            textIndex[entry.trace][key] = row[3]
-                        }
+                        row[3] = textIndex[entry.trace][key] ?? strings.index(columns.text(at: position)! + (truncated ? "…" : ""))
+                        textIndex[entry.trace][key] = row[3]
                     }
                     row[4] = columns.json(at: position).map { strings.index($0) } ?? -1
                     row[5] = trace.subscriptions[columns.subscriptionIndex(at: position)].requestKey.map { strings.index($0) } ?? -1
-                    if case .delivered = item {
-                        // Not an event of its own: no sequence number, and caused by the event it is.
-                        pendingCauses.append((Int32(entry.trace), Int32(position), true))
-                    } else {
+                    // A delivered event is not one of its own: no sequence number, and caused by the
+                    // event it is.
+                    if case .event = item {
                         row[6] = Int(sequence)
                         rowOfEvent[entry.trace][position] = Int32(events.count)
-                        pendingCauses.append((Int32(entry.trace), Int32(position), false))
                     }
                 }
                 let threadName = thread?.displayName ?? "?"
@@ -149,6 +140,7 @@ struct PageData {
                     threadColours.append(strings.index(colour.fill))
                 }
                 events.append(row)
+                pendingCauses.append((entry.trace, item))
             }
         }
         /// The row of the event numbered `sequence` of the trace `trace`, if it has one.
@@ -161,15 +153,15 @@ struct PageData {
         // `c` holds.
         var causeCounts: [Int] = []
         var kept: [Int] = []
-        for (trace, position, delivered) in pendingCauses {
+        for (trace, item) in pendingCauses {
             let before = kept.count
-            if delivered {
-                let own = rowOfEvent[Int(trace)][Int(position)]
-                if own >= 0 { kept.append(Int(own)) }
-            } else if position >= 0 {
-                for cause in inputs[Int(trace)].trace.events.causes(at: Int(position)) {
-                    if let found = row(ofEvent: cause, in: Int(trace)) { kept.append(found) }
-                }
+            switch item {
+            case .subscribed:
+                break
+            case let .event(position):
+                kept += inputs[trace].trace.events.causes(at: position).compactMap { row(ofEvent: $0, in: trace) }
+            case let .delivered(position):
+                if rowOfEvent[trace][position] >= 0 { kept.append(Int(rowOfEvent[trace][position])) }
             }
             causeCounts.append(kept.count - before)
         }
