@@ -39,7 +39,7 @@ struct PageData {
         let statsText = inputs.map { input in
             Dictionary((input.stats?.nodes ?? []).map { ($0.node.id, Self.describe($0)) }, uniquingKeysWith: { first, _ in first })
         }
-        var events = Columns(["t", "k", "h", "x", "j", "r", "s", "cn"])
+        var events = Columns(["t", "k", "h", "x", "j", "r", "s", "cn", "c"])
         var traceColumns = Columns(["name", "duration"])
 
         let orders = inputs.map { Self.laneOrder($0.trace) }
@@ -166,6 +166,7 @@ struct PageData {
             causeCounts.append(kept.count - before)
         }
         events.replace("cn", with: causeCounts)
+        events.replace("c", with: kept)
 
         var diffs = Columns(["text", "a", "b"])
         for difference in differences {
@@ -178,10 +179,14 @@ struct PageData {
         var out = "{\"strings\":" + strings.json
         out += ",\"threads\":" + Columns.array(threads)
         out += ",\"threadColours\":" + Columns.array(threadColours)
-        out += ",\"traces\":" + traceColumns.json
-        out += ",\"lanes\":" + lanes.json
-        out += ",\"events\":" + events.json.dropLast() + ",\"c\":" + Columns.array(kept) + "}"
-        out += ",\"diffs\":" + diffs.json
+        out += ",\"traces\":"
+        traceColumns.appendJSON(to: &out)
+        out += ",\"lanes\":"
+        lanes.appendJSON(to: &out)
+        out += ",\"events\":"
+        events.appendJSON(to: &out)
+        out += ",\"diffs\":"
+        diffs.appendJSON(to: &out)
         out += ",\"pipeline\":{\"svg\":" + String(pipelineSVG)
         out += ",\"nodes\":" + Columns.array((pipeline?.nodes ?? []).map { Int($0) }) + "}"
         out += "}"
@@ -303,18 +308,33 @@ struct Columns {
         if let index = names.firstIndex(of: name) { values[index] = column }
     }
 
-    var json: String {
-        "{" + zip(names, values).map { ScriptJSON.string($0) + ":" + Self.array($1) }.joined(separator: ",") + "}"
+    /// Appends the columns to `out` as one JSON object, letting go of each once written: a
+    /// page of millions of events then holds the text beside the columns not yet written,
+    /// not beside all of them.
+    mutating func appendJSON(to out: inout String) {
+        out += "{"
+        for index in names.indices {
+            out += (index > 0 ? "," : "") + ScriptJSON.string(names[index]) + ":"
+            Self.append(values[index], to: &out)
+            values[index] = []
+        }
+        out += "}"
     }
 
     static func array(_ numbers: [Int]) -> String {
-        var out = "["
-        out.reserveCapacity(numbers.count * 4 + 2)
+        var out = ""
+        append(numbers, to: &out)
+        return out
+    }
+
+    /// Appends `numbers` to `out` as a JSON array.
+    static func append(_ numbers: [Int], to out: inout String) {
+        out += "["
         for (position, number) in numbers.enumerated() {
             if position > 0 { out += "," }
             out += String(number)
         }
-        return out + "]"
+        out += "]"
     }
 }
 
