@@ -106,9 +106,6 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     /// The index in the trace's `threads` of the thread of the event at `position`.
     public func threadIndex(at position: Int) -> Int { Int(threads[position]) }
 
-    /// The index in the trace's `nodes` of the node of the event at `position`.
-    public func nodeIndex(at position: Int) -> Int { Int(nodes[position]) }
-
     /// The text of the event at `position`, nil for none.
     public func text(at position: Int) -> String? { string(texts[position]) }
 
