@@ -130,7 +130,7 @@ struct MarbleInput {
     init(trace: Trace) {
         feed = .trace(trace)
         structure = trace
-        subscriptions = SubscriptionTree(trace: trace)
+        subscriptions = trace.subscriptions.tree
         warnings = trace.warnings
         valueCounts = [Int32](repeating: 0, count: trace.subscriptions.count)
         let events = trace.events

@@ -2,11 +2,12 @@
 /// parent and start, with the two indexes every such reader needs, each node's
 /// subscriptions and each subscription's children (those it started), in trace order.
 ///
-/// Made once from a loaded trace (`init(trace:)`), or subscription by subscription as a
-/// reader streams a file (`append`), for a figure that keeps a trace's structure but not
-/// its events. It holds 28 bytes a subscription (20 when the ids are 1, 2, 3, …), where a
-/// `SubscriptionRecord` alone is some 100, for a thread, a request and links that a walk
-/// through the tree never reads: a long trace has nearly a million subscriptions.
+/// A `Trace` holds one (`TraceSubscriptions.tree`), made as its subscriptions are read; a
+/// figure that keeps a trace's structure but not its events makes one subscription by
+/// subscription as it streams a file (`append`). It holds some 32 bytes a subscription (40
+/// when the ids are not 1, 2, 3, …), where a `SubscriptionRecord` alone is some 100, for a
+/// thread, a request and links that a walk through the tree never reads: a long trace has
+/// nearly a million subscriptions.
 public struct SubscriptionTree: Sendable {
     /// What the tree holds of one subscription.
     public struct Subscription: Equatable, Sendable {
@@ -43,11 +44,6 @@ public struct SubscriptionTree: Sendable {
 
     /// No subscriptions.
     public init() {}
-
-    /// The subscriptions of `trace`, in its order.
-    public init(trace: Trace) {
-        for subscription in trace.subscriptions { append(subscription) }
-    }
 
     /// Adds the next subscription of the trace.
     public mutating func append(_ subscription: SubscriptionRecord) {

@@ -67,7 +67,6 @@ struct PageData {
         // The page reads each trace's own columns: an item is a position in its subscriptions
         // or events, and each event's row on the page is kept by its position in the trace
         // (-1: not on the page), not in a dictionary by sequence number.
-        let trees = inputs.map { SubscriptionTree(trace: $0.trace) }
         var rowOfEvent = inputs.map { [Int32](repeating: -1, count: $0.trace.events.count) }
         // Each row's item, its causes resolved once every event has its row.
         var pendingCauses: [(trace: Int, item: Item)] = []
@@ -78,7 +77,7 @@ struct PageData {
             let trace = inputs[entry.trace].trace, columns = trace.events
             guard let node = trace.node(entry.node) else { continue }
             var items: [(time: Int64, order: Int, sequence: UInt64, item: Item)] = []
-            let own = trees[entry.trace].positions(ofNode: node.id) ?? []
+            let own = trace.subscriptions.tree.positions(ofNode: node.id) ?? []
             for position in own {
                 let subscription = trace.subscriptions[Int(position)]
                 items.append((subscription.time, 0, subscription.id, .subscribed(Int(position))))

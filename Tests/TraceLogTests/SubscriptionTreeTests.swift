@@ -1,3 +1,4 @@
+import Foundation
 import TraceLog
 import XCTest
 
@@ -23,7 +24,7 @@ final class SubscriptionTreeTests: XCTestCase {
                 XCTAssertNil(trace.add(.subscribe(subscription)))
                 streamed.append(subscription)
             }
-            for tree in [streamed, SubscriptionTree(trace: trace)] {
+            for tree in [streamed, trace.subscriptions.tree] {
                 XCTAssertEqual(tree.count, trace.subscriptions.count, "\(ids)")
                 for (position, record) in trace.subscriptions.enumerated() {
                     let kept = tree[position]
@@ -42,5 +43,41 @@ final class SubscriptionTreeTests: XCTestCase {
                 XCTAssertEqual(tree.innerEdges { trace.node($0) }, trace.innerEdges, "\(ids)")
             }
         }
+    }
+
+    /// A trace's subscriptions, kept as columns, read back as the records that were added:
+    /// every field, a link list written empty apart from one not written, on every committed
+    /// trace and on records that use every field.
+    func testTheSubscriptionsReadBackAsTheRecordsAdded() throws {
+        var trace = Trace(header: TraceHeader(clock: .virtual))
+        XCTAssertNil(trace.add(.thread(ThreadRecord(id: 1, name: "main"))))
+        XCTAssertNil(trace.add(.thread(ThreadRecord(id: 2, name: "worker"))))
+        XCTAssertNil(trace.add(.node(NodeRecord(id: 1, kind: .source, name: "a", file: "f", line: 1, upstream: []))))
+        let added = [
+            SubscriptionRecord(id: 1, node: 1, parent: 0, time: 5, thread: 2, late: true),
+            SubscriptionRecord(id: 2, node: 1, parent: 1, time: 6, thread: 1, request: "{\"q\":1}", observes: []),
+            SubscriptionRecord(id: 4, node: 1, parent: 0, time: -7, thread: 1,
+                               requestOmitted: RequestDigest(bytes: 70_000, hash: 42), observedBy: [1, 2]),
+            SubscriptionRecord(id: 3, node: 1, parent: 2, time: 8, thread: 2, observes: [1], observedBy: []),
+        ]
+        for subscription in added { XCTAssertNil(trace.add(.subscribe(subscription))) }
+        XCTAssertEqual(Array(trace.subscriptions), added)
+        XCTAssertEqual(added.map(\.id).map(trace.subscription), added)
+
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let files = try FileManager.default.contentsOfDirectory(at: root.appendingPathComponent("traces"), includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "trace" }
+        XCTAssertGreaterThan(files.count, 10)
+        var linked = 0
+        for url in files {
+            let reader = try TraceReader(url: url)
+            var read: [SubscriptionRecord] = []
+            while let record = try reader.next() {
+                if case let .subscribe(subscription) = record { read.append(subscription) }
+            }
+            XCTAssertEqual(Array(try Trace(contentsOf: url).subscriptions), read, url.lastPathComponent)
+            linked += read.count { $0.observes != nil || $0.observedBy != nil || $0.request != nil }
+        }
+        XCTAssertGreaterThan(linked, 0)
     }
 }
