@@ -4,7 +4,7 @@
 ///
 /// A `Trace` holds one (`TraceSubscriptions.tree`), made as its subscriptions are read; a
 /// figure that keeps a trace's structure but not its events makes one subscription by
-/// subscription as it streams a file (`append`). It holds some 32 bytes a subscription (40
+/// subscription as it streams a file (`append`). It holds some 28 bytes a subscription (36
 /// when the ids are not 1, 2, 3, …), where a `SubscriptionRecord` alone is some 100, for a
 /// thread, a request and links that a walk through the tree never reads: a long trace has
 /// nearly a million subscriptions.
@@ -22,7 +22,10 @@ public struct SubscriptionTree: Sendable {
     /// subscriptions 1, 2, 3, … in file order, and their ids are then their positions + 1.
     private var ids: [UInt64] = []
     private var idsAreDense = true
-    private var parents: [UInt64] = []
+    /// Each one's parent, as its position (-1 for none): a trace defines a parent before what
+    /// it starts (`TraceValidator`). The id of a parent not found, by position.
+    private var parents: [Int32] = []
+    private var parentsNotFound: [Int32: UInt64] = [:]
     private var times: [Int64] = []
     /// Each one's node, as its position in `nodeIDs` (a trace has tens of nodes).
     private var nodes: [UInt32] = []
@@ -71,21 +74,29 @@ public struct SubscriptionTree: Sendable {
         byNode[Int(node)].append(position)
         lastChild.append(-1)
         previousSibling.append(-1)
-        // A trace defines a parent before what it starts (`TraceValidator`).
-        if subscription.parent != 0, let parent = self.position(of: subscription.parent) {
+        let parent = subscription.parent == 0 ? nil : self.position(of: subscription.parent)
+        if let parent {
             previousSibling[Int(position)] = lastChild[parent]
             lastChild[parent] = position
+        } else if subscription.parent != 0 {
+            parentsNotFound[position] = subscription.parent
         }
         count += 1
-        parents.append(subscription.parent)
+        parents.append(parent.map(Int32.init) ?? -1)
         times.append(subscription.time)
         nodes.append(node)
     }
 
     /// The subscription at `position`.
     public subscript(position: Int) -> Subscription {
-        Subscription(id: idsAreDense ? UInt64(position + 1) : ids[position], node: nodeIDs[Int(nodes[position])],
-                     parent: parents[position], time: times[position])
+        Subscription(id: id(at: position), node: nodeIDs[Int(nodes[position])], parent: parent(at: position),
+                     time: times[position])
+    }
+
+    private func id(at position: Int) -> UInt64 { idsAreDense ? UInt64(position + 1) : ids[position] }
+
+    private func parent(at position: Int) -> UInt64 {
+        parents[position] >= 0 ? id(at: Int(parents[position])) : parentsNotFound[Int32(position)] ?? 0
     }
 
     /// The position of the subscription `id`.
@@ -121,7 +132,7 @@ public struct SubscriptionTree: Sendable {
     /// Inner-stream edges, derived from the subscriptions' parents (see `Trace.innerEdges`),
     /// `node` finding a node by id.
     public func innerEdges(node: (UInt64) -> NodeRecord?) -> [Trace.InnerEdge] {
-        Trace.innerEdges(of: (0..<count).lazy.map { (node: self.nodeIDs[Int(self.nodes[$0])], parent: self.parents[$0]) },
+        Trace.innerEdges(of: (0..<count).lazy.map { (node: self.nodeIDs[Int(self.nodes[$0])], parent: self.parent(at: $0)) },
                          node: node, nodeOfSubscription: { self.position(of: $0).map { self[$0].node } })
     }
 }

@@ -1,7 +1,7 @@
 /// The subscriptions of a `Trace`, in the order they were read, held as columns rather than
 /// as `SubscriptionRecord`s: their tree (`tree`: ids, nodes, parents, starts, and each node's
 /// subscriptions and each subscription's children, indexed once as they are added), each
-/// one's thread, and the few with a request or observation links apart. Some 50 bytes a
+/// one's thread, and the few with a request or observation links apart. Some 45 bytes a
 /// subscription, where a record alone is over 100; a long trace has nearly a million.
 ///
 /// Reading an element builds its `SubscriptionRecord`.

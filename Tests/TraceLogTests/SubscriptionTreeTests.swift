@@ -43,6 +43,14 @@ final class SubscriptionTreeTests: XCTestCase {
                 XCTAssertEqual(tree.innerEdges { trace.node($0) }, trace.innerEdges, "\(ids)")
             }
         }
+        // A parent the tree holds no record of is kept as given, and has the child.
+        var tree = SubscriptionTree()
+        tree.append(SubscriptionRecord(id: 1, node: 1, parent: 0, time: 0, thread: 1))
+        tree.append(SubscriptionRecord(id: 2, node: 1, parent: 9, time: 1, thread: 1))
+        tree.append(SubscriptionRecord(id: 3, node: 2, parent: 1, time: 2, thread: 1))
+        XCTAssertEqual((0..<3).map { tree[$0].parent }, [0, 9, 1])
+        XCTAssertEqual(tree.children(of: 1), [2])
+        XCTAssertEqual(tree.children(of: 9), [])
     }
 
     /// A trace's subscriptions, kept as columns, read back as the records that were added:
