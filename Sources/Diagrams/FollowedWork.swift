@@ -64,17 +64,8 @@ package struct FollowedWork {
             self.init()
             return
         }
-        var valueCauseNodes: [UInt64: Set<UInt64>] = [:]
-        let taps = Set(innerStreams.byOuter.keys.filter { outer in trace.events(of: outer).contains { $0.kind == .pull } })
-        self.init(nodes: trace.nodes, innerStreams: innerStreams, taps: taps) { node in
-            if let known = valueCauseNodes[node] { return known }
-            var nodes: Set<UInt64> = []
-            for event in trace.events(of: node) where event.kind == .value {
-                if let cause = event.causes.first.flatMap(trace.event(sequence:)) { nodes.insert(cause.node) }
-            }
-            valueCauseNodes[node] = nodes
-            return nodes
-        }
+        let taps = Set(innerStreams.byOuter.keys.filter(trace.recordsPulls))
+        self.init(nodes: trace.nodes, innerStreams: innerStreams, taps: taps, valueCauseNodes: trace.valueCauseNodes(of:))
     }
 
     /// `nodes` in their order, but each node fed by work followed from another placed right

@@ -10,13 +10,7 @@ package struct InnerStreams {
     private(set) var byOuter: [UInt64: [UInt64]] = [:]
 
     package init(trace: Trace) {
-        self.init(nodes: trace.nodes, innerEdges: trace.innerEdges) { outer in
-            var nodes: Set<UInt64> = []
-            for event in trace.events(of: outer) where event.kind == .value {
-                if let cause = event.causes.first.flatMap(trace.event(sequence:)) { nodes.insert(cause.node) }
-            }
-            return nodes
-        }
+        self.init(nodes: trace.nodes, innerEdges: trace.innerEdges, valueCauseNodes: trace.valueCauseNodes(of:))
     }
 
     /// The inner streams of the higher-order operators of a trace with these nodes and inner

@@ -100,130 +100,65 @@ struct EventPositions {
     }
 }
 
-/// A trace's subscriptions as a marble figure reads them: each one's id, node, parent and
-/// start, in columns of 28 bytes a subscription (20 when the ids are 1, 2, 3, …). A `Trace` holds 72 (a `SubscriptionRecord`
-/// of 64 and its id column), for a thread, a `late` flag and a call's request that no figure
-/// draws; a long trace has nearly a million subscriptions.
-struct SubscriptionTable {
-    /// What a figure reads of one subscription.
-    struct Subscription {
-        let id: UInt64
-        let node: UInt64
-        /// The subscription that started it, or 0.
-        let parent: UInt64
-        let time: Int64
-    }
-
-    /// Each one's id, kept only once one is not its position + 1: a recorder numbers
-    /// subscriptions 1, 2, 3, … in file order, and their ids are then their positions + 1.
-    private var ids: [UInt64] = []
-    private var idsAreDense = true
-    private var parents: [UInt64] = []
-    private var times: [Int64] = []
-    /// Each one's node, as its position in `nodeIDs` (a trace has tens of nodes).
-    private var nodes: [UInt32] = []
-    private var nodeIDs: [UInt64] = []
-    private var nodePositions: [UInt64: UInt32] = [:]
-    /// Id to position, made only once ids stop ascending (as `Trace` does): ascending ids
-    /// are found by a binary search, ids numbered 1, 2, 3, … at `id - 1`.
-    private var index: [UInt64: Int32]?
-
-    private(set) var count = 0
-
-    mutating func append(_ subscription: SubscriptionRecord) {
-        if idsAreDense, subscription.id != UInt64(count + 1) {
-            idsAreDense = false
-            ids = (0..<count).map { UInt64($0 + 1) }
-        }
-        if index == nil, let last = ids.last, subscription.id < last {
-            var all: [UInt64: Int32] = [:]
-            for (position, id) in ids.enumerated() { all[id] = Int32(position) }
-            index = all
-        }
-        index?[subscription.id] = Int32(count)
-        let node: UInt32
-        if let known = nodePositions[subscription.node] {
-            node = known
-        } else {
-            node = UInt32(nodeIDs.count)
-            nodePositions[subscription.node] = node
-            nodeIDs.append(subscription.node)
-        }
-        if !idsAreDense { ids.append(subscription.id) }
-        count += 1
-        parents.append(subscription.parent)
-        times.append(subscription.time)
-        nodes.append(node)
-    }
-
-    subscript(position: Int) -> Subscription {
-        Subscription(id: idsAreDense ? UInt64(position + 1) : ids[position], node: nodeIDs[Int(nodes[position])], parent: parents[position], time: times[position])
-    }
-
-    /// Each subscription's node and parent, in trace order.
-    var nodesAndParents: some Sequence<(node: UInt64, parent: UInt64)> {
-        (0..<count).lazy.map { (node: self.nodeIDs[Int(self.nodes[$0])], parent: self.parents[$0]) }
-    }
-
-    /// The position of the subscription `id`.
-    func position(of id: UInt64) -> Int? {
-        if idsAreDense { return id >= 1 && id <= UInt64(count) ? Int(id) - 1 : nil }
-        if id >= 1, id <= UInt64(ids.count), ids[Int(id) - 1] == id { return Int(id) - 1 }
-        if let index { return index[id].map(Int.init) }
-        var low = 0, high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        return low < ids.count && ids[low] == id ? low : nil
-    }
-}
-
 /// What a marble figure needs of a trace before it reads the events it draws: the trace's
-/// structure (a `Trace` without events or subscriptions), its subscriptions (the parts a
-/// figure reads), each subscription's count of values, each event's
-/// thread by sequence number, and for each node the nodes whose events were the primary
-/// causes of its values (which inner streams feed a higher-order operator).
+/// structure (a `Trace` without events or subscriptions when read from a file), its
+/// subscription tree, each subscription's count of values, each event's thread by sequence
+/// number, and for each node the nodes whose events were the primary causes of its values
+/// (which inner streams feed a higher-order operator). A trace in memory answers from its
+/// own columns; a file's pass keeps only the few bytes an event that the lookups need.
 struct MarbleInput {
     let feed: MarbleEventFeed
     /// Nodes, threads and labels (no events or subscriptions when read from a file).
     private(set) var structure: Trace
-    private(set) var subscriptions = SubscriptionTable()
+    private(set) var subscriptions = SubscriptionTree()
     private(set) var warnings: [TraceWarning] = []
     /// By position in `subscriptions`: how many values it sent.
     private(set) var valueCounts: [Int32] = []
-    private(set) var positions = EventPositions()
-    /// By event position: the position of its thread in `structure.threads`.
-    private(set) var eventThreads: [UInt32] = []
-    /// For each node, the nodes of the primary causes of its values.
-    private(set) var valueCauseNodes: [UInt64: Set<UInt64>] = [:]
     /// The nodes that recorded pulls: an `AsyncSequence`'s taps.
     private(set) var pullingNodes: Set<UInt64> = []
     /// The times of the first and the last event in the trace's order.
     private(set) var firstTime: Int64?
     private(set) var lastTime: Int64?
+    /// Read from a file: each event's position by sequence number, and by position the
+    /// position of its thread in `structure.threads`.
+    private var filePositions = EventPositions()
+    private var fileEventThreads: [UInt32] = []
+    /// Read from a file: for each node, the nodes of the primary causes of its values.
+    private var fileValueCauseNodes: [UInt64: Set<UInt64>] = [:]
 
-    /// The input of a trace in memory: its events read from it.
-    init(trace: Trace) throws {
-        try self.init(feed: .trace(trace), structure: trace)
+    /// The input of a trace in memory, read from its columns.
+    init(trace: Trace) {
+        feed = .trace(trace)
+        structure = trace
+        subscriptions = trace.subscriptions.tree
+        warnings = trace.warnings
+        valueCounts = [Int32](repeating: 0, count: trace.subscriptions.count)
+        let events = trace.events
+        for position in events.indices {
+            switch events.kind(at: position) {
+            case .pull:
+                pullingNodes.insert(events.node(at: position))
+            case .value:
+                valueCounts[events.subscriptionIndex(at: position)] += 1
+            default:
+                break
+            }
+        }
+        if !events.isEmpty {
+            firstTime = events.time(at: events.startIndex)
+            lastTime = events.time(at: events.endIndex - 1)
+        }
     }
 
     /// The input of the trace file at `path`: its records checked and its structure kept.
     init(path: PathName, name: String) throws {
-        try self.init(feed: .file(path, name: name), structure: Trace(header: TraceReader(path: path, name: name).header))
-    }
-
-    private init(feed: MarbleEventFeed, structure given: Trace) throws {
-        self.feed = feed
-        var structure = given
+        feed = .file(path, name: name)
+        var structure = Trace(header: try TraceReader(path: path, name: name).header)
         var threadPositions: [UInt64: UInt32] = [:], nodePositions: [UInt64: UInt32] = [:]
-        for (position, thread) in structure.threads.enumerated() { threadPositions[thread.id] = UInt32(position) }
-        for (position, node) in structure.nodes.enumerated() { nodePositions[node.id] = UInt32(position) }
         var positions = EventPositions(), eventThreads: [UInt32] = [], valueCauseNodes: [UInt64: Set<UInt64>] = [:]
         var pullingNodes: Set<UInt64> = []
-        var subscriptions = SubscriptionTable()
-        for subscription in structure.subscriptions { subscriptions.append(subscription) }
-        var valueCounts = [Int32](repeating: 0, count: subscriptions.count)
+        var subscriptions = SubscriptionTree()
+        var valueCounts: [Int32] = []
         var firstTime: Int64?, lastTime: Int64?
         // Each event's node (its position in `structure.nodes`), while causes are looked up;
         // and the value events whose primary cause was not read yet (a trace whose sequence
@@ -271,9 +206,9 @@ struct MarbleInput {
         }
         self.structure = structure
         self.subscriptions = subscriptions
-        self.positions = positions
-        self.eventThreads = eventThreads
-        self.valueCauseNodes = valueCauseNodes
+        self.filePositions = positions
+        self.fileEventThreads = eventThreads
+        self.fileValueCauseNodes = valueCauseNodes
         self.pullingNodes = pullingNodes
         self.valueCounts = valueCounts
         self.firstTime = firstTime
@@ -281,13 +216,37 @@ struct MarbleInput {
     }
 
     /// Frees each event's thread, which only reading the events drawn looks up
-    /// (`thread(ofEvent:)` finds none after): two million events hold 8 MB of them.
+    /// (`thread(ofEvent:)` finds none after): two million events of a file hold 8 MB of them.
     mutating func releaseEventThreads() {
-        eventThreads = []
+        fileEventThreads = []
+    }
+
+    /// The nodes of the primary causes of `node`'s values (`Trace.valueCauseNodes(of:)`).
+    func valueCauseNodes(of node: UInt64) -> Set<UInt64> {
+        switch feed {
+        case let .trace(trace): trace.valueCauseNodes(of: node)
+        case .file: fileValueCauseNodes[node] ?? []
+        }
+    }
+
+    /// The position of the event numbered `sequence` in the order the feed reads events.
+    func position(ofEvent sequence: UInt64) -> Int? {
+        switch feed {
+        case let .trace(trace): trace.eventPosition(sequence: sequence)
+        case .file: filePositions.position(of: sequence)
+        }
+    }
+
+    /// The position in `structure.threads` of the thread of the event at `position`.
+    func thread(atEvent position: Int) -> Int {
+        switch feed {
+        case let .trace(trace): trace.events.threadIndex(at: position)
+        case .file: Int(fileEventThreads[position])
+        }
     }
 
     /// The position in `structure.threads` of the thread of the event numbered `sequence`.
-    func thread(ofEvent sequence: UInt64) -> UInt32? {
-        positions.position(of: sequence).map { eventThreads[$0] }
+    func thread(ofEvent sequence: UInt64) -> Int? {
+        position(ofEvent: sequence).map(thread(atEvent:))
     }
 }

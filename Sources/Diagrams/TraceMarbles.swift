@@ -41,7 +41,7 @@ extension MarbleFigure {
     /// - Throws: `DiagramError.invalidRequest` when a chosen node is not in the trace or
     ///   nothing is left to draw.
     public init(trace: Trace, options: MarbleOptions = MarbleOptions()) throws {
-        var builder = try TraceMarbleBuilder(input: MarbleInput(trace: trace), options: options)
+        var builder = TraceMarbleBuilder(input: MarbleInput(trace: trace), options: options)
         self = try builder.figure()
     }
 
@@ -62,19 +62,10 @@ private struct TraceMarbleBuilder {
     let options: MarbleOptions
     /// The trace's nodes and threads (its events are read from `input.feed`).
     var trace: Trace { input.structure }
-    /// The trace's subscriptions, as the figure reads them.
-    var table: SubscriptionTable { input.subscriptions }
-    // Everything below holds positions in the trace's lists, not copies of its records: a
-    // trace of millions of events has hundreds of thousands of subscriptions.
-    /// Each node's subscriptions, as positions in `table`.
-    var subscriptionsByNode: [UInt64: [Int32]] = [:]
-    /// The subscriptions each subscription started, as positions in `table`:
-    /// those of the subscription at position `s` are `childOrder[childStarts[s]..<childStarts[s + 1]]`,
-    /// in trace order (a dictionary of arrays cost some 80 bytes a parent).
-    var childStarts: [Int32]
-    var childOrder: [Int32]
-    /// The subscriptions started by a subscription the trace holds no record of, by its id.
-    var orphans: [UInt64: [Int32]] = [:]
+    /// The trace's subscriptions, as the figure reads them; everything below holds positions
+    /// in it, not copies of its records: a trace of millions of events has hundreds of
+    /// thousands of subscriptions.
+    var table: SubscriptionTree { input.subscriptions }
     let innerStreams: InnerStreams
     /// Work started following a node's elements, drawn after that node's lanes.
     let followed: FollowedWork
@@ -148,33 +139,11 @@ private struct TraceMarbleBuilder {
     init(input: MarbleInput, options: MarbleOptions) {
         self.input = input
         self.options = options
-        let trace = input.structure, table = input.subscriptions
-        var parents = [Int32](repeating: -1, count: table.count)
-        childStarts = [Int32](repeating: 0, count: table.count + 1)
-        for position in 0..<table.count {
-            let subscription = table[position]
-            subscriptionsByNode[subscription.node, default: []].append(Int32(position))
-            guard subscription.parent != 0 else { continue }
-            if let parent = table.position(of: subscription.parent) {
-                parents[position] = Int32(parent)
-                childStarts[parent + 1] += 1
-            } else {
-                orphans[subscription.parent, default: []].append(Int32(position))
-            }
-        }
-        for index in childStarts.indices.dropFirst() { childStarts[index] += childStarts[index - 1] }
-        var nextChild = childStarts
-        childOrder = [Int32](repeating: 0, count: Int(childStarts[childStarts.count - 1]))
-        for (position, parent) in parents.enumerated() where parent >= 0 {
-            childOrder[Int(nextChild[Int(parent)])] = Int32(position)
-            nextChild[Int(parent)] += 1
-        }
-        let innerEdges = Trace.innerEdges(of: table.nodesAndParents, node: { trace.node($0) },
-                                          nodeOfSubscription: { table.position(of: $0).map { table[$0].node } })
-        innerStreams = InnerStreams(nodes: trace.nodes, innerEdges: innerEdges) { input.valueCauseNodes[$0] ?? [] }
-        followed = FollowedWork(nodes: trace.nodes, innerStreams: innerStreams, taps: input.pullingNodes) {
-            input.valueCauseNodes[$0] ?? []
-        }
+        let trace = input.structure
+        let innerEdges = input.subscriptions.innerEdges { trace.node($0) }
+        innerStreams = InnerStreams(nodes: trace.nodes, innerEdges: innerEdges, valueCauseNodes: input.valueCauseNodes(of:))
+        followed = FollowedWork(nodes: trace.nodes, innerStreams: innerStreams, taps: input.pullingNodes,
+                                valueCauseNodes: input.valueCauseNodes(of:))
     }
 
     /// Reads the trace's events once more, keeping those `plan` draws (`laneEvents`,
@@ -258,8 +227,8 @@ private struct TraceMarbleBuilder {
                 guard entry >= 0 else { return }
                 // The reader accepts texts of any length; a figure draws and keeps a bounded part.
                 let text = event.text ?? ""
-                let thread = Int(input.eventThreads[eventPosition])
-                let hop = event.causes.first.flatMap(input.thread(ofEvent:)).map { Int($0) }
+                let thread = input.thread(atEvent: eventPosition)
+                let hop = event.causes.first.flatMap(input.thread(ofEvent:))
                 if laneEvents[entry].group >= 0 {
                     use(thread, by: laneEvents[entry], cause: 0)
                     if let hop { use(hop, by: laneEvents[entry], cause: 1) }
@@ -321,16 +290,13 @@ private struct TraceMarbleBuilder {
     }
 
     /// A node's subscriptions in trace order; nil when it has none.
-    func subscriptions(of node: UInt64) -> [SubscriptionTable.Subscription]? {
-        subscriptionsByNode[node].map { $0.map { table[Int($0)] } }
+    func subscriptions(of node: UInt64) -> [SubscriptionTree.Subscription]? {
+        table.positions(ofNode: node).map { $0.map { table[Int($0)] } }
     }
 
     /// The subscriptions `parent` started, in trace order.
-    func children(of parent: UInt64) -> [SubscriptionTable.Subscription] {
-        guard let position = table.position(of: parent) else {
-            return (orphans[parent] ?? []).map { table[Int($0)] }
-        }
-        return childOrder[Int(childStarts[position])..<Int(childStarts[position + 1])].map { table[Int($0)] }
+    func children(of parent: UInt64) -> [SubscriptionTree.Subscription] {
+        table.children(of: parent).map { table[Int($0)] }
     }
 
     /// A node whose every subscription was started by a higher-order operator.
@@ -340,7 +306,7 @@ private struct TraceMarbleBuilder {
     }
 
     func chosenNodes() throws -> [NodeRecord] {
-        let candidates = trace.nodes.filter { $0.kind != .sink && subscriptionsByNode[$0.id] != nil }
+        let candidates = trace.nodes.filter { $0.kind != .sink && table.positions(ofNode: $0.id) != nil }
         switch options.selection {
         case .all:
             return candidates.filter { !isInnerOnly($0) }
@@ -369,7 +335,7 @@ private struct TraceMarbleBuilder {
                     let known = trace.nodes.map { "#\($0.id) \($0.displayName)" }.joined(separator: ", ")
                     throw DiagramError.invalidRequest("no node \"\(TextSafety.singleLine(name))\" in the trace; its nodes are: \(known)")
                 }
-                guard subscriptionsByNode[node.id] != nil else {
+                guard table.positions(ofNode: node.id) != nil else {
                     throw DiagramError.invalidRequest("node \"\(TextSafety.singleLine(name))\" (#\(node.id) \(node.displayName)) "
                                                       + "was never subscribed in the trace: it has no lane to draw")
                 }
@@ -386,7 +352,7 @@ private struct TraceMarbleBuilder {
     }
 
     /// Whether `subscription` may be drawn as a lane (`MarbleOptions.subscriptions`).
-    func isDrawn(_ subscription: SubscriptionTable.Subscription) -> Bool {
+    func isDrawn(_ subscription: SubscriptionTree.Subscription) -> Bool {
         options.subscriptions?.contains(subscription.id) ?? true
     }
 
@@ -423,7 +389,7 @@ private struct TraceMarbleBuilder {
         for node in nodes where !isInnerOnly(node) {
             laneNodes.formUnion(innerStreams.of(node.id).filter { !options.isNodes || chosenIDs.contains($0) })
         }
-        let topLevel: [SubscriptionTable.Subscription] = nodes.flatMap { subscriptions(of: $0.id) ?? [] }.filter { $0.parent == 0 }
+        let topLevel: [SubscriptionTree.Subscription] = nodes.flatMap { subscriptions(of: $0.id) ?? [] }.filter { $0.parent == 0 }
         let firstEvent: Int64 = input.firstTime ?? 0
         let start: Int64 = topLevel.map(\.time).min() ?? firstEvent
         let span: Int64 = max(0, TimeFormat.clamped(input.lastTime ?? start) - TimeFormat.clamped(start))
@@ -435,7 +401,7 @@ private struct TraceMarbleBuilder {
             guard let innerNode = trace.node(inner) else { return nil }
             let parents = Set((subscriptions(of: node.id) ?? []).filter(isDrawn).map(\.id))
             let title = innerTitle(innerNode)
-            let lanes = (subscriptionsByNode[inner] ?? []).filter { parents.contains(table[Int($0)].parent) }
+            let lanes = (table.positions(ofNode: inner) ?? []).filter { parents.contains(table[Int($0)].parent) }
             guard !lanes.isEmpty else { return nil }
             return .lanes(PlannedLanes(node: innerNode, inner: true, title: title, subscriptions: lanes,
                                        merged: lanes.count > Self.maxSeparateInnerLanes ? "\(title) \u{00D7}\(lanes.count)" : nil))
@@ -462,7 +428,7 @@ private struct TraceMarbleBuilder {
                 if let row = innerLanes(inner, of: node) { plan.append(row) }
             }
             let topLevelNode = isTopLevelNode(node)
-            let lanes = (subscriptionsByNode[node.id] ?? []).filter {
+            let lanes = (table.positions(ofNode: node.id) ?? []).filter {
                 let subscription = table[Int($0)]
                 return (innerOnly || subscription.parent == 0 || !topLevelNode) && isDrawn(subscription)
             }
@@ -597,7 +563,7 @@ private struct TraceMarbleBuilder {
         var current = sequence
         for _ in 0..<256 {
             if drawn.contains(current) { return current }
-            guard let position = input.positions.position(of: current), firstCauses[position] != .max else { return nil }
+            guard let position = input.position(ofEvent: current), firstCauses[position] != .max else { return nil }
             let next = firstCauses[position]
             current = next
         }
@@ -653,7 +619,7 @@ private struct TraceMarbleBuilder {
     /// A top-level lane gets the marks of what it started for the nodes upstream of it (a
     /// top-level `retry`'s resubscriptions of its source), not of the inner streams of a
     /// higher-order operator, which have lanes of their own.
-    func chainMarks(beside subscription: SubscriptionTable.Subscription, leavingOut laneNodes: Set<UInt64>) -> [MarbleFigure.Mark] {
+    func chainMarks(beside subscription: SubscriptionTree.Subscription, leavingOut laneNodes: Set<UInt64>) -> [MarbleFigure.Mark] {
         // The nodes upstream, found only when a subscription started or beside this one asks:
         // found for every lane, a chain of n operators cost n² (issue 33 item 3).
         var found: Set<UInt64>?
@@ -667,14 +633,14 @@ private struct TraceMarbleBuilder {
         }
         let siblings = children(of: subscription.parent).sorted { $0.id < $1.id }
         guard let index = siblings.firstIndex(where: { $0.id == subscription.id }) else { return [] }
-        var run: [SubscriptionTable.Subscription] = [subscription]
+        var run: [SubscriptionTree.Subscription] = [subscription]
         var nodes: Set<UInt64> = [subscription.node]
         // The chain's other subscriptions are the siblings next to it in id order, one per
         // upstream node, started between the previous and the next start of the lane's own
         // node. Not "at the same time": in a real-time trace they are microseconds apart.
         let previous = siblings[..<index].last { $0.node == subscription.node }?.time ?? .min
         let next = siblings[(index + 1)...].first { $0.node == subscription.node }?.time ?? .max
-        func joins(_ sibling: SubscriptionTable.Subscription) -> Bool {
+        func joins(_ sibling: SubscriptionTree.Subscription) -> Bool {
             previous <= sibling.time && sibling.time <= next && isUpstream(sibling.node)
                 && nodes.insert(sibling.node).inserted
         }
@@ -687,9 +653,9 @@ private struct TraceMarbleBuilder {
 
     /// The starts after `subscription`'s own, failures and interruptions of `roots` and of
     /// everything they started, but for `subscription` itself and nodes with lanes of their own.
-    func marks(of roots: [SubscriptionTable.Subscription], after subscription: SubscriptionTable.Subscription,
+    func marks(of roots: [SubscriptionTree.Subscription], after subscription: SubscriptionTree.Subscription,
                leavingOut laneNodes: Set<UInt64>) -> [MarbleFigure.Mark] {
-        var all: [SubscriptionTable.Subscription] = []
+        var all: [SubscriptionTree.Subscription] = []
         var pending = roots
         var seen: Set<UInt64> = []
         while let next = pending.popLast() {

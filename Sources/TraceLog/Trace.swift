@@ -41,7 +41,8 @@ public struct Trace: Sendable {
     public var header: TraceHeader
     /// Nodes in id order.
     public private(set) var nodes: [NodeRecord] = []
-    public private(set) var subscriptions: [SubscriptionRecord] = []
+    /// Subscriptions in the order read, and their tree (`TraceSubscriptions.tree`).
+    public private(set) var subscriptions = TraceSubscriptions()
     public private(set) var disposals: [DisposeRecord] = []
     /// Where each subscribe record stood among the events: how many events were read before
     /// it, by index in `subscriptions`. A subscription observes what its upstream sent after
@@ -65,10 +66,6 @@ public struct Trace: Sendable {
     /// file order (a recorder numbers them so): until then a node is found at `id - 1`
     /// (`densePosition`).
     private var nodeIndex: [UInt64: Int]?
-    /// Subscription id to index in `subscriptions`, made only when a trace's subscriptions
-    /// are not in ascending id order (a recorder writes them ascending): until then a lookup is
-    /// a binary search, which saves a dictionary entry per subscription.
-    private var subscriptionIndex: [UInt64: Int]?
     /// Thread id to index in `threads`, made only when thread ids are not 1, 2, 3, … (as for
     /// `nodeIndex`).
     private var threadIndex: [UInt64: Int]?
@@ -274,10 +271,6 @@ public struct Trace: Sendable {
             eventsByNode.append([])
             events.nodeIDs.append(node.id)
         case let .subscribe(subscription):
-            if subscriptionIndex == nil, let last = subscriptions.last, subscription.id < last.id {
-                subscriptionIndex = Dictionary(uniqueKeysWithValues: subscriptions.enumerated().map { ($1.id, $0) })
-            }
-            subscriptionIndex?[subscription.id] = subscriptions.count
             subscriptions.append(subscription)
             subscriptionEventPositions.append(UInt32(clamping: eventsBefore))
             subscriptionDisposalPositions.append(.max)
@@ -388,14 +381,7 @@ public struct Trace: Sendable {
     /// `id`, or nil for an id the trace does not define.
     @inline(__always)
     public func subscriptionPosition(_ id: UInt64) -> Int? {
-        if let position = Self.densePosition(id, in: events.subscriptionIDs) { return position }
-        if let subscriptionIndex { return subscriptionIndex[id] }
-        var low = 0, high = subscriptions.count
-        while low < high {
-            let middle = (low + high) / 2
-            if subscriptions[middle].id < id { low = middle + 1 } else { high = middle }
-        }
-        return low < subscriptions.count && subscriptions[low].id == id ? low : nil
+        Self.densePosition(id, in: events.subscriptionIDs) ?? subscriptions.tree.position(of: id)
     }
 
     /// The position in `events` of the event numbered `sequence`.
@@ -426,6 +412,24 @@ public struct Trace: Sendable {
         nodePosition(node).map { eventsByNode[$0] } ?? []
     }
 
+    /// The nodes of the events that were the primary causes of a node's values: which
+    /// streams fed what it sent (the inner streams a higher-order operator delivered, the
+    /// work a tap's elements started).
+    public func valueCauseNodes(of node: UInt64) -> Set<UInt64> {
+        var nodes: Set<UInt64> = []
+        for position in eventPositionList(of: node) where events.kind(at: Int(position)) == .value {
+            if let cause = events.firstCause(at: Int(position)), let origin = eventPosition(sequence: cause) {
+                nodes.insert(events.node(at: origin))
+            }
+        }
+        return nodes
+    }
+
+    /// Whether a node recorded pulls: an `AsyncSequence`'s tap.
+    public func recordsPulls(_ node: UInt64) -> Bool {
+        eventPositionList(of: node).contains { events.kind(at: Int($0)) == .pull }
+    }
+
     /// The first node whose label (or, failing that, name) is `name`.
     public func node(named name: String) -> NodeRecord? {
         nodes.first { $0.label == name } ?? nodes.first { $0.name == name }
@@ -443,8 +447,7 @@ public struct Trace: Sendable {
     /// the same parent, so an inner chain `source → map` yields one edge, from `map`.
     /// Sorted by (inner, outer).
     public var innerEdges: [InnerEdge] {
-        Self.innerEdges(of: subscriptions.lazy.map { (node: $0.node, parent: $0.parent) }, node: { self.node($0) },
-                        nodeOfSubscription: { self.subscription($0)?.node })
+        subscriptions.tree.innerEdges { self.node($0) }
     }
 
     /// `innerEdges` of the subscriptions given by each one's node and parent, `node` finding a

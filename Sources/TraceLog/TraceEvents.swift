@@ -103,6 +103,19 @@ public struct TraceEvents: RandomAccessCollection, Sendable {
     /// The thread id of the event at `position`.
     public func thread(at position: Int) -> UInt64 { threadIDs[Int(threads[position])] }
 
+    /// The index in the trace's `threads` of the thread of the event at `position`.
+    public func threadIndex(at position: Int) -> Int { Int(threads[position]) }
+
+    /// The text of the event at `position`, nil for none.
+    public func text(at position: Int) -> String? { string(texts[position]) }
+
+    /// The number of the text of the event at `position` among this trace's distinct strings
+    /// (as `payloadNumber(at:)`), 0 for none.
+    public func textNumber(at position: Int) -> Int { Int(texts[position]) }
+
+    /// Whether the text of the event at `position` was cut short by its recorder.
+    public func isTruncated(at position: Int) -> Bool { kinds[position] & Self.truncatedFlag != 0 }
+
     /// The kind of the event at `position`.
     public func kind(at position: Int) -> EventKind {
         EventKind(number: kinds[position] & ~Self.truncatedFlag) ?? .pull

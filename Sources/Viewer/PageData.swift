@@ -39,9 +39,8 @@ struct PageData {
         let statsText = inputs.map { input in
             Dictionary((input.stats?.nodes ?? []).map { ($0.node.id, Self.describe($0)) }, uniquingKeysWith: { first, _ in first })
         }
-        var events = Columns(["t", "k", "h", "x", "j", "r", "s", "cn"])
+        var events = Columns(["t", "k", "h", "x", "j", "r", "s", "cn", "c"])
         var traceColumns = Columns(["name", "duration"])
-        var eventIndexBySequence: [[UInt64: Int]] = []
 
         let orders = inputs.map { Self.laneOrder($0.trace) }
         var plan: [(trace: Int, node: UInt64, depth: Int)] = []
@@ -61,36 +60,36 @@ struct PageData {
             for (trace, order) in orders.enumerated() { plan += order.map { (trace, $0.node, $0.depth) } }
         }
 
-        // Each trace's pending cause links, resolved once every event has its index.
-        var pendingCauses: [(trace: Int, sequences: [UInt64])] = []
-        for _ in inputs { eventIndexBySequence.append([:]) }
         for input in inputs {
-            let trace = input.trace
-            var duration = trace.summary?.duration ?? 0
-            for event in trace.events { duration = max(duration, event.time) }
+            let duration = max(input.trace.summary?.duration ?? 0, input.trace.events.latestTime ?? 0)
             traceColumns.append([strings.index(input.name), Int(duration)])
         }
-        // Each trace's subscriptions by node, found once: filtering them all for each lane
-        // cost lanes × subscriptions (issue 33 item 3: 10,000 source → sink pairs took 54 s).
-        let subscriptionsByNode = inputs.map { input in
-            Dictionary(grouping: input.trace.subscriptions, by: \.node)
-        }
+        // The page reads each trace's own columns: an item is a position in its subscriptions
+        // or events, and each event's row on the page is kept by its position in the trace
+        // (-1: not on the page), not in a dictionary by sequence number.
+        var rowOfEvent = inputs.map { [Int32](repeating: -1, count: $0.trace.events.count) }
+        // Each row's item, its causes resolved once every event has its row.
+        var pendingCauses: [(trace: Int, item: Item)] = []
+        // The string index of each distinct text of each trace, by its number (twice, plus one
+        // when cut short), so that a value sent a million times is made into a string once.
+        var textIndex = inputs.map { _ in [Int: Int]() }
         for entry in plan {
-            let trace = inputs[entry.trace].trace
+            let trace = inputs[entry.trace].trace, columns = trace.events
             guard let node = trace.node(entry.node) else { continue }
             var items: [(time: Int64, order: Int, sequence: UInt64, item: Item)] = []
-            let own = subscriptionsByNode[entry.trace][node.id] ?? []
-            for subscription in own {
-                items.append((subscription.time, 0, subscription.id, .subscribed(subscription)))
+            let own = trace.subscriptions.tree.positions(ofNode: node.id) ?? []
+            for position in own {
+                let subscription = trace.subscriptions[Int(position)]
+                items.append((subscription.time, 0, subscription.id, .subscribed(Int(position))))
             }
             // Pulls (an async consumer's demand) are counted in the lane's statistics, not drawn:
             // as in the marble figure, a tick beside nearly every marble would tell nothing.
-            for event in trace.events(of: node.id) where event.kind.isSent {
-                items.append((event.time, 1, event.sequence, .event(event)))
+            for position in trace.eventPositions(of: node.id) where columns.kind(at: position).isSent {
+                items.append((columns.time(at: position), 1, columns.sequence(at: position), .event(position)))
             }
             if node.kind == .sink {
-                for event in Self.delivered(to: node, in: trace, subscriptions: own) {
-                    items.append((event.time, 1, event.sequence, .delivered(event)))
+                for position in Self.delivered(to: node, in: trace, subscriptions: own) {
+                    items.append((columns.time(at: position), 1, columns.sequence(at: position), .delivered(position)))
                 }
             }
             items.sort { ($0.time, $0.order, $0.sequence) < ($1.time, $1.order, $1.sequence) }
@@ -101,29 +100,32 @@ struct PageData {
                 statsText[entry.trace][node.id].map { strings.index($0) } ?? -1,
             ])
             var previous: Int64 = 0
-            for (time, _, _, item) in items {
+            for (time, _, sequence, item) in items {
                 let thread: ThreadRecord?
                 var row = [Int(time - previous), 0, 0, -1, -1, -1, 0, 0]
                 previous = time
                 switch item {
-                case let .subscribed(subscription):
+                case let .subscribed(position):
+                    let subscription = trace.subscriptions[position]
                     thread = trace.thread(subscription.thread)
                     row[1] = TracePage.Mark.subscribed.rawValue
                     row[5] = subscription.requestKey.map { strings.index($0) } ?? -1
-                    pendingCauses.append((entry.trace, []))
-                case let .event(event), let .delivered(event):
-                    thread = trace.thread(event.thread)
-                    row[1] = TracePage.Mark(event.kind).rawValue
-                    row[3] = event.text.map { strings.index($0 + (event.truncated ? "…" : "")) } ?? -1
-                    row[4] = event.json.map { strings.index($0) } ?? -1
-                    row[5] = trace.subscription(event.subscription)?.requestKey.map { strings.index($0) } ?? -1
-                    if case .delivered = item {
-                        // Not an event of its own: no sequence number, and caused by the event it is.
-                        pendingCauses.append((entry.trace, [event.sequence]))
-                    } else {
-                        row[6] = Int(event.sequence)
-                        eventIndexBySequence[entry.trace][event.sequence] = events.count
-                        pendingCauses.append((entry.trace, event.causes))
+                case let .event(position), let .delivered(position):
+                    thread = trace.threads[columns.threadIndex(at: position)]
+                    row[1] = TracePage.Mark(columns.kind(at: position)).rawValue
+                    let truncated = columns.isTruncated(at: position)
+                    let number = columns.textNumber(at: position), key = 2 * number + (truncated ? 1 : 0)
+                    if number != 0 {
+                        row[3] = textIndex[entry.trace][key] ?? strings.index(columns.text(at: position)! + (truncated ? "…" : ""))
+                        textIndex[entry.trace][key] = row[3]
+                    }
+                    row[4] = columns.json(at: position).map { strings.index($0) } ?? -1
+                    row[5] = trace.subscriptions[columns.subscriptionIndex(at: position)].requestKey.map { strings.index($0) } ?? -1
+                    // A delivered event is not one of its own: no sequence number, and caused by the
+                    // event it is.
+                    if case .event = item {
+                        row[6] = Int(sequence)
+                        rowOfEvent[entry.trace][position] = Int32(events.count)
                     }
                 }
                 let threadName = thread?.displayName ?? "?"
@@ -137,23 +139,38 @@ struct PageData {
                     threadColours.append(strings.index(colour.fill))
                 }
                 events.append(row)
+                pendingCauses.append((entry.trace, item))
             }
+        }
+        /// The row of the event numbered `sequence` of the trace `trace`, if it has one.
+        func row(ofEvent sequence: UInt64, in trace: Int) -> Int? {
+            guard let position = inputs[trace].trace.eventPosition(sequence: sequence) else { return nil }
+            let row = rowOfEvent[trace][position]
+            return row >= 0 ? Int(row) : nil
         }
         // A cause the trace does not hold (recorded before it) is left out: `cn` counts what
         // `c` holds.
         var causeCounts: [Int] = []
         var kept: [Int] = []
-        for (trace, sequences) in pendingCauses {
-            let found = sequences.compactMap { eventIndexBySequence[trace][$0] }
-            causeCounts.append(found.count)
-            kept += found
+        for (trace, item) in pendingCauses {
+            let before = kept.count
+            switch item {
+            case .subscribed:
+                break
+            case let .event(position):
+                kept += inputs[trace].trace.events.causes(at: position).compactMap { row(ofEvent: $0, in: trace) }
+            case let .delivered(position):
+                if rowOfEvent[trace][position] >= 0 { kept.append(Int(rowOfEvent[trace][position])) }
+            }
+            causeCounts.append(kept.count - before)
         }
         events.replace("cn", with: causeCounts)
+        events.replace("c", with: kept)
 
         var diffs = Columns(["text", "a", "b"])
         for difference in differences {
-            let a = difference.eventA.flatMap { eventIndexBySequence.first?[$0] } ?? -1
-            let b = difference.eventB.flatMap { eventIndexBySequence.count > 1 ? eventIndexBySequence[1][$0] : nil } ?? -1
+            let a = difference.eventA.flatMap { row(ofEvent: $0, in: 0) } ?? -1
+            let b = difference.eventB.flatMap { inputs.count > 1 ? row(ofEvent: $0, in: 1) : nil } ?? -1
             diffs.append([strings.index(difference.text), a, b])
         }
 
@@ -161,10 +178,14 @@ struct PageData {
         var out = "{\"strings\":" + strings.json
         out += ",\"threads\":" + Columns.array(threads)
         out += ",\"threadColours\":" + Columns.array(threadColours)
-        out += ",\"traces\":" + traceColumns.json
-        out += ",\"lanes\":" + lanes.json
-        out += ",\"events\":" + events.json.dropLast() + ",\"c\":" + Columns.array(kept) + "}"
-        out += ",\"diffs\":" + diffs.json
+        out += ",\"traces\":"
+        traceColumns.appendJSON(to: &out)
+        out += ",\"lanes\":"
+        lanes.appendJSON(to: &out)
+        out += ",\"events\":"
+        events.appendJSON(to: &out)
+        out += ",\"diffs\":"
+        diffs.appendJSON(to: &out)
         out += ",\"pipeline\":{\"svg\":" + String(pipelineSVG)
         out += ",\"nodes\":" + Columns.array((pipeline?.nodes ?? []).map { Int($0) }) + "}"
         out += "}"
@@ -188,29 +209,34 @@ struct PageData {
         return parts.joined(separator: " · ")
     }
 
+    /// What a row of a lane shows, by its position in its trace's lists.
     private enum Item {
-        case subscribed(SubscriptionRecord)
-        case event(EventRecord)
+        case subscribed(Int)
+        case event(Int)
         /// An event of the stream a sink observes, shown on the sink's lane.
-        case delivered(EventRecord)
+        case delivered(Int)
     }
 
-    /// The events delivered to the sink `node`, as `TraceStats` counts them on its line: a
-    /// sink sends nothing of its own, so its lane shows what it received. They are the events
-    /// of each subscription its subscriptions observe (their parents), and, for a subscription
-    /// naming none (a parent of 0), every event of its data upstream nodes.
-    static func delivered(to node: NodeRecord, in trace: Trace, subscriptions: [SubscriptionRecord]? = nil) -> [EventRecord] {
-        let own = subscriptions ?? trace.subscriptions.filter { $0.node == node.id }
+    /// The positions of the events delivered to the sink `node`, as `TraceStats` counts them
+    /// on its line: a sink sends nothing of its own, so its lane shows what it received. They
+    /// are the events of each subscription its subscriptions (`subscriptions`, positions in
+    /// the trace's, all of the node's when nil) observe (their parents), and, for a
+    /// subscription naming none (a parent of 0), every event of its data upstream nodes.
+    static func delivered(to node: NodeRecord, in trace: Trace, subscriptions: [Int32]? = nil) -> [Int] {
+        let own = subscriptions.map { $0.map { trace.subscriptions[Int($0)] } } ?? trace.subscriptions.filter { $0.node == node.id }
         let observed = Set(own.map(\.parent).filter { $0 != 0 })
         let dataUpstream = Set(node.upstream.filter { $0.role == .data }.map(\.node))
         let unparented = own.contains { $0.parent == 0 }
         var sources = Set(observed.compactMap { trace.subscription($0)?.node })
         if unparented { sources.formUnion(dataUpstream) }
-        var events: [EventRecord] = []
+        var events: [Int] = []
+        let columns = trace.events
         for source in sources.sorted() where source != node.id {
-            for event in trace.events(of: source)
-            where event.kind.isSent && (observed.contains(event.subscription) || (unparented && dataUpstream.contains(source))) {
-                events.append(event)
+            let everything = unparented && dataUpstream.contains(source)
+            for position in trace.eventPositions(of: source) where columns.kind(at: position).isSent {
+                if everything || observed.contains(trace.subscriptions[columns.subscriptionIndex(at: position)].id) {
+                    events.append(position)
+                }
             }
         }
         return events
@@ -281,18 +307,33 @@ struct Columns {
         if let index = names.firstIndex(of: name) { values[index] = column }
     }
 
-    var json: String {
-        "{" + zip(names, values).map { ScriptJSON.string($0) + ":" + Self.array($1) }.joined(separator: ",") + "}"
+    /// Appends the columns to `out` as one JSON object, letting go of each once written: a
+    /// page of millions of events then holds the text beside the columns not yet written,
+    /// not beside all of them.
+    mutating func appendJSON(to out: inout String) {
+        out += "{"
+        for index in names.indices {
+            out += (index > 0 ? "," : "") + ScriptJSON.string(names[index]) + ":"
+            Self.append(values[index], to: &out)
+            values[index] = []
+        }
+        out += "}"
     }
 
     static func array(_ numbers: [Int]) -> String {
-        var out = "["
-        out.reserveCapacity(numbers.count * 4 + 2)
+        var out = ""
+        append(numbers, to: &out)
+        return out
+    }
+
+    /// Appends `numbers` to `out` as a JSON array.
+    static func append(_ numbers: [Int], to out: inout String) {
+        out += "["
         for (position, number) in numbers.enumerated() {
             if position > 0 { out += "," }
             out += String(number)
         }
-        return out + "]"
+        out += "]"
     }
 }
 

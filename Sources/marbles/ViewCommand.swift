@@ -70,8 +70,11 @@ struct ViewCommand: ParsableCommand {
     func run() throws {
         let inputs = try ([a] + (b.map { [$0] } ?? [])).map { try InputFile($0) }
         let target = try OutputFile(output, option: "-o", inputs: inputs)
-        let traceA = try Trace(reader: inputs[0].traceReader())
-        let traceB = try b.map { _ in try Trace(reader: inputs[1].traceReader()) }
+        // The page shows no hops or marks, and one trace's page no ends of subscriptions (a
+        // diff of two reads them).
+        let unused: Trace.Parts = b == nil ? [.hops, .marks, .disposals] : [.hops, .marks]
+        let traceA = try Trace(reader: inputs[0].traceReader(), leavingOut: unused)
+        let traceB = try b.map { _ in try Trace(reader: inputs[1].traceReader(), leavingOut: unused) }
         Console.warn(traceA.warnings + (traceB?.warnings ?? []))
         // The per-node statistics shown on hover: `marbles stats`' own streaming pass.
         func stats(_ input: InputFile) throws -> TraceStats {

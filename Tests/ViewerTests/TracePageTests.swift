@@ -300,4 +300,42 @@ final class TracePageTests: XCTestCase {
         XCTAssertEqual(lanes["trace"]?[try XCTUnwrap(laneOf(indexA))], 0)
         XCTAssertEqual(lanes["trace"]?[try XCTUnwrap(laneOf(indexB))], 1)
     }
+
+    /// The page reads each event by its position in the trace, and finds a cause's row by its
+    /// sequence number: a trace whose events were written out of sequence order (each pair of
+    /// adjacent event lines swapped, which a trace read from such a file indexes by a
+    /// dictionary) gives the same page as the trace in order, with the same causes, for one
+    /// trace and for two with differences between them.
+    func testEventsReadOutOfSequenceOrderGiveTheSamePage() throws {
+        for name in ["twitter-instant", "async-search", "pixels"] {
+            let url = top.appendingPathComponent("traces/\(name).trace")
+            var lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            var swapped = 0
+            var index = 0
+            while index + 1 < lines.count {
+                if lines[index].hasPrefix("{\"type\":\"event\""), lines[index + 1].hasPrefix("{\"type\":\"event\"") {
+                    lines.swapAt(index, index + 1)
+                    swapped += 1
+                    index += 2
+                } else {
+                    index += 1
+                }
+            }
+            XCTAssertGreaterThan(swapped, 10, name)
+            let inOrder = try Trace(contentsOf: url)
+            let shuffled = try Trace(bytes: Array(lines.joined(separator: "\n").utf8), name: name)
+            XCTAssertNotEqual((0..<inOrder.events.count).map(inOrder.events.sequence(at:)),
+                              (0..<shuffled.events.count).map(shuffled.events.sequence(at:)), name)
+            XCTAssertEqual(try TracePage.html([.init(name: name, trace: shuffled)], title: name),
+                           try TracePage.html([.init(name: name, trace: inOrder)], title: name), name)
+            let differences = [TracePage.Difference(text: "d", eventA: 5, eventB: 7)]
+            XCTAssertEqual(try TracePage.html([.init(name: "a", trace: shuffled), .init(name: "b", trace: shuffled)],
+                                              differences: differences, title: name),
+                           try TracePage.html([.init(name: "a", trace: inOrder), .init(name: "b", trace: inOrder)],
+                                              differences: differences, title: name), name)
+            let page = try data(of: TracePage.html([.init(name: name, trace: shuffled)], title: name))
+            let causes = try XCTUnwrap((page["events"] as? [String: Any])?["c"] as? [Int])
+            XCTAssertGreaterThan(causes.count, 10, name)
+        }
+    }
 }
