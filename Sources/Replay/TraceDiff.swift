@@ -977,8 +977,10 @@ public struct TraceDiff: Sendable {
 /// - by structure: no node upstream of it, however far, is aligned with the other trace (an
 ///   operator inserted into the pipeline hangs from aligned nodes; a service does not);
 /// - by subscription: each of its subscriptions began within a start of a call — as a child
-///   of the call's subscription, or a sibling started no earlier than it by the same parent
-///   (a sink's subscriptions are those of what it observes and are not checked).
+///   of the call's subscription, a sibling started no earlier than it by the same parent, or
+///   one the call's subscription observes (`observedBy`: a service started after its call
+///   was interrupted has no parent around it) (a sink's subscriptions are those of what it
+///   observes and are not checked).
 ///
 /// Reads the side's events once (their nodes and first causes) and, when some node may be
 /// inside, its subscriptions once, keeping those of the nodes in question and of the calls.
@@ -1042,10 +1044,11 @@ struct CallBoundary {
         let checked = Set(candidates.filter { $0.kind != .sink }.map(\.id))
         var callSubscriptions = Set<UInt64>()
         var earliestCallByParent: [UInt64: Int64] = [:]
-        var subscriptionsByNode: [UInt64: [(parent: UInt64, time: Int64)]] = [:]
+        var subscriptionsByNode: [UInt64: [(parent: UInt64, time: Int64, observedBy: [UInt64])]] = [:]
         try side.forEachSubscription { subscription in
             if checked.contains(subscription.node) {
-                subscriptionsByNode[subscription.node, default: []].append((subscription.parent, subscription.time))
+                subscriptionsByNode[subscription.node, default: []]
+                    .append((subscription.parent, subscription.time, subscription.observedBy ?? []))
             }
             guard calls.contains(subscription.node) else { return }
             callSubscriptions.insert(subscription.id)
@@ -1056,6 +1059,9 @@ struct CallBoundary {
             node.kind == .sink || (subscriptionsByNode[node.id] ?? []).allSatisfy { subscription in
                 callSubscriptions.contains(subscription.parent)
                     || (earliestCallByParent[subscription.parent].map { $0 <= subscription.time } ?? false)
+                    // Observed by a call's subscription (its record says so): a service whose
+                    // start ran after its call was interrupted, with no parent around it.
+                    || subscription.observedBy.contains(where: callSubscriptions.contains)
             }
         }
         for node in candidates where startedInCall(node) {

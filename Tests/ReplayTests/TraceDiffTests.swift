@@ -195,6 +195,26 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertEqual(diff.insideCalls.map(\.node), ["SignalProducer @Service.swift:9"])
     }
 
+    /// Generated pipeline seed 43000504 (live): `flatMap(.latest)` interrupted a call before its
+    /// service's delayed start ran; the service then began with no parent around it, its
+    /// record naming the call's subscription as its observer. The link puts it inside the call.
+    func testAServiceStartedAfterItsCallWasInterruptedIsInsideTheCallByItsLink() throws {
+        let call = Self.call
+        let late = [
+            Self.service[0],
+            #"{"type":"subscribe","id":4,"node":4,"parent":0,"time":1500,"thread":2,"observedBy":[3]}"#,
+            #"{"type":"event","seq":7,"time":1600,"node":4,"sub":4,"kind":"interrupted","thread":2,"causes":[2]}"#,
+        ]
+        let live = try trace { $0 += call + late }
+        let replay = try trace { $0 += call }
+        let diff = TraceDiff(live, replay, timeTolerance: 0)
+        XCTAssertTrue(diff.isSame, diff.text)
+        XCTAssertEqual(diff.insideCalls.map(\.node), ["SignalProducer @Service.swift:9"])
+        // Without the link, nothing says it ran for the call: a node only in A.
+        let unlinked = try trace { $0 += call + late.map { $0.replacingOccurrences(of: #","observedBy":[3]"#, with: "") } }
+        XCTAssertEqual(kinds(TraceDiff(unlinked, replay, timeTolerance: 0)), [.nodeOnlyInA])
+    }
+
     /// Two inputs on two threads into one `merge`. Live, the `ui` thread's value reached the
     /// merge while `main` was still delivering its own (their cascades overlap in time); a
     /// replay that lacks that value names the race. Moved apart in time, the same difference
