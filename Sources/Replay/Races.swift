@@ -58,7 +58,9 @@ extension TraceDiff {
 /// from both sides: the other cascade's events name it too. A value only the replay sent as a
 /// start's first, where the live subscription of its node was interrupted by another thread's
 /// cascade before it sent anything (the setup had not reached that start yet, live seed
-/// 37000318), is named with that cascade: a replay runs the start at once.
+/// 37000318), is named with that cascade: a replay runs the start at once. What a start sends
+/// after its first value with nothing to cause it but the start (a property's producer
+/// completing at once, its property having ended) belongs to the start's cascade and race.
 ///
 /// Built from two passes over the side; it keeps about 48 bytes an event, so a side of more
 /// than `limit` events is not examined.
@@ -115,6 +117,8 @@ struct Interleavings {
         var sent: Set<UInt64> = []
         // Each thread's latest event, by position.
         var lastEvent: [UInt64: Int32] = [:]
+        // The cascade each subscription's latest event belonged to, by its first event's position.
+        var cascadeOfSubscription: [UInt64: Int32] = [:]
         try side.forEachEvent { event in
             let position = event.position, threadID = event.threadID, time = event.time
             positions.append(event.sequence)
@@ -133,8 +137,16 @@ struct Interleavings {
             }
             if let parent, self.threadID[parent] == threadID {
                 origin = root[parent]
+            } else if event.causes.isEmpty, !firstOfItsSubscription, event.subscribed?.threadID == threadID,
+                      let previous = cascadeOfSubscription[event.subscription], cascades[threadID]?.last == previous,
+                      time.saturatingSubtracting(end[Int(previous)]) <= Self.gap {
+                // More of a start's own work, with nothing to cause it but the start: a
+                // property's producer that completes right after the value it read, because
+                // the property had ended (live seed 43000461). It belongs to the start's
+                // cascade, and to its race.
+                origin = previous
             } else if parent != nil || event.causes.isEmpty, event.kind == .interrupted, let current = cascades[threadID]?.last,
-                      time - end[Int(current)] <= Self.gap {
+                      time.saturatingSubtracting(end[Int(current)]) <= Self.gap {
                 // An interruption caused on another thread but delivered on this one was left
                 // for this thread, which held its signal (Signals' deferred interruptions): it
                 // belongs to the cascade this thread was delivering, not to one of its own. So
@@ -160,6 +172,7 @@ struct Interleavings {
                 cascades[threadID, default: []].append(origin)
             }
             lastEvent[threadID] = Int32(position)
+            cascadeOfSubscription[event.subscription] = origin
             root.append(origin)
             start.append(time)
             end.append(time)
@@ -178,7 +191,7 @@ struct Interleavings {
             }
             guard low > 0 else { continue }
             let origin = Int(starts[low - 1])
-            if instant > end[origin], instant - end[origin] <= Self.gap { end[origin] = instant }
+            if instant > end[origin], instant.saturatingSubtracting(end[origin]) <= Self.gap { end[origin] = instant }
         }
     }
 

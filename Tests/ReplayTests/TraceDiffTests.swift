@@ -215,6 +215,41 @@ final class TraceDiffTests: XCTestCase {
         XCTAssertEqual(kinds(TraceDiff(unlinked, replay, timeTolerance: 0)), [.nodeOnlyInA])
     }
 
+    /// Generated pipeline seed 43000461 (live): the setup thread started a property's producer
+    /// after another thread had ended the property. The start sent the value it read, then,
+    /// with nothing but the start to cause it, its completion; the replay's completion came
+    /// from the other thread's cascade. The completion is part of the start's work, so the
+    /// difference in its thread names the start's race.
+    func testWhatAStartSendsAfterItsFirstValueIsPartOfItsRace() throws {
+        let nodes = [
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":2,"name":"q0"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"a","file":"App.swift","line":3,"label":"a","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"operator","name":"producer","parameters":"","file":"App.swift","line":4,"upstream":[{"node":1,"role":"data"}]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+        ]
+        let live = try craftedTrace(nodes + [
+            #"{"type":"event","seq":1,"time":1000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":2,"time":1500,"node":1,"sub":1,"kind":"completed","thread":2,"causes":[1]}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":2000,"thread":1,"observes":[1]}"#,
+            #"{"type":"event","seq":3,"time":3000,"node":2,"sub":2,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":4,"time":3100,"node":2,"sub":2,"kind":"completed","thread":1,"causes":[]}"#,
+        ], clock: "real")
+        let replay = try craftedTrace(nodes + [
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1,"observes":[1]}"#,
+            #"{"type":"event","seq":1,"time":0,"node":2,"sub":2,"kind":"value","thread":1,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":2,"time":1000,"node":1,"sub":1,"kind":"value","thread":2,"causes":[],"text":"1","json":1}"#,
+            #"{"type":"event","seq":3,"time":1500,"node":1,"sub":1,"kind":"completed","thread":2,"causes":[2]}"#,
+            #"{"type":"event","seq":4,"time":1500,"node":2,"sub":2,"kind":"completed","thread":2,"causes":[3]}"#,
+        ])
+        let diff = TraceDiff(live, replay, nameA: "live", nameB: "replay")
+        XCTAssertFalse(diff.isSame)
+        XCTAssertTrue(diff.differences.contains { $0.kind == .threadDiffers && $0.node == "producer @App.swift:4" }, diff.text)
+        XCTAssertTrue(diff.divergesAtARace, diff.text)
+        XCTAssertEqual(diff.differences.count, 1, diff.text)
+        XCTAssertNotNil(diff.differences.first?.race, diff.text)
+    }
+
     /// Two inputs on two threads into one `merge`. Live, the `ui` thread's value reached the
     /// merge while `main` was still delivering its own (their cascades overlap in time); a
     /// replay that lacks that value names the race. Moved apart in time, the same difference
