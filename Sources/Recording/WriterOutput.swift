@@ -127,8 +127,8 @@ enum BoxedRecord {
 /// A subscription or a disposal waiting in a live or binary recording's shared buffer as its
 /// fixed fields, with no box to allocate and free: the commonest records other than events
 /// (TwitterInstant makes about 56 a query). One `marker` byte, a kind byte, then five 64-bit
-/// fields: a subscription's id, node, parent, time and thread, or a disposal's subscription,
-/// time and thread (the last two unused). A subscription with anything more (a request,
+/// fields: a subscription's id, node, parent, time and thread; a disposal's subscription, time
+/// and thread in the same places (node and parent 0). A subscription with anything more (a request,
 /// observation links, `late`) is boxed instead (`BoxedRecord`).
 enum PlainRecord {
     /// The byte in front of a plain record (see `DeferredEvent.marker` for the others).
@@ -147,7 +147,7 @@ enum PlainRecord {
                   subscription.observes == nil, subscription.observedBy == nil else { return false }
             fields = (subscribe, subscription.id, subscription.node, subscription.parent, subscription.time, subscription.thread)
         case let .dispose(disposal):
-            fields = (dispose, disposal.subscription, disposal.thread, 0, disposal.time, 0)
+            fields = (dispose, disposal.subscription, 0, 0, disposal.time, disposal.thread)
         default:
             return false
         }
@@ -167,11 +167,11 @@ enum PlainRecord {
     /// The record of the entry at `entry` (its marker).
     static func read(_ entry: UnsafeRawPointer) -> TraceRecord {
         func field(_ index: Int) -> UInt64 { entry.loadUnaligned(fromByteOffset: 2 + 8 * index, as: UInt64.self) }
-        let time = entry.loadUnaligned(fromByteOffset: 26, as: Int64.self)
+        let time = Int64(bitPattern: field(3))
         if entry.load(fromByteOffset: 1, as: UInt8.self) == subscribe {
             return .subscribe(SubscriptionRecord(id: field(0), node: field(1), parent: field(2), time: time, thread: field(4)))
         }
-        return .dispose(DisposeRecord(subscription: field(0), time: time, thread: field(1)))
+        return .dispose(DisposeRecord(subscription: field(0), time: time, thread: field(4)))
     }
 }
 

@@ -50,6 +50,16 @@ final class RecordsOffTheProducingThreadTests: XCTestCase {
             // And the writer wrote them: the trace has the subscriptions and their disposals.
             let trace = try Trace(contentsOf: url)
             XCTAssertGreaterThanOrEqual(trace.subscriptions.count, 4, ext)
+            // Each field came back where it belongs: every subscription and disposal names a
+            // thread of the trace and a time within the run, and each disposal a subscription of
+            // the trace, once (the started chain was torn down; the pipe itself lives on).
+            let threads = Set(trace.threads.map(\.id))
+            XCTAssertTrue(trace.subscriptions.allSatisfy { threads.contains($0.thread) && $0.time >= 0 }, ext)
+            XCTAssertTrue(trace.disposals.allSatisfy { threads.contains($0.thread) && $0.time >= 0 }, ext)
+            let disposed = trace.disposals.map(\.subscription)
+            XCTAssertGreaterThanOrEqual(disposed.count, 3, ext)
+            XCTAssertEqual(Set(disposed).count, disposed.count, ext)
+            XCTAssertTrue(Set(disposed).isSubset(of: Set(trace.subscriptions.map(\.id))), ext)
             XCTAssertEqual((0..<trace.events.count).compactMap { trace.events[$0].text }.filter { $0 == "2" }.count, 2, ext)
         }
     }
@@ -83,6 +93,7 @@ final class RecordsOffTheProducingThreadTests: XCTestCase {
         XCTAssertEqual(live.nodes.map(\.name), memory.nodes.map(\.name))
         XCTAssertEqual(live.subscriptions.map(\.node), memory.subscriptions.map(\.node))
         XCTAssertEqual(live.subscriptions.map(\.parent), memory.subscriptions.map(\.parent))
+        XCTAssertEqual(live.disposals.map(\.subscription), memory.disposals.map(\.subscription))
         XCTAssertEqual((0..<live.events.count).map { live.events[$0].text },
                        (0..<memory.events.count).map { memory.events[$0].text })
     }
