@@ -62,6 +62,13 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// until the writer thread takes it.
     var writerOutput: WriterOutput?
     let origin: Int64
+    /// The recorder's lock. A file recorder's is adaptive (`PTHREAD_MUTEX_ADAPTIVE_NP`): a
+    /// thread that finds it taken spins a little before it sleeps. The lock is held for a
+    /// record's bookkeeping (ids, a box), well under a microsecond, but TwitterInstant's main
+    /// and network threads met at it often enough that with a plain mutex each meeting put a
+    /// thread to sleep and woke it again: about 25 futex calls a query, two thirds of the
+    /// process's (perf's `syscalls:sys_enter_futex`), and +70–90 % on the query's end-to-end
+    /// time. Spinning first took the futex calls to about a tenth of that (BENCHMARKS.md).
     let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// A virtual in-memory recording's lock, taken instead of `mutex` (nil for any other
     /// recording): such a recording has no writer thread, so nothing ever waits on a
@@ -279,7 +286,11 @@ final class RecorderCore: Probe, @unchecked Sendable {
         countsTicks = merging && counterClock && TickClock.isUsable
         spin = nil
         hot.initialize(to: HotState())
-        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
         pthread_cond_init(writerWake, nil)
         pthread_cond_init(writerDone, nil)
     }
