@@ -62,7 +62,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// until the writer thread takes it.
     var writerOutput: WriterOutput?
     let origin: Int64
-    /// The recorder's lock. A file recorder's is adaptive (`PTHREAD_MUTEX_ADAPTIVE_NP`): a
+    /// The recorder's lock, adaptive (`PTHREAD_MUTEX_ADAPTIVE_NP`): a
     /// thread that finds it taken spins a little before it sleeps. The lock is held for a
     /// record's bookkeeping (ids, a box), well under a microsecond, but TwitterInstant's main
     /// and network threads met at it often enough that with a plain mutex each meeting put a
@@ -137,6 +137,11 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// Whether threads record onto rings of their own (a live recording to a file): the
     /// writer then merges the rings and the shared buffer in sequence order.
     let merging: Bool
+    /// Whether operator timers are recorded as hops with their due time (`timerArmed`): in a
+    /// live recording, or in virtual time when a test asks (`Recorder.recordsTimers`, set
+    /// before `start()`).
+    var recordsTimers: Bool { !isVirtual || recordsTimersInVirtualTime }
+    var recordsTimersInVirtualTime = false
     /// Whether the ring events of this live recording to a file are stamped by the CPU's
     /// time-stamp counter (`TickClock`; the writer turns the ticks into nanoseconds), where
     /// it is usable, rather than by `clock_gettime`.
@@ -189,6 +194,9 @@ final class RecorderCore: Probe, @unchecked Sendable {
     var threadIDs: [ThreadKey: UInt64] = [:]
     var lastThread: (key: ThreadKey, id: UInt64)?
     var pendingHops: [UInt64: HopRecord] = [:]
+    /// The subscription (and node) of each pending timer hop armed before its subscription
+    /// was reported (`timerArmed`), by hop id. Guarded by `mutex`.
+    var timerSubscriptions: [UInt64: (subscription: UInt64, node: Node)] = [:]
     var hopCount: UInt64 = 0
     var nextHop: UInt64 = 0
     var markCount: UInt64 = 0
@@ -286,11 +294,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         countsTicks = merging && counterClock && TickClock.isUsable
         spin = nil
         hot.initialize(to: HotState())
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
-        pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
+        Self.initializeAdaptive(mutex)
         pthread_cond_init(writerWake, nil)
         pthread_cond_init(writerDone, nil)
     }
@@ -315,9 +319,18 @@ final class RecorderCore: Probe, @unchecked Sendable {
             spin = nil
         }
         hot.initialize(to: HotState())
-        pthread_mutex_init(mutex, nil)
+        Self.initializeAdaptive(mutex)
         pthread_cond_init(writerWake, nil)
         pthread_cond_init(writerDone, nil)
+    }
+
+    /// Initializes `mutex` as an adaptive one (`mutex`'s documentation says why).
+    private static func initializeAdaptive(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
     }
 
     /// What releasing the `Recorder` handle does: stops the recording if it still runs and
@@ -421,7 +434,9 @@ final class RecorderCore: Probe, @unchecked Sendable {
             Self.virtualScopes.modify { _ = $0.remove(scope) }
         }
         for hop in pendingHops.keys.sorted() {
-            if let record = pendingHops[hop] { append(.hop(record)) }
+            guard var record = pendingHops[hop] else { continue }
+            resolveTimerSubscription(of: hop, in: &record, time: record.enqueued, thread: record.from)
+            append(.hop(record))
         }
         hopCount += UInt64(pendingHops.count)
         pendingHops = [:]
@@ -870,6 +885,30 @@ final class RecorderCore: Probe, @unchecked Sendable {
     }
 
     public func hopEnqueued(_ node: Node?, subscription: UInt64, scheduler: String) -> UInt64 {
+        enqueueHop(node, subscription: subscription, scheduler: scheduler, delay: nil)
+    }
+
+    /// A live recording follows each operator timer as a hop with its due time
+    /// (`HopRecord.due`): how late it ran, or that it never did, is a decision a replay
+    /// repeats. In virtual time a timer runs when it is due, so nothing is recorded (and
+    /// virtual traces stay as they were), unless `recordsTimers` says so.
+    ///
+    /// A timer may be armed while its operator is made, before its subscription is reported
+    /// (the probe set reports nothing pending for it): the hop's subscription is then found
+    /// when the timer runs, or when the recording stops (`timerSubscriptions`).
+    public func timerArmed(_ node: Node, subscription: UInt64, scheduler: String, delay: Int64) -> UInt64 {
+        guard recordsTimers else { return 0 }
+        return enqueueHop(node, subscription: subscription, scheduler: scheduler, delay: delay)
+    }
+
+    /// The trace id of a timer hop's subscription, recorded since it was armed (else a late
+    /// subscription record). Called with the lock held.
+    private func resolveTimerSubscription(of hop: UInt64, in record: inout HopRecord, time: Int64, thread: UInt64) {
+        guard let (subscription, node) = timerSubscriptions.removeValue(forKey: hop) else { return }
+        record.subscription = subscriptionID(subscription, node: node, time: time, thread: thread)
+    }
+
+    private func enqueueHop(_ node: Node?, subscription: UInt64, scheduler: String, delay: Int64?) -> UInt64 {
         guard isRecordedThread else { return 0 }
         let context = ProbeContext.current
         lock()
@@ -880,9 +919,16 @@ final class RecorderCore: Probe, @unchecked Sendable {
         let time = now()
         let thread = threadID(context)
         let nodeID = node.map(self.nodeID) ?? 0
-        let subscriptionID = node.map { self.subscriptionID(subscription, node: $0, time: time, thread: thread) } ?? 0
+        var subscriptionID: UInt64 = 0
+        if let node {
+            if delay != nil, subscriptionCache.lookup(subscription) == nil, subscriptionIDs[subscription] == nil {
+                timerSubscriptions[id] = (subscription, node)
+            } else {
+                subscriptionID = self.subscriptionID(subscription, node: node, time: time, thread: thread)
+            }
+        }
         pendingHops[id] = HopRecord(id: id, node: nodeID, subscription: subscriptionID, scheduler: scheduler,
-                                    enqueued: time, from: thread)
+                                    enqueued: time, from: thread, due: delay.map { time.saturatingAdding($0) })
         return id
     }
 
@@ -894,6 +940,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
         guard !stopped, var record = pendingHops.removeValue(forKey: hop) else { return }
         record.started = now()
         record.to = threadID(context)
+        resolveTimerSubscription(of: hop, in: &record, time: record.started ?? 0, thread: record.to ?? 0)
         hopCount += 1
         append(.hop(record))
     }

@@ -274,8 +274,19 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
         core.hopEnqueued(node, subscription: subscription, scheduler: scheduler)
     }
 
+    public func timerArmed(_ node: Node, subscription: UInt64, scheduler: String, delay: Int64) -> UInt64 {
+        core.timerArmed(node, subscription: subscription, scheduler: scheduler, delay: delay)
+    }
+
     public func hopStarted(_ hop: UInt64) {
         core.hopStarted(hop)
+    }
+
+    /// Records operator timers (`HopRecord.due`) in virtual time too, as a live recording
+    /// does: for tests of what a replay makes of a timer that ran late. Set before `start()`.
+    package var recordsTimers: Bool {
+        get { core.recordsTimers }
+        set { core.recordsTimersInVirtualTime = newValue }
     }
 
     public func mark(_ label: String) {

@@ -101,6 +101,11 @@ final class HopNotingProbe: Probe, @unchecked Sendable {  // immutable; the reco
         return hop
     }
 
+    func timerArmed(_ node: Node, subscription: UInt64, scheduler: String, delay: Int64) -> UInt64 {
+        waits.clearNote()
+        return recorder.timerArmed(node, subscription: subscription, scheduler: scheduler, delay: delay)
+    }
+
     var numbersEvents: Bool { true }
 
     func hopStarted(_ hop: UInt64) {
@@ -111,5 +116,56 @@ final class HopNotingProbe: Probe, @unchecked Sendable {  // immutable; the reco
     func mark(_ label: String) {
         waits.clearNote()
         recorder.mark(label)
+    }
+}
+
+/// When each operator timer of a live trace ran (`HopRecord.due`), per node, in the order the
+/// timers were armed, handed out one by one as the replay's timers are armed: a replay runs a
+/// timer as late as the recorded one ran, so that a decision the lateness made live (a
+/// debounce's timer that ran after the next value had arrived, and so never sent the value
+/// before) is made again.
+///
+/// A timer is matched like a hop: its node (name, parameters, call site) and its position
+/// among that node's timers. One that never ran live (cancelled first, or armed when the
+/// recording stopped) runs only after the recording's last moment, so that what cancelled it
+/// live cancels it in the replay; if nothing does, it still runs (a replay runs to
+/// quiescence). A timer the trace lacks runs when it is due. A virtual trace has no timer
+/// hops: its timers ran when due.
+final class TimerDecisions: @unchecked Sendable {  // mutable state only under `lock`
+    private let lock = Lock()
+    /// By node key, each timer's lateness in nanoseconds, or nil for one that never ran.
+    private let lateness: [String: [Int64?]]
+    private var used: [String: Int] = [:]
+    /// The recording's last moment: events, hops and marks.
+    let recordingEnd: Int64
+
+    /// Nil when `trace` has no timer hops.
+    init?(trace: Trace) {
+        var lateness: [String: [Int64?]] = [:]
+        for hop in trace.hops.sorted(by: { $0.id < $1.id }) where hop.due != nil {
+            guard hop.node != 0, let node = trace.node(hop.node) else { continue }
+            lateness[HopWaits.key(name: node.name, parameters: node.parameters, file: node.file, line: node.line),
+                     default: []].append(hop.lateness.map { max($0, 0) })
+        }
+        guard !lateness.isEmpty else { return nil }
+        self.lateness = lateness
+        var end = Int64.min
+        for position in trace.events.indices { end = max(end, trace.events.time(at: position)) }
+        for hop in trace.hops { end = max(end, hop.started ?? hop.enqueued) }
+        for mark in trace.marks { end = max(end, mark.time) }
+        recordingEnd = end == .min ? 0 : end
+    }
+
+    /// When the replay runs `node`'s next timer, due at `due` (trace nanoseconds).
+    func runTime(of node: Node, due: Int64) -> Int64 {
+        let key = HopWaits.key(name: node.name, parameters: node.parameters, file: node.file, line: UInt64(node.line))
+        return lock.withLock {
+            guard let list = lateness[key] else { return due }
+            let index = used[key, default: 0]
+            used[key] = index + 1
+            guard index < list.count else { return due }
+            guard let late = list[index] else { return max(due, recordingEnd.saturatingAdding(1)) }
+            return due.saturatingAdding(late)
+        }
     }
 }

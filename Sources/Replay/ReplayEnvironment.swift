@@ -103,6 +103,8 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
     public let unrecordedRequests: UnrecordedRequests
     /// The recorded waits, when hops keep them.
     let hopWaits: HopWaits?
+    /// When the live run's operator timers ran (nil for a trace without timer hops).
+    let timerDecisions: TimerDecisions?
 
     private let lock = Lock()
     private var inputs: [String: AnyObject] = [:]
@@ -145,6 +147,7 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         self.hopLatency = hopLatency
         self.unrecordedRequests = unrecordedRequests
         self.hopWaits = hopLatency == .asRecorded ? HopWaits(trace: trace) : nil
+        self.timerDecisions = TimerDecisions(trace: trace)
         startedAt = scheduler.now
     }
 
@@ -814,9 +817,10 @@ extension Trace {
 
 /// One of a replay environment's schedulers: its lane of the test scheduler, whose immediate
 /// actions that are hops wait their recorded queue wait when `waits` is given
-/// (`HopLatency.asRecorded`), and which stands in for the timers started on it with their
-/// recorded ticks.
-final class ReplayScheduler: TimerReplayingScheduler, @unchecked Sendable {  // set once at creation; the lane and the waits guard themselves
+/// (`HopLatency.asRecorded`), which runs each operator timer as late as the live run's ran
+/// (`TimerDecisions`), and which stands in for the timers started on it with their recorded
+/// ticks.
+final class ReplayScheduler: TimerReplayingScheduler, TimerDecidingScheduler, @unchecked Sendable {  // set once at creation; the lane and the waits guard themselves
     let lane: TestScheduler.Lane
     let waits: HopWaits?
     /// Weak: the environment holds its schedulers.
@@ -840,6 +844,14 @@ final class ReplayScheduler: TimerReplayingScheduler, @unchecked Sendable {  // 
 
     @discardableResult
     func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? { lane.schedule(after: date, action: action) }
+
+    @discardableResult
+    func scheduleTimer(of node: Node, after date: Date, action: @escaping () -> Void) -> Disposable? {
+        guard let decisions = environment?.timerDecisions else { return lane.schedule(after: date, action: action) }
+        let due = TestScheduler.time(of: date)
+        let run = decisions.runTime(of: node, due: due)
+        return lane.schedule(after: run == due ? date : ReplayEnvironment.date(run), action: action)
+    }
 
     @discardableResult
     func schedule(after date: Date, interval: DispatchTimeInterval, leeway: DispatchTimeInterval,

@@ -206,6 +206,11 @@ public protocol Probe: AnyObject, Sendable {
     func didDispose(_ node: Node, subscription: UInt64)
     /// An action was enqueued onto `scheduler` by `node` (a thread hop). Returns a hop id.
     func hopEnqueued(_ node: Node?, subscription: UInt64, scheduler: String) -> UInt64
+    /// `node`'s timer was armed on `scheduler`, due `delay` nanoseconds from now (a
+    /// `debounce`, `throttle`, `delay` or `timeout` waiting): a hop that is due later. Returns
+    /// a hop id for `hopStarted`, when the timer runs, or 0 when the probe does not follow
+    /// it (the default).
+    func timerArmed(_ node: Node, subscription: UInt64, scheduler: String, delay: Int64) -> UInt64
     /// The hop's action started running, on the current thread.
     func hopStarted(_ hop: UInt64)
     /// A user's mark in the timeline.
@@ -231,6 +236,8 @@ extension Probe {
     }
 
     public var numbersEvents: Bool { false }
+
+    public func timerArmed(_ node: Node, subscription: UInt64, scheduler: String, delay: Int64) -> UInt64 { 0 }
 
     public func willSend<Value>(_ node: Node, subscription: UInt64, kind: EventKind, value: UnsafePointer<Value>?,
                                 context: ProbeContext) -> UInt64 {
@@ -439,10 +446,22 @@ public enum Instrumentation {
 
         @usableFromInline func hopEnqueued(_ node: Node?, subscription: UInt64, scheduler: String) -> UInt64 {
             ProbeContext.reportPending()
-            if members.count == 1 {
-                return members[0].probe?.hopEnqueued(node, subscription: subscription, scheduler: scheduler) ?? 0
-            }
-            let ids = members.map { $0.probe?.hopEnqueued(node, subscription: subscription, scheduler: scheduler) ?? 0 }
+            return hop { $0.hopEnqueued(node, subscription: subscription, scheduler: scheduler) }
+        }
+
+        /// Reports nothing pending first, unlike the other calls: an operator arms its first
+        /// timer while it is made (a timeout's deadline), before it observes its upstream, and
+        /// reporting its subscription then would leave out what it observes.
+        @usableFromInline func timerArmed(_ node: Node, subscription: UInt64, scheduler: String, delay: Int64) -> UInt64 {
+            hop { $0.timerArmed(node, subscription: subscription, scheduler: scheduler, delay: delay) }
+        }
+
+        /// The id of a hop each member numbers with `enqueue`: a member's own with one member,
+        /// else the set's, standing for the members' (0 when none follows it).
+        private func hop(_ enqueue: (Probe) -> UInt64) -> UInt64 {
+            if members.count == 1 { return members[0].probe.map(enqueue) ?? 0 }
+            let ids = members.map { $0.probe.map(enqueue) ?? 0 }
+            guard ids.contains(where: { $0 != 0 }) else { return 0 }
             return hops.modify { state in
                 defer { state.next += 1 }
                 state.ids[state.next] = ids

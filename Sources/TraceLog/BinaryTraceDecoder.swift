@@ -321,10 +321,12 @@ final class BinaryTraceDecoder {
         case .hop:
             let id = try fields.u64(), node = try fields.u64(), subscription = try fields.u64()
             let scheduler = try string(&fields), enqueued = try fields.i64(), from = try fields.u64()
-            let present = try flags(&fields, within: 3)
+            let present = try flags(&fields, within: 7)
             let started = try fields.i64(), to = try fields.u64()
+            let due = present & 4 != 0 ? try fields.i64() : nil
             return .hop(HopRecord(id: id, node: node, subscription: subscription, scheduler: scheduler, enqueued: enqueued,
-                                  from: from, started: present & 1 != 0 ? started : nil, to: present & 2 != 0 ? to : nil))
+                                  from: from, started: present & 1 != 0 ? started : nil, to: present & 2 != 0 ? to : nil,
+                                  due: due))
         case .mark:
             return .mark(MarkRecord(time: try fields.i64(), thread: try fields.u64(), label: try string(&fields)))
         case .label:

@@ -153,9 +153,10 @@ public struct BinaryTraceEncoder {
             records.appendLittleEndian(scheduler)
             records.appendLittleEndian(hop.enqueued)
             records.appendLittleEndian(hop.from)
-            records.append((hop.started == nil ? 0 : 1) | (hop.to == nil ? 0 : 2))
+            records.append((hop.started == nil ? 0 : 1) | (hop.to == nil ? 0 : 2) | (hop.due == nil ? 0 : 4))
             records.appendLittleEndian(hop.started ?? 0)
             records.appendLittleEndian(hop.to ?? 0)
+            if let due = hop.due { records.appendLittleEndian(due) }
         case let .mark(mark):
             let label = number(mark.label)
             records.append(Format.Tag.mark.rawValue)

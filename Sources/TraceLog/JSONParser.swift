@@ -433,6 +433,11 @@ struct JSONParser {
                 ?? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<parser.index - 1]), as: UTF8.self)
             guard parser.skip(",\"enqueued\":"), let enqueued = parser.writtenInteger(closed: true), parser.skip(",\"from\":"),
                   let from = parser.positive(closed: true) else { return nil }
+            var due: Int64?
+            if parser.skip(",\"due\":") {
+                guard let value = parser.writtenInteger(closed: true) else { return nil }
+                due = value
+            }
             var started: Int64?
             if parser.skip(",\"started\":") {
                 guard let value = parser.writtenInteger(closed: true) else { return nil }
@@ -444,7 +449,7 @@ struct JSONParser {
                 to = UInt64(max(0, value))
             }
             record = .hop(HopRecord(id: id, node: node, subscription: subscription, scheduler: scheduler,
-                                    enqueued: enqueued, from: from, started: started, to: to))
+                                    enqueued: enqueued, from: from, started: started, to: to, due: due))
         } else {
             return nil
         }

@@ -293,9 +293,15 @@ public struct HopRecord: Equatable, Sendable {
     /// When the action started; nil when it never ran (cancelled, or recording stopped).
     public var started: Int64?
     public var to: UInt64?
+    /// For an operator's timer (format 1.2: `debounce`, `throttle`, `delay`, `timeout`…), when
+    /// it was due: armed at `enqueued` to run this much later. `started - due` is how late it
+    /// ran, and a timer that never started was cancelled (or outlived the recording) before
+    /// it ran. Nil for a plain hop (`observe(on:)`, `start(on:)`), which is due at once. Only
+    /// a live recording writes it: in virtual time a timer runs when it is due.
+    public var due: Int64?
 
     public init(id: UInt64, node: UInt64, subscription: UInt64, scheduler: String, enqueued: Int64, from: UInt64,
-                started: Int64? = nil, to: UInt64? = nil) {
+                started: Int64? = nil, to: UInt64? = nil, due: Int64? = nil) {
         self.id = id
         self.node = node
         self.subscription = subscription
@@ -304,6 +310,14 @@ public struct HopRecord: Equatable, Sendable {
         self.from = from
         self.started = started
         self.to = to
+        self.due = due
+    }
+
+    /// How late an operator's timer started after it was due (`due`); nil for a plain hop or
+    /// one that never started (saturated at `Int64`'s bounds).
+    public var lateness: Int64? {
+        guard let due, let started else { return nil }
+        return started.saturatingSubtracting(due)
     }
 
     /// Time from enqueue to start, when it ran (saturated at `Int64`'s bounds).

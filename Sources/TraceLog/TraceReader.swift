@@ -542,7 +542,8 @@ public final class TraceReader {
             let to = try fields.optionalInteger("to")
             return .hop(HopRecord(id: try fields.id("id"), node: try fields.unsigned("node"), subscription: try fields.unsigned("sub"),
                                   scheduler: try fields.string("scheduler"), enqueued: try fields.integer("enqueued"),
-                                  from: try fields.id("from"), started: started, to: to.map { UInt64(max(0, $0)) }))
+                                  from: try fields.id("from"), started: started, to: to.map { UInt64(max(0, $0)) },
+                                  due: try fields.optionalInteger("due")))
         case .mark:
             return .mark(MarkRecord(time: try fields.integer("time"), thread: try fields.id("thread"),
                                     label: try fields.string("label")))

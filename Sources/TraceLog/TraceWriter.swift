@@ -79,6 +79,7 @@ extension TraceRecord {
             line.field("scheduler", hop.scheduler)
             line.field("enqueued", hop.enqueued)
             line.field("from", hop.from)
+            if let due = hop.due { line.field("due", due) }
             if let started = hop.started { line.field("started", started) }
             if let to = hop.to { line.field("to", to) }
         case let .mark(mark):

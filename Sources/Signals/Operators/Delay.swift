@@ -13,7 +13,7 @@ extension Signal {
 
     func delay(_ interval: TimeInterval, on scheduler: DateScheduler, node: Node,
                completion: DelayStateMachine.Completion = .delayed) -> Signal<Value, Error> {
-        Signal.scheduled(node, interruptingOn: scheduler) { observer, lifetime, _ in
+        Signal.scheduled(node, interruptingOn: scheduler) { observer, lifetime, core in
             let machine = Machine(DelayStateMachine(interval: interval, completion: completion))
             // The deliveries on their way, so that ending the signal cancels (and releases) them.
             let inFlight = CompositeDisposable()
@@ -30,7 +30,8 @@ extension Signal {
                     }
                     switch action {
                     case .drop, .holdUntilValuesDelivered: return
-                    case let .deliver(date): slot.handle = inFlight.add(scheduler.schedule(after: date, action: deliver))
+                    case let .deliver(date):
+                        slot.handle = inFlight.add(scheduleTimer(on: scheduler, after: date, of: core, deliver))
                     case .deliverNow: slot.handle = inFlight.add(scheduler.schedule(deliver))
                     }
                 }

@@ -64,6 +64,58 @@ func scheduleHop<Value, Error>(on scheduler: Scheduler, of core: SignalCore<Valu
     }
 }
 
+/// A scheduler that decides when an operator's timer runs, given the operator's node: a
+/// replay's, which runs each timer as late as the recorded one ran (`HopRecord.due`). The
+/// operators ask it only while a probe is attached (a recording or a replay).
+///
+/// ```swift
+/// // Every debounce timer 5 ms late, to see what a slow main queue does to a search box.
+/// final class LateDebounces: TimerDecidingScheduler, @unchecked Sendable {
+///     let base: TestScheduler
+///     init(_ base: TestScheduler) { self.base = base }
+///     var name: String { "main" }
+///     var currentDate: Date { base.currentDate }
+///     func schedule(_ action: @escaping () -> Void) -> Disposable? { base.schedule(action) }
+///     func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? {
+///         base.schedule(after: date, action: action)
+///     }
+///     func schedule(after date: Date, interval: DispatchTimeInterval, leeway: DispatchTimeInterval,
+///                   action: @escaping () -> Void) -> Disposable? {
+///         base.schedule(after: date, interval: interval, leeway: leeway, action: action)
+///     }
+///     func scheduleTimer(of node: Node, after date: Date, action: @escaping () -> Void) -> Disposable? {
+///         base.schedule(after: node.name == "debounce" ? date.addingTimeInterval(0.005) : date, action: action)
+///     }
+/// }
+/// ```
+public protocol TimerDecidingScheduler: DateScheduler {
+    /// Runs `action`, `node`'s timer due at `date`, when the scheduler decides (at `date` or
+    /// later).
+    func scheduleTimer(of node: Node, after date: Date, action: @escaping () -> Void) -> Disposable?
+}
+
+/// Arms `core`'s timer: runs `action` on `scheduler` at `date`. With a probe attached, the
+/// probe hears `timerArmed` now and `hopStarted` when the timer runs, and a scheduler that
+/// decides when timers run (`TimerDecidingScheduler`) is told whose timer it is. With no
+/// probe attached this is a plain `schedule(after:action:)`.
+@discardableResult
+func scheduleTimer<Value, Error>(on scheduler: DateScheduler, after date: Date, of core: SignalCore<Value, Error>,
+                                 _ action: @escaping () -> Void) -> Disposable? {
+    guard let probe = Instrumentation.probe else { return scheduler.schedule(after: date, action: action) }
+    let delay = date.timeIntervalSince(scheduler.currentDate)
+    let nanoseconds = delay > 0 ? Int64(min(delay * 1e9, 9.2e18)) : 0
+    let hop = probe.timerArmed(core.node, subscription: core.subscription, scheduler: scheduler.name, delay: nanoseconds)
+    let run: () -> Void = hop == 0 ? action : {
+        // A probe detached meanwhile must hear nothing more.
+        if Instrumentation.probe === probe { probe.hopStarted(hop) }
+        action()
+    }
+    if let deciding = scheduler as? TimerDecidingScheduler {
+        return deciding.scheduleTimer(of: core.node, after: date, action: run)
+    }
+    return scheduler.schedule(after: date, action: run)
+}
+
 /// What a timer-driven operator does after a transition of its state machine
 /// (``TimedStateMachine``). The operator owns one timer at a time.
 public enum TimedAction<Value> {
@@ -141,7 +193,7 @@ extension Signal {
                 scheduleHop(on: scheduler, of: core) { observer.send(event) }
             }
             func arm(_ request: TimerRequest) {
-                timer.inner = scheduler.schedule(after: request.date) {
+                timer.inner = scheduleTimer(on: scheduler, after: request.date, of: core) {
                     machine.step({ $0.fire(request, now: scheduler.currentDate) }) { perform($0, ending: nil) }
                 }
             }
@@ -193,7 +245,7 @@ extension Signal {
                 }
             }
             func arm(_ request: TimerRequest) {
-                deadline.inner = scheduler.schedule(after: request.date) {
+                deadline.inner = scheduleTimer(on: scheduler, after: request.date, of: core) {
                     machine.step({ $0.deadlinePassed(request) }) { perform($0, for: nil) }
                 }
             }

@@ -1,0 +1,138 @@
+import Foundation
+import MarbleStreams
+import Recording
+import Replay
+import Signals
+import TraceLog
+import XCTest
+
+/// A replay runs each operator timer as late as the live run's ran (issue 27: "replay
+/// reproduces every decision that shaped the run"). Live, a debounce's timer may run after
+/// the next value has arrived, though it was due before: the value it waited for is then
+/// dropped. A replay that ran the timer when it was due sent that value, and diverged.
+///
+/// The live run here is simulated in virtual time by a scheduler whose timers run 2 ms late,
+/// recorded with `recordsTimers` as a live recording records them.
+final class TimerDecisionTests: XCTestCase {
+    /// Runs every timer `lateness` after it is due; everything else as `base` does.
+    private final class LateScheduler: DateScheduler, @unchecked Sendable {  // immutable
+        let base: DateScheduler
+        let lateness: TimeInterval
+        init(_ base: DateScheduler, lateness: TimeInterval) {
+            self.base = base
+            self.lateness = lateness
+        }
+        var name: String { base.name }
+        var currentDate: Date { base.currentDate }
+        func schedule(_ action: @escaping () -> Void) -> Disposable? { base.schedule(action) }
+        func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? {
+            base.schedule(after: date.addingTimeInterval(lateness), action: action)
+        }
+        func schedule(after date: Date, interval: DispatchTimeInterval, leeway: DispatchTimeInterval,
+                      action: @escaping () -> Void) -> Disposable? {
+            base.schedule(after: date.addingTimeInterval(lateness), interval: interval, leeway: leeway, action: action)
+        }
+    }
+
+    /// The user's code, recorded and replayed: a debounce of 6 ms on "q0", and a delay.
+    private func pipeline(_ environment: Environment, _ q0: DateScheduler, seen: Seen<String>) -> Disposable {
+        let debounced = SignalProducer(environment.input("text", of: Int.self)).debounce(0.006, on: q0)
+        return debounced.delay(0.001, on: q0).start { event in
+            switch event {
+            case let .value(value): seen.values.append("\(value)")
+            case .completed: seen.values.append("|")
+            default: seen.values.append("\(event)")
+            }
+        }
+    }
+
+    /// Sends 1 at 0.1 ms, 2 at 10.1 ms and 3 at 16.6 ms: 2's debounce timer is due at 16.1 ms,
+    /// before 3, but runs at 18.1 ms, after it, so 2 is dropped.
+    private func recordLateRun(lateness: TimeInterval = 0.002) throws -> (Trace, [String]) {
+        let (bytes, seen) = try recordLateRunBytes(lateness: lateness)
+        return (try Trace(bytes: bytes, name: "late"), seen)
+    }
+
+    private func recordLateRunBytes(lateness: TimeInterval = 0.002) throws -> ([UInt8], [String]) {
+        let scheduler = TestScheduler()
+        let recorder = Recorder(clock: .virtual(scheduler))
+        recorder.recordsTimers = true
+        recorder.start()
+        let environment = VirtualEnvironment(scheduler: scheduler)
+        let seen = Seen<String>()
+        let running = pipeline(environment, LateScheduler(environment.scheduler("q0"), lateness: lateness), seen: seen)
+        let driver = environment.scheduler("driver")
+        for (at, value) in [(0.0001, 1), (0.0101, 2), (0.0166, 3)] {
+            driver.schedule(after: driver.currentDate.addingTimeInterval(at)) { try? environment.send(value, to: "text") }
+        }
+        driver.schedule(after: driver.currentDate.addingTimeInterval(0.040)) { try? environment.complete("text") }
+        _ = scheduler.run()
+        running.dispose()
+        try recorder.stop()
+        return (recorder.bytes, seen.values)
+    }
+
+    func testATimerThatRanLateIsRecordedWithItsDueTime() throws {
+        let (trace, live) = try recordLateRun()
+        XCTAssertEqual(live, ["1", "3", "|"], "2's timer ran after 3 had come")
+        let debounce = try XCTUnwrap(trace.nodes.first { $0.name == "debounce" })
+        // In the order armed (a hop is written when it runs, one that never ran at the end).
+        let timers = trace.hops.filter { $0.node == debounce.id && $0.due != nil }.sorted { $0.id < $1.id }
+        // 1's timer: due 6.1 ms, ran 8.1 ms; 2's: due 16.1 ms, cancelled by 3; 3's: due 22.6 ms, ran 24.6 ms.
+        XCTAssertEqual(timers.map(\.due), [6_100_000, 16_100_000, 22_600_000])
+        XCTAssertEqual(timers.map(\.lateness), [2_000_000, nil, 2_000_000])
+        // Each delayed value is a timer of the delay's.
+        let delay = try XCTUnwrap(trace.nodes.first { $0.name == "delay" })
+        XCTAssertEqual(trace.hops.filter { $0.node == delay.id && $0.due != nil }.count, 3, "1, 3 and the completion")
+        // The due time survives both encodings, byte for byte.
+        let (bytes, _) = try recordLateRunBytes()
+        XCTAssertTrue(String(decoding: bytes, as: UTF8.self).contains(#""due":16100000"#))
+        let binary = try TraceConversion.converted(bytes, to: .binary)
+        XCTAssertEqual(try TraceConversion.converted(binary, to: .jsonLines), bytes)
+        XCTAssertEqual(try Trace(bytes: binary, name: "binary").hops, trace.hops)
+    }
+
+    func testAReplayRunsEachTimerAsLateAsItRanLive() throws {
+        let (trace, live) = try recordLateRun()
+        let seen = Seen<String>()
+        let replay = try Replayer(trace: trace).replay { self.pipeline($0, $0.scheduler("q0"), seen: seen) }
+        XCTAssertEqual(seen.values, live, "2 dropped, as live: its timer runs after 3 comes")
+        let diff = TraceDiff(trace, replay.trace, nameA: "live", nameB: "replay")
+        XCTAssertTrue(diff.isSame, diff.text)
+        // The debounce sent 3 when it did live (16.6 + 6 + 2 ms late), not when it was due.
+        let debounce = try XCTUnwrap(replay.trace.nodes.first { $0.name == "debounce" })
+        XCTAssertEqual(replay.trace.events.filter { $0.node == debounce.id && $0.kind == .value }.map(\.time),
+                       [8_100_000, 24_600_000])
+        // Deterministic.
+        let again = try Replayer(trace: trace).replay { self.pipeline($0, $0.scheduler("q0"), seen: Seen<String>()) }
+        XCTAssertEqual(again.bytes, replay.bytes)
+    }
+
+    func testWithoutTimerHopsEveryTimerRunsWhenDue() throws {
+        // The same late run without its timer hops (as recorded before they were): the replay
+        // runs 2's timer when due, before 3 comes, and sends 2; the diff shows it.
+        let (bytes, _) = try recordLateRunBytes()
+        let lines = String(decoding: bytes, as: UTF8.self)
+            .replacingOccurrences(of: #","due":[0-9]+"#, with: "", options: .regularExpression)
+        XCTAssertFalse(lines.contains("due"))
+        let stripped = try Trace(bytes: Array(lines.utf8), name: "stripped")
+        let seen = Seen<String>()
+        let replay = try Replayer(trace: stripped).replay { self.pipeline($0, $0.scheduler("q0"), seen: seen) }
+        XCTAssertEqual(seen.values, ["1", "2", "3", "|"])
+        XCTAssertFalse(TraceDiff(stripped, replay.trace, nameA: "live", nameB: "replay").isSame)
+    }
+
+    func testAVirtualRecordingHasNoTimerHops() throws {
+        let scheduler = TestScheduler()
+        let recorder = Recorder(clock: .virtual(scheduler))
+        recorder.start()
+        let environment = VirtualEnvironment(scheduler: scheduler)
+        let running = pipeline(environment, environment.scheduler("q0"), seen: Seen<String>())
+        let driver = environment.scheduler("driver")
+        driver.schedule(after: driver.currentDate.addingTimeInterval(0.001)) { try? environment.send(1, to: "text") }
+        _ = scheduler.run()
+        running.dispose()
+        try recorder.stop()
+        XCTAssertTrue(try Trace(bytes: recorder.bytes, name: "virtual").hops.allSatisfy { $0.due == nil })
+    }
+}
