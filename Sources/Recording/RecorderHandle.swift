@@ -257,6 +257,15 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
         core.didSubscribe(node, subscription: subscription, parent: parent, request: request)
     }
 
+    /// Writes what the subscription observes and what observes it into its record: a probe
+    /// that wraps a recorder (a replay keeping hop waits, `HopNotingProbe`) passes them on
+    /// through here, where the protocol's default would drop them.
+    public func didSubscribe(_ node: Node, subscription: UInt64, parent: UInt64, request: Any?,
+                             observes: [UInt64], observedBy: [UInt64]) {
+        core.didSubscribe(node, subscription: subscription, parent: parent, request: request,
+                          observes: observes, observedBy: observedBy)
+    }
+
     public func willSend(_ node: Node, subscription: UInt64, kind: EventKind, value: Any?, causes: Causes) -> UInt64 {
         core.willSend(node, subscription: subscription, kind: kind, value: value, causes: causes)
     }

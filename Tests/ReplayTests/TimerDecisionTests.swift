@@ -122,6 +122,21 @@ final class TimerDecisionTests: XCTestCase {
         XCTAssertFalse(TraceDiff(stripped, replay.trace, nameA: "live", nameB: "replay").isSame)
     }
 
+    func testAReplayKeepingHopWaitsRecordsWhatEachSubscriptionObserves() throws {
+        // The replay's probe wraps its recorder to keep hop waits (`HopNotingProbe`); the
+        // recorder's handle dropped the links it was handed (the protocol's default), so a
+        // replay with `.asRecorded` had no `observes`.
+        let (trace, _) = try recordLateRun()
+        func links(_ hopLatency: ReplayEnvironment.HopLatency) throws -> [[UInt64]] {
+            let replay = try Replayer(trace: trace, hopLatency: hopLatency)
+                .replay { self.pipeline($0, $0.scheduler("q0"), seen: Seen<String>()) }
+            return replay.trace.subscriptions.map { $0.observes ?? [] }
+        }
+        let plain = try links(.zero)
+        XCTAssertFalse(plain.allSatisfy(\.isEmpty))
+        XCTAssertEqual(try links(.asRecorded), plain)
+    }
+
     func testAVirtualRecordingHasNoTimerHops() throws {
         let scheduler = TestScheduler()
         let recorder = Recorder(clock: .virtual(scheduler))
