@@ -221,7 +221,10 @@ public enum PerfettoExport {
             case let .hop(hop):
                 lastTime = max(lastTime, hop.started ?? hop.enqueued)
                 try emit { event in
-                    event.field("name", hop.started == nil ? "never ran on \(hop.scheduler)" : "queue wait: \(hop.scheduler)")
+                    // An operator's timer is a slice from when it was armed to when it ran: its
+                    // wait and its lateness (in args).
+                    let what = hop.due == nil ? "queue wait" : "timer"
+                    event.field("name", hop.started == nil ? "never ran on \(hop.scheduler)" : "\(what): \(hop.scheduler)")
                     event.field("cat", "hop")
                     event.field("ph", "X")
                     event.field("ts", thousandths: hop.enqueued)
@@ -232,6 +235,7 @@ public enum PerfettoExport {
                         args.field("node", hop.node)
                         args.field("from", hop.from)
                         args.field("scheduler", hop.scheduler)
+                        if let late = hop.lateness { args.field("lateNs", late) }
                     }
                 }
             case let .mark(mark):

@@ -64,9 +64,13 @@ public struct TraceStats: Sendable {
     public struct HopStats: Sendable {
         public var node: NodeRecord?
         public var scheduler: String
+        /// A plain hop's queue wait (started − enqueued); an operator timer's lateness
+        /// (started − due, `isTimer`), not the wait it was asked for.
         public var wait: LatencySummary?
-        /// Hops enqueued that never started.
+        /// Hops enqueued that never started (a timer: cancelled, or armed at the end).
         public var neverRan: Int
+        /// Whether these are an operator's timers (`HopRecord.due`).
+        public var isTimer: Bool = false
     }
 
     /// Latency and data age from a source to a sink along causality.
@@ -239,7 +243,10 @@ public struct TraceStats: Sendable {
         struct HopKey: Hashable, Comparable {
             var node: UInt64
             var scheduler: String
-            static func < (a: HopKey, b: HopKey) -> Bool { (a.node, a.scheduler) < (b.node, b.scheduler) }
+            var isTimer: Bool
+            static func < (a: HopKey, b: HopKey) -> Bool {
+                (a.node, a.scheduler, a.isTimer ? 1 : 0) < (b.node, b.scheduler, b.isTimer ? 1 : 0)
+            }
         }
 
         struct PathKey: Hashable, Comparable {
@@ -288,9 +295,9 @@ public struct TraceStats: Sendable {
             case let .event(event):
                 addEvent(event)
             case let .hop(hop):
-                let key = HopKey(node: hop.node, scheduler: hop.scheduler)
+                let key = HopKey(node: hop.node, scheduler: hop.scheduler, isTimer: hop.due != nil)
                 // Mutated in place: a copy of a distribution would copy its histogram each time.
-                if let wait = hop.queueWait {
+                if let wait = hop.due != nil ? hop.lateness : hop.queueWait {
                     hopWaits[key, default: (LatencyDistribution(), 0)].wait.add(wait)
                 } else {
                     hopWaits[key, default: (LatencyDistribution(), 0)].neverRan += 1
@@ -439,7 +446,7 @@ public struct TraceStats: Sendable {
             for key in hopWaits.keys.sorted() {
                 guard let entry = hopWaits[key] else { continue }
                 stats.hops.append(HopStats(node: nodes[key.node]?.record, scheduler: key.scheduler,
-                                           wait: entry.wait.summary, neverRan: entry.neverRan))
+                                           wait: entry.wait.summary, neverRan: entry.neverRan, isTimer: key.isTimer))
             }
             for key in Set(paths.keys).union(dataAges.keys).sorted() {
                 guard let source = nodes[key.source]?.record, let sink = nodes[key.sink]?.record else { continue }
@@ -497,10 +504,11 @@ public struct TraceStats: Sendable {
             out += "(cut off: what a node received after the last value it passed on is not counted as dropped;\n"
                 + " it may still have been in flight)\n"
         }
-        if !hops.isEmpty {
-            out += "\nqueue wait per hop\n"
-            var hopRows = [["node", "scheduler", "hops", "p50", "p95", "p99", "max", "never ran"]]
-            for hop in hops {
+        for timers in [false, true] where hops.contains(where: { $0.isTimer == timers }) {
+            out += timers ? "\nlateness per operator timer: how long after it was due it ran (a timer that never ran was "
+                + "cancelled, or armed when the recording stopped)\n" : "\nqueue wait per hop\n"
+            var hopRows = [["node", "scheduler", timers ? "timers" : "hops", "p50", "p95", "p99", "max", "never ran"]]
+            for hop in hops where hop.isTimer == timers {
                 hopRows.append([
                     hop.node.map(Self.nodeName) ?? "-", hop.scheduler, "\(hop.wait?.count ?? 0)",
                     hop.wait.map { formatDuration($0.p50) } ?? "-", hop.wait.map { formatDuration($0.p95) } ?? "-",
@@ -666,8 +674,9 @@ public struct TraceStats: Sendable {
         line.field("hops", objects: hops) { object, hop in
             object.field("node", hop.node?.id ?? 0)
             object.field("scheduler", hop.scheduler)
-            if let wait = hop.wait { object.field("queueWait") { Self.latencyObject(&$0, wait) } }
+            if let wait = hop.wait { object.field(hop.isTimer ? "lateness" : "queueWait") { Self.latencyObject(&$0, wait) } }
             object.field("neverRan", hop.neverRan)
+            if hop.isTimer { object.field("timer", true) }
         }
         line.field("retries", objects: retries) { object, retry in
             object.field("node", retry.node.id)

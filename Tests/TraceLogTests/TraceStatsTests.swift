@@ -93,6 +93,43 @@ final class TraceStatsTests: XCTestCase {
         XCTAssertEqual(hop.neverRan, 0)
     }
 
+    /// A live trace's operator timers (`due`) are reported by how late they ran, apart from the
+    /// queue waits of plain hops: a debounce's 6 ms quiet period is not a queue wait.
+    func testOperatorTimersAreReportedByLatenessNotByTheWaitTheyAskedFor() throws {
+        let lines = [
+            #"{"type":"header","format":"marbles-trace","version":"1.1","unit":"ns","clock":"real"}"#,
+            #"{"type":"thread","id":1,"name":"main"}"#,
+            #"{"type":"thread","id":2,"name":"q0","scheduler":"q0"}"#,
+            #"{"type":"node","id":1,"kind":"source","name":"input","parameters":"text","file":"App.swift","line":1,"label":"text","upstream":[]}"#,
+            #"{"type":"node","id":2,"kind":"operator","name":"debounce","parameters":"0.006s, on: q0","file":"App.swift","line":2,"upstream":[{"node":1,"role":"data"}]}"#,
+            #"{"type":"node","id":3,"kind":"operator","name":"observe(on:)","parameters":"q0","file":"App.swift","line":3,"upstream":[{"node":2,"role":"data"}]}"#,
+            #"{"type":"subscribe","id":1,"node":1,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":2,"node":2,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"subscribe","id":3,"node":3,"parent":0,"time":0,"thread":1}"#,
+            #"{"type":"hop","id":1,"node":2,"sub":2,"scheduler":"q0","enqueued":1000000,"from":1,"due":7000000,"started":7300000,"to":2}"#,
+            #"{"type":"hop","id":3,"node":3,"sub":3,"scheduler":"q0","enqueued":7400000,"from":2,"started":7450000,"to":2}"#,
+            #"{"type":"hop","id":4,"node":2,"sub":2,"scheduler":"q0","enqueued":9000000,"from":1,"due":15000000,"started":15100000,"to":2}"#,
+            #"{"type":"hop","id":2,"node":2,"sub":2,"scheduler":"q0","enqueued":8000000,"from":1,"due":14000000}"#,
+        ]
+        let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
+        let stats = try TraceStats.compute(TraceReader(bytes: bytes, name: "timers.trace"))
+        let timer = try XCTUnwrap(stats.hops.first { $0.isTimer })
+        XCTAssertEqual(timer.wait?.count, 2)
+        XCTAssertEqual(timer.wait?.max, 300_000, "7.3 ms started − 7 ms due, not 6.3 ms since it was armed")
+        XCTAssertEqual(timer.neverRan, 1, "the one a later value cancelled")
+        let hop = try XCTUnwrap(stats.hops.first { !$0.isTimer })
+        XCTAssertEqual(hop.wait?.max, 50_000)
+        XCTAssertTrue(stats.text.contains("queue wait per hop"))
+        XCTAssertTrue(stats.text.contains("lateness per operator timer"))
+        XCTAssertTrue(stats.json.contains(#""lateness":"#) && stats.json.contains(#""timer":true"#), stats.json)
+        // Perfetto: a timer's slice is named as one, with its lateness.
+        var exported: [UInt8] = []
+        _ = try PerfettoExport.export(TraceReader(bytes: bytes)) { exported += $0 }
+        let text = String(decoding: exported, as: UTF8.self)
+        XCTAssertTrue(text.contains(#""name":"timer: q0""#) && text.contains(#""lateNs":300000"#), text)
+        XCTAssertTrue(text.contains(#""name":"queue wait: q0""#))
+    }
+
     func testTextAndJSONReportsAreDeterministic() throws {
         let first = try stats()
         let second = try stats()
