@@ -126,7 +126,9 @@ final class HopNotingProbe: Probe, @unchecked Sendable {  // immutable; the reco
 /// before) is made again.
 ///
 /// A timer is matched like a hop: its node (name, parameters, call site) and its position
-/// among that node's timers. One that never ran live (cancelled first, or armed when the
+/// among that node's timers. A node's timers run in the order they were armed, none before
+/// the one armed ahead of it (a delay's value and its completion, due 1 µs apart, the value's
+/// timer late by more than that: live the queue ran them in order). One that never ran live (cancelled first, or armed when the
 /// recording stopped) runs only after the recording's last moment, so that what cancelled it
 /// live cancels it in the replay; if nothing does, it still runs (a replay runs to
 /// quiescence). A timer the trace lacks runs when it is due. A virtual trace has no timer
@@ -136,6 +138,10 @@ final class TimerDecisions: @unchecked Sendable {  // mutable state only under `
     /// By node key, each timer's lateness in nanoseconds, or nil for one that never ran.
     private let lateness: [String: [Int64?]]
     private var used: [String: Int] = [:]
+    /// The latest time each node's timers were given to run: one armed later never runs
+    /// earlier (live, a serial queue that ran a timer late ran the next one after it, later
+    /// by less than its own lateness says).
+    private var lastRun: [String: Int64] = [:]
     /// The recording's last moment: events, hops and marks.
     let recordingEnd: Int64
 
@@ -165,7 +171,9 @@ final class TimerDecisions: @unchecked Sendable {  // mutable state only under `
             used[key] = index + 1
             guard index < list.count else { return due }
             guard let late = list[index] else { return max(due, recordingEnd.saturatingAdding(1)) }
-            return due.saturatingAdding(late)
+            let run = max(due.saturatingAdding(late), lastRun[key] ?? .min)
+            lastRun[key] = run
+            return run
         }
     }
 }

@@ -137,6 +137,64 @@ final class TimerDecisionTests: XCTestCase {
         XCTAssertEqual(try links(.asRecorded), plain)
     }
 
+    /// A delay's value and its completion, due 0.5 ms apart, both run 2 ms late: the
+    /// recording's lateness of the completion is then edited to 1 ms, as clock skew between
+    /// the trace's clock and the scheduler's can make it read. Live, a serial queue ran the
+    /// completion after the value; the replay must too, or the value is dropped.
+    func testANodesTimersRunInTheOrderTheyWereArmed() throws {
+        let scheduler = TestScheduler()
+        let recorder = Recorder(clock: .virtual(scheduler))
+        recorder.recordsTimers = true
+        recorder.start()
+        let environment = VirtualEnvironment(scheduler: scheduler)
+        func delayed(_ environment: Environment, _ q0: DateScheduler, seen: Seen<String>) -> Disposable {
+            SignalProducer(environment.input("text", of: Int.self)).delay(0.001, on: q0).start { event in
+                seen.values.append(event.value.map(String.init) ?? (event.isCompleted ? "|" : "\(event)"))
+            }
+        }
+        let live = Seen<String>()
+        let running = delayed(environment, LateScheduler(environment.scheduler("q0"), lateness: 0.002), seen: live)
+        let driver = environment.scheduler("driver")
+        driver.schedule(after: driver.currentDate.addingTimeInterval(0.010)) { try? environment.send(5, to: "text") }
+        driver.schedule(after: driver.currentDate.addingTimeInterval(0.0105)) { try? environment.complete("text") }
+        _ = scheduler.run()
+        running.dispose()
+        try recorder.stop()
+        XCTAssertEqual(live.values, ["5", "|"])
+        let text = String(decoding: recorder.bytes, as: UTF8.self)
+        XCTAssertTrue(text.contains(#""due":11500000,"started":13500000"#), text)
+        let skewed = try Trace(bytes: Array(text.replacingOccurrences(of: #""due":11500000,"started":13500000"#,
+                                                                       with: #""due":11500000,"started":12500000"#).utf8),
+                               name: "skewed")
+        let seen = Seen<String>()
+        _ = try Replayer(trace: skewed).replay { delayed($0, $0.scheduler("q0"), seen: seen) }
+        XCTAssertEqual(seen.values, ["5", "|"], "the completion's timer runs after the value's, armed before it")
+    }
+
+    /// A retry's backoff is an operator timer too: each next attempt starts as late as it did.
+    func testARetrysBackoffRunsAsLateAsItDid() throws {
+        struct Boom: Error {}
+        func failing(_ q0: DateScheduler) -> Disposable {
+            SignalProducer<Int, Boom>(error: Boom()).retry(upTo: 2, interval: 0.010, on: q0).start { _ in }
+        }
+        let scheduler = TestScheduler()
+        let recorder = Recorder(clock: .virtual(scheduler))
+        recorder.recordsTimers = true
+        recorder.start()
+        let environment = VirtualEnvironment(scheduler: scheduler)
+        let running = failing(LateScheduler(environment.scheduler("q0"), lateness: 0.002))
+        _ = scheduler.run()
+        running.dispose()
+        try recorder.stop()
+        let trace = try Trace(bytes: recorder.bytes, name: "backoff")
+        let retry = try XCTUnwrap(trace.nodes.first { $0.name == "retry" })
+        XCTAssertEqual(trace.hops.filter { $0.node == retry.id }.map(\.lateness), [2_000_000, 2_000_000])
+        let replay = try Replayer(trace: trace).replay { failing($0.scheduler("q0")) }
+        // The failing producer's attempts began at 0, 12 and 24 ms, as recorded, not 0, 10, 20.
+        let attempts = replay.trace.subscriptions.filter { $0.node != retry.id && $0.parent != 0 }.map(\.time)
+        XCTAssertEqual(Set(attempts), [0, 12_000_000, 24_000_000])
+    }
+
     func testAVirtualRecordingHasNoTimerHops() throws {
         let scheduler = TestScheduler()
         let recorder = Recorder(clock: .virtual(scheduler))

@@ -101,7 +101,8 @@ extension SignalProducer {
                     case .now:
                         attempt()
                     case let .after(interval, scheduler):
-                        current.inner = scheduler.schedule(after: interval) { attempt() }
+                        current.inner = scheduleTimer(on: scheduler, after: scheduler.currentDate.addingTimeInterval(interval),
+                                                      node: node, subscription: subscription) { attempt() }
                     case let .notified(by: notifier):
                         // Only the notifier's first event counts: its value starts the next
                         // attempt (which interrupts the notifier), its completion or failure

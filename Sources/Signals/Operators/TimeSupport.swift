@@ -101,17 +101,25 @@ public protocol TimerDecidingScheduler: DateScheduler {
 @discardableResult
 func scheduleTimer<Value, Error>(on scheduler: DateScheduler, after date: Date, of core: SignalCore<Value, Error>,
                                  _ action: @escaping () -> Void) -> Disposable? {
+    scheduleTimer(on: scheduler, after: date, node: core.node, subscription: core.subscription, action)
+}
+
+/// `scheduleTimer(on:after:of:_:)` for an operator known by its node and subscription (a
+/// retry's backoff, which has no signal instance of its own).
+@discardableResult
+func scheduleTimer(on scheduler: DateScheduler, after date: Date, node: Node, subscription: UInt64,
+                   _ action: @escaping () -> Void) -> Disposable? {
     guard let probe = Instrumentation.probe else { return scheduler.schedule(after: date, action: action) }
     let delay = date.timeIntervalSince(scheduler.currentDate)
-    let nanoseconds = delay > 0 ? Int64(min(delay * 1e9, 9.2e18)) : 0
-    let hop = probe.timerArmed(core.node, subscription: core.subscription, scheduler: scheduler.name, delay: nanoseconds)
+    let nanoseconds = delay > 0 ? Int64(min((delay * 1e9).rounded(), 9.2e18)) : 0
+    let hop = probe.timerArmed(node, subscription: subscription, scheduler: scheduler.name, delay: nanoseconds)
     let run: () -> Void = hop == 0 ? action : {
         // A probe detached meanwhile must hear nothing more.
         if Instrumentation.probe === probe { probe.hopStarted(hop) }
         action()
     }
     if let deciding = scheduler as? TimerDecidingScheduler {
-        return deciding.scheduleTimer(of: core.node, after: date, action: run)
+        return deciding.scheduleTimer(of: node, after: date, action: run)
     }
     return scheduler.schedule(after: date, action: run)
 }
