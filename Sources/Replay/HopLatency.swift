@@ -142,6 +142,9 @@ final class TimerDecisions: @unchecked Sendable {  // mutable state only under `
     /// earlier (live, a serial queue that ran a timer late ran the next one after it, later
     /// by less than its own lateness says).
     private var lastRun: [String: Int64] = [:]
+    private var matched = 0, neverRanLive = 0
+    /// The timers matched with recorded ones so far, and how many of those never ran live.
+    var counts: (matched: Int, neverRanLive: Int) { lock.withLock { (matched, neverRanLive) } }
     /// The recording's last moment: events, hops and marks.
     let recordingEnd: Int64
 
@@ -170,7 +173,11 @@ final class TimerDecisions: @unchecked Sendable {  // mutable state only under `
             let index = used[key, default: 0]
             used[key] = index + 1
             guard index < list.count else { return due }
-            guard let late = list[index] else { return max(due, recordingEnd.saturatingAdding(1)) }
+            matched += 1
+            guard let late = list[index] else {
+                neverRanLive += 1
+                return max(due, recordingEnd.saturatingAdding(1))
+            }
             let run = max(due.saturatingAdding(late), lastRun[key] ?? .min)
             lastRun[key] = run
             return run

@@ -109,7 +109,8 @@ public struct Replayer: Sendable {
         return ReplayResult(trace: replayed, recorder: recorder, unrecordedCalls: environment.unrecordedCalls,
                             pastEnd: pastEnd.map { PastEnd(ranTo: $0.ranTo, recordedEnd: end, stillWaiting: $0.stillWaiting,
                                                            events: Self.events(after: end, in: replayed)) },
-                            simulatedTimers: environment.simulatedTimers)
+                            simulatedTimers: environment.simulatedTimers,
+                            timersRunLate: environment.timerDecisions?.counts ?? (0, 0))
     }
 
     /// Runs the work still waiting at the recording's end, each action at its own virtual
@@ -197,21 +198,33 @@ public struct ReplayResult: Sendable {
     /// The timers whose timing the replayed code changed: their ticks were simulated at the
     /// new timing in virtual time, not re-sent as recorded.
     public let simulatedTimers: [SimulatedTimer]
+    /// How many operator timers (a debounce's, a delay's, a retry's backoff…) the replay ran
+    /// as late as the live recording's ran (`HopRecord.due`), and how many of those had never
+    /// run live and so waited until past the recording's end. Zero for a virtual trace.
+    public let timersRunLate: (matched: Int, neverRanLive: Int)
     private let output: Output
 
     init(trace: Trace, recorder: Recorder, unrecordedCalls: [ReplayError], pastEnd: PastEnd?,
-         simulatedTimers: [SimulatedTimer]) {
+         simulatedTimers: [SimulatedTimer], timersRunLate: (matched: Int, neverRanLive: Int) = (0, 0)) {
         self.trace = trace
         self.unrecordedCalls = unrecordedCalls
         self.pastEnd = pastEnd
         self.simulatedTimers = simulatedTimers
+        self.timersRunLate = timersRunLate
         self.output = Output(recorder: recorder)
     }
 
     /// What a reader of the replay should know beyond its trace: each timer simulated at a
-    /// new timing and what ran past the recording's end, one line each.
+    /// new timing, the operator timers run as late as recorded, and what ran past the
+    /// recording's end, one line each.
     public var notes: [String] {
-        simulatedTimers.map(\.description) + (pastEnd.map { [$0.description] } ?? [])
+        var late: [String] = []
+        if timersRunLate.matched > 0 {
+            let (matched, never) = timersRunLate
+            late = ["\(matched) operator timer\(matched == 1 ? "" : "s") ran as late as live"
+                    + (never > 0 ? " (\(never) that never ran live, cancelled first, were held past the recording's end)" : "")]
+        }
+        return simulatedTimers.map(\.description) + late + (pastEnd.map { [$0.description] } ?? [])
     }
 
     /// The recording until its bytes are asked for, then its bytes.

@@ -97,6 +97,11 @@ final class TimerDecisionTests: XCTestCase {
         let seen = Seen<String>()
         let replay = try Replayer(trace: trace).replay { self.pipeline($0, $0.scheduler("q0"), seen: seen) }
         XCTAssertEqual(seen.values, live, "2 dropped, as live: its timer runs after 3 comes")
+        // The debounce's three timers and the delay's three (1, 3, the completion).
+        XCTAssertEqual(replay.timersRunLate.matched, 6)
+        XCTAssertEqual(replay.timersRunLate.neverRanLive, 1)
+        XCTAssertEqual(replay.notes, ["6 operator timers ran as late as live (1 that never ran live, cancelled first, "
+                                      + "were held past the recording's end)"])
         let diff = TraceDiff(trace, replay.trace, nameA: "live", nameB: "replay")
         XCTAssertTrue(diff.isSame, diff.text)
         // The debounce sent 3 when it did live (16.6 + 6 + 2 ms late), not when it was due.
