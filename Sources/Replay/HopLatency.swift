@@ -127,11 +127,12 @@ final class HopNotingProbe: Probe, @unchecked Sendable {  // immutable; the reco
 ///
 /// A timer is matched like a hop: its node (name, parameters, call site) and its position
 /// among that node's timers. A node's timers run in the order they were armed, none before
-/// the one armed ahead of it (a delay's value and its completion, due 1 µs apart, the value's
-/// timer late by more than that: live the queue ran them in order). One that never ran live (cancelled first, or armed when the
-/// recording stopped) runs only after the recording's last moment, so that what cancelled it
-/// live cancels it in the replay; if nothing does, it still runs (a replay runs to
-/// quiescence). A timer the trace lacks runs when it is due. A virtual trace has no timer
+/// the one armed ahead of it: a delay's value and its completion, due moments apart, can read
+/// as late in the other order through the skew between the trace's clock and the scheduler's,
+/// where live the queue ran them in order. One that never ran live (cancelled first, or armed
+/// when the recording stopped) runs only after the recording's last moment, so that what
+/// cancelled it live cancels it in the replay; if nothing does, it still runs (a replay runs
+/// to quiescence). A timer the trace lacks runs when it is due. A virtual trace has no timer
 /// hops: its timers ran when due.
 final class TimerDecisions: @unchecked Sendable {  // mutable state only under `lock`
     private let lock = Lock()
