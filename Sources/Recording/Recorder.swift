@@ -639,6 +639,14 @@ final class RecorderCore: Probe, @unchecked Sendable {
         let id = subscriptionCount
         subscriptionIDs[subscription] = id
         subscriptionCache.store(subscription, id)
+        // The subscribing thread often sends the subscription's first events: its ring keeps
+        // the ids, so that those take the ring and not this lock (a thread's ring caches are
+        // written by that thread only, here as in `remember`).
+        if merging, let pointer = context.probeLocal(for: serial) {
+            let ring = Unmanaged<ThreadRing>.fromOpaque(pointer).takeUnretainedValue()
+            ring.nodes.store(node.id, nodeID)
+            ring.subscriptions.store(subscription, id)
+        }
         append(.subscribe(SubscriptionRecord(id: id, node: nodeID, parent: parentID, time: time, thread: thread,
                                              request: requestJSON, requestOmitted: omitted,
                                              observes: observesIDs, observedBy: observedByIDs)))
