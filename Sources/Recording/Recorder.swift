@@ -62,13 +62,13 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// until the writer thread takes it.
     var writerOutput: WriterOutput?
     let origin: Int64
-    /// The recorder's lock, adaptive (`PTHREAD_MUTEX_ADAPTIVE_NP`): a
-    /// thread that finds it taken spins a little before it sleeps. The lock is held for a
-    /// record's bookkeeping (ids, a box), well under a microsecond, but TwitterInstant's main
-    /// and network threads met at it often enough that with a plain mutex each meeting put a
-    /// thread to sleep and woke it again: about 25 futex calls a query, two thirds of the
-    /// process's (perf's `syscalls:sys_enter_futex`), and +70–90 % on the query's end-to-end
-    /// time. Spinning first took the futex calls to about a tenth of that (BENCHMARKS.md).
+    /// The recorder's lock, adaptive (`PTHREAD_MUTEX_ADAPTIVE_NP`): a thread that finds it
+    /// taken spins a little before it sleeps. The lock is held for a record's bookkeeping (ids,
+    /// a box), well under a microsecond, but TwitterInstant's main and network threads met at
+    /// it often enough that with a plain mutex each meeting put a thread to sleep and woke it
+    /// again: about 25 futex calls a query, two thirds of the process's (perf's
+    /// `syscalls:sys_enter_futex`), and +70–90 % on the query's end-to-end time. Spinning
+    /// first took the recorder's futex calls to about a tenth (BENCHMARKS.md).
     let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// A virtual in-memory recording's lock, taken instead of `mutex` (nil for any other
     /// recording): such a recording has no writer thread, so nothing ever waits on a
@@ -138,7 +138,7 @@ final class RecorderCore: Probe, @unchecked Sendable {
     /// writer then merges the rings and the shared buffer in sequence order.
     let merging: Bool
     /// Whether operator timers are recorded as hops with their due time (`timerArmed`): in a
-    /// live recording, or in virtual time when a test asks (`Recorder.recordsTimers`, set
+    /// live recording, or in virtual time when a test asks (`recordsTimersInVirtualTime`, set
     /// before `start()`).
     var recordsTimers: Bool { !isVirtual || recordsTimersInVirtualTime }
     var recordsTimersInVirtualTime = false

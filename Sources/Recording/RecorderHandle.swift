@@ -292,9 +292,10 @@ public final class Recorder: Probe, @unchecked Sendable {  // immutable; the cor
     }
 
     /// Records operator timers (`HopRecord.due`) in virtual time too, as a live recording
-    /// does: for tests of what a replay makes of a timer that ran late. Set before `start()`.
-    package var recordsTimers: Bool {
-        get { core.recordsTimers }
+    /// always does: for tests of what a replay makes of a timer that ran late. Set before
+    /// `start()`.
+    package var recordsTimersInVirtualTime: Bool {
+        get { core.recordsTimersInVirtualTime }
         set { core.recordsTimersInVirtualTime = newValue }
     }
 

@@ -130,7 +130,7 @@ final class HopNotingProbe: Probe, @unchecked Sendable {  // immutable; the reco
 /// the one armed ahead of it: a delay's value and its completion, due moments apart, can read
 /// as late in the other order through the skew between the trace's clock and the scheduler's,
 /// where live the queue ran them in order. One that never ran live (cancelled first, or armed
-/// when the recording stopped) runs only after the recording's last moment, so that what
+/// when the recording stopped) runs only after the recording's end, so that what
 /// cancelled it live cancels it in the replay; if nothing does, it still runs (a replay runs
 /// to quiescence). A timer the trace lacks runs when it is due. A virtual trace has no timer
 /// hops: its timers ran when due.
@@ -146,11 +146,14 @@ final class TimerDecisions: @unchecked Sendable {  // mutable state only under `
     private var matched = 0, neverRanLive = 0
     /// The timers matched with recorded ones so far, and how many of those never ran live.
     var counts: (matched: Int, neverRanLive: Int) { lock.withLock { (matched, neverRanLive) } }
-    /// The recording's last moment: events, hops and marks.
+    /// The recording's end, as the replay runs to it (`Replayer.end`).
     let recordingEnd: Int64
 
-    /// Nil when `trace` has no timer hops.
+    /// Nil when `trace` has no timer hops, or was cut off (no summary): a recording writes a
+    /// timer that never ran (a cancelled one) when it stops, so a killed one lacks those, and
+    /// the next timers of their node would be matched with the wrong recorded ones.
     init?(trace: Trace) {
+        guard trace.summary != nil else { return nil }
         var lateness: [String: [Int64?]] = [:]
         for hop in trace.hops.sorted(by: { $0.id < $1.id }) where hop.due != nil {
             guard hop.node != 0, let node = trace.node(hop.node) else { continue }
@@ -159,11 +162,7 @@ final class TimerDecisions: @unchecked Sendable {  // mutable state only under `
         }
         guard !lateness.isEmpty else { return nil }
         self.lateness = lateness
-        var end = Int64.min
-        for position in trace.events.indices { end = max(end, trace.events.time(at: position)) }
-        for hop in trace.hops { end = max(end, hop.started ?? hop.enqueued) }
-        for mark in trace.marks { end = max(end, mark.time) }
-        recordingEnd = end == .min ? 0 : end
+        recordingEnd = Replayer.end(of: trace)
     }
 
     /// When the replay runs `node`'s next timer, due at `due` (trace nanoseconds).

@@ -76,7 +76,11 @@ public struct Replayer: Sendable {
 
     /// The virtual time the replay runs to: the recording's end (its summary's duration, or
     /// its latest event when it was cut off).
-    public var end: Int64 {
+    public var end: Int64 { Self.end(of: trace) }
+
+    /// `end` for any trace: what a replay runs to, and what a timer that never ran live waits
+    /// past (`TimerDecisions`).
+    static func end(of trace: Trace) -> Int64 {
         max(trace.summary?.duration ?? 0, trace.events.latestTime ?? 0)
     }
 

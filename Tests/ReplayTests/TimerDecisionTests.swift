@@ -12,7 +12,7 @@ import XCTest
 /// dropped. A replay that ran the timer when it was due sent that value, and diverged.
 ///
 /// The live run here is simulated in virtual time by a scheduler whose timers run 2 ms late,
-/// recorded with `recordsTimers` as a live recording records them.
+/// recorded with `recordsTimersInVirtualTime` as a live recording records them.
 final class TimerDecisionTests: XCTestCase {
     /// Runs every timer `lateness` after it is due; everything else as `base` does.
     private final class LateScheduler: DateScheduler, @unchecked Sendable {  // immutable
@@ -56,7 +56,7 @@ final class TimerDecisionTests: XCTestCase {
     private func recordLateRunBytes(lateness: TimeInterval = 0.002) throws -> ([UInt8], [String]) {
         let scheduler = TestScheduler()
         let recorder = Recorder(clock: .virtual(scheduler))
-        recorder.recordsTimers = true
+        recorder.recordsTimersInVirtualTime = true
         recorder.start()
         let environment = VirtualEnvironment(scheduler: scheduler)
         let seen = Seen<String>()
@@ -149,7 +149,7 @@ final class TimerDecisionTests: XCTestCase {
     func testANodesTimersRunInTheOrderTheyWereArmed() throws {
         let scheduler = TestScheduler()
         let recorder = Recorder(clock: .virtual(scheduler))
-        recorder.recordsTimers = true
+        recorder.recordsTimersInVirtualTime = true
         recorder.start()
         let environment = VirtualEnvironment(scheduler: scheduler)
         func delayed(_ environment: Environment, _ q0: DateScheduler, seen: Seen<String>) -> Disposable {
@@ -184,7 +184,7 @@ final class TimerDecisionTests: XCTestCase {
         }
         let scheduler = TestScheduler()
         let recorder = Recorder(clock: .virtual(scheduler))
-        recorder.recordsTimers = true
+        recorder.recordsTimersInVirtualTime = true
         recorder.start()
         let environment = VirtualEnvironment(scheduler: scheduler)
         let running = failing(LateScheduler(environment.scheduler("q0"), lateness: 0.002))
@@ -198,6 +198,23 @@ final class TimerDecisionTests: XCTestCase {
         // The failing producer's attempts began at 0, 12 and 24 ms, as recorded, not 0, 10, 20.
         let attempts = replay.trace.subscriptions.filter { $0.node != retry.id && $0.parent != 0 }.map(\.time)
         XCTAssertEqual(Set(attempts), [0, 12_000_000, 24_000_000])
+    }
+
+    /// A killed recording lacks the timers that never ran (a recording writes them when it
+    /// stops): matched by position, the rest of their node's timers would take the wrong
+    /// recorded lateness. Its timers run when due, and the replay says none ran late.
+    func testACutOffRecordingsTimersRunWhenDue() throws {
+        let (bytes, _) = try recordLateRunBytes()
+        // As a killed process leaves it: no never-run timer hop and no summary.
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+            .filter { !$0.hasPrefix(#"{"type":"summary""#) && !($0.contains(#""due":"#) && !$0.contains(#""started":"#)) }
+        XCTAssertEqual(lines.count, String(decoding: bytes, as: UTF8.self).split(separator: "\n").count - 2)
+        let cut = try Trace(bytes: Array((lines.joined(separator: "\n") + "\n").utf8), name: "cut")
+        XCTAssertNil(cut.summary)
+        let seen = Seen<String>()
+        let replay = try Replayer(trace: cut).replay { self.pipeline($0, $0.scheduler("q0"), seen: seen) }
+        XCTAssertEqual(replay.timersRunLate.matched, 0)
+        XCTAssertEqual(seen.values, ["1", "2", "3", "|"], "every timer when due: 2's before 3 came")
     }
 
     func testAVirtualRecordingHasNoTimerHops() throws {
