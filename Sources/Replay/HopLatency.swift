@@ -134,10 +134,37 @@ final class HopNotingProbe: Probe, @unchecked Sendable {  // immutable; the reco
 /// cancelled it live cancels it in the replay; if nothing does, it still runs (a replay runs
 /// to quiescence). A timer the trace lacks runs when it is due. A virtual trace has no timer
 /// hops: its timers ran when due.
+///
+/// A replay runs each cascade in no time, so it arms a timer earlier than live did by the time
+/// the cascade took to reach it (tens of microseconds): its due time is that much earlier, and
+/// so would be its run at the recorded lateness. Another thread's event that came between the
+/// recorded timer's due time plus that gap and its start would then come after the timer in the
+/// replay (live seed 50000006: a `delay` ran 110 µs before an input's value instead of 50 µs
+/// after it). So a timer due no later than the recorded one, and earlier by less than
+/// `cascadeSlack`, runs no earlier than the recorded one started. One due later (its cause was
+/// delivered late, or the code changed) runs at the recorded lateness after its own due time.
 final class TimerDecisions: @unchecked Sendable {  // mutable state only under `lock`
     private let lock = Lock()
-    /// By node key, each timer's lateness in nanoseconds, or nil for one that never ran.
-    private let lateness: [String: [Int64?]]
+    /// A recorded timer: when it was due and when it started (nil: it never ran), and the
+    /// latest the replay may hold it to (`hold`).
+    private struct Recorded {
+        var due: Int64
+        var started: Int64?
+        /// Just before the time of what set off the first value that reached the timer's
+        /// operator after the timer started live (its first causes followed back to one with
+        /// none, across threads: a replay runs a hop's work at once, so that is when it
+        /// delivers the value; a timed operator's event that ran from its timer on another
+        /// thread is a root, since a replay runs that when the timer runs): holding the timer to its
+        /// recorded start must not put it after a value that came after it live.
+        /// `Int64.max` when nothing came after it.
+        var hold: Int64 = .max
+    }
+    /// The most a replayed timer's due time may precede the recorded one's and still be held to
+    /// the recorded start: the longest a cascade takes to reach a timer, live (the gap the race
+    /// report allows between two things a cascade did, `Interleavings.gap`).
+    static let cascadeSlack: Int64 = 1_000_000
+    /// By node key, each timer as recorded.
+    private let recorded: [String: [Recorded]]
     private var used: [String: Int] = [:]
     /// The latest time each node's timers were given to run: one armed later never runs
     /// earlier (live, a serial queue that ran a timer late ran the next one after it, later
@@ -154,31 +181,78 @@ final class TimerDecisions: @unchecked Sendable {  // mutable state only under `
     /// the next timers of their node would be matched with the wrong recorded ones.
     init?(trace: Trace) {
         guard trace.summary != nil else { return nil }
-        var lateness: [String: [Int64?]] = [:]
-        for hop in trace.hops.sorted(by: { $0.id < $1.id }) where hop.due != nil {
-            guard hop.node != 0, let node = trace.node(hop.node) else { continue }
-            lateness[HopWaits.key(name: node.name, parameters: node.parameters, file: node.file, line: node.line),
-                     default: []].append(hop.lateness.map { max($0, 0) })
+        var recorded: [String: [Recorded]] = [:]
+        let timers = trace.hops.sorted(by: { $0.id < $1.id }).filter { $0.due != nil && $0.node != 0 }
+        let arrivals = Self.arrivals(at: Set(timers.map(\.subscription)), in: trace, timed: Set(timers.map(\.node)))
+        for hop in timers {
+            guard let due = hop.due, let node = trace.node(hop.node) else { continue }
+            var timer = Recorded(due: due, started: hop.started)
+            if let started = hop.started, let next = arrivals[hop.subscription]?.first(where: { $0.time > started }) {
+                timer.hold = next.root.saturatingSubtracting(1)
+            }
+            recorded[HopWaits.key(name: node.name, parameters: node.parameters, file: node.file, line: node.line),
+                     default: []].append(timer)
         }
-        guard !lateness.isEmpty else { return nil }
-        self.lateness = lateness
+        guard !recorded.isEmpty else { return nil }
+        self.recorded = recorded
         recordingEnd = Replayer.end(of: trace)
+    }
+
+    /// For each of `subscriptions`, the values and ends that reached it from the subscriptions
+    /// it observes, in order: each one's time and the time of its root (`Recorded.hold`).
+    private static func arrivals(at subscriptions: Set<UInt64>, in trace: Trace,
+                                 timed: Set<UInt64>) -> [UInt64: [(time: Int64, root: Int64)]] {
+        guard !subscriptions.isEmpty else { return [:] }
+        var observers: [UInt64: [UInt64]] = [:]
+        for record in trace.subscriptions {
+            for upstream in record.observes ?? [] where subscriptions.contains(record.id) {
+                observers[upstream, default: []].append(record.id)
+            }
+            for downstream in record.observedBy ?? [] where subscriptions.contains(downstream) {
+                observers[record.id, default: []].append(downstream)
+            }
+        }
+        guard !observers.isEmpty else { return [:] }
+        let events = trace.events
+        var arrivals: [UInt64: [(time: Int64, root: Int64)]] = [:]
+        for position in 0..<events.count {
+            let index = events.subscriptionIndex(at: position)
+            guard index < trace.subscriptions.count, let to = observers[trace.subscriptions[index].id] else { continue }
+            var root = position
+            while let cause = events.firstCause(at: root), let parent = trace.eventPosition(sequence: cause), parent < root {
+                // A timed operator's event on another thread than its cause ran from a timer,
+                // which a replay runs when it decides, not when its cause came.
+                if timed.contains(events.node(at: root)), events.thread(at: parent) != events.thread(at: root) { break }
+                root = parent
+            }
+            for subscription in Set(to) {
+                arrivals[subscription, default: []].append((events.time(at: position), events.time(at: root)))
+            }
+        }
+        return arrivals
     }
 
     /// When the replay runs `node`'s next timer, due at `due` (trace nanoseconds).
     func runTime(of node: Node, due: Int64) -> Int64 {
         let key = HopWaits.key(name: node.name, parameters: node.parameters, file: node.file, line: UInt64(node.line))
         return lock.withLock {
-            guard let list = lateness[key] else { return due }
+            guard let list = recorded[key] else { return due }
             let index = used[key, default: 0]
             used[key] = index + 1
             guard index < list.count else { return due }
             matched += 1
-            guard let late = list[index] else {
+            let timer = list[index]
+            guard let started = timer.started else {
                 neverRanLive += 1
                 return max(due, recordingEnd.saturatingAdding(1))
             }
-            let run = max(due.saturatingAdding(late), lastRun[key] ?? .min)
+            var run = due.saturatingAdding(max(started.saturatingSubtracting(timer.due), 0))
+            // Armed earlier than live only by the cascade's time: held to the recorded start,
+            // though not past what came next live.
+            if due <= timer.due, timer.due.saturatingSubtracting(due) < Self.cascadeSlack {
+                run = max(run, min(started, timer.hold))
+            }
+            run = max(run, lastRun[key] ?? .min)
             lastRun[key] = run
             return run
         }

@@ -28,9 +28,13 @@ struct FidelityCheck {
     }
     let mode: Mode
 
-    init(seed: UInt64, profile: GeneratedPipeline.Profile = .full, mode: Mode = .live) {
+    /// A folder of kept live traces to replay instead of running live (`keptLiveTrace`).
+    let kept: URL?
+
+    init(seed: UInt64, profile: GeneratedPipeline.Profile = .full, mode: Mode = .live, kept: URL? = nil) {
         pipeline = GeneratedPipeline(seed: seed, profile: profile)
         self.mode = mode
+        self.kept = kept ?? ProcessInfo.processInfo.environment["MARBLES_FIDELITY_FROM"].map { URL(fileURLWithPath: $0) }
         do {
             try run()
         } catch {
@@ -39,6 +43,11 @@ struct FidelityCheck {
     }
 
     private mutating func run() throws {
+        if mode == .live, let kept = try keptLiveTrace() {
+            // A live run kept earlier: only what the replay must do with it is checked (the
+            // live sink and closures ran in another process).
+            return try replayAndCheck(kept, liveSink: nil)
+        }
         let (liveTrace, liveSink, live, ended) = try mode == .live ? runLive() : runVirtual()
         guard ended else {
             failures.append("did not finish: the recorded run never ended (\(liveSink.values.count) values)")
@@ -47,6 +56,22 @@ struct FidelityCheck {
         // Live, a subscription another thread reported before its maker linked it may lack a
         // link (its edge is then inferred): the links are checked where the run is virtual.
         failures += Self.edgeProblems(liveTrace, live.crossings, side: "recorded", checksLinks: mode == .virtual)
+        try replayAndCheck(liveTrace, liveSink: liveSink)
+    }
+
+    /// The live trace of this seed kept in `kept` (`MARBLES_FIDELITY_FROM`, as
+    /// `MARBLES_FIDELITY_TRACES` keeps it), if there is one: a live disagreement is then
+    /// replayed again, the same each time, while its cause is looked for, and can become a
+    /// regression test (`FidelityTests.keptLiveRegressions`).
+    private func keptLiveTrace() throws -> Trace? {
+        guard let kept else { return nil }
+        let url = kept.appendingPathComponent("seed-\(pipeline.seed).live.trace")
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try Trace(contentsOf: url)
+    }
+
+    private mutating func replayAndCheck(_ liveTrace: Trace, liveSink: Outcome<Int>?) throws {
+        recordedEvents = liveTrace.events.count
 
         // Replayed twice.
         var replays: [(ReplayResult, Outcome<Int>, GeneratedPipelineBuilder)] = []
@@ -61,7 +86,7 @@ struct FidelityCheck {
                 // Torn down as the recorded run was (`finish`): the pipeline, then its
                 // bindings, while the replay still records (a binding's source still
                 // running at the end is interrupted then, live and replayed alike).
-                let pipeline = Self.start(made, into: sink)
+                let pipeline = startGeneratedPipeline(made, into: sink)
                 return AnyDisposable {
                     pipeline.dispose()
                     made.dispose()
@@ -78,7 +103,7 @@ struct FidelityCheck {
         if !diff.isSame {
             failures.append(race + "replay differs from live:\n" + diff.text)
         }
-        if replaySink.values != liveSink.values || replaySink.terminal != liveSink.terminal {
+        if let liveSink, replaySink.values != liveSink.values || replaySink.terminal != liveSink.terminal {
             failures.append(race + "the replay's sink saw \(replaySink.values) \(replaySink.terminal ?? "no end"), "
                             + "live \(liveSink.values) \(liveSink.terminal ?? "no end")")
         }
@@ -116,7 +141,7 @@ struct FidelityCheck {
         let environment = LiveEnvironment()
         let live = GeneratedPipelineBuilder(pipeline, environment: environment)
         let liveSink = Outcome<Int>()
-        let disposable = Self.start(live, into: liveSink)
+        let disposable = startGeneratedPipeline(live, into: liveSink)
         let drivers = DispatchGroup()
         for input in pipeline.inputs {
             drivers.enter()
@@ -164,7 +189,7 @@ struct FidelityCheck {
         let environment = VirtualEnvironment(scheduler: scheduler)
         let builder = GeneratedPipelineBuilder(pipeline, environment: environment)
         let sink = Outcome<Int>()
-        let disposable = Self.start(builder, into: sink)
+        let disposable = startGeneratedPipeline(builder, into: sink)
         // Input k sends k + 1 tenths of a millisecond past whole milliseconds, so no send
         // falls at the very instant of a tick, an answer or another input's send: which of
         // two things due at one virtual instant runs first is the order they were scheduled
@@ -221,12 +246,6 @@ struct FidelityCheck {
             // nothing in the trace says so; and a replay that disagrees has other counts.
             // (In virtual time both are checked strictly.)
             || failure.hasPrefix("recorded: ") || failure.hasPrefix("replay: ")
-    }
-
-    /// Builds and starts the pipeline into `sink`: one call site for live and replay, so
-    /// the sink is one node in both.
-    private static func start(_ builder: GeneratedPipelineBuilder, into sink: Outcome<Int>) -> Disposable {
-        builder.build().start { sink.observe($0) }
     }
 
     /// The data edges whose figure label disagrees with the values the downstream
@@ -334,7 +353,8 @@ struct FidelityCheck {
 /// `make test` runs fixed seeds; `make fidelity SEEDS=N` runs N fresh ones
 /// (`MARBLES_FIDELITY_SEEDS`, from `MARBLES_FIDELITY_FIRST`, printed at the start;
 /// `MARBLES_FIDELITY_MODE=live|virtual`, `MARBLES_FIDELITY_EXCLUDE=delay,throttle,…`,
-/// `MARBLES_FIDELITY_SEED` for one seed, `MARBLES_FIDELITY_TRACES=DIR` to keep the traces).
+/// `MARBLES_FIDELITY_SEED` for one seed, `MARBLES_FIDELITY_TRACES=DIR` to keep the traces,
+/// `MARBLES_FIDELITY_FROM=DIR` to replay the live traces kept there instead of running live).
 final class FidelityTests: XCTestCase {
     /// Seeds that once failed, kept as regressions (each names what it found); run without
     /// the operators drawn from the generator's second stream (`Profile.first`), as they
@@ -356,6 +376,31 @@ final class FidelityTests: XCTestCase {
         75,  // live: a property's map subscribed and disposed in one frame, drawn (^!), did not read back
         15000047,  // live: a skip(until:) whose trigger was interrupted before it sent never ended (the generator's)
     ]
+
+    /// Live recordings of generated pipelines that a replay once disagreed with, kept in
+    /// `Tests/FidelityTests/KeptLive` (a live run is not the same twice, so the seed alone
+    /// cannot bring the disagreement back). They were recorded with every operator. Each names
+    /// its generator's call sites (`GeneratedPipelineBuilder.swift`'s lines, the sink's in
+    /// `PipelineStart.swift`): a change to those lines shows as a changed node here, and the
+    /// recording is then made again (`MARBLES_FIDELITY_TRACES` keeps it).
+    static let keptLiveRegressions: [UInt64] = [
+        50000006,  // a delay armed earlier in the replay by the time its cause's cascade took live ran
+                   // before another thread's input value, which came between its due time and its start live
+        50000040,  // held to its recorded start, a throttle's send ran after an `observe(on:)` hop's value,
+                   // which a replay runs at once, though the hop ran after it live
+        50000119,  // held no later than a value that came after it live, a delay ran before another input's
+                   // value: that value's cause was followed back through a debounce's timer to its input
+    ]
+
+    func testKeptLiveRecordingsReplayAsTheyRan() {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("KeptLive")
+        for seed in Self.keptLiveRegressions {
+            let check = FidelityCheck(seed: seed, profile: .full, mode: .live, kept: folder)
+            XCTAssertEqual(check.recordedEvents > 0, true, "seed \(seed): no kept recording in \(folder.path)")
+            XCTAssert(check.failures.isEmpty, "seed \(seed) (kept live recording) failed:\n"
+                      + check.failures.joined(separator: "\n") + "\n\(check.pipeline.source)")
+        }
+    }
 
     /// The live runs' operators: all but `observe(on:)` (see the class's note).
     static let liveProfile = GeneratedPipeline.Profile(excluded: ["observe(on:)"])
