@@ -352,6 +352,24 @@ final class DiffSide {
         }
     }
 
+    /// Calls `body` with each hop that started: its subscription, the thread it ran on and
+    /// when it started.
+    func forEachHopStart(_ body: (_ subscription: UInt64, _ threadID: UInt64, _ started: Int64) throws -> Void) throws {
+        switch source {
+        case let .trace(trace):
+            for hop in trace.hops {
+                if let started = hop.started, let to = hop.to { try body(hop.subscription, to, started) }
+            }
+        case let .file(path, name, _):
+            let reader = try TraceReader(path: path, name: name)
+            while let record = try reader.next() {
+                if case let .hop(hop) = record, let started = hop.started, let to = hop.to {
+                    try body(hop.subscription, to, started)
+                }
+            }
+        }
+    }
+
     /// The name of a logical thread `DiffEvent.thread` numbers.
     func threadName(_ number: UInt32) -> String { texts.threads.string(number) }
 

@@ -31,7 +31,8 @@ extension TraceDiff {
 }
 
 /// The cascades of a live trace, to tell whether an event ran while another thread's cascade
-/// was in progress (`TraceDiff.Race`). A cascade lasts from its first event to the last thing
+/// was in progress (`TraceDiff.Race`). A cascade lasts from its first event (or from the start
+/// of the hop that began it, within `gap` before it) to the last thing
 /// its thread recorded before the thread's next cascade began: its events, and the subscribe
 /// and dispose records in between (a `flatMap(.latest)` switching to a new inner stream
 /// records only those), each within `gap` of what the cascade did before. An interruption
@@ -111,6 +112,10 @@ struct Interleavings {
         var changes: [(thread: UInt64, time: Int64)] = []
         try side.forEachSubscriptionChange { threadID, instant in changes.append((threadID, instant)) }
         changes.sort { ($0.thread, $0.time) < ($1.thread, $1.time) }
+        // When each subscription's hops (an `observe(on:)`'s, an operator timer's) started, and
+        // on which thread: a cascade that such a hop began started then, before its first event.
+        var hopStarts: [UInt64: [(thread: UInt64, time: Int64)]] = [:]
+        try side.forEachHopStart { subscription, threadID, started in hopStarts[subscription, default: []].append((threadID, started)) }
         // Each thread's cascades, by their first events' positions, in order.
         var cascades: [UInt64: [Int32]] = [:]
         // The subscriptions that sent an event already.
@@ -171,10 +176,18 @@ struct Interleavings {
                 }
                 cascades[threadID, default: []].append(origin)
             }
+            var began = time
+            if Int(origin) == position, let starts = hopStarts[event.subscription] {
+                // Begun by a hop that started on this thread just before: a timer's send that
+                // waited on a signal another thread was tearing down (live seed 50000010) was
+                // running from the hop's start, though its event was recorded after the teardown.
+                let latest = starts.lazy.filter { $0.thread == threadID && $0.time <= time }.map(\.time).max()
+                if let latest, time.saturatingSubtracting(latest) <= Self.gap { began = latest }
+            }
             lastEvent[threadID] = Int32(position)
             cascadeOfSubscription[event.subscription] = origin
             root.append(origin)
-            start.append(time)
+            start.append(began)
             end.append(time)
             end[Int(origin)] = max(end[Int(origin)], time)
         }

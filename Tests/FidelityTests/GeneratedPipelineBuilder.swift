@@ -16,9 +16,17 @@ final class CrossingCounts: @unchecked Sendable {  // `counts` only under `lock`
 
     private let lock = Lock()
     private var counts: [Key: Int] = [:]
+    private var frozen = false
 
     func count(_ name: String, line: UInt) {
-        lock.withLock { counts[Key(line: line, name: name), default: 0] += 1 }
+        lock.withLock { if !frozen { counts[Key(line: line, name: name), default: 0] += 1 } }
+    }
+
+    /// Counts nothing more: called as the recording stops, since a live pipeline may run on
+    /// after it (a property keeps its source, and so a timer's ticks, going), and the trace
+    /// cannot show what its closures did then.
+    func freeze() {
+        lock.withLock { frozen = true }
     }
 
     /// Declares an edge checked even if nothing crosses it.
