@@ -34,6 +34,56 @@ final class TimerDecisionTests: XCTestCase {
         }
     }
 
+    /// Runs every action, even one whose disposable was disposed: as a live queue runs a timer
+    /// that had already begun when the next value superseded it.
+    private final class UncancellableScheduler: DateScheduler, @unchecked Sendable {  // immutable
+        let base: DateScheduler
+        init(_ base: DateScheduler) { self.base = base }
+        var name: String { base.name }
+        var currentDate: Date { base.currentDate }
+        func schedule(_ action: @escaping () -> Void) -> Disposable? { base.schedule(action) }
+        func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? {
+            _ = base.schedule(after: date, action: action)
+            return nil
+        }
+        func schedule(after date: Date, interval: DispatchTimeInterval, leeway: DispatchTimeInterval,
+                      action: @escaping () -> Void) -> Disposable? {
+            _ = base.schedule(after: date, interval: interval, leeway: leeway, action: action)
+            return nil
+        }
+    }
+
+    /// A debounce's timer that ran after the value that superseded it (live: its action began
+    /// before the value came and took the operator's lock after it) did nothing, and is
+    /// recorded as a timer that never ran, so a replay lets the value cancel it (live seed
+    /// 50000244: a timer that started 86 µs before the next value sent nothing, and its replay,
+    /// running it then, sent the value it had waited with).
+    func testASupersededTimerThatRanIsRecordedAsNeverRun() throws {
+        let scheduler = TestScheduler()
+        let recorder = Recorder(clock: .virtual(scheduler))
+        recorder.recordsTimersInVirtualTime = true
+        recorder.start()
+        let environment = VirtualEnvironment(scheduler: scheduler)
+        let seen = Seen<String>()
+        let q0 = UncancellableScheduler(environment.scheduler("q0"))
+        let running = SignalProducer(environment.input("text", of: Int.self)).debounce(0.006, on: q0)
+            .startWithValues { seen.values.append("\($0)") }
+        let driver = environment.scheduler("driver")
+        // 2's timer, due at 16 ms, still runs after 3 came at 14 ms: it is superseded.
+        for (at, value) in [(0.0001, 1), (0.010, 2), (0.014, 3)] {
+            driver.schedule(after: driver.currentDate.addingTimeInterval(at)) { try? environment.send(value, to: "text") }
+        }
+        _ = scheduler.run()
+        running.dispose()
+        try recorder.stop()
+        XCTAssertEqual(seen.values, ["1", "3"])
+        let trace = try Trace(bytes: recorder.bytes, name: "superseded")
+        let timers = trace.hops.filter { $0.due != nil }.sorted { $0.id < $1.id }
+        XCTAssertEqual(timers.count, 3)
+        XCTAssertEqual(timers.map { $0.started != nil }, [true, false, true],
+                       "the superseded timer (the second) ran, did nothing, and is written as never run")
+    }
+
     /// The user's code, recorded and replayed: a debounce of 6 ms on "q0", and a delay.
     private func pipeline(_ environment: Environment, _ q0: DateScheduler, seen: Seen<String>) -> Disposable {
         let debounced = SignalProducer(environment.input("text", of: Int.self)).debounce(0.006, on: q0)

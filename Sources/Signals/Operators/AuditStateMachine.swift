@@ -44,6 +44,8 @@ public struct AuditStateMachine<Value>: TimedStateMachine {
 
     /// The timer of `request` fired: the latest value is sent, then completion if the
     /// upstream completed meanwhile.
+    public func isCurrent(_ request: TimerRequest) -> Bool { request.token == lastToken }
+
     public mutating func fire(_ request: TimerRequest, now: Date) -> TimedAction<Value> {
         switch state {
         case let .armed(latest, token) where token == request.token:

@@ -57,6 +57,8 @@ public struct DebounceStateMachine<Value>: TimedStateMachine {
     }
 
     /// The timer of `request` fired: the waiting value is sent if the timer is current.
+    public func isCurrent(_ request: TimerRequest) -> Bool { request.token == lastToken }
+
     public mutating func fire(_ request: TimerRequest, now: Date) -> TimedAction<Value> {
         switch state {
         case let .waiting(value, token) where token == request.token:

@@ -64,6 +64,8 @@ public struct ThrottleEdgesStateMachine<Value>: TimedStateMachine {
 
     /// The window of `request` closed at `now`: its trailing value is sent, opening the next
     /// window.
+    public func isCurrent(_ request: TimerRequest) -> Bool { request.token == lastToken }
+
     public mutating func fire(_ request: TimerRequest, now: Date) -> TimedAction<Value> {
         switch state {
         case let .open(token, value?) where token == request.token:

@@ -47,6 +47,8 @@ public struct ThrottleStateMachine<Value>: TimedStateMachine {
 
     /// The timer of `request` fired: the waiting value is sent if the timer is current. The
     /// interval restarts at the requested date, so a late timer does not stretch it.
+    public func isCurrent(_ request: TimerRequest) -> Bool { request.token == lastToken }
+
     public mutating func fire(_ request: TimerRequest, now: Date) -> TimedAction<Value> {
         guard case let .waiting(value, token, _) = state, token == request.token else { return .none }
         state = .idle(lastSent: request.date)

@@ -104,6 +104,30 @@ func scheduleTimer<Value, Error>(on scheduler: DateScheduler, after date: Date, 
     scheduleTimer(on: scheduler, after: date, node: core.node, subscription: core.subscription, action)
 }
 
+/// `scheduleTimer(on:after:of:_:)` for a timer whose action decides whether it ran: the action
+/// calls `started` (which tells the probe `hopStarted`) at the point where it takes effect; a
+/// timer that never calls it is recorded as one that never ran.
+@discardableResult
+func scheduleDecidingTimer<Value, Error>(on scheduler: DateScheduler, after date: Date, of core: SignalCore<Value, Error>,
+                                         _ action: @escaping (_ started: () -> Void) -> Void) -> Disposable? {
+    guard let probe = Instrumentation.probe else {
+        return scheduler.schedule(after: date) { action {} }
+    }
+    let delay = date.timeIntervalSince(scheduler.currentDate)
+    let nanoseconds = delay > 0 ? Int64(min((delay * 1e9).rounded(), 9.2e18)) : 0
+    let hop = probe.timerArmed(core.node, subscription: core.subscription, scheduler: scheduler.name, delay: nanoseconds)
+    let run: () -> Void = {
+        action {
+            // A probe detached meanwhile must hear nothing more.
+            if hop != 0, Instrumentation.probe === probe { probe.hopStarted(hop) }
+        }
+    }
+    if let deciding = scheduler as? TimerDecidingScheduler {
+        return deciding.scheduleTimer(of: core.node, after: date, action: run)
+    }
+    return scheduler.schedule(after: date, action: run)
+}
+
 /// `scheduleTimer(on:after:of:_:)` for an operator known by its node and subscription (a
 /// retry's backoff, which has no signal instance of its own).
 @discardableResult
@@ -153,10 +177,20 @@ public protocol TimedStateMachine {
     /// The timer armed for `request` fired at `now` (a superseded timer may still fire: its
     /// token is stale).
     mutating func fire(_ request: TimerRequest, now: Date) -> TimedAction<Value>
+    /// Whether `request` is the latest timer asked for, so that its firing is the operator's
+    /// timer running rather than a superseded one that lost the race to the value that
+    /// superseded it (its action began before the value came, but took the operator's lock
+    /// after it). A recording writes a superseded timer as one that never ran. By default,
+    /// every request is current.
+    func isCurrent(_ request: TimerRequest) -> Bool
     /// The upstream completed.
     mutating func complete() -> TimedAction<Value>
     /// The upstream failed or was interrupted.
     mutating func terminate() -> TimedAction<Value>
+}
+
+extension TimedStateMachine {
+    public func isCurrent(_ request: TimerRequest) -> Bool { true }
 }
 
 extension Signal {
@@ -201,8 +235,13 @@ extension Signal {
                 scheduleHop(on: scheduler, of: core) { observer.send(event) }
             }
             func arm(_ request: TimerRequest) {
-                timer.inner = scheduleTimer(on: scheduler, after: request.date, of: core) {
-                    machine.step({ $0.fire(request, now: scheduler.currentDate) }) { perform($0, ending: nil) }
+                // The timer is reported as running where it decides, under the operator's lock,
+                // and only when it is still the current one (`isCurrent`).
+                timer.inner = scheduleDecidingTimer(on: scheduler, after: request.date, of: core) { started in
+                    machine.step({ state in
+                        if state.isCurrent(request) { started() }
+                        return state.fire(request, now: scheduler.currentDate)
+                    }) { perform($0, ending: nil) }
                 }
             }
             lifetime += self.observeInternally { event in
