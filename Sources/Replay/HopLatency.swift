@@ -10,22 +10,41 @@ import Recording
 /// A hop is matched by its node (name, parameters, call site) and its position among that
 /// node's hops. Which node is hopping comes from the probe: `observe(on:)` and `start(on:)`
 /// report `hopEnqueued` right before they hand their action to the scheduler, so the replay's
-/// probe notes the node and the scheduler takes the note.
+/// probe notes the node and the scheduler takes the note. Operator timers (hops with `due`)
+/// are `TimerDecisions`' and hold no place here: a debounce's terminal event hops on its
+/// scheduler after its timers did.
+///
+/// As with a timer (`TimerDecisions`), a replay enqueues a hop earlier than live by the time
+/// its cause's cascade took, so a hop enqueued up to `TimerDecisions.cascadeSlack` before the
+/// recorded one starts no earlier than the recorded one started, though no later than just
+/// before what set off the next value that reached its node after it live.
 final class HopWaits: @unchecked Sendable {  // mutable state only under `lock`
+    private struct Recorded {
+        var enqueued: Int64
+        var started: Int64?
+        var hold: Int64 = .max
+    }
     private let lock = Lock()
-    private var waits: [String: [Int64]]
+    private var hops: [String: [Recorded]]
     private var used: [String: Int] = [:]
     private var pending: (node: String, scheduler: String)?
 
     init(trace: Trace) {
-        var waits: [String: [Int64]] = [:]
-        for hop in trace.hops.sorted(by: { $0.id < $1.id }) {
-            guard hop.node != 0, let node = trace.node(hop.node) else { continue }
+        var hops: [String: [Recorded]] = [:]
+        let plain = trace.hops.sorted(by: { $0.id < $1.id }).filter { $0.due == nil && $0.node != 0 }
+        let arrivals = TimerDecisions.arrivals(at: Set(plain.map(\.subscription)), in: trace,
+                                               timed: Set(trace.hops.filter { $0.due != nil }.map(\.node)))
+        for hop in plain {
+            guard let node = trace.node(hop.node) else { continue }
             // A hop that never ran (the recording stopped first) still holds its place in order.
-            waits[Self.key(name: node.name, parameters: node.parameters, file: node.file, line: node.line), default: []]
-                .append(max(hop.queueWait ?? 0, 0))
+            var recorded = Recorded(enqueued: hop.enqueued, started: hop.started)
+            if let started = hop.started, let next = arrivals[hop.subscription]?.first(where: { $0.time > started }) {
+                recorded.hold = next.root.saturatingSubtracting(1)
+            }
+            hops[Self.key(name: node.name, parameters: node.parameters, file: node.file, line: node.line), default: []]
+                .append(recorded)
         }
-        self.waits = waits
+        self.hops = hops
     }
 
     static func key(name: String, parameters: String, file: String, line: UInt64) -> String {
@@ -43,16 +62,23 @@ final class HopWaits: @unchecked Sendable {  // mutable state only under `lock`
         lock.withLock { pending = nil }
     }
 
-    /// The recorded wait of the hop being enqueued onto `scheduler` now, or 0 when no node is
-    /// hopping (a plain scheduled action) or the trace has no such hop.
-    func takeWait(scheduler: String) -> Int64 {
+    /// When the hop being enqueued onto `scheduler` at `now` (trace nanoseconds) runs: after
+    /// its recorded wait, held as the type's note says; `now` when no node is hopping (a plain
+    /// scheduled action) or the trace has no such hop.
+    func runTime(scheduler: String, now: Int64) -> Int64 {
         lock.withLock {
-            guard let note = pending, note.scheduler == scheduler else { return 0 }
+            guard let note = pending, note.scheduler == scheduler else { return now }
             pending = nil
             let index = used[note.node, default: 0]
             used[note.node] = index + 1
-            guard let list = waits[note.node], index < list.count else { return 0 }
-            return list[index]
+            guard let list = hops[note.node], index < list.count else { return now }
+            let hop = list[index]
+            guard let started = hop.started else { return now }
+            var run = now.saturatingAdding(max(started.saturatingSubtracting(hop.enqueued), 0))
+            if now <= hop.enqueued, hop.enqueued.saturatingSubtracting(now) < TimerDecisions.cascadeSlack {
+                run = max(run, min(started, hop.hold))
+            }
+            return run
         }
     }
 }
@@ -203,7 +229,7 @@ final class TimerDecisions: @unchecked Sendable {  // mutable state only under `
 
     /// For each of `subscriptions`, the values and ends that reached it from the subscriptions
     /// it observes, in order: each one's time and the time of its root (`Recorded.hold`).
-    private static func arrivals(at subscriptions: Set<UInt64>, in trace: Trace,
+    static func arrivals(at subscriptions: Set<UInt64>, in trace: Trace,
                                  timed: Set<UInt64>) -> [UInt64: [(time: Int64, root: Int64)]] {
         guard !subscriptions.isEmpty else { return [:] }
         var observers: [UInt64: [UInt64]] = [:]

@@ -66,8 +66,10 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
         case zero
         /// Each hop waits the queue wait the trace recorded for the matching hop: same node
         /// (name, parameters, call site), same position among that node's hops. Hops the
-        /// trace lacks run at once. Needs the replay's probe to say which node is hopping,
-        /// which `Replayer` arranges.
+        /// trace lacks run at once. A hop the replay enqueues a little earlier than live (its
+        /// cause's cascade took no time) starts no earlier than the recorded one started
+        /// (`HopWaits`). Needs the replay's probe to say which node is hopping, which
+        /// `Replayer` arranges.
         case asRecorded
     }
 
@@ -837,9 +839,11 @@ final class ReplayScheduler: TimerReplayingScheduler, TimerDecidingScheduler, @u
 
     @discardableResult
     func schedule(_ action: @escaping () -> Void) -> Disposable? {
-        let wait = waits?.takeWait(scheduler: name) ?? 0
-        guard wait > 0 else { return lane.schedule(action) }
-        return lane.schedule(after: lane.currentDate.addingTimeInterval(Double(wait) / 1e9), action: action)
+        guard let waits else { return lane.schedule(action) }
+        let now = TestScheduler.time(of: lane.currentDate)
+        let run = waits.runTime(scheduler: name, now: now)
+        guard run > now else { return lane.schedule(action) }
+        return lane.schedule(after: ReplayEnvironment.date(run), action: action)
     }
 
     @discardableResult
