@@ -18,7 +18,8 @@ import TraceLog
 /// - `call(label)`: each start of the call gets the next unused recorded subscription of the
 ///   trace's `call` node with that label, in order, and re-delivers its events at their
 ///   recorded offsets from that subscription's start (the recorded latency), on the recorded
-///   threads' lanes. The real `perform` is never called.
+///   threads' lanes; a start made up to 5 ms earlier than recorded (a cascade that took no
+///   time here) answers at the recorded times themselves. The real `perform` is never called.
 /// - `call(label, request:)`: each start gets the next unused recorded subscription with that
 ///   label whose recorded request equals the request (decoded into the request's type and
 ///   compared with `==`). A request the trace never recorded (or whose recorded starts are
@@ -619,6 +620,12 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
             // Started, live and replayed, as the pipeline was set up (a binding's first value
             // into a `flatMap`): answered as then, after the setup had taken its time.
             origin = max(now, subscription.time)
+        } else if !atRecordedTimes, now <= subscription.time,
+                  subscription.time.saturatingSubtracting(now) < TimerDecisions.cascadeSlack {
+            // Started a little earlier than live, by a cascade that took no time here (one a
+            // timer or a hop began, held to its recorded start): answered as then, so its
+            // answers do not overtake another thread's events that came first live.
+            origin = subscription.time
         }
         let entries = Array(zip(scheduled, sequences))
         /// Schedules entry `index`; a timer's next tick only once this one has been delivered,

@@ -402,6 +402,9 @@ final class FidelityTests: XCTestCase {
                              // that much earlier after its recorded wait, ahead of another thread's value
         50000081,  // the same, an observe(on:) feeding two delays (each of the three failed with the
                    // recorded waits before hops were held to their recorded starts)
+        52000013, 51000145, 50000194,  // a call started by a timer's or a hop's cascade, made earlier in the
+                                       // replay by that cascade's time, answered that much earlier, ahead of
+                                       // another thread's events that came first live
     ]
 
     /// Kept live recordings a replay cannot agree with, whose disagreement the diff must name as
