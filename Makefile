@@ -34,7 +34,9 @@ tsan: deps
 # Issue 27's soak: SEEDS fresh generated pipelines (from a seed printed at the start), each
 # recorded live on real threads and in virtual time, replayed twice, diffed and drawn; every
 # invariant fails the run here, including live replays that disagree (make test only counts
-# those). `make fidelity SEEDS=2000 FIRST=12345` repeats a soak.
+# those). `make fidelity SEEDS=2000 FIRST=12345` repeats a soak; MARBLES_FIDELITY_TRACES=DIR keeps
+# each pipeline's traces, and MARBLES_FIDELITY_FROM=DIR replays the live ones kept there (the
+# same each time) instead of running live.
 SEEDS ?= 500
 FIRST ?= $(shell date +%s)
 fidelity: deps
