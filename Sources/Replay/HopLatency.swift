@@ -165,8 +165,8 @@ final class HopNotingProbe: Probe, @unchecked Sendable {  // immutable; the reco
 /// the cascade took to reach it (tens of microseconds): its due time is that much earlier, and
 /// so would be its run at the recorded lateness. Another thread's event that came between the
 /// recorded timer's due time plus that gap and its start would then come after the timer in the
-/// replay (live seed 50000006: a `delay` ran 110 µs before an input's value instead of 50 µs
-/// after it). So a timer due no later than the recorded one, and earlier by less than
+/// replay (live seed 50000006: a `delay` ran 15 µs before another thread's input value instead
+/// of 110 µs after it). So a timer due no later than the recorded one, and earlier by less than
 /// `cascadeSlack` (5 ms), runs no earlier than the recorded one started. One due later (its cause was
 /// delivered late, or the code changed) runs at the recorded lateness after its own due time.
 final class TimerDecisions: @unchecked Sendable {  // mutable state only under `lock`
