@@ -455,19 +455,18 @@ final class FidelityTests: XCTestCase {
             XCTAssert(check.failures.isEmpty, "seed \(seed) (kept live recording) failed:\n"
                       + check.failures.joined(separator: "\n") + "\n\(check.pipeline.source)")
         }
-        for seed in Self.keptLivePastEnd {
+        checkKept(Self.keptLivePastEnd, in: folder, allStartWith: FidelityCheck.pastTheEnd, "only past the end")
+        checkKept(Self.keptLiveRaces, in: folder, allStartWith: FidelityCheck.atARace, "at a named race")
+    }
+
+    /// Each of `seeds`' kept recordings disagrees with its replay, and every failure begins with `prefix`.
+    private func checkKept(_ seeds: [UInt64], in folder: URL, allStartWith prefix: String, _ what: String) {
+        for seed in seeds {
             let check = FidelityCheck(seed: seed, profile: .full, mode: .live, kept: folder)
-            XCTAssertFalse(check.failures.isEmpty, "seed \(seed): the replay agreed, work past the end was expected")
-            let others = check.failures.filter { !$0.hasPrefix(FidelityCheck.pastTheEnd) }
-            XCTAssert(others.isEmpty, "seed \(seed) (kept live recording) failed, not only past the end:\n"
+            XCTAssertFalse(check.failures.isEmpty, "seed \(seed): the replay agreed, a disagreement \(what) was expected")
+            let others = check.failures.filter { !$0.hasPrefix(prefix) }
+            XCTAssert(others.isEmpty, "seed \(seed) (kept live recording) failed, not \(what):\n"
                       + others.joined(separator: "\n") + "\n\(check.pipeline.source)")
-        }
-        for seed in Self.keptLiveRaces {
-            let check = FidelityCheck(seed: seed, profile: .full, mode: .live, kept: folder)
-            XCTAssertFalse(check.failures.isEmpty, "seed \(seed): the replay agreed, a race was expected")
-            let unnamed = check.failures.filter { !$0.hasPrefix(FidelityCheck.atARace) }
-            XCTAssert(unnamed.isEmpty, "seed \(seed) (kept live recording) failed, not at a named race:\n"
-                      + unnamed.joined(separator: "\n") + "\n\(check.pipeline.source)")
         }
     }
 

@@ -34,6 +34,16 @@ final class TimerDecisionTests: XCTestCase {
         }
     }
 
+    /// A virtual-time environment and a started recorder that records operator timers as a live
+    /// recording does (`recordsTimersInVirtualTime`).
+    private func recordingAsLive() -> (TestScheduler, Recorder, VirtualEnvironment) {
+        let scheduler = TestScheduler()
+        let recorder = Recorder(clock: .virtual(scheduler))
+        recorder.recordsTimersInVirtualTime = true
+        recorder.start()
+        return (scheduler, recorder, VirtualEnvironment(scheduler: scheduler))
+    }
+
     /// Runs every action, even one whose disposable was disposed: as a live queue runs a timer
     /// that had already begun when the next value superseded it.
     private final class UncancellableScheduler: DateScheduler, @unchecked Sendable {  // immutable
@@ -59,11 +69,7 @@ final class TimerDecisionTests: XCTestCase {
     /// 50000244: a timer that started 86 µs before the next value sent nothing, and its replay,
     /// running it then, sent the value it had waited with).
     func testASupersededTimerThatRanIsRecordedAsNeverRun() throws {
-        let scheduler = TestScheduler()
-        let recorder = Recorder(clock: .virtual(scheduler))
-        recorder.recordsTimersInVirtualTime = true
-        recorder.start()
-        let environment = VirtualEnvironment(scheduler: scheduler)
+        let (scheduler, recorder, environment) = recordingAsLive()
         let seen = Seen<String>()
         let q0 = UncancellableScheduler(environment.scheduler("q0"))
         let running = SignalProducer(environment.input("text", of: Int.self)).debounce(0.006, on: q0)
@@ -104,11 +110,7 @@ final class TimerDecisionTests: XCTestCase {
     }
 
     private func recordLateRunBytes(lateness: TimeInterval = 0.002) throws -> ([UInt8], [String]) {
-        let scheduler = TestScheduler()
-        let recorder = Recorder(clock: .virtual(scheduler))
-        recorder.recordsTimersInVirtualTime = true
-        recorder.start()
-        let environment = VirtualEnvironment(scheduler: scheduler)
+        let (scheduler, recorder, environment) = recordingAsLive()
         let seen = Seen<String>()
         let running = pipeline(environment, LateScheduler(environment.scheduler("q0"), lateness: lateness), seen: seen)
         let driver = environment.scheduler("driver")
@@ -197,11 +199,7 @@ final class TimerDecisionTests: XCTestCase {
     /// the trace's clock and the scheduler's can make it read. Live, a serial queue ran the
     /// completion after the value; the replay must too, or the value is dropped.
     func testANodesTimersRunInTheOrderTheyWereArmed() throws {
-        let scheduler = TestScheduler()
-        let recorder = Recorder(clock: .virtual(scheduler))
-        recorder.recordsTimersInVirtualTime = true
-        recorder.start()
-        let environment = VirtualEnvironment(scheduler: scheduler)
+        let (scheduler, recorder, environment) = recordingAsLive()
         func delayed(_ environment: Environment, _ q0: DateScheduler, seen: Seen<String>) -> Disposable {
             SignalProducer(environment.input("text", of: Int.self)).delay(0.001, on: q0).start { event in
                 seen.values.append(event.value.map(String.init) ?? (event.isCompleted ? "|" : "\(event)"))
@@ -232,11 +230,7 @@ final class TimerDecisionTests: XCTestCase {
         func failing(_ q0: DateScheduler) -> Disposable {
             SignalProducer<Int, Boom>(error: Boom()).retry(upTo: 2, interval: 0.010, on: q0).start { _ in }
         }
-        let scheduler = TestScheduler()
-        let recorder = Recorder(clock: .virtual(scheduler))
-        recorder.recordsTimersInVirtualTime = true
-        recorder.start()
-        let environment = VirtualEnvironment(scheduler: scheduler)
+        let (scheduler, recorder, environment) = recordingAsLive()
         let running = failing(LateScheduler(environment.scheduler("q0"), lateness: 0.002))
         _ = scheduler.run()
         running.dispose()
