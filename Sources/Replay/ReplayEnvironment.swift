@@ -56,11 +56,12 @@ import TraceLog
 /// ```
 public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mutable state only under `lock`
     /// How long a thread hop (`observe(on:)`, `start(on:)`) onto one of the environment's
-    /// schedulers waits before it runs.
+    /// schedulers waits before it runs. A `Replayer` asks `asRecorded` for a real-time trace
+    /// and `zero` for a virtual-time one unless told (`Replayer.defaultHopLatency(for:)`).
     ///
     /// ```swift
     /// let replayer = try Replayer(contentsOf: URL(fileURLWithPath: "traces/search.trace"),
-    ///                             hopLatency: .asRecorded)   // each observe(on:) waits as it did live
+    ///                             hopLatency: .zero)   // every observe(on:) at once
     /// ```
     public enum HopLatency: String, Sendable, Equatable {
         /// Hops run at once, in the same virtual instant.

@@ -52,9 +52,9 @@ struct ReplayCommand: ParsableCommand {
     @OptionGroup var output: OutputOption
 
     @Option(name: .long, help: ArgumentHelp(
-        "How long each hop onto a scheduler waits: zero (at once, the default) or recorded (the queue wait the trace recorded for the same node's same hop).",
+        "How long each hop onto a scheduler waits: recorded (the queue wait the trace recorded for the same node's same hop, the default for a real-time recording) or zero (at once, the default for a virtual-time one).",
         valueName: "zero|recorded"))
-    var hopLatency: HopLatencyChoice = .zero
+    var hopLatency: HopLatencyChoice?
 
     @Option(name: .long, help: ArgumentHelp(
         "What a call whose request the trace never recorded does: error (stop, the default) or empty (complete without a value, with a warning).",
@@ -63,7 +63,7 @@ struct ReplayCommand: ParsableCommand {
 
     func validate() throws {
         // The async search's replay serves its calls by request and has no hops to delay.
-        if case .asyncSearch = scenarioChoice, hopLatency != .zero || unrecordedRequests != .error {
+        if case .asyncSearch = scenarioChoice, hopLatency != nil || unrecordedRequests != .error {
             throw ValidationError("--hop-latency and --unrecorded-requests apply to the Signals scenarios, "
                                   + "not to \(AsyncSearchScenario.name)")
         }
@@ -74,7 +74,7 @@ struct ReplayCommand: ParsableCommand {
         let file = try OutputFile(output.output, option: "-o", inputs: [input])
         guard case let .signals(scenario) = scenarioChoice else { return try replayAsyncSearch(input, into: file) }
         let replayer = try Replayer(path: input.path, name: input.name,
-                                    hopLatency: hopLatency == .recorded ? .asRecorded : .zero,
+                                    hopLatency: hopLatency.map { $0 == .recorded ? .asRecorded : .zero },
                                     unrecordedRequests: unrecordedRequests == .empty ? .empty : .error)
         Console.warn(replayer.trace.warnings)
         let result = try replayer.replay { scenario.build(in: $0) }

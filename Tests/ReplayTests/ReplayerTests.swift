@@ -1,4 +1,6 @@
 import Foundation
+import MarbleStreams
+import Recording
 import Replay
 import Signals
 import TraceLog
@@ -269,9 +271,28 @@ final class HopLatencyTests: XCTestCase {
         let upstream = asRecorded.trace.events.filter { asRecorded.trace.node($0.node)?.name == "flatMap" }
         XCTAssertEqual(zip(delivered, upstream).map { $0.time - $1.time }, replayedWaits)
 
-        let immediate = try Replayer(trace: recorded).replay { Pipelines.search().build($0).0 }
+        let immediate = try Replayer(trace: recorded, hopLatency: .zero).replay { Pipelines.search().build($0).0 }
         XCTAssertEqual(waits(immediate.trace, node: "observe(on:)"), [0, 0, 0])
+        // A recording made in real time replays its hops as recorded unless told otherwise.
+        XCTAssertEqual(Replayer(trace: recorded).hopLatency, .asRecorded)
+        let byDefault = try Replayer(trace: recorded).replay { Pipelines.search().build($0).0 }
+        XCTAssertEqual(byDefault.bytes, asRecorded.bytes)
         XCTAssertEqual(valueSequences(asRecorded.trace), valueSequences(immediate.trace))
+    }
+
+    func testAVirtualRecordingReplaysItsHopsAtOnceByDefault() throws {
+        let scheduler = TestScheduler()
+        let recorder = Recorder(clock: .virtual(scheduler))
+        recorder.start()
+        let environment = VirtualEnvironment(scheduler: scheduler)
+        let running = SignalProducer(environment.input("text", of: Int.self))
+            .observe(on: environment.scheduler("ui")).startWithValues { _ in }
+        try environment.send(1, to: "text")
+        _ = scheduler.run()
+        running.dispose()
+        try recorder.stop()
+        let trace = try Trace(bytes: recorder.bytes, name: "virtual")
+        XCTAssertEqual(Replayer(trace: trace).hopLatency, .zero)
     }
 
     func testRecordedHopLatencyIsDeterministic() throws {
