@@ -19,32 +19,14 @@ import Recording
 /// recorded one starts no earlier than the recorded one started, though no later than just
 /// before what set off the next value that reached its node after it live.
 final class HopWaits: @unchecked Sendable {  // mutable state only under `lock`
-    private struct Recorded {
-        var enqueued: Int64
-        var started: Int64?
-        var hold: Int64 = .max
-    }
     private let lock = Lock()
-    private var hops: [String: [Recorded]]
+    private let hops: RecordedRuns
     private var used: [String: Int] = [:]
     private var pending: (node: String, scheduler: String)?
 
     init(trace: Trace) {
-        var hops: [String: [Recorded]] = [:]
-        let plain = trace.hops.sorted(by: { $0.id < $1.id }).filter { $0.due == nil && $0.node != 0 }
-        let arrivals = TimerDecisions.arrivals(at: Set(plain.map(\.subscription)), in: trace,
-                                               timed: Set(trace.hops.filter { $0.due != nil }.map(\.node)))
-        for hop in plain {
-            guard let node = trace.node(hop.node) else { continue }
-            // A hop that never ran (the recording stopped first) still holds its place in order.
-            var recorded = Recorded(enqueued: hop.enqueued, started: hop.started)
-            if let started = hop.started, let next = arrivals[hop.subscription]?.first(where: { $0.time > started }) {
-                recorded.hold = next.root.saturatingSubtracting(1)
-            }
-            hops[Self.key(name: node.name, parameters: node.parameters, file: node.file, line: node.line), default: []]
-                .append(recorded)
-        }
-        self.hops = hops
+        // A hop that never ran (the recording stopped first) still holds its place in order.
+        hops = RecordedRuns(trace: trace, timers: false)
     }
 
     static func key(name: String, parameters: String, file: String, line: UInt64) -> String {
@@ -71,14 +53,8 @@ final class HopWaits: @unchecked Sendable {  // mutable state only under `lock`
             pending = nil
             let index = used[note.node, default: 0]
             used[note.node] = index + 1
-            guard let list = hops[note.node], index < list.count else { return now }
-            let hop = list[index]
-            guard let started = hop.started else { return now }
-            var run = now.saturatingAdding(max(started.saturatingSubtracting(hop.enqueued), 0))
-            if now <= hop.enqueued, hop.enqueued.saturatingSubtracting(now) < TimerDecisions.cascadeSlack {
-                run = max(run, min(started, hop.hold))
-            }
-            return run
+            guard let list = hops.byNode[note.node], index < list.count else { return now }
+            return list[index].runTime(scheduledAt: now) ?? now
         }
     }
 }
@@ -171,20 +147,6 @@ final class HopNotingProbe: Probe, @unchecked Sendable {  // immutable; the reco
 /// delivered late, or the code changed) runs at the recorded lateness after its own due time.
 final class TimerDecisions: @unchecked Sendable {  // mutable state only under `lock`
     private let lock = Lock()
-    /// A recorded timer: when it was due and when it started (nil: it never ran), and the
-    /// latest the replay may hold it to (`hold`).
-    private struct Recorded {
-        var due: Int64
-        var started: Int64?
-        /// Just before the time of what set off the first value that reached the timer's
-        /// operator after the timer started live (its first causes followed back to one with
-        /// none, across threads: a replay runs a hop's work at once, so that is when it
-        /// delivers the value; a timed operator's event that ran from its timer on another
-        /// thread is a root, since a replay runs that when the timer runs): holding the timer to its
-        /// recorded start must not put it after a value that came after it live.
-        /// `Int64.max` when nothing came after it.
-        var hold: Int64 = .max
-    }
     /// The most a replayed timer's due time may precede the recorded one's and still be held to
     /// the recorded start: longer than a cascade takes to reach a timer live, the pipeline's
     /// setup included (a replay sets up at once; live, the first setup took 1.5 ms in seed
@@ -193,7 +155,7 @@ final class TimerDecisions: @unchecked Sendable {  // mutable state only under `
     /// another run (changed code), run at the recorded lateness after its own due time.
     static let cascadeSlack: Int64 = 5_000_000
     /// By node key, each timer as recorded.
-    private let recorded: [String: [Recorded]]
+    private let recorded: [String: [RecordedRuns.Run]]
     private var used: [String: Int] = [:]
     /// The latest time each node's timers were given to run: one armed later never runs
     /// earlier (live, a serial queue that ran a timer late ran the next one after it, later
@@ -210,27 +172,87 @@ final class TimerDecisions: @unchecked Sendable {  // mutable state only under `
     /// the next timers of their node would be matched with the wrong recorded ones.
     init?(trace: Trace) {
         guard trace.summary != nil else { return nil }
-        var recorded: [String: [Recorded]] = [:]
-        let timers = trace.hops.sorted(by: { $0.id < $1.id }).filter { $0.due != nil && $0.node != 0 }
-        let arrivals = Self.arrivals(at: Set(timers.map(\.subscription)), in: trace, timed: Set(timers.map(\.node)))
-        for hop in timers {
-            guard let due = hop.due, let node = trace.node(hop.node) else { continue }
-            var timer = Recorded(due: due, started: hop.started)
-            if let started = hop.started, let next = arrivals[hop.subscription]?.first(where: { $0.time > started }) {
-                timer.hold = next.root.saturatingSubtracting(1)
-            }
-            recorded[HopWaits.key(name: node.name, parameters: node.parameters, file: node.file, line: node.line),
-                     default: []].append(timer)
-        }
+        let recorded = RecordedRuns(trace: trace, timers: true).byNode
         guard !recorded.isEmpty else { return nil }
         self.recorded = recorded
         recordingEnd = Replayer.end(of: trace)
     }
 
+    /// When the replay runs `node`'s next timer, due at `due` (trace nanoseconds).
+    func runTime(of node: Node, due: Int64) -> Int64 {
+        let key = HopWaits.key(name: node.name, parameters: node.parameters, file: node.file, line: UInt64(node.line))
+        return lock.withLock {
+            guard let list = recorded[key] else { return due }
+            let index = used[key, default: 0]
+            used[key] = index + 1
+            guard index < list.count else { return due }
+            matched += 1
+            guard var run = list[index].runTime(scheduledAt: due) else {
+                neverRanLive += 1
+                return max(due, recordingEnd.saturatingAdding(1))
+            }
+            run = max(run, lastRun[key] ?? .min)
+            lastRun[key] = run
+            return run
+        }
+    }
+}
+
+/// The hops a trace recorded, operator timers (`due`) or plain ones, per node key in the order
+/// they were enqueued, with what a replay needs to run each as it ran live (`Run.runTime`).
+struct RecordedRuns {
+    /// One recorded hop: when it was scheduled to run (a timer's due time, a plain hop's
+    /// enqueue), when it started (nil: it never ran), and the latest a replay may hold it to.
+    struct Run {
+        var scheduled: Int64
+        var started: Int64?
+        /// Just before the time of what set off the first value that reached the hop's operator
+        /// after the hop started live (its first causes followed back to one with none, across
+        /// threads: a replay runs a plain hop's work at once, so that is when it delivers the
+        /// value; a timed operator's event that ran from its timer on another thread is a root,
+        /// since a replay runs that when the timer runs): holding the hop to its recorded
+        /// start must not put it after a value that came after it live. `Int64.max` when
+        /// nothing came after it.
+        var hold: Int64 = .max
+
+        /// When a replay runs this hop, scheduled at `replayed` (trace nanoseconds): as late
+        /// after that as it ran after its recorded schedule; and when the replay scheduled it
+        /// earlier than live only by a cascade's time (less than `TimerDecisions.cascadeSlack`),
+        /// no earlier than the recorded start, though not past `hold`. Nil when it never ran.
+        func runTime(scheduledAt replayed: Int64) -> Int64? {
+            guard let started else { return nil }
+            let run = replayed.saturatingAdding(max(started.saturatingSubtracting(scheduled), 0))
+            guard replayed <= scheduled, scheduled.saturatingSubtracting(replayed) < TimerDecisions.cascadeSlack else {
+                return run
+            }
+            return max(run, min(started, hold))
+        }
+    }
+
+    let byNode: [String: [Run]]
+
+    /// The operator timers of `trace` (`timers`) or its plain hops.
+    init(trace: Trace, timers: Bool) {
+        let hops = trace.hops.sorted(by: { $0.id < $1.id }).filter { ($0.due != nil) == timers && $0.node != 0 }
+        let arrivals = Self.arrivals(at: Set(hops.map(\.subscription)), in: trace,
+                                     timed: Set(trace.hops.filter { $0.due != nil }.map(\.node)))
+        var byNode: [String: [Run]] = [:]
+        for hop in hops {
+            guard let node = trace.node(hop.node) else { continue }
+            var run = Run(scheduled: hop.due ?? hop.enqueued, started: hop.started)
+            if let started = hop.started, let next = arrivals[hop.subscription]?.first(where: { $0.time > started }) {
+                run.hold = next.root.saturatingSubtracting(1)
+            }
+            byNode[HopWaits.key(name: node.name, parameters: node.parameters, file: node.file, line: node.line),
+                   default: []].append(run)
+        }
+        self.byNode = byNode
+    }
+
     /// For each of `subscriptions`, the values and ends that reached it from the subscriptions
-    /// it observes, in order: each one's time and the time of its root (`Recorded.hold`).
-    static func arrivals(at subscriptions: Set<UInt64>, in trace: Trace,
-                                 timed: Set<UInt64>) -> [UInt64: [(time: Int64, root: Int64)]] {
+    /// it observes, in order: each one's time and the time of its root (`Run.hold`).
+    private static func arrivals(at subscriptions: Set<UInt64>, in trace: Trace,
+                                         timed: Set<UInt64>) -> [UInt64: [(time: Int64, root: Int64)]] {
         guard !subscriptions.isEmpty else { return [:] }
         var observers: [UInt64: [UInt64]] = [:]
         for record in trace.subscriptions {
@@ -259,31 +281,5 @@ final class TimerDecisions: @unchecked Sendable {  // mutable state only under `
             }
         }
         return arrivals
-    }
-
-    /// When the replay runs `node`'s next timer, due at `due` (trace nanoseconds).
-    func runTime(of node: Node, due: Int64) -> Int64 {
-        let key = HopWaits.key(name: node.name, parameters: node.parameters, file: node.file, line: UInt64(node.line))
-        return lock.withLock {
-            guard let list = recorded[key] else { return due }
-            let index = used[key, default: 0]
-            used[key] = index + 1
-            guard index < list.count else { return due }
-            matched += 1
-            let timer = list[index]
-            guard let started = timer.started else {
-                neverRanLive += 1
-                return max(due, recordingEnd.saturatingAdding(1))
-            }
-            var run = due.saturatingAdding(max(started.saturatingSubtracting(timer.due), 0))
-            // Armed earlier than live only by the cascade's time: held to the recorded start,
-            // though not past what came next live.
-            if due <= timer.due, timer.due.saturatingSubtracting(due) < Self.cascadeSlack {
-                run = max(run, min(started, timer.hold))
-            }
-            run = max(run, lastRun[key] ?? .min)
-            lastRun[key] = run
-            return run
-        }
     }
 }

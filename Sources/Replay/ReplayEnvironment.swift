@@ -617,16 +617,13 @@ public final class ReplayEnvironment: Environment, @unchecked Sendable {  // mut
             // Started, live, by the cascade of the boundary event being delivered: answered
             // as then, when the cascade's work had taken its time.
             origin = max(now, subscription.time.saturatingAdding(delivering.shift))
-        } else if !atRecordedTimes, delivering == nil, now == startedAt {
-            // Started, live and replayed, as the pipeline was set up (a binding's first value
-            // into a `flatMap`): answered as then, after the setup had taken its time.
+        } else if !atRecordedTimes, delivering == nil && now == startedAt
+                    || now <= subscription.time && subscription.time.saturatingSubtracting(now) < TimerDecisions.cascadeSlack {
+            // Started as the pipeline was set up, live and replayed (a binding's first value
+            // into a `flatMap`), or a little earlier than live by a cascade that took no time
+            // here (one a timer or a hop began, held to its recorded start): answered as then,
+            // so its answers do not overtake another thread's events that came first live.
             origin = max(now, subscription.time)
-        } else if !atRecordedTimes, now <= subscription.time,
-                  subscription.time.saturatingSubtracting(now) < TimerDecisions.cascadeSlack {
-            // Started a little earlier than live, by a cascade that took no time here (one a
-            // timer or a hop began, held to its recorded start): answered as then, so its
-            // answers do not overtake another thread's events that came first live.
-            origin = subscription.time
         }
         let entries = Array(zip(scheduled, sequences))
         /// Schedules entry `index`; a timer's next tick only once this one has been delivered,

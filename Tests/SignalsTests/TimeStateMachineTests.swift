@@ -20,6 +20,8 @@ final class TimeStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.state, .waiting("a", token: 1))
         XCTAssertEqual(machine.receive("b", now: at(0.5)), .schedule(request(1.5, 2)))
         XCTAssertEqual(machine.state, .waiting("b", token: 2))
+        XCTAssertFalse(machine.isCurrent(request(1, 1)), "superseded: a recording writes it as never run")
+        XCTAssertTrue(machine.isCurrent(request(1.5, 2)))
         XCTAssertEqual(machine.fire(request(1, 1), now: at(1)), .none, "a superseded timer sends nothing")
         XCTAssertEqual(machine.state, .waiting("b", token: 2))
         XCTAssertEqual(machine.fire(request(1.5, 2), now: at(1.5)), .emit("b"))
@@ -100,6 +102,8 @@ final class TimeStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.receive("b", now: at(0.2)), .schedule(request(1, 2)))
         XCTAssertEqual(machine.receive("c", now: at(0.4)), .schedule(request(1, 3)))
         XCTAssertEqual(machine.state, .waiting("c", token: 3, lastSent: at(0)))
+        XCTAssertFalse(machine.isCurrent(request(1, 2)))
+        XCTAssertTrue(machine.isCurrent(request(1, 3)))
         XCTAssertEqual(machine.fire(request(1, 2), now: at(1)), .none)
         XCTAssertEqual(machine.fire(request(1, 3), now: at(1)), .emit("c"))
         // The next interval is measured from when c was due, not from a late run.
@@ -152,6 +156,8 @@ final class TimeStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.state, .open(token: 1, trailing: "b"))
         XCTAssertEqual(machine.fire(request(1, 1), now: at(1)), .scheduleThenEmit(request(2, 2), "b"))
         XCTAssertEqual(machine.state, .open(token: 2, trailing: nil))
+        XCTAssertFalse(machine.isCurrent(request(1, 1)))
+        XCTAssertTrue(machine.isCurrent(request(2, 2)), "an empty window's timer still closes it: it ran")
         XCTAssertEqual(machine.fire(request(2, 2), now: at(2)), .none, "an empty window closes quietly")
         XCTAssertEqual(machine.state, .idle)
     }
@@ -186,10 +192,12 @@ final class TimeStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.receive(1, now: at(0)), .schedule(request(1, 1)))
         XCTAssertEqual(machine.receive(2, now: at(0.5)), .none)
         XCTAssertEqual(machine.state, .armed(latest: 2, token: 1))
+        XCTAssertTrue(machine.isCurrent(request(1, 1)), "a value in the window keeps its timer")
         XCTAssertEqual(machine.fire(request(1, 1), now: at(1)), .emit(2))
         XCTAssertEqual(machine.state, .idle)
         XCTAssertEqual(machine.fire(request(1, 1), now: at(1)), .none, "a timer fires once")
         XCTAssertEqual(machine.receive(3, now: at(2)), .schedule(request(3, 2)))
+        XCTAssertFalse(machine.isCurrent(request(1, 1)))
     }
 
     func testAuditCompletionWaitsForTheArmedTimer() {

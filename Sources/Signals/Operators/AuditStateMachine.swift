@@ -42,10 +42,11 @@ public struct AuditStateMachine<Value>: TimedStateMachine {
         }
     }
 
-    /// The timer of `request` fired: the latest value is sent, then completion if the
-    /// upstream completed meanwhile.
+    /// Whether `request` is the latest timer asked for (`TimedStateMachine.isCurrent(_:)`).
     public func isCurrent(_ request: TimerRequest) -> Bool { request.token == lastToken }
 
+    /// The timer of `request` fired: the latest value is sent, then completion if the
+    /// upstream completed meanwhile.
     public mutating func fire(_ request: TimerRequest, now: Date) -> TimedAction<Value> {
         switch state {
         case let .armed(latest, token) where token == request.token:

@@ -56,9 +56,10 @@ public struct DebounceStateMachine<Value>: TimedStateMachine {
         }
     }
 
-    /// The timer of `request` fired: the waiting value is sent if the timer is current.
+    /// Whether `request` is the latest timer asked for (`TimedStateMachine.isCurrent(_:)`).
     public func isCurrent(_ request: TimerRequest) -> Bool { request.token == lastToken }
 
+    /// The timer of `request` fired: the waiting value is sent if the timer is current.
     public mutating func fire(_ request: TimerRequest, now: Date) -> TimedAction<Value> {
         switch state {
         case let .waiting(value, token) where token == request.token:

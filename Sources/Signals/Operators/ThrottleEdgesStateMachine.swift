@@ -62,10 +62,11 @@ public struct ThrottleEdgesStateMachine<Value>: TimedStateMachine {
         }
     }
 
-    /// The window of `request` closed at `now`: its trailing value is sent, opening the next
-    /// window.
+    /// Whether `request` is the latest timer asked for (`TimedStateMachine.isCurrent(_:)`).
     public func isCurrent(_ request: TimerRequest) -> Bool { request.token == lastToken }
 
+    /// The window of `request` closed at `now`: its trailing value is sent, opening the next
+    /// window.
     public mutating func fire(_ request: TimerRequest, now: Date) -> TimedAction<Value> {
         switch state {
         case let .open(token, value?) where token == request.token:

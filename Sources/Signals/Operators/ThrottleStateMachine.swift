@@ -45,10 +45,11 @@ public struct ThrottleStateMachine<Value>: TimedStateMachine {
         return .schedule(TimerRequest(date: due, token: lastToken))
     }
 
-    /// The timer of `request` fired: the waiting value is sent if the timer is current. The
-    /// interval restarts at the requested date, so a late timer does not stretch it.
+    /// Whether `request` is the latest timer asked for (`TimedStateMachine.isCurrent(_:)`).
     public func isCurrent(_ request: TimerRequest) -> Bool { request.token == lastToken }
 
+    /// The timer of `request` fired: the waiting value is sent if the timer is current. The
+    /// interval restarts at the requested date, so a late timer does not stretch it.
     public mutating func fire(_ request: TimerRequest, now: Date) -> TimedAction<Value> {
         guard case let .waiting(value, token, _) = state, token == request.token else { return .none }
         state = .idle(lastSent: request.date)

@@ -110,22 +110,7 @@ func scheduleTimer<Value, Error>(on scheduler: DateScheduler, after date: Date, 
 @discardableResult
 func scheduleDecidingTimer<Value, Error>(on scheduler: DateScheduler, after date: Date, of core: SignalCore<Value, Error>,
                                          _ action: @escaping (_ started: () -> Void) -> Void) -> Disposable? {
-    guard let probe = Instrumentation.probe else {
-        return scheduler.schedule(after: date) { action {} }
-    }
-    let delay = date.timeIntervalSince(scheduler.currentDate)
-    let nanoseconds = delay > 0 ? Int64(min((delay * 1e9).rounded(), 9.2e18)) : 0
-    let hop = probe.timerArmed(core.node, subscription: core.subscription, scheduler: scheduler.name, delay: nanoseconds)
-    let run: () -> Void = {
-        action {
-            // A probe detached meanwhile must hear nothing more.
-            if hop != 0, Instrumentation.probe === probe { probe.hopStarted(hop) }
-        }
-    }
-    if let deciding = scheduler as? TimerDecidingScheduler {
-        return deciding.scheduleTimer(of: core.node, after: date, action: run)
-    }
-    return scheduler.schedule(after: date, action: run)
+    scheduleDecidingTimer(on: scheduler, after: date, node: core.node, subscription: core.subscription, action)
 }
 
 /// `scheduleTimer(on:after:of:_:)` for an operator known by its node and subscription (a
@@ -133,14 +118,27 @@ func scheduleDecidingTimer<Value, Error>(on scheduler: DateScheduler, after date
 @discardableResult
 func scheduleTimer(on scheduler: DateScheduler, after date: Date, node: Node, subscription: UInt64,
                    _ action: @escaping () -> Void) -> Disposable? {
-    guard let probe = Instrumentation.probe else { return scheduler.schedule(after: date, action: action) }
+    guard Instrumentation.probe != nil else { return scheduler.schedule(after: date, action: action) }
+    return scheduleDecidingTimer(on: scheduler, after: date, node: node, subscription: subscription) { started in
+        started()
+        action()
+    }
+}
+
+/// The one way a timer is armed (`scheduleDecidingTimer(on:after:of:_:)`, for an operator known
+/// by its node and subscription).
+@discardableResult
+func scheduleDecidingTimer(on scheduler: DateScheduler, after date: Date, node: Node, subscription: UInt64,
+                           _ action: @escaping (_ started: () -> Void) -> Void) -> Disposable? {
+    guard let probe = Instrumentation.probe else { return scheduler.schedule(after: date) { action {} } }
     let delay = date.timeIntervalSince(scheduler.currentDate)
     let nanoseconds = delay > 0 ? Int64(min((delay * 1e9).rounded(), 9.2e18)) : 0
     let hop = probe.timerArmed(node, subscription: subscription, scheduler: scheduler.name, delay: nanoseconds)
-    let run: () -> Void = hop == 0 ? action : {
-        // A probe detached meanwhile must hear nothing more.
-        if Instrumentation.probe === probe { probe.hopStarted(hop) }
-        action()
+    let run: () -> Void = {
+        action {
+            // A probe detached meanwhile must hear nothing more.
+            if hop != 0, Instrumentation.probe === probe { probe.hopStarted(hop) }
+        }
     }
     if let deciding = scheduler as? TimerDecidingScheduler {
         return deciding.scheduleTimer(of: node, after: date, action: run)
